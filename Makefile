@@ -1,0 +1,81 @@
+# gpustats developer targets (GNU make).
+#
+#   make test        install missing system deps (root only), install into .lib, run the tests
+#   make demo        same install, then the demo tour (output in demo-output/)
+#   make bench       install, then the benchmarks (output in bench-output/)
+#   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
+#                    benchmarks; logs and tables in $(OUT) (default gpu-check-output/)
+#   make docs        regenerate man/ and NAMESPACE with roxygen2
+#   make clean
+#
+# Variables: FILTER=regex (test files to run), INSTALL_ARGS (extra R CMD INSTALL
+# arguments, e.g. INSTALL_ARGS=--configure-args=--without-cuda; GPUSTATS_CUDA=no in the
+# environment does the same), JOBS (parallel compile jobs), R, RSCRIPT.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
+R ?= R
+RSCRIPT ?= Rscript
+LIB := .lib
+OUT ?= gpu-check-output
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FILTER ?=
+INSTALL_ARGS ?=
+
+WITH_LIB = R_LIBS="$(CURDIR)/$(LIB)$${R_LIBS:+:$$R_LIBS}"
+INSTALL_PKG = mkdir -p $(LIB) && \
+  MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
+RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
+
+.PHONY: all deps install test demo bench gpu-check docs clean
+
+all: test
+
+deps:
+	@R="$(R)" RSCRIPT="$(RSCRIPT)" sh tools/install-deps.sh
+
+install: deps
+	$(INSTALL_PKG)
+
+test: install
+	$(RUN_TESTS)
+
+demo: install
+	$(WITH_LIB) $(RSCRIPT) demo/tour.R demo-output
+
+bench: install
+	$(WITH_LIB) $(RSCRIPT) inst/bench/run-all.R bench-output
+
+# For a GPU host without network: never touches apt or the network. R must be
+# present (an R runtime unpacked from .rgpu/ is used when R is not on PATH).
+gpu-check:
+	@if ! command -v $(RSCRIPT) >/dev/null 2>&1; then \
+	  if [ -f .rgpu/install-r.sh ]; then bash .rgpu/install-r.sh || exit 1; \
+	  else echo "gpu-check: R is not installed (Rscript not found)" >&2; exit 1; fi; \
+	fi
+	@mkdir -p "$(OUT)" && rm -f "$(OUT)/tests.log" "$(OUT)/bench.log"
+	@echo "gpu-check: installing with CUDA into $(LIB) (log: $(OUT)/tests.log)"
+	@{ export GPUSTATS_CUDA=yes; $(INSTALL_PKG) ; } > "$(OUT)/tests.log" 2>&1 \
+	  || { tail -n 60 "$(OUT)/tests.log"; echo "gpu-check: install failed" >&2; exit 1; }
+	@grep -E '^gpustats: building' "$(OUT)/tests.log" || true
+	@status=0; \
+	echo "gpu-check: running the tests with GPUSTATS_REQUIRE_GPU=1"; \
+	GPUSTATS_REQUIRE_GPU=1 $(RUN_TESTS) >> "$(OUT)/tests.log" 2>&1 || status=1; \
+	if [ $$status -ne 0 ]; then grep -E -A8 '^(Failure|Error) \(' "$(OUT)/tests.log" | head -n 100; fi; \
+	grep -E '^[0-9]+ passed, [0-9]+ failed' "$(OUT)/tests.log" | tail -n 1 \
+	  || echo "0 passed, 1 failed, 0 skipped"; \
+	echo "gpu-check: running the benchmarks (log: $(OUT)/bench.log)"; \
+	$(WITH_LIB) $(RSCRIPT) inst/bench/run-all.R "$(OUT)" 2>&1 | tee "$(OUT)/bench.log" || status=1; \
+	if [ $$status -ne 0 ]; then echo "gpu-check: FAILED (see $(OUT)/tests.log and $(OUT)/bench.log)"; \
+	else echo "gpu-check: OK"; fi; \
+	exit $$status
+
+# load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
+# roxygenise() would build debug objects there that later installs would reuse)
+docs:
+	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = "source")'
+
+clean:
+	sh ./cleanup
+	rm -rf $(LIB) demo-output bench-output gpu-check-output

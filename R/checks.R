@@ -1,0 +1,28 @@
+# Argument checks shared by the exported functions; `call` is the frame of the
+# exported function, so errors name it.
+
+abort_arg <- function(message, call, .envir = parent.frame()) {
+  cli::cli_abort(message, class = c("gpustats_error_argument", "gpustats_error"),
+                 call = call, .envir = .envir)
+}
+
+check_numeric_arg <- function(x, arg, call) {
+  if (!(is.numeric(x) || is.logical(x)) || is.object(x) && !is.numeric(unclass(x))) {
+    abort_arg("{.arg {arg}} must be numeric, not {.obj_type_friendly {x}}.", call)
+  }
+}
+
+check_flag <- function(x, arg, call) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    abort_arg("{.arg {arg}} must be TRUE or FALSE, not {.obj_type_friendly {x}}.", call)
+  }
+}
+
+# A single finite number within [lower, upper] (lower excluded when open).
+check_scalar <- function(x, arg, call, lower = -Inf, open = FALSE) {
+  ok <- is.numeric(x) && length(x) == 1L && is.finite(x) && (if (open) x > lower else x >= lower)
+  if (!ok) {
+    what <- if (open) "a single finite number greater than" else "a single finite number at least"
+    abort_arg("{.arg {arg}} must be {what} {lower}, not {.obj_type_friendly {x}}{if (is.numeric(x) && length(x) == 1L) paste0(' (', x, ')') else ''}.", call)
+  }
+}

@@ -1,0 +1,32 @@
+# Element-wise functions: recycling, NaN warnings and attributes as in R's own
+# two-argument math functions (besselK, dnorm).
+
+gs_op <- c(bessel_k = 0L, bessel_k_scaled = 1L, bessel_k_log = 2L, bessel_k_log_scaled = 3L,
+           bessel_k_dnu = 4L, bessel_k_dx = 5L, matern = 6L)
+
+gs_map <- function(op, inputs, device, call) {
+  lens <- lengths(inputs)
+  n <- if (any(lens == 0L)) 0L else max(lens)
+  if (n > 0L && any(n %% lens != 0L)) {
+    warning(warningCondition("longer object length is not a multiple of shorter object length",
+                             call = sys.call(-1L)))
+  }
+  dev <- resolve_device(device, n, "map", call)
+  values <- lapply(inputs, function(v) {
+    v <- as.double(v)
+    attributes(v) <- NULL
+    v
+  })
+  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads()), call)
+  nan_produced <- isTRUE(attr(res, "nan_produced"))
+  attr(res, "nan_produced") <- NULL
+  if (nan_produced) warning(warningCondition("NaNs produced", call = sys.call(-1L)))
+  if (n > 0L) {
+    # attributes of the longest input, the first one on ties
+    src <- inputs[[which.max(lens)]]
+    for (a in c("dim", "dimnames", "names")) {
+      if (!is.null(attr(src, a))) attr(res, a) <- attr(src, a)
+    }
+  }
+  res
+}

@@ -1,0 +1,133 @@
+#' Matérn covariance
+#'
+#' `matern()` evaluates the Matérn covariance function at distances `d`;
+#' `matern_cov()` builds the covariance matrix between sets of locations, on
+#' a GPU tile by tile when one is available.
+#'
+#' The covariance is, in the form used by ExaGeoStat,
+#' \deqn{C(d) = \sigma^2 \frac{2^{1-\nu}}{\Gamma(\nu)} (d/a)^\nu K_\nu(d/a)}
+#' with `sigma2` \eqn{= \sigma^2}, `range` \eqn{= a} and `smoothness`
+#' \eqn{= \nu}; \eqn{C(0) = \sigma^2}. The correlation is computed as a
+#' product of \eqn{(d/a)^\nu} and \eqn{K_\nu(d/a)} (each accurate to a few
+#' units in the last place) rather than through logarithms, so it stays
+#' accurate to about \eqn{10^{-15}} next to \eqn{d = 0} where it is close to
+#' one. At half-integer smoothness the closed forms are used:
+#' \eqn{e^{-z}}, \eqn{(1 + z) e^{-z}}, \eqn{(1 + z + z^2/3) e^{-z}}, ...
+#'
+#' **Other parameterisations.** `range` is `aRange` of
+#' `fields::Matern()`/`fields::spatialProcess()` and `phi` of geoR
+#' (`cov.model = "matern"`, `kappa` = `smoothness`); GpGp's
+#' `matern_isotropic` uses `covparms = c(sigma2, range, smoothness, nugget
+#' / sigma2)` with the same `range`; RandomFields and Stein's
+#' parameterisation scale the distance by \eqn{\sqrt{2\nu}}: their range
+#' \eqn{\rho} corresponds to `range` \eqn{= \rho / \sqrt{2\nu}}.
+#'
+#' @param d Non-negative distances.
+#' @param sigma2 Variance (partial sill), `>= 0`.
+#' @param range Range parameter, `> 0`, in the units of `d` (kilometres for
+#'   great-circle distances).
+#' @param smoothness Smoothness \eqn{\nu > 0}.
+#' @param nugget Variance of the independent (measurement) error, `>= 0`.
+#'   `matern()` adds it where `d == 0`; `matern_cov()` adds it to the
+#'   diagonal of the covariance of `locs` with itself and not to a
+#'   cross-covariance.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`; see [gpustats-package].
+#' @return `matern()`: a numeric vector (the arguments are recycled; invalid
+#'   parameters give `NaN` with a warning). `matern_cov()`: an
+#'   `nrow(locs)` by `nrow(locs2)` matrix.
+#' @seealso [bessel_k()]
+#' @examples
+#' d <- seq(0, 1, by = 0.25)
+#' matern(d, range = 0.2, smoothness = 1.5)
+#' (1 + d / 0.2) * exp(-d / 0.2)   # the closed form at smoothness 3/2
+#'
+#' locs <- matrix(runif(20), ncol = 2)
+#' S <- matern_cov(locs, range = 0.3, smoothness = 1.2, nugget = 0.01)
+#' dim(S)
+#' @export
+matern <- function(d, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 0,
+                   device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  for (arg in c("d", "sigma2", "range", "smoothness", "nugget")) {
+    check_numeric_arg(get(arg), arg, call)
+  }
+  gs_map("matern", list(d, sigma2, range, smoothness, nugget), device, call)
+}
+
+#' @rdname matern
+#' @param locs Locations, one per row: a numeric matrix or data frame (a
+#'   vector is taken as one coordinate). For `distance = "great_circle"`, two
+#'   columns: longitude and latitude in degrees.
+#' @param locs2 Optional second set of locations (same columns); `NULL` for
+#'   the covariance of `locs` with itself.
+#' @param distance `"euclidean"`, or `"great_circle"` (haversine distance on
+#'   a sphere of radius 6371 km, in km).
+#' @export
+matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 0,
+                       distance = c("euclidean", "great_circle"),
+                       device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  distance <- match.arg(distance)
+  locs <- as_locations(locs, "locs", distance, call)
+  if (!is.null(locs2)) {
+    locs2 <- as_locations(locs2, "locs2", distance, call)
+    if (ncol(locs2) != ncol(locs)) {
+      abort_arg("{.arg locs2} has {ncol(locs2)} column{?s} but {.arg locs} has {ncol(locs)}.", call)
+    }
+  }
+  check_scalar(sigma2, "sigma2", call, 0)
+  check_scalar(range, "range", call, 0, open = TRUE)
+  check_scalar(smoothness, "smoothness", call, 0, open = TRUE)
+  check_scalar(nugget, "nugget", call, 0)
+  n1 <- nrow(locs)
+  n2 <- if (is.null(locs2)) n1 else nrow(locs2)
+  check_matrix_size(n1, n2, call)
+  dev <- resolve_device(device, as.double(n1) * n2, "matrix", call)
+  params <- as.double(c(sigma2, range, smoothness, nugget))
+  metric <- if (distance == "great_circle") 1L else 0L
+  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, params, metric, dev, gs_threads()), call)
+  rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)
+  if (!is.null(rownames(locs)) || !is.null(rn2)) dimnames(out) <- list(rownames(locs), rn2)
+  out
+}
+
+# A double matrix of locations without NA, Inf or impossible coordinates.
+as_locations <- function(x, arg, distance, call) {
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (is.null(dim(x)) && (is.numeric(x) || is.logical(x))) x <- matrix(x, ncol = 1L)
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x))) {
+    abort_arg("{.arg {arg}} must be a numeric matrix or data frame of coordinates, not {.obj_type_friendly {x}}.", call)
+  }
+  if (ncol(x) == 0L) abort_arg("{.arg {arg}} has no columns.", call)
+  if (anyNA(x)) abort_arg(c("{.arg {arg}} contains missing values.", i = "Remove the rows with {.code NA} first."), call)
+  if (any(!is.finite(x))) abort_arg("{.arg {arg}} contains infinite coordinates.", call)
+  if (distance == "great_circle") {
+    if (ncol(x) != 2L) {
+      abort_arg("Great-circle distances need two columns (longitude, latitude in degrees); {.arg {arg}} has {ncol(x)}.", call)
+    }
+    if (any(abs(x[, 2L]) > 90)) abort_arg("Latitudes (second column of {.arg {arg}}) must lie in [-90, 90].", call)
+  }
+  storage.mode(x) <- "double"
+  x
+}
+
+# Refuses, before allocating, a matrix that R cannot hold or that exceeds the
+# host's memory.
+check_matrix_size <- function(n1, n2, call) {
+  bytes <- 8 * as.double(n1) * n2
+  if (n1 > .Machine$integer.max || n2 > .Machine$integer.max) {
+    abort_arg("A covariance matrix with {n1} x {n2} entries has too many rows or columns for an R matrix.", call)
+  }
+  mem <- .Call(gs_r_host_memory)
+  if (mem > 0 && bytes > mem) {
+    cli::cli_abort(c("The {n1} x {n2} covariance matrix needs {format_bytes(bytes)}, more than this machine's memory ({format_bytes(mem)}).",
+                     i = "Use fewer locations, or work with tiles of rows."),
+                   class = c("gpustats_error_memory", "gpustats_error"), call = call)
+  }
+}
+
+format_bytes <- function(b) {
+  units <- c("B", "KB", "MB", "GB", "TB")
+  k <- max(1L, min(length(units), floor(log(max(b, 1), 1000)) + 1L))
+  sprintf("%.1f %s", b / 1000^(k - 1L), units[k])
+}

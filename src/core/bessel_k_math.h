@@ -1,0 +1,382 @@
+/* Modified Bessel function of the second kind, K_nu(x), for real nu >= 0 and
+ * x > 0: one implementation shared by the CPU loops and the CUDA kernels.
+ *
+ * Method. Write nu = mu + n with n = floor(nu + 1/2), |mu| <= 1/2. The pair
+ * K_mu, K_{mu+1} comes from
+ *   - Temme's series (x < BESSEL_K_TEMME_MAX), with 1/Gamma(1 +- mu) from the
+ *     Taylor series of 1/Gamma(1 + z), so no cancellation as mu -> 0;
+ *   - otherwise the trapezoid rule on exp(x) K_mu(x) =
+ *     int_0^inf exp(-2 x sinh(t/2)^2) cosh(mu t) dt. The integrand is even and
+ *     entire, so the rule converges geometrically; the step h = (1.8 x + 16)^-1/2
+ *     follows the peak width (about x^-1/2 for large x) and 12 to 20 nodes give
+ *     full double precision for every x >= 1;
+ *   - closed forms at half-integer orders (mu = -1/2).
+ * Forward recurrence K_{k+1} = K_{k-1} + (2k/x) K_k then reaches nu; it is
+ * stable for K and adds only positive terms. Values are carried as
+ * m * 2^e2 * exp(-xs), so log K and exp(x) K never overflow or underflow.
+ *
+ * The derivative in nu uses the same decomposition: d/dnu of the integral is
+ * int t sinh(mu t) exp(...) dt, and the recurrence differentiated in the order
+ * carries it up to nu. */
+#ifndef GS_BESSEL_K_MATH_H
+#define GS_BESSEL_K_MATH_H
+
+#include <math.h>
+
+#include "gs_common.h"
+
+#define BESSEL_K_TEMME_MAX 1.0
+/* Recurrence values are renormalised by 2^-600 once they pass 2^600. */
+#define BESSEL_K_RESCALE_AT 0x1p600
+#define BESSEL_K_RESCALE_BITS 600
+/* Below this x, steps of the recurrence could overflow between two
+ * renormalisations: every order step then carries an explicit factor 2^tbits. */
+#define BESSEL_K_TINY_X 0x1p-400
+/* Trapezoid tail: the integrand is below exp(-40) of its peak beyond t_max. */
+#define BESSEL_K_TAIL_LOG 45.5
+
+/* What bessel_k_value returns. */
+enum { BESSEL_K_PLAIN = 0, BESSEL_K_SCALED = 1, BESSEL_K_LOG = 2, BESSEL_K_LOG_SCALED = 3 };
+
+/* Constants that depend on the order only: computed once per order, so the
+ * Matérn kernels, whose order is fixed across a matrix, reuse them. */
+typedef struct {
+  double mu;       /* reduced order, |mu| <= 1/2 */
+  int n;           /* nu = mu + n */
+  double gam1;     /* (1/Gamma(1-mu) - 1/Gamma(1+mu)) / (2 mu) */
+  double gam2;     /* (1/Gamma(1-mu) + 1/Gamma(1+mu)) / 2 */
+  double gamma_p;  /* Gamma(1+mu) */
+  double gamma_m;  /* Gamma(1-mu) */
+  double rgamma_p; /* 1/Gamma(1+mu) */
+  double fact;     /* pi mu / sin(pi mu) */
+} bessel_k_order;
+
+/* A positive value m * 2^e2 * exp(-xs). */
+typedef struct {
+  double m;
+  int e2;
+  double xs;
+} bessel_k_scaled;
+
+/* Taylor coefficients of 1/Gamma(1+z) (c_k, k even and k odd) to 1e-21 at
+ * |z| = 1/2. */
+GS_HD static inline double bessel_k_rgamma_even(double z2)
+{
+  double s = -2.05832605356650678322243e-14;
+  s = fma(s, z2, 1.04342671169110051049154e-10);
+  s = fma(s, z2, 5.002007644469222930055665e-9);
+  s = fma(s, z2, -2.056338416977607103450154e-7);
+  s = fma(s, z2, -1.250493482142670657345359e-6);
+  s = fma(s, z2, 1.280502823881161861531986e-4);
+  s = fma(s, z2, -1.165167591859065112113971e-3);
+  s = fma(s, z2, -9.621971527876973562114922e-3);
+  s = fma(s, z2, 1.665386113822914895017008e-1);
+  s = fma(s, z2, -6.558780715202538810770195e-1);
+  return fma(s, z2, 1.0);
+}
+
+GS_HD static inline double bessel_k_rgamma_odd(double z2)
+{
+  double s = 5.100370287454475979015481e-13;
+  s = fma(s, z2, 7.782263439905071254049937e-12);
+  s = fma(s, z2, -1.181274570487020144588127e-9);
+  s = fma(s, z2, 6.116095104481415817862499e-9);
+  s = fma(s, z2, 1.13302723198169588237413e-6);
+  s = fma(s, z2, -2.013485478078823865568939e-5);
+  s = fma(s, z2, -2.1524167411495097281573e-4);
+  s = fma(s, z2, 7.21894324666309954239501e-3);
+  s = fma(s, z2, -4.21977345555443367482083e-2);
+  s = fma(s, z2, -4.200263503409523552900393e-2);
+  return fma(s, z2, 5.772156649015328606065121e-1);
+}
+
+/* Order constants for nu >= 0. */
+GS_HD static inline bessel_k_order bessel_k_order_prepare(double nu)
+{
+  bessel_k_order o;
+  double n = floor(nu + 0.5);
+  o.n = (int)n;
+  o.mu = nu - n; /* exact (Sterbenz) */
+  double mu2 = o.mu * o.mu;
+  double even = bessel_k_rgamma_even(mu2);
+  double odd = o.mu * bessel_k_rgamma_odd(mu2); /* g(mu) = even + odd */
+  o.gam1 = -bessel_k_rgamma_odd(mu2);
+  o.gam2 = even;
+  o.rgamma_p = even + odd;
+  o.gamma_p = 1.0 / (even + odd);
+  o.gamma_m = 1.0 / (even - odd);
+  double pm = M_PI * o.mu;
+  o.fact = (o.mu == 0.0) ? 1.0 : pm / sin(pm);
+  return o;
+}
+
+/* sinh(e)/e without cancellation near 0. */
+GS_HD static inline double bessel_k_sinhc(double e, double ex, double exi)
+{
+  if (fabs(e) >= 0.5) return 0.5 * (ex - exi) / e;
+  double e2 = e * e;
+  double s = 1.0 / 1307674368000.0;
+  s = fma(s, e2, 1.0 / 6227020800.0);
+  s = fma(s, e2, 1.0 / 39916800.0);
+  s = fma(s, e2, 1.0 / 362880.0);
+  s = fma(s, e2, 1.0 / 5040.0);
+  s = fma(s, e2, 1.0 / 120.0);
+  s = fma(s, e2, 1.0 / 6.0);
+  return fma(s, e2, 1.0);
+}
+
+/* Temme's series for 0 < x < BESSEL_K_TEMME_MAX: *k0 = K_mu(x) and
+ * *k1 = K_{mu+1}(x) * (x/2) * tm, where tm is the recurrence step factor
+ * (2/x, or 2^-511/x for tiny x, see bessel_k_step_factor). Unscaled (xs = 0). */
+GS_HD static inline void bessel_k_temme(const bessel_k_order *o, double x, double tm,
+                                        double *k0, double *k1)
+{
+  const double mu = o->mu, mu2 = mu * mu;
+  double d = -log(0.5 * x);
+  double e = mu * d;
+  double ex = exp(e), exi = 1.0 / ex;
+  double ff = o->fact * (o->gam1 * 0.5 * (ex + exi) + o->gam2 * bessel_k_sinhc(e, ex, exi) * d);
+  double p = 0.5 * ex * o->gamma_p;
+  double q = 0.5 * exi * o->gamma_m;
+  double c = 1.0, dd = 0.25 * x * x;
+  double sum = ff, sum1 = p;
+  for (int i = 1; i < 60; ++i) {
+    double fi = (double)i;
+    double den = fi * fi - mu2;
+    double r2 = 1.0 / (fi * den);
+    double r = fi * r2;           /* 1/(i^2 - mu^2) */
+    ff = (fi * ff + p + q) * r;
+    p *= (fi + mu) * r;           /* p / (i - mu) */
+    q *= (fi - mu) * r;           /* q / (i + mu) */
+    c *= dd * (den * r2);         /* c * dd / i */
+    double del = c * ff;
+    sum += del;
+    sum1 += c * (p - fi * ff);
+    if (fabs(del) < 1e-17 * fabs(sum)) break;
+  }
+  *k0 = sum;
+  *k1 = sum1 * tm;
+}
+
+/* Trapezoid rule for exp(x) K_mu(x) and exp(x) K_{mu+1}(x) (x >= 1 in the fast
+ * path; any x > 1e-300 is accurate, with more nodes as x -> 0). When dk0 is
+ * non-null, also the derivatives in the order, d/dmu, with the same scaling. */
+GS_HD static inline void bessel_k_trapezoid(double mu, double x, double *k0, double *k1,
+                                            double *dk0, double *dk1)
+{
+  const double h = 1.0 / sqrt(fma(1.8, x, 16.0));
+  /* Past t_max the integrand, even weighted by e^{1.5 t} t, is below e^-40 of
+   * its peak; both bounds below are sufficient, the smaller wins. */
+  const double tail = 2.0 * BESSEL_K_TAIL_LOG / x;
+  const double tmax = fmin(log(2.0 + tail), sqrt(tail));
+  const int nodes = (int)ceil(tmax / h);
+  /* e^t, e^-t, e^t - 1 and e^{+-mu t} at t = k h by recurrence, so a node costs
+   * one exp; e^t - 1 is kept separately so cosh t - 1 = w^2 e^-t / 2 has no
+   * cancellation near t = 0. */
+  const double eh = exp(h), emh = 1.0 / eh, em1 = expm1(h);
+  const double ev = exp(mu * h), evi = 1.0 / ev;
+  double u = 1.0, ui = 1.0, w = 0.0, v = 1.0, vi = 1.0;
+  double s0 = 0.0, s1 = 0.0, d0 = 0.0, d1 = 0.0;
+  for (int k = 1; k <= nodes; ++k) {
+    w = fma(u, em1, w);
+    u *= eh;
+    ui *= emh;
+    v *= ev;
+    vi *= evi;
+    double g = exp(-x * (0.5 * w * w * ui));
+    s0 = fma(g, v + vi, s0);
+    s1 = fma(g, fma(v, u, vi * ui), s1);
+    if (dk0) {
+      double t = k * h;
+      d0 = fma(g * t, sinh(mu * t), d0);
+      d1 = fma(g * t, sinh((mu + 1.0) * t), d1);
+    }
+  }
+  /* h (f(0)/2 + sum_k f(t_k)), with f(0) = 1 and cosh = (e^a + e^-a)/2 */
+  *k0 = h * fma(0.5, s0, 0.5);
+  *k1 = h * fma(0.5, s1, 0.5);
+  if (dk0) {
+    *dk0 = h * d0;
+    *dk1 = h * d1;
+  }
+}
+
+/* The recurrence works on b_k = K_{mu+k}(x) 2^{-k tbits}: with step factor
+ * tm = 2^{-tbits} 2/x it reads b_{k+1} = s2 b_{k-1} + (mu + k) tm b_k,
+ * s2 = 2^{-2 tbits}. tbits = 0 except for tiny x, where 2/x is huge. */
+typedef struct {
+  double tm, s2;
+  int tbits;
+} bessel_k_step;
+
+GS_HD static inline bessel_k_step bessel_k_step_factor(double x)
+{
+  bessel_k_step s;
+  if (x < BESSEL_K_TINY_X) {
+    /* tm in [1, 2): each step then grows b by at most the order */
+    s.tbits = ilogb(2.0 / x);
+    s.tm = ldexp(2.0 / x, -s.tbits);
+    s.s2 = ldexp(1.0, -2 * s.tbits); /* 2^-800 or less: the term is negligible */
+  } else {
+    s.tbits = 0;
+    s.tm = 2.0 / x;
+    s.s2 = 1.0;
+  }
+  return s;
+}
+
+/* b_0 = K_mu, b_1 = K_{mu+1} 2^-tbits; *xs = x when the pair is exp(x)-scaled. */
+GS_HD static inline void bessel_k_start(const bessel_k_order *o, double x, const bessel_k_step *st,
+                                        double *b0, double *b1, double *xs)
+{
+  if (o->mu == -0.5) {
+    /* K_{-1/2} = K_{1/2} = sqrt(pi / (2x)) exp(-x), exactly */
+    double k = sqrt(M_PI_2 / x);
+    *b0 = k;
+    *b1 = k * 0.5 * x * st->tm;
+    *xs = x;
+  } else if (x < BESSEL_K_TEMME_MAX) {
+    bessel_k_temme(o, x, st->tm, b0, b1);
+    *xs = 0.0;
+  } else {
+    bessel_k_trapezoid(o->mu, x, b0, b1, 0, 0);
+    *xs = x;
+  }
+}
+
+/* K_nu(x) = m 2^e2 exp(-xs) for x > 0 finite and the order of o. */
+GS_HD static inline bessel_k_scaled bessel_k_scaled_eval(const bessel_k_order *o, double x)
+{
+  bessel_k_step st = bessel_k_step_factor(x);
+  double a, b, xs;
+  bessel_k_start(o, x, &st, &a, &b, &xs);
+  int e2 = 0;
+  for (int k = 1; k < o->n; ++k) {
+    double c = fma((o->mu + k) * st.tm, b, st.s2 * a);
+    a = b;
+    b = c;
+    if (b > BESSEL_K_RESCALE_AT) {
+      a = ldexp(a, -BESSEL_K_RESCALE_BITS);
+      b = ldexp(b, -BESSEL_K_RESCALE_BITS);
+      e2 += BESSEL_K_RESCALE_BITS;
+    }
+  }
+  bessel_k_scaled r;
+  r.m = (o->n == 0) ? a : b;
+  r.e2 = e2 + st.tbits * o->n;
+  r.xs = xs;
+  return r;
+}
+
+/* ln 2 split so that e2 * BESSEL_K_LN2_HI is exact for |e2| < 2^20. */
+#define BESSEL_K_LN2_HI 6.93147180369123816490e-01
+#define BESSEL_K_LN2_LO 1.90821492927058770002e-10
+
+GS_HD static inline double bessel_k_scaled_log(bessel_k_scaled r)
+{
+  return log(r.m) + (r.e2 * BESSEL_K_LN2_HI + (r.e2 * BESSEL_K_LN2_LO - r.xs));
+}
+
+/* m 2^e2 exp(shift) without spurious overflow or underflow on the way. */
+GS_HD static inline double bessel_k_scaled_value(bessel_k_scaled r, double shift)
+{
+  if (shift == 0.0) return ldexp(r.m, r.e2);
+  if (fabs(shift) < 600.0) return ldexp(r.m * exp(shift), r.e2);
+  return exp(log(r.m) + (r.e2 * BESSEL_K_LN2_HI + (r.e2 * BESSEL_K_LN2_LO + shift)));
+}
+
+/* The value bessel_k() returns for one element. x and nu as given by the user;
+ * NaN propagates, x < 0 is NaN (the caller warns), K_{-nu} = K_nu. */
+GS_HD static inline double bessel_k_value(double x, double nu, int mode)
+{
+  if (isnan(x) || isnan(nu)) return x + nu;
+  if (x < 0.0 || isinf(nu)) return NAN;
+  if (x == 0.0) return INFINITY;
+  int scaled = (mode == BESSEL_K_SCALED || mode == BESSEL_K_LOG_SCALED);
+  int logged = (mode == BESSEL_K_LOG || mode == BESSEL_K_LOG_SCALED);
+  if (isinf(x)) return logged ? -INFINITY : 0.0;
+  bessel_k_order o = bessel_k_order_prepare(fabs(nu));
+  bessel_k_scaled r = bessel_k_scaled_eval(&o, x);
+  if (scaled) r.xs -= x; /* exp(x) K: exactly 0 on the exp(x)-scaled paths */
+  if (logged) return bessel_k_scaled_log(r);
+  return bessel_k_scaled_value(r, -r.xs);
+}
+
+/* d log K_nu(x) / dx = -(K_{nu-1} + K_{nu+1}) / (2 K_nu): a sum of positive
+ * terms, so no cancellation at any x. For 0 <= nu < 1/2 the recurrence starts
+ * at the order -nu instead, whose neighbour 1 - nu gives K_{nu-1}. */
+GS_HD static inline double bessel_k_dlog_dx(double x, double anu)
+{
+  bessel_k_order o = bessel_k_order_prepare(anu);
+  if (o.n == 0) o = bessel_k_order_prepare(-anu);
+  bessel_k_step st = bessel_k_step_factor(x);
+  double a, b, xs, prev = 0.0;
+  bessel_k_start(&o, x, &st, &a, &b, &xs);
+  if (o.n == 0) return -ldexp(b / a, st.tbits) - anu / x;
+  for (int k = 1; k <= o.n; ++k) {
+    double c = fma((o.mu + k) * st.tm, b, st.s2 * a);
+    prev = a;
+    a = b;
+    b = c;
+    if (b > BESSEL_K_RESCALE_AT) {
+      prev = ldexp(prev, -BESSEL_K_RESCALE_BITS);
+      a = ldexp(a, -BESSEL_K_RESCALE_BITS);
+      b = ldexp(b, -BESSEL_K_RESCALE_BITS);
+    }
+  }
+  /* prev, a, b = b_{n-1}, b_n, b_{n+1} */
+  return -0.5 * (ldexp(prev / a, -st.tbits) + ldexp(b / a, st.tbits));
+}
+
+/* d log K_nu(x) / d nu for nu = anu >= 0: the trapezoid rule gives K and
+ * dK/dmu at mu and mu + 1 for every x, and the recurrence differentiated in
+ * the order, D_{k+1} = D_{k-1} + (2(mu+k)/x) D_k + (2/x) K_k, carries both up. */
+GS_HD static inline double bessel_k_dlog_dnu(double x, double anu)
+{
+  double n = floor(anu + 0.5), mu = anu - n;
+  int flip = (n == 0.0);
+  if (flip) mu = -anu; /* K_nu = K_{-nu}: differentiate at -nu, change sign */
+  bessel_k_step st = bessel_k_step_factor(x);
+  double a, b, da, db;
+  bessel_k_trapezoid(mu, x, &a, &b, &da, &db);
+  double t = ldexp(1.0, -st.tbits);
+  b *= t;
+  db *= t;
+  for (int k = 1; k < (int)n; ++k) {
+    double f = (mu + k) * st.tm;
+    double c = fma(f, b, st.s2 * a);
+    double dc = fma(f, db, fma(st.tm, b, st.s2 * da));
+    a = b;
+    b = c;
+    da = db;
+    db = dc;
+    if (b > BESSEL_K_RESCALE_AT) {
+      a = ldexp(a, -BESSEL_K_RESCALE_BITS);
+      b = ldexp(b, -BESSEL_K_RESCALE_BITS);
+      da = ldexp(da, -BESSEL_K_RESCALE_BITS);
+      db = ldexp(db, -BESSEL_K_RESCALE_BITS);
+    }
+  }
+  return flip ? -da / a : db / b;
+}
+
+enum { BESSEL_K_WRT_NU = 0, BESSEL_K_WRT_X = 1 };
+
+/* The value bessel_k_deriv() returns for one element. */
+GS_HD static inline double bessel_k_deriv_value(double x, double nu, int wrt)
+{
+  if (isnan(x) || isnan(nu)) return x + nu;
+  if (x < 0.0 || isinf(nu)) return NAN;
+  double anu = fabs(nu);
+  if (wrt == BESSEL_K_WRT_X) {
+    if (x == 0.0) return -INFINITY;
+    if (isinf(x)) return -1.0;
+    return bessel_k_dlog_dx(x, anu);
+  }
+  if (x == 0.0) return (nu == 0.0) ? 0.0 : copysign(INFINITY, nu);
+  if (isinf(x)) return 0.0;
+  double d = bessel_k_dlog_dnu(x, anu);
+  return (nu < 0.0) ? -d : d;
+}
+
+#endif

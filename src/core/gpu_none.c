@@ -1,0 +1,48 @@
+/* The GPU layer of a build without CUDA: no devices, and every GPU entry
+ * point explains why. */
+#include "gs_gpu.h"
+#include "gs_map.h"
+#include "gs_matern.h"
+#include "gs_bench.h"
+
+static gs_status no_gpu(char *msg)
+{
+  return gs_set_msg(msg, GS_ERR_NO_GPU, "gpustats was built without CUDA; reinstall it on a machine with the CUDA toolkit to use a GPU");
+}
+
+int gs_gpu_count(void) { return 0; }
+
+gs_status gs_gpu_props_get(int device, gs_gpu_props *p, char *msg)
+{
+  (void)device;
+  (void)p;
+  return no_gpu(msg);
+}
+
+void gs_gpu_release_all(void) {}
+
+gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_fn interrupted, char *msg)
+{
+  (void)device, (void)a, (void)interrupted;
+  return no_gpu(msg);
+}
+
+gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_interrupt_fn interrupted,
+                            char *msg)
+{
+  (void)device, (void)a, (void)interrupted;
+  return no_gpu(msg);
+}
+
+gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, double *seconds, char *msg)
+{
+  (void)device, (void)op, (void)n, (void)reps, (void)seconds;
+  return no_gpu(msg);
+}
+
+gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smoothness, int reps, double *seconds,
+                                  char *msg)
+{
+  (void)device, (void)n, (void)smoothness, (void)reps, (void)seconds;
+  return no_gpu(msg);
+}

@@ -1,0 +1,15 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "gs_common.h"
+
+gs_status gs_set_msg(char *msg, gs_status status, const char *fmt, ...)
+{
+  if (msg) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, GS_MSG_LEN, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}

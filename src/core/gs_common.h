@@ -1,0 +1,41 @@
+/* Shared definitions of the R-free core: the host/device qualifier used by
+ * every numerical kernel, status codes and the message buffer convention. */
+#ifndef GS_COMMON_H
+#define GS_COMMON_H
+
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define GS_HD __host__ __device__
+#else
+#define GS_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  GS_OK = 0,
+  GS_ERR_ARG,         /* invalid argument (the message says which) */
+  GS_ERR_NOMEM,       /* host or device allocation failed */
+  GS_ERR_NO_GPU,      /* no usable GPU, or built without CUDA */
+  GS_ERR_CUDA,        /* a CUDA runtime call failed */
+  GS_ERR_INTERRUPTED  /* the user interrupted a long computation */
+} gs_status;
+
+/* Every entry point that can fail takes a caller-owned buffer of this size
+ * and writes a one-line explanation into it. */
+#define GS_MSG_LEN 512
+
+/* Set by the R glue: returns non-zero when the user asked to interrupt.
+ * Only ever called from the thread that entered the core. */
+typedef int (*gs_interrupt_fn)(void);
+
+gs_status gs_set_msg(char *msg, gs_status status, const char *fmt, ...);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

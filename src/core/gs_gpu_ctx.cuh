@@ -1,0 +1,47 @@
+/* Per-device state shared by the CUDA backends: created on first use, reused
+ * by every call, released when the package unloads. */
+#ifndef GS_GPU_CTX_CUH
+#define GS_GPU_CTX_CUH
+
+#include <cuda_runtime.h>
+
+#include "gs_gpu.h"
+
+#define GS_GPU_STREAMS 2
+
+typedef struct {
+  int device;
+  int ready;
+  int multiprocessors;
+  cudaStream_t stream[GS_GPU_STREAMS];
+  void *work; /* reusable device workspace */
+  size_t work_bytes;
+} gs_gpu_ctx;
+
+/* Makes `device` current and returns its state, creating it if needed. */
+gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg);
+/* At least `bytes` of device workspace; the previous contents are lost. */
+gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *msg);
+/* Free device memory in bytes, after releasing the workspace if it would
+ * otherwise be counted as used. */
+gs_status gs_gpu_ctx_free_memory(gs_gpu_ctx *ctx, size_t *free_bytes, char *msg);
+
+/* Turns a failed CUDA call into a gs_status with its message and jumps to the
+ * function's cleanup label `done`; `st` and `msg` must be in scope. */
+#define GS_CUDA_TRY(call)                                                                \
+  do {                                                                                   \
+    cudaError_t gs_err_ = (call);                                                        \
+    if (gs_err_ != cudaSuccess) {                                                        \
+      st = gs_set_msg(msg, gs_err_ == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, \
+                      "%s (%s)", cudaGetErrorString(gs_err_), #call);                    \
+      goto done;                                                                         \
+    }                                                                                    \
+  } while (0)
+
+#define GS_TRY(expr)            \
+  do {                          \
+    st = (expr);                \
+    if (st != GS_OK) goto done; \
+  } while (0)
+
+#endif

@@ -1,0 +1,31 @@
+/* Element-wise maps with R-style recycling of the inputs (see map_ops.h). */
+#ifndef GS_MAP_H
+#define GS_MAP_H
+
+#include "gs_common.h"
+#include "map_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int op;                            /* a gs_op */
+  const double *in[GS_MAP_MAX_IN];   /* gs_op_arity(op) inputs */
+  size_t len[GS_MAP_MAX_IN];         /* each >= 1; input k is read at i % len[k] */
+  size_t n;                          /* output length */
+  double *out;
+} gs_map_args;
+
+/* threads <= 0: all cores. */
+gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_interrupt_fn interrupted, char *msg);
+gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_fn interrupted, char *msg);
+/* Whether some output is NaN although none of its inputs is (R's
+ * "NaNs produced" warning). */
+int gs_map_nan_produced(const gs_map_args *a, int threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

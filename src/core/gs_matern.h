@@ -1,0 +1,31 @@
+/* Matérn covariance matrices between two sets of locations. */
+#ifndef GS_MATERN_H
+#define GS_MATERN_H
+
+#include "gs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  const double *locs1; /* n1 x dim, column-major */
+  long n1;
+  const double *locs2; /* n2 x dim; NULL: locs1 against itself (symmetric) */
+  long n2;
+  int dim;
+  int metric;          /* MATERN_EUCLIDEAN or MATERN_GREAT_CIRCLE */
+  double sigma2, range, smoothness, nugget; /* nugget: diagonal of the symmetric case */
+  double *out;         /* n1 x n2, column-major */
+} gs_matern_cov_args;
+
+gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_interrupt_fn interrupted,
+                            char *msg);
+gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_interrupt_fn interrupted,
+                            char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

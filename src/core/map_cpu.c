@@ -1,0 +1,45 @@
+/* Element-wise maps on all CPU cores. */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gs_map.h"
+#include "gs_cpu.h"
+
+/* Elements per interrupt check: a fraction of a second even for the slowest op. */
+#define MAP_CHUNK ((size_t)1 << 18)
+
+gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_interrupt_fn interrupted, char *msg)
+{
+  if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
+  const int arity = gs_op_arity(a->op);
+  const int nthreads = gs_cpu_threads(threads);
+  for (size_t start = 0; start < a->n; start += MAP_CHUNK) {
+    const size_t end = (a->n - start > MAP_CHUNK) ? start + MAP_CHUNK : a->n;
+    const long long s = (long long)start, e = (long long)end;
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nthreads)
+    for (long long i = s; i < e; ++i) {
+      double v[GS_MAP_MAX_IN] = {0};
+      for (int k = 0; k < arity; ++k) v[k] = a->in[k][(size_t)i % a->len[k]];
+      a->out[i] = gs_op_apply(a->op, v[0], v[1], v[2], v[3], v[4]);
+    }
+    if (interrupted && end < a->n && interrupted())
+      return gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+  }
+  return GS_OK;
+}
+
+int gs_map_nan_produced(const gs_map_args *a, int threads)
+{
+  const int arity = gs_op_arity(a->op);
+  const long long n = (long long)a->n;
+  int found = 0;
+#pragma omp parallel for reduction(| : found) num_threads(gs_cpu_threads(threads))
+  for (long long i = 0; i < n; ++i) {
+    if (!isnan(a->out[i])) continue;
+    int from_nan = 0;
+    for (int k = 0; k < arity; ++k) from_nan |= isnan(a->in[k][(size_t)i % a->len[k]]);
+    found |= !from_nan;
+  }
+  return found;
+}

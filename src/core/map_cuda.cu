@@ -1,0 +1,163 @@
+/* Element-wise maps on a GPU: inputs of full length travel in chunks sized
+ * from the free device memory, recycled (shorter) inputs are uploaded once,
+ * and one kernel per op applies the same GS_HD function as the CPU path. */
+#include <stdint.h>
+
+#include "gs_bench.h"
+#include "gs_bench_cuda.cuh"
+#include "gs_gpu_ctx.cuh"
+#include "gs_map.h"
+
+#define MAP_THREADS 256
+/* Elements per chunk at most: keeps each chunk well under a second. */
+#define MAP_MAX_CHUNK ((size_t)1 << 26)
+
+typedef struct {
+  const double *in[GS_MAP_MAX_IN];
+  size_t len[GS_MAP_MAX_IN]; /* 0: chunk-local array read at the chunk index */
+} map_inputs;
+
+__device__ static inline double map_input(const map_inputs &a, int k, int op, size_t offset, size_t i)
+{
+  if (k >= gs_op_arity(op)) return 0.0;
+  return a.len[k] ? a.in[k][(offset + i) % a.len[k]] : a.in[k][i];
+}
+
+template <int OP>
+__global__ void map_kernel(map_inputs a, size_t offset, size_t count, double *out)
+{
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    out[i] = gs_op_apply(OP, map_input(a, 0, OP, offset, i), map_input(a, 1, OP, offset, i),
+                         map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
+                         map_input(a, 4, OP, offset, i));
+  }
+}
+
+static unsigned map_blocks(const gs_gpu_ctx *c, size_t count)
+{
+  size_t want = (count + MAP_THREADS - 1) / MAP_THREADS;
+  size_t cap = (size_t)c->multiprocessors * 32;
+  return (unsigned)(want < cap ? (want ? want : 1) : cap);
+}
+
+static cudaError_t map_launch(int op, unsigned blocks, cudaStream_t s, map_inputs in, size_t offset,
+                              size_t count, double *out)
+{
+  switch (op) {
+#define GS_MAP_CASE(OP) \
+  case OP: map_kernel<OP><<<blocks, MAP_THREADS, 0, s>>>(in, offset, count, out); break;
+    GS_MAP_CASE(GS_OP_BESSEL_K)
+    GS_MAP_CASE(GS_OP_BESSEL_K_SCALED)
+    GS_MAP_CASE(GS_OP_BESSEL_K_LOG)
+    GS_MAP_CASE(GS_OP_BESSEL_K_LOG_SCALED)
+    GS_MAP_CASE(GS_OP_BESSEL_K_DNU)
+    GS_MAP_CASE(GS_OP_BESSEL_K_DX)
+    GS_MAP_CASE(GS_OP_MATERN)
+#undef GS_MAP_CASE
+  default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_fn interrupted, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_gpu_ctx *c = NULL;
+  if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
+  if (a->n == 0) return GS_OK;
+  const int arity = gs_op_arity(a->op);
+  size_t recycled = 0, per_elem = sizeof(double); /* output */
+  for (int k = 0; k < arity; ++k) {
+    if (a->len[k] < a->n) recycled += a->len[k] * sizeof(double);
+    else per_elem += sizeof(double);
+  }
+  size_t free_b = 0;
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
+  {
+    size_t usable = free_b / 10 * 8;
+    if (usable <= recycled + per_elem * 1024) {
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "not enough free GPU memory (%.0f MB free)", free_b / 1e6);
+      goto done;
+    }
+    size_t chunk = (usable - recycled) / per_elem;
+    if (chunk > MAP_MAX_CHUNK) chunk = MAP_MAX_CHUNK;
+    if (chunk > a->n) chunk = a->n;
+    char *work = NULL;
+    GS_TRY(gs_gpu_ctx_workspace(c, recycled + chunk * per_elem, (void **)&work, msg));
+    cudaStream_t s = c->stream[0];
+    map_inputs in;
+    double *chunk_in[GS_MAP_MAX_IN] = {0};
+    for (int k = 0; k < arity; ++k) {
+      double *p = (double *)work;
+      if (a->len[k] < a->n) {
+        work += a->len[k] * sizeof(double);
+        GS_CUDA_TRY(cudaMemcpyAsync(p, a->in[k], a->len[k] * sizeof(double), cudaMemcpyHostToDevice, s));
+        in.len[k] = a->len[k];
+      } else {
+        work += chunk * sizeof(double);
+        chunk_in[k] = p;
+        in.len[k] = 0;
+      }
+      in.in[k] = p;
+    }
+    double *out = (double *)work;
+    for (size_t start = 0; start < a->n; start += chunk) {
+      size_t count = (a->n - start < chunk) ? a->n - start : chunk;
+      for (int k = 0; k < arity; ++k)
+        if (chunk_in[k])
+          GS_CUDA_TRY(cudaMemcpyAsync(chunk_in[k], a->in[k] + start, count * sizeof(double),
+                                      cudaMemcpyHostToDevice, s));
+      GS_CUDA_TRY(map_launch(a->op, map_blocks(c, count), s, in, start, count, out));
+      GS_CUDA_TRY(cudaMemcpyAsync(a->out + start, out, count * sizeof(double), cudaMemcpyDeviceToHost, s));
+      GS_CUDA_TRY(cudaStreamSynchronize(s));
+      if (interrupted && start + count < a->n && interrupted()) {
+        st = gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+        goto done;
+      }
+    }
+  }
+done:
+  if (c && st != GS_OK) cudaStreamSynchronize(c->stream[0]);
+  return st;
+}
+
+__global__ void bench_bessel_inputs(double *x, double *nu, size_t n)
+{
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    x[i] = 1e-3 * exp(bench_uniform(i, 1) * log(140.0 / 1e-3));
+    nu[i] = 20.0 * bench_uniform(i, 2);
+  }
+}
+
+extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, double *seconds, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_gpu_ctx *c = NULL;
+  double *x = NULL, *nu = NULL, *out = NULL;
+  if (op < 0 || op >= GS_OP_COUNT || gs_op_arity(op) != 2 || reps < 1 || n == 0)
+    return gs_set_msg(msg, GS_ERR_ARG, "the map benchmark takes a Bessel op, n >= 1 and reps >= 1");
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  GS_CUDA_TRY(cudaMalloc(&x, n * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&nu, n * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&out, n * sizeof(double)));
+  {
+    cudaStream_t s = c->stream[0];
+    bench_bessel_inputs<<<map_blocks(c, n), MAP_THREADS, 0, s>>>(x, nu, n);
+    GS_CUDA_TRY(cudaGetLastError());
+    map_inputs in;
+    in.in[0] = x;
+    in.in[1] = nu;
+    in.len[0] = in.len[1] = 0;
+    const unsigned blocks = map_blocks(c, n);
+    st = bench_time(s, reps, [&] { return map_launch(op, blocks, s, in, 0, n, out); }, seconds, msg);
+  }
+done:
+  if (c) cudaStreamSynchronize(c->stream[0]);
+  cudaFree(x);
+  cudaFree(nu);
+  cudaFree(out);
+  return st;
+}

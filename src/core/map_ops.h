@@ -1,0 +1,54 @@
+/* Element-wise operations of the package: one op code, one GS_HD function per
+ * element, shared by gs_map_cpu (OpenMP) and gs_map_gpu (CUDA). Inputs are
+ * recycled as in R's arithmetic. */
+#ifndef GS_MAP_OPS_H
+#define GS_MAP_OPS_H
+
+#include "matern_math.h"
+
+#define GS_MAP_MAX_IN 5
+
+typedef enum {
+  GS_OP_BESSEL_K = 0,         /* (x, nu) -> K_nu(x) */
+  GS_OP_BESSEL_K_SCALED,      /* exp(x) K_nu(x) */
+  GS_OP_BESSEL_K_LOG,         /* log K_nu(x) */
+  GS_OP_BESSEL_K_LOG_SCALED,  /* log(exp(x) K_nu(x)) */
+  GS_OP_BESSEL_K_DNU,         /* d log K_nu(x) / d nu */
+  GS_OP_BESSEL_K_DX,          /* d log K_nu(x) / dx */
+  GS_OP_MATERN,               /* (d, sigma2, range, smoothness, nugget) -> covariance */
+  GS_OP_COUNT
+} gs_op;
+
+/* Inputs each op reads. */
+GS_HD static inline int gs_op_arity(int op) { return op == GS_OP_MATERN ? 5 : 2; }
+
+/* Matérn covariance of one distance; invalid parameters give NaN. */
+GS_HD static inline double matern_element(double d, double sigma2, double range, double nu,
+                                          double nugget)
+{
+  double s = d + sigma2 + range + nu + nugget;
+  if (isnan(s)) return s;
+  if (d < 0.0 || !(sigma2 >= 0.0) || !(range > 0.0) || !(nu > 0.0) || isinf(nu) ||
+      !(nugget >= 0.0) || isinf(sigma2) || isinf(nugget))
+    return NAN;
+  matern_order m = matern_order_prepare(nu);
+  return matern_cov_value(&m, d, sigma2, 1.0 / range, nugget);
+}
+
+/* Inputs by value (unused ones ignored): an array argument would live in GPU
+ * local memory. */
+GS_HD static inline double gs_op_apply(int op, double a0, double a1, double a2, double a3, double a4)
+{
+  switch (op) {
+  case GS_OP_BESSEL_K: return bessel_k_value(a0, a1, BESSEL_K_PLAIN);
+  case GS_OP_BESSEL_K_SCALED: return bessel_k_value(a0, a1, BESSEL_K_SCALED);
+  case GS_OP_BESSEL_K_LOG: return bessel_k_value(a0, a1, BESSEL_K_LOG);
+  case GS_OP_BESSEL_K_LOG_SCALED: return bessel_k_value(a0, a1, BESSEL_K_LOG_SCALED);
+  case GS_OP_BESSEL_K_DNU: return bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_NU);
+  case GS_OP_BESSEL_K_DX: return bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_X);
+  case GS_OP_MATERN: return matern_element(a0, a1, a2, a3, a4);
+  default: return NAN;
+  }
+}
+
+#endif

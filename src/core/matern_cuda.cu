@@ -1,0 +1,153 @@
+/* Matérn covariance matrices on a GPU, produced column tile by column tile:
+ * while one tile is copied into host memory the next is computed on the
+ * other stream. */
+#include <stdint.h>
+
+#include "gs_bench.h"
+#include "gs_bench_cuda.cuh"
+#include "gs_gpu_ctx.cuh"
+#include "gs_matern.h"
+#include "matern_math.h"
+
+#define MATERN_THREADS 256
+/* Entries per tile at most (2 GB): bounds the time between interrupt checks. */
+#define MATERN_MAX_TILE ((size_t)1 << 28)
+
+typedef struct {
+  matern_order m;
+  const double *locs1, *locs2;
+  long n1, n2;
+  int dim, metric, sym;
+  double sigma2, inv_range, nugget;
+} matern_tile_args;
+
+/* Columns [j0, j0 + ncols) of the n1 x n2 matrix into tile (n1 x ncols). */
+__global__ void matern_tile_kernel(matern_tile_args a, long j0, long ncols, double *tile)
+{
+  const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n1) return;
+  for (long jj = blockIdx.y; jj < ncols; jj += gridDim.y) {
+    const long j = j0 + jj;
+    double d = matern_distance(a.locs1, a.n1, i, a.locs2, a.n2, j, a.dim, a.metric);
+    double v = a.sigma2 * matern_corr(&a.m, d * a.inv_range);
+    if (a.sym && i == j) v += a.nugget;
+    tile[i + jj * a.n1] = v;
+  }
+}
+
+static cudaError_t matern_tile_launch(const matern_tile_args *a, long j0, long ncols, double *tile,
+                                      cudaStream_t s)
+{
+  dim3 grid((unsigned)((a->n1 + MATERN_THREADS - 1) / MATERN_THREADS),
+            (unsigned)(ncols < 65535 ? ncols : 65535));
+  matern_tile_kernel<<<grid, MATERN_THREADS, 0, s>>>(*a, j0, ncols, tile);
+  return cudaGetLastError();
+}
+
+static matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const double *d1, const double *d2)
+{
+  matern_tile_args t;
+  t.m = matern_order_prepare(a->smoothness);
+  t.sym = (a->locs2 == NULL);
+  t.locs1 = d1;
+  t.locs2 = t.sym ? d1 : d2;
+  t.n1 = a->n1;
+  t.n2 = t.sym ? a->n1 : a->n2;
+  t.dim = a->dim;
+  t.metric = a->metric;
+  t.sigma2 = a->sigma2;
+  t.inv_range = 1.0 / a->range;
+  t.nugget = a->nugget;
+  return t;
+}
+
+extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_interrupt_fn interrupted,
+                                       char *msg)
+{
+  gs_status st = GS_OK;
+  gs_gpu_ctx *c = NULL;
+  const int sym = (a->locs2 == NULL);
+  const long n1 = a->n1, n2 = sym ? a->n1 : a->n2;
+  if (n1 == 0 || n2 == 0) return GS_OK;
+  const size_t loc_bytes = (size_t)(n1 + (sym ? 0 : n2)) * a->dim * sizeof(double);
+  size_t free_b = 0;
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
+  {
+    size_t usable = free_b / 10 * 8;
+    if (usable < loc_bytes + 2 * (size_t)n1 * sizeof(double)) {
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "not enough free GPU memory for %ld locations (%.0f MB free)",
+                      n1, free_b / 1e6);
+      goto done;
+    }
+    size_t tile_entries = (usable - loc_bytes) / 2 / sizeof(double);
+    if (tile_entries > MATERN_MAX_TILE) tile_entries = MATERN_MAX_TILE;
+    long cols = (long)(tile_entries / (size_t)n1);
+    if (cols > n2) cols = n2;
+    const size_t tile_bytes = (size_t)cols * n1 * sizeof(double);
+    char *work = NULL;
+    GS_TRY(gs_gpu_ctx_workspace(c, loc_bytes + 2 * tile_bytes, (void **)&work, msg));
+    double *d1 = (double *)work, *d2 = d1 + (size_t)n1 * a->dim;
+    double *tile[2] = {(double *)(work + loc_bytes), (double *)(work + loc_bytes + tile_bytes)};
+    GS_CUDA_TRY(cudaMemcpyAsync(d1, a->locs1, (size_t)n1 * a->dim * sizeof(double), cudaMemcpyHostToDevice,
+                                c->stream[0]));
+    if (!sym)
+      GS_CUDA_TRY(cudaMemcpyAsync(d2, a->locs2, (size_t)n2 * a->dim * sizeof(double),
+                                  cudaMemcpyHostToDevice, c->stream[0]));
+    GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0]));
+    const matern_tile_args t = matern_tile_setup(a, d1, d2);
+    const long ntiles = (n2 + cols - 1) / cols;
+    GS_CUDA_TRY(matern_tile_launch(&t, 0, cols < n2 ? cols : n2, tile[0], c->stream[0]));
+    for (long k = 0; k < ntiles; ++k) {
+      const long j0 = k * cols, w = (n2 - j0 < cols) ? n2 - j0 : cols;
+      if (k + 1 < ntiles) {
+        const long j1 = j0 + cols, w1 = (n2 - j1 < cols) ? n2 - j1 : cols;
+        GS_CUDA_TRY(matern_tile_launch(&t, j1, w1, tile[(k + 1) % 2], c->stream[(k + 1) % 2]));
+      }
+      cudaStream_t s = c->stream[k % 2];
+      GS_CUDA_TRY(cudaMemcpyAsync(a->out + (size_t)j0 * n1, tile[k % 2], (size_t)w * n1 * sizeof(double),
+                                  cudaMemcpyDeviceToHost, s));
+      GS_CUDA_TRY(cudaStreamSynchronize(s));
+      if (interrupted && k + 1 < ntiles && interrupted()) {
+        st = gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+        goto done;
+      }
+    }
+  }
+done:
+  if (c)
+    for (int s = 0; s < GS_GPU_STREAMS; ++s) cudaStreamSynchronize(c->stream[s]);
+  return st;
+}
+
+__global__ void bench_locations(double *locs, long n)
+{
+  const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 2 * n) locs[i] = bench_uniform((uint64_t)i, 7);
+}
+
+extern "C" gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smoothness, int reps,
+                                             double *seconds, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_gpu_ctx *c = NULL;
+  double *locs = NULL, *out = NULL;
+  if (n == 0 || reps < 1 || !(smoothness > 0.0))
+    return gs_set_msg(msg, GS_ERR_ARG, "the Matérn benchmark takes n >= 1, smoothness > 0 and reps >= 1");
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  GS_CUDA_TRY(cudaMalloc(&locs, 2 * n * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&out, n * n * sizeof(double)));
+  {
+    cudaStream_t s = c->stream[0];
+    bench_locations<<<(unsigned)((2 * n + 255) / 256), 256, 0, s>>>(locs, (long)n);
+    GS_CUDA_TRY(cudaGetLastError());
+    gs_matern_cov_args a = {locs, (long)n, NULL, 0, 2, MATERN_EUCLIDEAN, 1.0, 0.1, smoothness, 0.0, out};
+    const matern_tile_args t = matern_tile_setup(&a, locs, NULL);
+    st = bench_time(s, reps, [&] { return matern_tile_launch(&t, 0, (long)n, out, s); }, seconds, msg);
+  }
+done:
+  if (c) cudaStreamSynchronize(c->stream[0]);
+  cudaFree(locs);
+  cudaFree(out);
+  return st;
+}

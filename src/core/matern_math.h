@@ -1,0 +1,138 @@
+/* Matérn correlation and distances, shared by the CPU loops and CUDA kernels.
+ *
+ * M_nu(z) = 2^(1-nu) / Gamma(nu) z^nu K_nu(z), M_nu(0) = 1 (ExaGeoStat form,
+ * z = d / range). It is evaluated as a product, never as a sum of logarithms:
+ * near z = 0 the two logarithms nu log z and log K_nu(z) are large and
+ * opposite, and adding them would lose up to 1e-13 of a correlation close to
+ * one. z^nu is a single pow (relative error of an ulp or two), K_nu(z) comes
+ * from the recurrence with the same relative accuracy, and the constant is
+ * computed once per order. Half-integer orders use the closed forms
+ * exp(-z), (1 + z) exp(-z), (1 + z + z^2/3) exp(-z), ... through
+ * M_{nu+1} = M_nu + z^2 / (4 nu (nu - 1)) M_{nu-1}, which adds positive terms. */
+#ifndef GS_MATERN_MATH_H
+#define GS_MATERN_MATH_H
+
+#include "bessel_k_math.h"
+
+/* Per-order constants of the Matérn correlation. */
+typedef struct {
+  bessel_k_order o;
+  double nu;
+  double c_m; /* 2^(1-nu) / Gamma(nu) = c_m 2^c_e2 */
+  int c_e2;
+} matern_order;
+
+/* nu > 0 finite. Gamma(nu) = Gamma(1+mu) (mu+1) ... (mu+n-1), kept as a
+ * mantissa and a binary exponent so that no order overflows. */
+GS_HD static inline matern_order matern_order_prepare(double nu)
+{
+  matern_order m;
+  m.o = bessel_k_order_prepare(nu);
+  m.nu = nu;
+  double g = m.o.gamma_p;
+  int ge = 0;
+  if (m.o.n == 0) g /= m.o.mu; /* Gamma(mu) = Gamma(1+mu) / mu, mu = nu > 0 */
+  for (int j = 1; j < m.o.n; ++j) {
+    int e;
+    g = frexp(g * (m.o.mu + j), &e);
+    ge += e;
+  }
+  /* 2^(1-nu) = 2^(1-n) 2^(-mu) */
+  m.c_m = exp2(-m.o.mu) / g;
+  m.c_e2 = 1 - m.o.n - ge;
+  return m;
+}
+
+/* Half-integer orders nu = n - 1/2 up to this n use the closed forms. */
+#define MATERN_CLOSED_FORM_MAX_N 50
+
+/* M_nu(z) at half-integer nu = n - 1/2 (1 <= n <= MATERN_CLOSED_FORM_MAX_N),
+ * z < 700: exp(-z) times a polynomial built by the recurrence, so
+ * n = 1, 2, 3 give exactly exp(-z), (1 + z) exp(-z), (1 + z + z^2/3) exp(-z). */
+GS_HD static inline double matern_corr_half_integer(int n, double z)
+{
+  double a = 1.0, b = 1.0 + z; /* polynomials of M_{1/2}, M_{3/2} */
+  if (n == 1) return exp(-z);
+  double z2 = z * z;
+  for (int k = 3; k <= n; ++k) {
+    /* order k - 1/2 from k - 3/2 and k - 5/2 */
+    double c = fma(z2 / (4.0 * (k - 1.5) * (k - 2.5)), a, b);
+    a = b;
+    b = c;
+  }
+  return b * exp(-z);
+}
+
+/* f^(2^j) as m 2^e with m in [0.5, 1): repeated squaring of a value in range
+ * costs a few ulps, whereas pow or exp of a huge argument would cost
+ * |argument| ulps. */
+GS_HD static inline double matern_square_up(double f, int j, int *e)
+{
+  int ef;
+  double m = frexp(f, &ef);
+  *e = ef;
+  for (int i = 0; i < j; ++i) {
+    m = frexp(m * m, &ef);
+    *e = 2 * *e + ef;
+  }
+  return m;
+}
+
+/* The Matérn correlation at z = d / range >= 0. */
+GS_HD static inline double matern_corr(const matern_order *m, double z)
+{
+  if (!(z > 0.0)) return (z == 0.0) ? 1.0 : NAN;
+  if (isinf(z)) return 0.0;
+  if (m->o.mu == -0.5 && m->o.n <= MATERN_CLOSED_FORM_MAX_N && z < 700.0) return matern_corr_half_integer(m->o.n, z);
+  bessel_k_scaled r = bessel_k_scaled_eval(&m->o, z);
+  int e;
+  double rm = frexp(r.m, &e);
+  double p = pow(z, m->nu);
+  if (p > 0x1p-900 && p < 0x1p900 && r.xs < 600.0)
+    return ldexp(m->c_m * p * rm * exp(-r.xs), m->c_e2 + r.e2 + e);
+  /* z^nu or exp(-z) leaves the double range: split both exponents by a
+   * power of two (exactly) and square back up in mantissa-exponent form. */
+  int jp = (int)fmax(0.0, ceil(log2(fabs(m->nu * log2(z)) / 800.0)));
+  int jx = (int)fmax(0.0, ceil(log2(r.xs / 600.0)));
+  int ep, ex;
+  double mp = matern_square_up(pow(z, ldexp(m->nu, -jp)), jp, &ep);
+  double mx = matern_square_up(exp(-ldexp(r.xs, -jx)), jx, &ex);
+  return ldexp(m->c_m * rm * mp * mx, m->c_e2 + r.e2 + e + ep + ex);
+}
+
+/* Covariance for distance d: sigma2 M(d / range), plus the nugget at d = 0
+ * when the caller asks for it. */
+GS_HD static inline double matern_cov_value(const matern_order *m, double d, double sigma2,
+                                            double inv_range, double nugget)
+{
+  double c = sigma2 * matern_corr(m, d * inv_range);
+  return (d == 0.0) ? c + nugget : c;
+}
+
+enum { MATERN_EUCLIDEAN = 0, MATERN_GREAT_CIRCLE = 1 };
+
+#define MATERN_EARTH_RADIUS_KM 6371.0
+
+/* Distance between row i of a (n_a x dim, column-major) and row j of b.
+ * Great-circle distances take (longitude, latitude) in degrees and return
+ * kilometres (haversine, accurate at short distances). */
+GS_HD static inline double matern_distance(const double *a, long n_a, long i, const double *b,
+                                           long n_b, long j, int dim, int metric)
+{
+  if (metric == MATERN_GREAT_CIRCLE) {
+    const double rad = M_PI / 180.0;
+    double lon1 = a[i] * rad, lat1 = a[i + n_a] * rad;
+    double lon2 = b[j] * rad, lat2 = b[j + n_b] * rad;
+    double sdlat = sin(0.5 * (lat2 - lat1)), sdlon = sin(0.5 * (lon2 - lon1));
+    double h = fma(cos(lat1) * cos(lat2), sdlon * sdlon, sdlat * sdlat);
+    return 2.0 * MATERN_EARTH_RADIUS_KM * asin(fmin(1.0, sqrt(h)));
+  }
+  double s = 0.0;
+  for (int k = 0; k < dim; ++k) {
+    double t = a[i + k * n_a] - b[j + k * n_b];
+    s = fma(t, t, s);
+  }
+  return sqrt(s);
+}
+
+#endif

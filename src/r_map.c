@@ -1,0 +1,41 @@
+/* Element-wise functions (bessel_k, bessel_k_deriv, matern) for R. */
+#include "core/gs_cpu.h"
+#include "core/gs_map.h"
+#include "r_util.h"
+
+/* gs_r_map(op, inputs, device, threads): inputs is a list of double vectors,
+ * recycled to the longest; device < 0 runs on the CPU. Returns the result and,
+ * as attribute "nan_produced", whether a NaN came from non-NaN inputs. */
+SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_)
+{
+  const int op = gs_r_int(op_, "op"), device = gs_r_int(device_, "device");
+  const int threads = gs_r_int(threads_, "threads");
+  if (op < 0 || op >= GS_OP_COUNT) Rf_error("unknown operation");
+  const int arity = gs_op_arity(op);
+  if (TYPEOF(inputs) != VECSXP || Rf_length(inputs) != arity) Rf_error("expected %d inputs", arity);
+  gs_map_args a;
+  a.op = op;
+  a.n = 0;
+  for (int k = 0; k < arity; ++k) {
+    SEXP v = VECTOR_ELT(inputs, k);
+    if (TYPEOF(v) != REALSXP) Rf_error("input %d is not a double vector", k + 1);
+    a.in[k] = REAL(v);
+    a.len[k] = (size_t)XLENGTH(v);
+    if (a.len[k] == 0) return Rf_allocVector(REALSXP, 0);
+    if (a.len[k] > a.n) a.n = a.len[k];
+  }
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)a.n));
+  a.out = REAL(out);
+  char msg[GS_MSG_LEN];
+  gs_status st = (device < 0) ? gs_map_cpu(&a, threads, gs_r_interrupted, msg)
+                              : gs_map_gpu(device, &a, gs_r_interrupted, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  Rf_setAttrib(out, Rf_install("nan_produced"),
+               Rf_ScalarLogical(gs_map_nan_produced(&a, threads)));
+  UNPROTECT(1);
+  return out;
+}
+
+SEXP gs_r_cpu_threads(SEXP threads) { return Rf_ScalarInteger(gs_cpu_threads(gs_r_int(threads, "threads"))); }
+
+SEXP gs_r_host_memory(void) { return Rf_ScalarReal(gs_host_memory_bytes()); }

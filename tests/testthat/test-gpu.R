@@ -1,0 +1,75 @@
+# GPU results agree with the CPU path on random inputs.
+
+test_that("every Bessel op agrees between GPU and CPU", {
+  skip_without_gpu()
+  set.seed(21)
+  n <- 2e5
+  x <- exp(runif(n, log(1e-4), log(800)))
+  nu <- c(runif(n - 6, -30, 100), 0, 0.5, 1.5, 20, 1e-9, 3 + 1e-12)
+  x[1:4] <- c(0, Inf, NA, NaN)
+  for (log in c(FALSE, TRUE)) for (sc in c(FALSE, TRUE)) {
+    g <- bessel_k(x, nu, expon_scaled = sc, log = log, device = "gpu")
+    c <- bessel_k(x, nu, expon_scaled = sc, log = log, device = "cpu")
+    expect_identical(is.na(g), is.na(c))
+    ok <- is.finite(c) & c != 0
+    expect_lte(max(abs(g[ok] - c[ok]) / pmax(1, abs(c[ok]))), 1e-13)
+  }
+  for (wrt in c("nu", "x")) {
+    g <- bessel_k_deriv(x, nu, wrt, device = "gpu")
+    c <- bessel_k_deriv(x, nu, wrt, device = "cpu")
+    ok <- is.finite(c) & c != 0
+    expect_lte(max_rel_err(g[ok], c[ok]), 1e-12)
+  }
+})
+
+test_that("the GPU recycles short inputs and keeps R's conventions", {
+  skip_without_gpu()
+  x <- exp(runif(3e5, -5, 5))
+  expect_equal(bessel_k(x, c(0.5, 2.5, 7), device = "gpu"), bessel_k(x, c(0.5, 2.5, 7), device = "cpu"),
+               tolerance = 1e-13)
+  expect_warning(bessel_k(c(-1, x), 1, device = "gpu"), "NaNs produced")
+  expect_identical(bessel_k(numeric(0), 1, device = "gpu"), numeric(0))
+})
+
+test_that("matern and matern_cov agree between GPU and CPU", {
+  skip_without_gpu()
+  set.seed(8)
+  d <- runif(1e5, 0, 3)
+  for (nu in c(0.5, 1.5, 2.5, 0.3, 1.2, 7.7, 19.9)) {
+    expect_lte(max(abs(matern(d, range = 0.2, smoothness = nu, device = "gpu") -
+                         matern(d, range = 0.2, smoothness = nu, device = "cpu"))), 1e-14)
+  }
+  locs <- matrix(runif(3000), ncol = 2)
+  locs2 <- matrix(runif(800), ncol = 2)
+  for (nu in c(0.5, 1.3, 3.5)) {
+    g <- matern_cov(locs, range = 0.1, smoothness = nu, nugget = 0.2, device = "gpu")
+    c <- matern_cov(locs, range = 0.1, smoothness = nu, nugget = 0.2, device = "cpu")
+    expect_lte(max(abs(g - c)), 1e-14)
+    g2 <- matern_cov(locs, locs2, range = 0.1, smoothness = nu, device = "gpu")
+    c2 <- matern_cov(locs, locs2, range = 0.1, smoothness = nu, device = "cpu")
+    expect_lte(max(abs(g2 - c2)), 1e-14)
+  }
+  ll <- cbind(runif(500, -180, 180), runif(500, -90, 90))
+  expect_lte(max(abs(matern_cov(ll, range = 500, distance = "great_circle", device = "gpu") -
+                       matern_cov(ll, range = 500, distance = "great_circle", device = "cpu"))), 1e-13)
+})
+
+test_that("the GPU reaches the reference accuracy", {
+  skip_without_gpu()
+  ref <- besselk_reference()
+  got <- bessel_k(ref$x, ref$nu, log = TRUE, device = "gpu")
+  inner <- ref$region %in% c("core", "small_x", "near_int")
+  expect_lte(max(abs(got - ref$log_K)[inner]), 1e-13)
+  expect_lte(max(abs(got - ref$log_K)), 1e-12)
+})
+
+test_that("gpu_info describes the device and the benchmark hooks run", {
+  skip_without_gpu()
+  info <- gpu_info()
+  expect_gt(info$total_memory[1], 0)
+  expect_match(info$compute_capability[1], "^[0-9]+\\.[0-9]+$")
+  b <- gpustats:::bench_bessel_k_device(1e6, reps = 3)
+  expect_gt(b$evals_per_second, 0)
+  m <- gpustats:::bench_matern_cov_device(2000, smoothness = 1.3, reps = 3)
+  expect_gt(m$entries_per_second, 0)
+})
