@@ -12,11 +12,8 @@ gs_map <- function(op, inputs, device, call) {
                              call = sys.call(-1L)))
   }
   dev <- resolve_device(device, n, "map", call)
-  values <- lapply(inputs, function(v) {
-    v <- as.double(v)
-    attributes(v) <- NULL
-    v
-  })
+  # the core reads doubles and ignores attributes: no copy for double input
+  values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
   res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads()), call)
   nan_produced <- isTRUE(attr(res, "nan_produced"))
   attr(res, "nan_produced") <- NULL

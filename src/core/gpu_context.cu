@@ -1,5 +1,8 @@
 /* Device queries and the lazily created per-device state. */
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gs_gpu_ctx.cuh"
 
@@ -49,6 +52,19 @@ done:
   return st;
 }
 
+/* Releases whatever part of a context exists. */
+static void context_free(gs_gpu_ctx *c)
+{
+  if (c->work) cudaFree(c->work);
+  for (int k = 0; k < GS_GPU_STAGES; ++k) {
+    if (c->stage[k]) cudaFreeHost(c->stage[k]);
+    if (c->stage_free[k]) cudaEventDestroy(c->stage_free[k]);
+  }
+  for (int s = 0; s < GS_GPU_STREAMS; ++s)
+    if (c->stream[s]) cudaStreamDestroy(c->stream[s]);
+  memset(c, 0, sizeof *c);
+}
+
 gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg)
 {
   gs_status st = check_device(device, msg);
@@ -62,10 +78,15 @@ gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg)
     GS_CUDA_TRY(cudaDeviceGetAttribute(&c->multiprocessors, cudaDevAttrMultiProcessorCount, device));
     for (int s = 0; s < GS_GPU_STREAMS; ++s)
       GS_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream[s], cudaStreamNonBlocking));
+    for (int k = 0; k < GS_GPU_STAGES; ++k) {
+      GS_CUDA_TRY(cudaHostAlloc(&c->stage[k], GS_GPU_STAGE_BYTES, cudaHostAllocDefault));
+      GS_CUDA_TRY(cudaEventCreateWithFlags(&c->stage_free[k], cudaEventDisableTiming));
+    }
     c->ready = 1;
   }
   *ctx = c;
 done:
+  if (st != GS_OK && !c->ready) context_free(c);
   return st;
 }
 
@@ -101,8 +122,61 @@ extern "C" void gs_gpu_release_all(void)
     if (!c->ready) continue;
     cudaSetDevice(d);
     cudaDeviceSynchronize();
-    if (c->work) cudaFree(c->work);
-    for (int s = 0; s < GS_GPU_STREAMS; ++s) cudaStreamDestroy(c->stream[s]);
-    memset(c, 0, sizeof *c);
+    context_free(c);
   }
+}
+
+/* memcpy on all cores: one thread cannot keep up with the bus, and the first
+ * touch of freshly allocated R memory is paid in parallel too. */
+static void parallel_memcpy(void *dst, const void *src, size_t bytes)
+{
+  const size_t block = (size_t)1 << 20;
+  const long long nblocks = (long long)((bytes + block - 1) / block);
+#pragma omp parallel for schedule(static)
+  for (long long b = 0; b < nblocks; ++b) {
+    size_t off = (size_t)b * block, len = bytes - off < block ? bytes - off : block;
+    memcpy((char *)dst + off, (const char *)src + off, len);
+  }
+}
+
+gs_status gs_gpu_copy_to_device(gs_gpu_ctx *c, void *dst, const void *src, size_t bytes, int stream,
+                                char *msg)
+{
+  gs_status st = GS_OK;
+  cudaStream_t s = c->stream[stream];
+  for (size_t off = 0, k = 0; off < bytes; off += GS_GPU_STAGE_BYTES, k = (k + 1) % GS_GPU_STAGES) {
+    size_t len = bytes - off < GS_GPU_STAGE_BYTES ? bytes - off : GS_GPU_STAGE_BYTES;
+    GS_CUDA_TRY(cudaEventSynchronize(c->stage_free[k])); /* its previous upload is done */
+    parallel_memcpy(c->stage[k], (const char *)src + off, len);
+    GS_CUDA_TRY(cudaMemcpyAsync((char *)dst + off, c->stage[k], len, cudaMemcpyHostToDevice, s));
+    GS_CUDA_TRY(cudaEventRecord(c->stage_free[k], s));
+  }
+done:
+  return st;
+}
+
+gs_status gs_gpu_copy_to_host(gs_gpu_ctx *c, void *dst, const void *src, size_t bytes, int stream,
+                              char *msg)
+{
+  gs_status st = GS_OK;
+  cudaStream_t s = c->stream[stream];
+  const size_t pieces = (bytes + GS_GPU_STAGE_BYTES - 1) / GS_GPU_STAGE_BYTES;
+  /* the download of piece p + 1 runs while piece p is copied out */
+  for (size_t p = 0; p <= pieces; ++p) {
+    if (p < pieces) {
+      size_t k = p % GS_GPU_STAGES, off = p * GS_GPU_STAGE_BYTES;
+      size_t len = bytes - off < GS_GPU_STAGE_BYTES ? bytes - off : GS_GPU_STAGE_BYTES;
+      GS_CUDA_TRY(cudaEventSynchronize(c->stage_free[k]));
+      GS_CUDA_TRY(cudaMemcpyAsync(c->stage[k], (const char *)src + off, len, cudaMemcpyDeviceToHost, s));
+      GS_CUDA_TRY(cudaEventRecord(c->stage_free[k], s));
+    }
+    if (p > 0) {
+      size_t q = p - 1, k = q % GS_GPU_STAGES, off = q * GS_GPU_STAGE_BYTES;
+      size_t len = bytes - off < GS_GPU_STAGE_BYTES ? bytes - off : GS_GPU_STAGE_BYTES;
+      GS_CUDA_TRY(cudaEventSynchronize(c->stage_free[k]));
+      parallel_memcpy((char *)dst + off, c->stage[k], len);
+    }
+  }
+done:
+  return st;
 }

@@ -9,6 +9,11 @@
 
 #define GS_GPU_STREAMS 2
 
+/* Pinned host buffers through which data moves between R's (pageable)
+ * memory and the device: pageable copies run at a fraction of the bus speed. */
+#define GS_GPU_STAGES 2
+#define GS_GPU_STAGE_BYTES ((size_t)64 << 20)
+
 typedef struct {
   int device;
   int ready;
@@ -16,6 +21,8 @@ typedef struct {
   cudaStream_t stream[GS_GPU_STREAMS];
   void *work; /* reusable device workspace */
   size_t work_bytes;
+  void *stage[GS_GPU_STAGES];            /* pinned, GS_GPU_STAGE_BYTES each */
+  cudaEvent_t stage_free[GS_GPU_STAGES]; /* recorded when a stage's copy is done */
 } gs_gpu_ctx;
 
 /* Makes `device` current and returns its state, creating it if needed. */
@@ -25,6 +32,14 @@ gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *ms
 /* Free device memory in bytes, after releasing the workspace if it would
  * otherwise be counted as used. */
 gs_status gs_gpu_ctx_free_memory(gs_gpu_ctx *ctx, size_t *free_bytes, char *msg);
+
+/* Host <-> device copies through the pinned stages, on stream[stream]; the
+ * host side is copied by `threads` CPU threads (<= 0: all). Both return once
+ * the source may be reused; copy_to_host returns with the data in place. */
+gs_status gs_gpu_copy_to_device(gs_gpu_ctx *ctx, void *dst, const void *src, size_t bytes, int stream,
+                                char *msg);
+gs_status gs_gpu_copy_to_host(gs_gpu_ctx *ctx, void *dst, const void *src, size_t bytes, int stream,
+                              char *msg);
 
 /* Turns a failed CUDA call into a gs_status with its message and jumps to the
  * function's cleanup label `done`; `st` and `msg` must be in scope. */

@@ -23,20 +23,58 @@ __device__ static inline double map_input(const map_inputs &a, int k, int op, si
   return a.len[k] ? a.in[k][(offset + i) % a.len[k]] : a.in[k][i];
 }
 
+/* Elements per lane that a warp sorts by branch before evaluating them. */
+#define MAP_BATCH 4
+#define MAP_WARPS (MAP_THREADS / 32)
+
+/* Each warp takes MAP_BATCH * 32 consecutive elements, orders them by branch
+ * (a stable partition through ballots, in shared memory) and evaluates them
+ * 32 at a time in that order: all but at most one group of 32 then follow a
+ * single branch, where unsorted warps would run both for every group. */
 template <int OP>
 __global__ void map_kernel(map_inputs a, size_t offset, size_t count, double *out)
 {
-  const size_t stride = (size_t)gridDim.x * blockDim.x;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-    out[i] = gs_op_apply(OP, map_input(a, 0, OP, offset, i), map_input(a, 1, OP, offset, i),
-                         map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
-                         map_input(a, 4, OP, offset, i));
+  __shared__ unsigned short order[MAP_WARPS][MAP_BATCH * 32];
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned below = (1u << lane) - 1u;
+  const size_t span = MAP_BATCH * 32;
+  const size_t stride = (size_t)gridDim.x * MAP_WARPS * span;
+  for (size_t base = ((size_t)blockIdx.x * MAP_WARPS + warp) * span; base < count; base += stride) {
+    unsigned mask[2][MAP_BATCH];
+    int total[2] = {0, 0};
+#pragma unroll
+    for (int j = 0; j < MAP_BATCH; ++j) {
+      const size_t i = base + j * 32 + lane;
+      const int valid = i < count;
+      const int b = valid ? gs_op_branch(OP, map_input(a, 0, OP, offset, i)) : 0;
+      mask[0][j] = __ballot_sync(0xffffffffu, valid && !b);
+      mask[1][j] = __ballot_sync(0xffffffffu, valid && b);
+      total[0] += __popc(mask[0][j]);
+      total[1] += __popc(mask[1][j]);
+    }
+    int seen[2] = {0, total[0]};
+#pragma unroll
+    for (int j = 0; j < MAP_BATCH; ++j) {
+#pragma unroll
+      for (int b = 0; b < 2; ++b) {
+        if (mask[b][j] >> lane & 1u) order[warp][seen[b] + __popc(mask[b][j] & below)] = (unsigned short)(j * 32 + lane);
+        seen[b] += __popc(mask[b][j]);
+      }
+    }
+    __syncwarp();
+    for (int slot = lane; slot < total[0] + total[1]; slot += 32) {
+      const size_t i = base + order[warp][slot];
+      out[i] = gs_op_apply(OP, map_input(a, 0, OP, offset, i), map_input(a, 1, OP, offset, i),
+                           map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
+                           map_input(a, 4, OP, offset, i));
+    }
+    __syncwarp();
   }
 }
 
 static unsigned map_blocks(const gs_gpu_ctx *c, size_t count)
 {
-  size_t want = (count + MAP_THREADS - 1) / MAP_THREADS;
+  size_t want = (count + MAP_THREADS * MAP_BATCH - 1) / (MAP_THREADS * MAP_BATCH);
   size_t cap = (size_t)c->multiprocessors * 32;
   return (unsigned)(want < cap ? (want ? want : 1) : cap);
 }
@@ -93,7 +131,7 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_f
       double *p = (double *)work;
       if (a->len[k] < a->n) {
         work += a->len[k] * sizeof(double);
-        GS_CUDA_TRY(cudaMemcpyAsync(p, a->in[k], a->len[k] * sizeof(double), cudaMemcpyHostToDevice, s));
+        GS_TRY(gs_gpu_copy_to_device(c, p, a->in[k], a->len[k] * sizeof(double), 0, msg));
         in.len[k] = a->len[k];
       } else {
         work += chunk * sizeof(double);
@@ -106,12 +144,9 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_f
     for (size_t start = 0; start < a->n; start += chunk) {
       size_t count = (a->n - start < chunk) ? a->n - start : chunk;
       for (int k = 0; k < arity; ++k)
-        if (chunk_in[k])
-          GS_CUDA_TRY(cudaMemcpyAsync(chunk_in[k], a->in[k] + start, count * sizeof(double),
-                                      cudaMemcpyHostToDevice, s));
+        if (chunk_in[k]) GS_TRY(gs_gpu_copy_to_device(c, chunk_in[k], a->in[k] + start, count * sizeof(double), 0, msg));
       GS_CUDA_TRY(map_launch(a->op, map_blocks(c, count), s, in, start, count, out));
-      GS_CUDA_TRY(cudaMemcpyAsync(a->out + start, out, count * sizeof(double), cudaMemcpyDeviceToHost, s));
-      GS_CUDA_TRY(cudaStreamSynchronize(s));
+      GS_TRY(gs_gpu_copy_to_host(c, a->out + start, out, count * sizeof(double), 0, msg));
       if (interrupted && start + count < a->n && interrupted()) {
         st = gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
         goto done;

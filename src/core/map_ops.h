@@ -35,6 +35,21 @@ GS_HD static inline double matern_element(double d, double sigma2, double range,
   return matern_cov_value(&m, d, sigma2, 1.0 / range, nugget);
 }
 
+/* The branch an element takes (Temme's series or the trapezoid rule for the
+ * Bessel ops; 0 where there is no choice), so that a GPU warp can run the
+ * elements of one branch together instead of paying for both. */
+GS_HD static inline int gs_op_branch(int op, double a0)
+{
+  switch (op) {
+  case GS_OP_BESSEL_K:
+  case GS_OP_BESSEL_K_SCALED:
+  case GS_OP_BESSEL_K_LOG:
+  case GS_OP_BESSEL_K_LOG_SCALED:
+  case GS_OP_BESSEL_K_DX: return a0 < BESSEL_K_TEMME_MAX;
+  default: return 0;
+  }
+}
+
 /* Inputs by value (unused ones ignored): an array argument would live in GPU
  * local memory. */
 GS_HD static inline double gs_op_apply(int op, double a0, double a1, double a2, double a3, double a4)

@@ -89,11 +89,8 @@ extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, 
     GS_TRY(gs_gpu_ctx_workspace(c, loc_bytes + 2 * tile_bytes, (void **)&work, msg));
     double *d1 = (double *)work, *d2 = d1 + (size_t)n1 * a->dim;
     double *tile[2] = {(double *)(work + loc_bytes), (double *)(work + loc_bytes + tile_bytes)};
-    GS_CUDA_TRY(cudaMemcpyAsync(d1, a->locs1, (size_t)n1 * a->dim * sizeof(double), cudaMemcpyHostToDevice,
-                                c->stream[0]));
-    if (!sym)
-      GS_CUDA_TRY(cudaMemcpyAsync(d2, a->locs2, (size_t)n2 * a->dim * sizeof(double),
-                                  cudaMemcpyHostToDevice, c->stream[0]));
+    GS_TRY(gs_gpu_copy_to_device(c, d1, a->locs1, (size_t)n1 * a->dim * sizeof(double), 0, msg));
+    if (!sym) GS_TRY(gs_gpu_copy_to_device(c, d2, a->locs2, (size_t)n2 * a->dim * sizeof(double), 0, msg));
     GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0]));
     const matern_tile_args t = matern_tile_setup(a, d1, d2);
     const long ntiles = (n2 + cols - 1) / cols;
@@ -104,10 +101,8 @@ extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, 
         const long j1 = j0 + cols, w1 = (n2 - j1 < cols) ? n2 - j1 : cols;
         GS_CUDA_TRY(matern_tile_launch(&t, j1, w1, tile[(k + 1) % 2], c->stream[(k + 1) % 2]));
       }
-      cudaStream_t s = c->stream[k % 2];
-      GS_CUDA_TRY(cudaMemcpyAsync(a->out + (size_t)j0 * n1, tile[k % 2], (size_t)w * n1 * sizeof(double),
-                                  cudaMemcpyDeviceToHost, s));
-      GS_CUDA_TRY(cudaStreamSynchronize(s));
+      GS_TRY(gs_gpu_copy_to_host(c, a->out + (size_t)j0 * n1, tile[k % 2], (size_t)w * n1 * sizeof(double),
+                                 k % 2, msg));
       if (interrupted && k + 1 < ntiles && interrupted()) {
         st = gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
         goto done;
