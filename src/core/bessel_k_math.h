@@ -38,6 +38,11 @@
  * x = 1 to 700). */
 #define BESSEL_K_TAIL_LOG 34.0
 
+/* From this order on, Debye's uniform asymptotic expansion replaces the
+ * recurrence (which would take one step per unit of order): its first
+ * neglected term, u_5(p) / nu^5, is below 1e-16 for every x. */
+#define BESSEL_K_DEBYE_NU 1000.0
+
 /* What bessel_k_value returns. */
 enum { BESSEL_K_PLAIN = 0, BESSEL_K_SCALED = 1, BESSEL_K_LOG = 2, BESSEL_K_LOG_SCALED = 3 };
 
@@ -93,7 +98,7 @@ GS_HD static inline double bessel_k_rgamma_odd(double z2)
   return fma(s, z2, 5.772156649015328606065121e-1);
 }
 
-/* Order constants for nu >= 0. */
+/* Order constants for 0 <= nu < BESSEL_K_DEBYE_NU. */
 GS_HD static inline bessel_k_order bessel_k_order_prepare(double nu)
 {
   bessel_k_order o;
@@ -247,6 +252,55 @@ GS_HD static inline void bessel_k_start(const bessel_k_order *o, double x, const
   }
 }
 
+/* Debye's expansion K_nu(nu z) ~ sqrt(pi / (2 nu)) exp(-nu eta) (1 + z^2)^-1/4
+ * sum_k (-1)^k u_k(p) / nu^k, p = (1 + z^2)^-1/2 (DLMF 10.41.4), with
+ * u_1 .. u_4 from DLMF 10.41.10. Returns the sum S; *ds_dp its derivative
+ * in p and *ds_dnu its derivative in nu at fixed p. */
+GS_HD static inline double bessel_k_debye_sum(double p, double nu, double *ds_dp, double *ds_dnu)
+{
+  const double p2 = p * p, in = 1.0 / nu;
+  /* u_k = p^k q_k(p^2); q and q' by Horner */
+  double q1 = (3.0 - 5.0 * p2) / 24.0, dq1 = -5.0 / 24.0;
+  double q2 = ((385.0 * p2 - 462.0) * p2 + 81.0) / 1152.0;
+  double dq2 = (770.0 * p2 - 462.0) / 1152.0;
+  double q3 = (((-425425.0 * p2 + 765765.0) * p2 - 369603.0) * p2 + 30375.0) / 414720.0;
+  double dq3 = ((-1276275.0 * p2 + 1531530.0) * p2 - 369603.0) / 414720.0;
+  double q4 = ((((185910725.0 * p2 - 446185740.0) * p2 + 349922430.0) * p2 - 94121676.0) * p2 + 4465125.0) /
+              39813120.0;
+  double dq4 = (((743642900.0 * p2 - 1338557220.0) * p2 + 699844860.0) * p2 - 94121676.0) / 39813120.0;
+  /* u_k = p^k q_k(p^2): du_k/dp = k p^(k-1) q_k + 2 p^(k+1) q_k' */
+  double u1 = p * q1, u2 = p2 * q2, u3 = p2 * p * q3, u4 = p2 * p2 * q4;
+  double du1 = q1 + 2.0 * p2 * dq1, du2 = 2.0 * p * q2 + 2.0 * p2 * p * dq2;
+  double du3 = 3.0 * p2 * q3 + 2.0 * p2 * p2 * dq3, du4 = 4.0 * p2 * p * q4 + 2.0 * p2 * p2 * p * dq4;
+  double s = 1.0 + in * (-u1 + in * (u2 + in * (-u3 + in * u4)));
+  *ds_dp = in * (-du1 + in * (du2 + in * (-du3 + in * du4)));
+  *ds_dnu = -in * in * (-u1 + in * (2.0 * u2 + in * (-3.0 * u3 + in * 4.0 * u4)));
+  return s;
+}
+
+/* K_nu(x) for nu >= BESSEL_K_DEBYE_NU, as m exp(-xs); optionally the partial
+ * derivatives of log K. */
+GS_HD static inline bessel_k_scaled bessel_k_debye(double x, double nu, double *dlog_dnu, double *dlog_dx)
+{
+  const double z = x / nu, r = hypot(1.0, z), p = 1.0 / r;
+  const double lg = log((1.0 + r) / z); /* sqrt(1 + z^2) - eta, without cancellation */
+  double ds_dp, ds_dnu;
+  double sum = bessel_k_debye_sum(p, nu, &ds_dp, &ds_dnu);
+  bessel_k_scaled out;
+  out.m = sqrt(M_PI_2 / nu) / sqrt(r) * sum;
+  out.e2 = 0;
+  out.xs = nu * (r - lg); /* nu eta */
+  if (dlog_dnu) {
+    const double dp_dnu = z * z * p * p * p / nu; /* p depends on nu through z = x / nu */
+    *dlog_dnu = -0.5 / nu + lg + 0.5 * z * z / (nu * r * r) + (ds_dp * dp_dnu + ds_dnu) / sum;
+  }
+  if (dlog_dx) {
+    const double dp_dx = -z * p * p * p / nu;
+    *dlog_dx = -r / z - 0.5 * z / (nu * r * r) + ds_dp * dp_dx / sum;
+  }
+  return out;
+}
+
 /* K_nu(x) = m 2^e2 exp(-xs) for x > 0 finite and the order of o. */
 GS_HD static inline bessel_k_scaled bessel_k_scaled_eval(const bessel_k_order *o, double x)
 {
@@ -298,8 +352,13 @@ GS_HD static inline double bessel_k_value(double x, double nu, int mode)
   int scaled = (mode == BESSEL_K_SCALED || mode == BESSEL_K_LOG_SCALED);
   int logged = (mode == BESSEL_K_LOG || mode == BESSEL_K_LOG_SCALED);
   if (isinf(x)) return logged ? -INFINITY : 0.0;
-  bessel_k_order o = bessel_k_order_prepare(fabs(nu));
-  bessel_k_scaled r = bessel_k_scaled_eval(&o, x);
+  bessel_k_scaled r;
+  if (fabs(nu) >= BESSEL_K_DEBYE_NU) {
+    r = bessel_k_debye(x, fabs(nu), 0, 0);
+  } else {
+    bessel_k_order o = bessel_k_order_prepare(fabs(nu));
+    r = bessel_k_scaled_eval(&o, x);
+  }
   if (scaled) r.xs -= x; /* exp(x) K: exactly 0 on the exp(x)-scaled paths */
   if (logged) return bessel_k_scaled_log(r);
   return bessel_k_scaled_value(r, -r.xs);
@@ -370,15 +429,18 @@ GS_HD static inline double bessel_k_deriv_value(double x, double nu, int wrt)
 {
   if (isnan(x) || isnan(nu)) return x + nu;
   if (x < 0.0 || isinf(nu)) return NAN;
-  double anu = fabs(nu);
+  double anu = fabs(nu), d;
   if (wrt == BESSEL_K_WRT_X) {
     if (x == 0.0) return -INFINITY;
     if (isinf(x)) return -1.0;
-    return bessel_k_dlog_dx(x, anu);
+    if (anu >= BESSEL_K_DEBYE_NU) bessel_k_debye(x, anu, 0, &d);
+    else d = bessel_k_dlog_dx(x, anu);
+    return d;
   }
   if (x == 0.0) return (nu == 0.0) ? 0.0 : copysign(INFINITY, nu);
   if (isinf(x)) return 0.0;
-  double d = bessel_k_dlog_dnu(x, anu);
+  if (anu >= BESSEL_K_DEBYE_NU) bessel_k_debye(x, anu, &d, 0);
+  else d = bessel_k_dlog_dnu(x, anu);
   return (nu < 0.0) ? -d : d;
 }
 

@@ -7,6 +7,10 @@
 
 #ifdef __CUDACC__
 #define GS_HD __host__ __device__
+#elif defined(__GNUC__)
+/* Inlined into every caller, so that the FMA clones of the CPU loops
+ * (GS_CPU_DISPATCH) compile the whole kernel with FMA instructions. */
+#define GS_HD __attribute__((always_inline))
 #else
 #define GS_HD
 #endif

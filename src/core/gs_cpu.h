@@ -4,6 +4,16 @@
 
 #include <stddef.h>
 
+/* The numerical kernels call fma() throughout; without the FMA instructions
+ * (not in the x86-64 baseline) each call is a slow library emulation. CPU
+ * loops therefore get an FMA clone, chosen at load time where the processor
+ * has it. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define GS_CPU_DISPATCH __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define GS_CPU_DISPATCH
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -8,21 +8,29 @@
 
 /* Elements per interrupt check: a fraction of a second even for the slowest op. */
 #define MAP_CHUNK ((size_t)1 << 18)
+/* Elements per scheduled block of the parallel loop. */
+#define MAP_BLOCK 512
+
+GS_CPU_DISPATCH static void map_block(const gs_map_args *a, size_t lo, size_t hi)
+{
+  const int arity = gs_op_arity(a->op);
+  for (size_t i = lo; i < hi; ++i) {
+    double v[GS_MAP_MAX_IN] = {0};
+    for (int k = 0; k < arity; ++k) v[k] = a->in[k][i % a->len[k]];
+    a->out[i] = gs_op_apply(a->op, v[0], v[1], v[2], v[3], v[4]);
+  }
+}
 
 gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_interrupt_fn interrupted, char *msg)
 {
   if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
-  const int arity = gs_op_arity(a->op);
   const int nthreads = gs_cpu_threads(threads);
   for (size_t start = 0; start < a->n; start += MAP_CHUNK) {
     const size_t end = (a->n - start > MAP_CHUNK) ? start + MAP_CHUNK : a->n;
     const long long s = (long long)start, e = (long long)end;
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(nthreads)
-    for (long long i = s; i < e; ++i) {
-      double v[GS_MAP_MAX_IN] = {0};
-      for (int k = 0; k < arity; ++k) v[k] = a->in[k][(size_t)i % a->len[k]];
-      a->out[i] = gs_op_apply(a->op, v[0], v[1], v[2], v[3], v[4]);
-    }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (long long b = s; b < e; b += MAP_BLOCK)
+      map_block(a, (size_t)b, (size_t)(e - b > MAP_BLOCK ? b + MAP_BLOCK : e));
     if (interrupted && end < a->n && interrupted())
       return gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
   }

@@ -6,30 +6,34 @@
 /* Entries per interrupt check. */
 #define MATERN_CHUNK_ENTRIES ((long)1 << 22)
 
-gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_interrupt_fn interrupted,
-                            char *msg)
+/* Column j (its lower part and the mirrored row when symmetric). */
+GS_CPU_DISPATCH static void matern_column(const gs_matern_cov_args *a, const matern_order *m, long j)
 {
   const int sym = (a->locs2 == NULL);
   const double *locs2 = sym ? a->locs1 : a->locs2;
   const long n1 = a->n1, n2 = sym ? a->n1 : a->n2;
-  const matern_order m = matern_order_prepare(a->smoothness);
   const double inv_range = 1.0 / a->range;
+  for (long i = sym ? j : 0; i < n1; ++i) {
+    double d = matern_distance(a->locs1, n1, i, locs2, n2, j, a->dim, a->metric);
+    double v = a->sigma2 * matern_corr(m, d * inv_range);
+    if (sym && i == j) v += a->nugget;
+    a->out[i + j * n1] = v;
+    if (sym) a->out[j + i * n1] = v;
+  }
+}
+
+gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_interrupt_fn interrupted,
+                            char *msg)
+{
+  const long n1 = a->n1, n2 = (a->locs2 == NULL) ? a->n1 : a->n2;
+  const matern_order m = matern_order_prepare(a->smoothness);
   const int nthreads = gs_cpu_threads(threads);
   long cols = MATERN_CHUNK_ENTRIES / (n1 > 0 ? n1 : 1);
   if (cols < 1) cols = 1;
   for (long j0 = 0; j0 < n2; j0 += cols) {
     const long j1 = (n2 - j0 > cols) ? j0 + cols : n2;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-    for (long j = j0; j < j1; ++j) {
-      /* symmetric: the lower triangle of column j, mirrored into row j */
-      for (long i = sym ? j : 0; i < n1; ++i) {
-        double d = matern_distance(a->locs1, n1, i, locs2, n2, j, a->dim, a->metric);
-        double v = a->sigma2 * matern_corr(&m, d * inv_range);
-        if (sym && i == j) v += a->nugget;
-        a->out[i + j * n1] = v;
-        if (sym) a->out[j + i * n1] = v;
-      }
-    }
+    for (long j = j0; j < j1; ++j) matern_column(a, &m, j);
     if (interrupted && j1 < n2 && interrupted())
       return gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
   }

@@ -23,12 +23,20 @@ typedef struct {
 } matern_order;
 
 /* nu > 0 finite. Gamma(nu) = Gamma(1+mu) (mu+1) ... (mu+n-1), kept as a
- * mantissa and a binary exponent so that no order overflows. */
+ * mantissa and a binary exponent so that no order overflows; past the
+ * recurrence range. */
 GS_HD static inline matern_order matern_order_prepare(double nu)
 {
   matern_order m;
-  m.o = bessel_k_order_prepare(nu);
   m.nu = nu;
+  if (nu >= BESSEL_K_DEBYE_NU) { /* matern_corr_debye needs no constants */
+    m.o.mu = 0.0;
+    m.o.n = 0;
+    m.c_m = 1.0;
+    m.c_e2 = 0;
+    return m;
+  }
+  m.o = bessel_k_order_prepare(nu);
   double g = m.o.gamma_p;
   int ge = 0;
   if (m.o.n == 0) g /= m.o.mu; /* Gamma(mu) = Gamma(1+mu) / mu, mu = nu > 0 */
@@ -63,6 +71,22 @@ GS_HD static inline double matern_corr_half_integer(int n, double z)
   return b * exp(-z);
 }
 
+/* M_nu(z) for nu >= BESSEL_K_DEBYE_NU from Debye's expansion of K_nu and
+ * Stirling's series of Gamma(nu), combined by hand so that the large terms
+ * (nu log nu, nu log z, nu eta) cancel exactly:
+ * log M = nu (log1p(w/2) - w) - (Stirling correction) - log1p(zeta^2)/4 + log S,
+ * zeta = z / nu, w = sqrt(1 + zeta^2) - 1. log M is then of moderate size
+ * (about -z^2 / (4 nu)), so M keeps its relative accuracy. */
+GS_HD static inline double matern_corr_debye(double nu, double z)
+{
+  const double zeta = z / nu, r = hypot(1.0, zeta), w = zeta * zeta / (1.0 + r);
+  const double in2 = 1.0 / (nu * nu);
+  const double stirling = (1.0 / 12.0 + in2 * (-1.0 / 360.0 + in2 / 1260.0)) / nu;
+  double ds_dp, ds_dnu;
+  double sum = bessel_k_debye_sum(1.0 / r, nu, &ds_dp, &ds_dnu);
+  return exp(nu * (log1p(0.5 * w) - w) - stirling - 0.25 * log1p(zeta * zeta) + log(sum));
+}
+
 /* f^(2^j) as m 2^e with m in [0.5, 1): repeated squaring of a value in range
  * costs a few ulps, whereas pow or exp of a huge argument would cost
  * |argument| ulps. */
@@ -84,6 +108,7 @@ GS_HD static inline double matern_corr(const matern_order *m, double z)
   if (!(z > 0.0)) return (z == 0.0) ? 1.0 : NAN;
   if (isinf(z)) return 0.0;
   if (m->o.mu == -0.5 && m->o.n <= MATERN_CLOSED_FORM_MAX_N && z < 700.0) return matern_corr_half_integer(m->o.n, z);
+  if (m->nu >= BESSEL_K_DEBYE_NU) return matern_corr_debye(m->nu, z);
   bessel_k_scaled r = bessel_k_scaled_eval(&m->o, z);
   int e;
   double rm = frexp(r.m, &e);

@@ -72,3 +72,25 @@ test_that("extreme arguments give finite logarithms", {
   expect_equal(bessel_k(1e-200, 7.5, log = TRUE, device = "cpu"),
                lgamma(7.5) - log(2) + 7.5 * log(2e200), tolerance = 1e-14)
 })
+
+test_that("very large orders use the uniform asymptotic expansion accurately", {
+  # log K_nu(x) at 30 digits
+  x <- c(1e-3, 1, 300, 999, 1)
+  nu <- c(1000, 1000, 1000, 1000, 1000.5)
+  ref <- c(13505.42973557045335692, 6597.674206338347701018, 871.6162538220591648613,
+           -534.8265457134365663741, 6601.474532693311622436)
+  got <- bessel_k(x, nu, log = TRUE, device = "cpu")
+  expect_lte(max(abs(got - ref) / abs(ref)), 4e-16)
+  # continuous with the recurrence just below the switch, derivatives included
+  z <- c(0.01, 3, 800, 5000)
+  below <- 1000 - 1e-7
+  a <- bessel_k(z, below, log = TRUE, device = "cpu")
+  b <- bessel_k(z, 1000, log = TRUE, device = "cpu")
+  slope <- bessel_k_deriv(z, 1000, "nu", device = "cpu")
+  expect_lte(max(abs(b - a - 1e-7 * slope) / abs(b)), 1e-14)
+  expect_equal(bessel_k_deriv(z, below, "nu", device = "cpu"), slope, tolerance = 1e-9)
+  expect_equal(bessel_k_deriv(z, below, "x", device = "cpu"), bessel_k_deriv(z, 1000, "x", device = "cpu"),
+               tolerance = 1e-9)
+  # and quick: no per-unit-of-order work
+  expect_true(is.finite(bessel_k(2, 1e12, log = TRUE, device = "cpu")))
+})
