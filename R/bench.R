@@ -2,7 +2,7 @@
 
 #' Time the Bessel kernel on device-resident random data
 #'
-#' nu uniform in (0, 20], x log-uniform in [1e-3, 140], log K; CUDA events,
+#' nu uniform in (0, 20], x log-uniform in \\[1e-3, 140\\], log K; CUDA events,
 #' median of `reps` runs after a warm-up.
 #' @keywords internal
 bench_bessel_k_device <- function(n, reps = 10L, op = "bessel_k_log") {

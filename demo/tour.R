@@ -1,0 +1,130 @@
+# A tour of gpustats: Bessel K, its log, scaled form and derivatives, the
+# Matern correlation and covariance matrices, on the GPU when one is present.
+#
+#   Rscript demo/tour.R [OUTDIR]        (or demo("tour", package = "gpustats"))
+#
+# Writes three PNG plots into OUTDIR (default "demo-output").
+
+library(gpustats)
+
+outdir <- commandArgs(trailingOnly = TRUE)[1]
+if (is.na(outdir) || !nzchar(outdir)) outdir <- "demo-output"
+dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
+
+rule <- function(title) cat("\n==", title, strrep("=", max(0, 66 - nchar(title))), "\n")
+
+rule("Devices")
+has_gpu <- gpu_available()
+cat("GPU available:", has_gpu, "\n")
+info <- gpu_info()
+if (nrow(info)) {
+  info$total_memory <- sprintf("%.1f GiB", info$total_memory / 2^30)
+  info$free_memory <- sprintf("%.1f GiB", info$free_memory / 2^30)
+  print(info, row.names = FALSE)
+} else {
+  cat("no GPU: every function runs on the CPU path\n")
+}
+threads <- tryCatch(gpustats:::cpu_threads(), error = function(e) NA)
+cat("CPU threads used by gpustats:", threads, "\n")
+
+rule("K_nu(x) against base R besselK")
+x <- c(0.001, 0.1, 1, 5, 20, 100)
+nu <- c(0.3, 1, 2.5, 7.2, 12, 19.5)
+tab <- data.frame(x = x, nu = nu,
+                  gpustats = bessel_k(x, nu),
+                  base_R = besselK(x, nu))
+tab$rel_diff <- tab$gpustats / tab$base_R - 1
+print(tab, digits = 10, row.names = FALSE)
+
+rule("log and exponentially scaled forms")
+tab <- data.frame(x = x, nu = nu,
+                  log_K = bessel_k(x, nu, log = TRUE),
+                  base_R_log = log(besselK(x, nu)),
+                  scaled = bessel_k(x, nu, expon_scaled = TRUE),
+                  base_R_scaled = besselK(x, nu, expon.scaled = TRUE))
+print(tab, digits = 10, row.names = FALSE)
+cat("\nWhere K itself leaves the double range, its logarithm does not:\n")
+big <- data.frame(x = c(1e-300, 1e-10, 800, 5000), nu = c(3, 40, 0.5, 2))
+big$K <- bessel_k(big$x, big$nu)
+big$log_K <- bessel_k(big$x, big$nu, log = TRUE)
+print(big, digits = 10, row.names = FALSE)
+
+rule("Derivatives of log K against central differences")
+h <- 1e-6
+xd <- c(0.05, 0.7, 3, 25); nud <- c(0.4, 1.6, 4.5, 10)
+dnu <- bessel_k_deriv(xd, nud, wrt = "nu")
+dx <- bessel_k_deriv(xd, nud, wrt = "x")
+fd_nu <- (log(besselK(xd, nud + h)) - log(besselK(xd, nud - h))) / (2 * h)
+fd_x <- (log(besselK(xd * (1 + h), nud)) - log(besselK(xd * (1 - h), nud))) / (2 * h * xd)
+print(data.frame(x = xd, nu = nud, dlogK_dnu = dnu, finite_diff_nu = fd_nu,
+                 dlogK_dx = dx, finite_diff_x = fd_x), digits = 8, row.names = FALSE)
+
+rule("Matern correlation at closed-form orders")
+z <- c(0, 1e-6, 0.01, 0.5, 1, 3, 10)
+closed <- data.frame(
+  d = z,
+  nu_0.5 = matern(z, smoothness = 0.5),
+  nu_1.5 = matern(z, smoothness = 1.5),
+  nu_2.5 = matern(z, smoothness = 2.5))
+exact <- cbind(exp(-z), (1 + z) * exp(-z), (1 + z + z^2 / 3) * exp(-z))
+print(closed, digits = 15, row.names = FALSE)
+cat("largest difference from exp(-d), (1 + d) exp(-d), (1 + d + d^2/3) exp(-d):",
+    format(apply(abs(as.matrix(closed[, -1]) - exact), 2, max), digits = 3), "\n")
+cat("sigma2 = 2, nugget = 0.1 at d = 0 and d = 0.3:",
+    format(matern(c(0, 0.3), sigma2 = 2, range = 0.5, smoothness = 1.3, nugget = 0.1)), "\n")
+
+rule("A Matern covariance matrix for 2,000 random points")
+set.seed(1)
+n <- 2000
+locs <- matrix(runif(2 * n), ncol = 2)
+locs <- locs[order(locs[, 1]), ]
+elapsed <- function(expr) system.time(expr)[["elapsed"]]
+t_cpu <- elapsed(K_cpu <- matern_cov(locs, range = 0.1, smoothness = 1.3, device = "cpu"))
+cat(sprintf("CPU: %d x %d matrix in %.3f s (%.3g entries/s)\n", n, n, t_cpu, n^2 / t_cpu))
+if (has_gpu) {
+  invisible(matern_cov(locs[1:100, ], range = 0.1, smoothness = 1.3, device = "gpu"))  # warm-up
+  t_gpu <- elapsed(K_gpu <- matern_cov(locs, range = 0.1, smoothness = 1.3, device = "gpu"))
+  cat(sprintf("GPU: %d x %d matrix in %.3f s (%.3g entries/s), %.1f times the CPU\n",
+              n, n, t_gpu, n^2 / t_gpu, t_cpu / t_gpu))
+  cat("largest |GPU - CPU|:", format(max(abs(K_gpu - K_cpu)), digits = 3), "\n")
+} else {
+  cat("GPU: not available, skipped\n")
+}
+cat("symmetric:", isSymmetric(K_cpu), "  diagonal:", format(range(diag(K_cpu))), "\n")
+
+rule("Plots")
+files <- file.path(outdir, c("matern-correlation.png", "matern-covariance.png",
+                             "log-besselk.png"))
+
+png(files[1], width = 900, height = 600, res = 120)
+dd <- seq(0, 0.6, length.out = 400)
+nus <- c(0.25, 0.5, 1, 1.5, 2.5, 5, 10)
+cols <- hcl.colors(length(nus), "Dark 3")
+plot(NA, xlim = range(dd), ylim = c(0, 1), xlab = "distance d", ylab = "correlation",
+     main = "Matern correlation, range = 0.1")
+for (i in seq_along(nus)) {
+  lines(dd, matern(dd, range = 0.1, smoothness = nus[i]), col = cols[i], lwd = 2)
+}
+legend("topright", legend = paste("nu =", nus), col = cols, lwd = 2, bty = "n")
+invisible(dev.off())
+
+png(files[2], width = 700, height = 700, res = 120)
+m <- 400
+idx <- round(seq(1, n, length.out = m))
+par(mar = c(1, 1, 3, 1))
+image(K_cpu[idx, rev(idx)], col = hcl.colors(64, "Viridis"), axes = FALSE, asp = 1,
+      main = sprintf("Matern covariance (nu = 1.3, range = 0.1)\n%d of %d points, sorted by x", m, n))
+invisible(dev.off())
+
+png(files[3], width = 900, height = 600, res = 120)
+nu_seq <- seq(0, 20, length.out = 401)
+xv <- c(0.001, 0.1, 1, 10, 100)
+cols <- hcl.colors(length(xv), "Dark 3")
+lk <- sapply(xv, function(xx) bessel_k(xx, nu_seq, log = TRUE))
+matplot(nu_seq, lk, type = "l", lty = 1, lwd = 2, col = cols, xlab = expression(nu),
+        ylab = expression(log ~ K[nu](x)), main = "log K over the order")
+legend("topleft", legend = paste("x =", format(xv, scientific = FALSE, drop0trailing = TRUE)),
+       col = cols, lwd = 2, bty = "n")
+invisible(dev.off())
+
+cat("wrote:\n", paste0("  ", normalizePath(files), "\n"), sep = "")
