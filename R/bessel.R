@@ -19,7 +19,8 @@
 #' references, the error of \eqn{\log K} is below \eqn{10^{-13}} for
 #' \eqn{\nu \le 20}, \eqn{10^{-3} \le x \le 140} and below \eqn{10^{-12}} up
 #' to \eqn{\nu = 100}, \eqn{x = 700} (see `vignette("bessel-matern")`).
-#' The cost grows linearly with \eqn{\nu} (one recurrence step per unit).
+#' The recurrence costs one step per unit of order; from \eqn{\nu = 1000} on,
+#' Debye's uniform asymptotic expansion replaces it.
 #'
 #' `bessel_k_deriv()` returns the partial derivative of \eqn{\log K_\nu(x)}.
 #' In `x` it is \eqn{-(K_{\nu-1} + K_{\nu+1}) / (2 K_\nu)}; in `nu` the

@@ -12,7 +12,8 @@
  *     full double precision for every x >= 1;
  *   - closed forms at half-integer orders (mu = -1/2).
  * Forward recurrence K_{k+1} = K_{k-1} + (2k/x) K_k then reaches nu; it is
- * stable for K and adds only positive terms. Values are carried as
+ * stable for K and adds only positive terms. From nu = 1000 on, Debye's
+ * uniform asymptotic expansion replaces the recurrence. Values are carried as
  * m * 2^e2 * exp(-xs), so log K and exp(x) K never overflow or underflow.
  *
  * The derivative in nu uses the same decomposition: d/dnu of the integral is
