@@ -73,3 +73,32 @@ test_that("gpu_info describes the device and the benchmark hooks run", {
   m <- gpustats:::bench_matern_cov_device(2000, smoothness = 1.3, reps = 3)
   expect_gt(m$entries_per_second, 0)
 })
+
+test_that("chunked and tiled GPU work gives the CPU values", {
+  skip_without_gpu()
+  set.seed(3)
+  # more elements than one chunk of the map (2^26), recycled orders
+  n <- 7e7
+  x <- rep_len(exp(runif(1e4, log(1e-3), log(500))), n)
+  nus <- c(0.5, 2.3, 7.9)
+  g <- bessel_k(x, nus, log = TRUE, device = "gpu")
+  idx <- c(sample.int(n, 1e5), n - 0:9, 2^26 + -2:2)
+  c <- bessel_k(x[idx], nus[(idx - 1) %% 3 + 1], log = TRUE, device = "cpu")
+  expect_lte(max(abs(g[idx] - c) / pmax(1, abs(c))), 1e-13)
+  rm(g, x)
+  # more entries than one tile of matern_cov (2^28)
+  locs <- matrix(runif(4e4), ncol = 2)
+  locs2 <- matrix(runif(2.8e4), ncol = 2)
+  S <- matern_cov(locs, locs2, range = 0.1, smoothness = 1.3, device = "gpu")
+  i <- sample.int(nrow(locs), 2000, replace = TRUE)
+  j <- c(sample.int(nrow(locs2), 1990, replace = TRUE), nrow(locs2) - 0:9)
+  d <- sqrt(rowSums((locs[i, ] - locs2[j, ])^2))
+  expect_lte(max(abs(S[cbind(i, j)] - matern(d, range = 0.1, smoothness = 1.3, device = "cpu"))), 1e-14)
+})
+
+test_that("empty inputs leave the GPU usable", {
+  skip_without_gpu()
+  expect_identical(dim(matern_cov(matrix(numeric(0), 0, 2), device = "gpu")), c(0L, 0L))
+  expect_identical(dim(matern_cov(matrix(1, 1, 2), matrix(numeric(0), 0, 2), device = "gpu")), c(1L, 0L))
+  expect_equal(bessel_k(2, 1, device = "gpu"), besselK(2, 1), tolerance = 1e-15)
+})

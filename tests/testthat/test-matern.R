@@ -80,3 +80,8 @@ test_that("a matrix larger than the host's memory is refused before allocating",
   big <- matrix(0, 3e6, 1)
   expect_error(matern_cov(big, device = "cpu"), class = "gpustats_error_memory")
 })
+
+test_that("empty location sets give empty matrices", {
+  expect_identical(dim(matern_cov(matrix(numeric(0), 0, 2), device = "cpu")), c(0L, 0L))
+  expect_identical(dim(matern_cov(matrix(1, 1, 2), matrix(numeric(0), 0, 2), device = "cpu")), c(1L, 0L))
+})
