@@ -15,21 +15,8 @@
 # GPUSTATS_BENCH_QUICK=1 uses tiny sizes and skips nothing but the GPU parts
 # (skipped anyway without a GPU).
 
-if (!exists("bench_opt", mode = "function")) {
-  local({
-    d <- NULL
-    for (fr in rev(sys.frames())) {  # this file when source()d ...
-      f <- get0("ofile", envir = fr, inherits = FALSE)
-      if (is.character(f)) { d <- dirname(f); break }
-    }
-    if (is.null(d)) {                # ... or run by Rscript
-      a <- commandArgs(trailingOnly = FALSE)
-      f <- sub("^--file=", "", a[startsWith(a, "--file=")])
-      d <- if (length(f)) dirname(f[1]) else file.path("inst", "bench")
-    }
-    source(file.path(d, "common.R"))
-  })
-}
+# run from the package source root
+if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
 # Base R besselK / gsl::bessel_Knu over chunks on `cores` forked workers.
 peer_parallel <- function(fun, x, nu, cores) {

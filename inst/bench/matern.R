@@ -14,21 +14,8 @@
 #   matern_peer_n          base R size (default 5000)
 #   reps                   timed repeats (default 3)
 
-if (!exists("bench_opt", mode = "function")) {
-  local({
-    d <- NULL
-    for (fr in rev(sys.frames())) {  # this file when source()d ...
-      f <- get0("ofile", envir = fr, inherits = FALSE)
-      if (is.character(f)) { d <- dirname(f); break }
-    }
-    if (is.null(d)) {                # ... or run by Rscript
-      a <- commandArgs(trailingOnly = FALSE)
-      f <- sub("^--file=", "", a[startsWith(a, "--file=")])
-      d <- if (length(f)) dirname(f[1]) else file.path("inst", "bench")
-    }
-    source(file.path(d, "common.R"))
-  })
-}
+# run from the package source root
+if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
 matern_locs <- function(n) matrix(stats::runif(2 * n), n, 2)
 

@@ -7,19 +7,7 @@
 # OUTDIR/accuracy.md, and prints the tables with a compact summary last.
 # Sizes: see bessel.R and matern.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
 
-local({
-  d <- NULL
-  for (fr in rev(sys.frames())) {  # this file when source()d ...
-    f <- get0("ofile", envir = fr, inherits = FALSE)
-    if (is.character(f)) { d <- dirname(f); break }
-  }
-  if (is.null(d)) {                # ... or run by Rscript
-    a <- commandArgs(trailingOnly = FALSE)
-    f <- sub("^--file=", "", a[startsWith(a, "--file=")])
-    d <- if (length(f)) dirname(f[1]) else file.path("inst", "bench")
-  }
-  for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R")) source(file.path(d, s))
-})
+for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R")) source(file.path("inst", "bench", s))
 
 run_all <- function(outdir, root = bench_opt("root", ".")) {
   dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
