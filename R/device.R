@@ -73,6 +73,16 @@ gs_call <- function(expr, call) {
   })
 }
 
+# A cli progress bar for the native code to advance (a function of the
+# fraction done), shown if the work lasts more than a couple of seconds and
+# closed when the exported function whose frame is `call` returns; NULL for
+# work too small to need one.
+gs_progress_bar <- function(work, label, call) {
+  if (work < 1e6) return(NULL)
+  id <- cli::cli_progress_bar(label, total = 100, .envir = call)
+  function(done) cli::cli_progress_update(set = floor(100 * done), id = id, .envir = call)
+}
+
 #' Number of CPU threads of the CPU path
 #' @keywords internal
 cpu_threads <- function() .Call(gs_r_cpu_threads, gs_threads())

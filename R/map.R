@@ -14,7 +14,8 @@ gs_map <- function(op, inputs, device, call) {
   dev <- resolve_device(device, n, "map", call)
   # the core reads doubles and ignores attributes: no copy for double input
   values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
-  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads()), call)
+  bar <- gs_progress_bar(n, op, call)
+  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(), bar), call)
   nan_produced <- isTRUE(attr(res, "nan_produced"))
   attr(res, "nan_produced") <- NULL
   if (nan_produced) warning(warningCondition("NaNs produced", call = sys.call(-1L)))

@@ -3,11 +3,13 @@
 #include "core/gs_map.h"
 #include "r_util.h"
 
-/* gs_r_map(op, inputs, device, threads): inputs is a list of double vectors,
- * recycled to the longest; device < 0 runs on the CPU. Returns the result and,
+/* gs_r_map(op, inputs, device, threads, progress): inputs is a list of double
+ * vectors, recycled to the longest; device < 0 runs on the CPU; progress is an
+ * R function of the fraction done, or NULL. Returns the result and,
  * as attribute "nan_produced", whether a NaN came from non-NaN inputs. */
-SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_)
+SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress)
 {
+  gs_r_progress_set(progress);
   const int op = gs_r_int(op_, "op"), device = gs_r_int(device_, "device");
   const int threads = gs_r_int(threads_, "threads");
   if (op < 0 || op >= GS_OP_COUNT) Rf_error("unknown operation");
@@ -27,8 +29,8 @@ SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_)
   SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)a.n));
   a.out = REAL(out);
   char msg[GS_MSG_LEN];
-  gs_status st = (device < 0) ? gs_map_cpu(&a, threads, gs_r_interrupted, msg)
-                              : gs_map_gpu(device, &a, gs_r_interrupted, msg);
+  gs_status st = (device < 0) ? gs_map_cpu(&a, threads, gs_r_progress, msg)
+                              : gs_map_gpu(device, &a, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   Rf_setAttrib(out, Rf_install("nan_produced"),
                Rf_ScalarLogical(gs_map_nan_produced(&a, threads)));

@@ -3,9 +3,11 @@
 #include "r_util.h"
 
 /* locs1, locs2: double matrices (locs2 may be NULL); params: sigma2, range,
- * smoothness, nugget (already validated in R). */
-SEXP gs_r_matern_cov(SEXP locs1, SEXP locs2, SEXP params, SEXP metric, SEXP device_, SEXP threads_)
+ * smoothness, nugget (already validated in R); progress: as in gs_r_map. */
+SEXP gs_r_matern_cov(SEXP locs1, SEXP locs2, SEXP params, SEXP metric, SEXP device_, SEXP threads_,
+                     SEXP progress)
 {
+  gs_r_progress_set(progress);
   const int device = gs_r_int(device_, "device"), threads = gs_r_int(threads_, "threads");
   if (!Rf_isMatrix(locs1) || TYPEOF(locs1) != REALSXP) Rf_error("locs must be a double matrix");
   if (locs2 != R_NilValue && (!Rf_isMatrix(locs2) || TYPEOF(locs2) != REALSXP))
@@ -26,8 +28,8 @@ SEXP gs_r_matern_cov(SEXP locs1, SEXP locs2, SEXP params, SEXP metric, SEXP devi
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)a.n1, (int)a.n2));
   a.out = REAL(out);
   char msg[GS_MSG_LEN];
-  gs_status st = (device < 0) ? gs_matern_cov_cpu(&a, threads, gs_r_interrupted, msg)
-                              : gs_matern_cov_gpu(device, &a, gs_r_interrupted, msg);
+  gs_status st = (device < 0) ? gs_matern_cov_cpu(&a, threads, gs_r_progress, msg)
+                              : gs_matern_cov_gpu(device, &a, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

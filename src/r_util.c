@@ -2,13 +2,29 @@
 
 #include "r_util.h"
 
-static void check_interrupt(void *unused)
+/* Set at the start of every .Call that takes a callback; only read during it,
+ * while the caller keeps the function protected. */
+static SEXP progress_fn = NULL;
+static double progress_done;
+
+void gs_r_progress_set(SEXP fn) { progress_fn = (fn == R_NilValue) ? NULL : fn; }
+
+static void progress_report(void *unused)
 {
   (void)unused;
+  if (progress_fn) {
+    SEXP call = PROTECT(Rf_lang2(progress_fn, Rf_ScalarReal(progress_done)));
+    Rf_eval(call, R_GlobalEnv);
+    UNPROTECT(1);
+  }
   R_CheckUserInterrupt();
 }
 
-int gs_r_interrupted(void) { return !R_ToplevelExec(check_interrupt, NULL); }
+int gs_r_progress(double done)
+{
+  progress_done = done;
+  return !R_ToplevelExec(progress_report, NULL);
+}
 
 void gs_r_stop(gs_status status, const char *msg) { Rf_error("gpustats[%d] %s", (int)status, msg); }
 

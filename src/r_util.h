@@ -7,9 +7,13 @@
 
 #include "core/gs_common.h"
 
-/* Interrupt check for the core: safe to call between batches on the main
- * thread; never longjmps out of the core. */
-int gs_r_interrupted(void);
+/* Progress callback for the core: reports to the R function set by
+ * gs_r_progress_set (a cli progress bar, or NULL for none) and checks for a
+ * user interrupt; never longjmps out of the core. */
+int gs_r_progress(double done);
+/* The R function of one argument (fraction done) that gs_r_progress calls
+ * during the current .Call, or R_NilValue. */
+void gs_r_progress_set(SEXP fn);
 /* Raises the R error for a failed core call; the R side turns the
  * "gpustats[<status>]" prefix into a classed condition. */
 void gs_r_stop(gs_status status, const char *msg);

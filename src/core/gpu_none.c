@@ -21,16 +21,16 @@ gs_status gs_gpu_props_get(int device, gs_gpu_props *p, char *msg)
 
 void gs_gpu_release_all(void) {}
 
-gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_fn interrupted, char *msg)
+gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn progress, char *msg)
 {
-  (void)device, (void)a, (void)interrupted;
+  (void)device, (void)a, (void)progress;
   return no_gpu(msg);
 }
 
-gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_interrupt_fn interrupted,
+gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_progress_fn progress,
                             char *msg)
 {
-  (void)device, (void)a, (void)interrupted;
+  (void)device, (void)a, (void)progress;
   return no_gpu(msg);
 }
 

@@ -13,3 +13,8 @@ gs_status gs_set_msg(char *msg, gs_status status, const char *fmt, ...)
   }
   return status;
 }
+
+gs_status gs_interrupted(char *msg)
+{
+  return gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted; the computation was stopped and its memory released");
+}

@@ -32,11 +32,14 @@ typedef enum {
  * and writes a one-line explanation into it. */
 #define GS_MSG_LEN 512
 
-/* Set by the R glue: returns non-zero when the user asked to interrupt.
- * Only ever called from the thread that entered the core. */
-typedef int (*gs_interrupt_fn)(void);
+/* Set by the caller (the R glue): long computations call it between batches
+ * with the fraction of the work done, from the thread that entered the core;
+ * a non-zero return asks them to stop (GS_ERR_INTERRUPTED). May be NULL. */
+typedef int (*gs_progress_fn)(double done);
 
 gs_status gs_set_msg(char *msg, gs_status status, const char *fmt, ...);
+/* GS_ERR_INTERRUPTED, with its message. */
+gs_status gs_interrupted(char *msg);
 
 #ifdef __cplusplus
 }

@@ -18,8 +18,8 @@ typedef struct {
 } gs_map_args;
 
 /* threads <= 0: all cores. */
-gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_interrupt_fn interrupted, char *msg);
-gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_fn interrupted, char *msg);
+gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_progress_fn progress, char *msg);
+gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn progress, char *msg);
 /* Whether some output is NaN although none of its inputs is (R's
  * "NaNs produced" warning). */
 int gs_map_nan_produced(const gs_map_args *a, int threads);

@@ -19,9 +19,9 @@ typedef struct {
   double *out;         /* n1 x n2, column-major */
 } gs_matern_cov_args;
 
-gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_interrupt_fn interrupted,
+gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_progress_fn progress,
                             char *msg);
-gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_interrupt_fn interrupted,
+gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_progress_fn progress,
                             char *msg);
 
 #ifdef __cplusplus

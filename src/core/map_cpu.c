@@ -21,7 +21,7 @@ GS_CPU_DISPATCH static void map_block(const gs_map_args *a, size_t lo, size_t hi
   }
 }
 
-gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_interrupt_fn interrupted, char *msg)
+gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_progress_fn progress, char *msg)
 {
   if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
   const int nthreads = gs_cpu_threads(threads);
@@ -31,8 +31,8 @@ gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_interrupt_fn interrup
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (long long b = s; b < e; b += MAP_BLOCK)
       map_block(a, (size_t)b, (size_t)(e - b > MAP_BLOCK ? b + MAP_BLOCK : e));
-    if (interrupted && end < a->n && interrupted())
-      return gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+    if (progress && end < a->n && progress((double)end / a->n))
+      return gs_interrupted(msg);
   }
   return GS_OK;
 }

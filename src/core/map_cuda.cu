@@ -98,7 +98,7 @@ static cudaError_t map_launch(int op, unsigned blocks, cudaStream_t s, map_input
   return cudaGetLastError();
 }
 
-extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_fn interrupted, char *msg)
+extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn progress, char *msg)
 {
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
@@ -147,8 +147,8 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_interrupt_f
         if (chunk_in[k]) GS_TRY(gs_gpu_copy_to_device(c, chunk_in[k], a->in[k] + start, count * sizeof(double), 0, msg));
       GS_CUDA_TRY(map_launch(a->op, map_blocks(c, count), s, in, start, count, out));
       GS_TRY(gs_gpu_copy_to_host(c, a->out + start, out, count * sizeof(double), 0, msg));
-      if (interrupted && start + count < a->n && interrupted()) {
-        st = gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+      if (progress && start + count < a->n && progress((double)(start + count) / a->n)) {
+        st = gs_interrupted(msg);
         goto done;
       }
     }

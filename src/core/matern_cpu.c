@@ -22,7 +22,7 @@ GS_CPU_DISPATCH static void matern_column(const gs_matern_cov_args *a, const mat
   }
 }
 
-gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_interrupt_fn interrupted,
+gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_progress_fn progress,
                             char *msg)
 {
   const long n1 = a->n1, n2 = (a->locs2 == NULL) ? a->n1 : a->n2;
@@ -34,8 +34,8 @@ gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_interru
     const long j1 = (n2 - j0 > cols) ? j0 + cols : n2;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (long j = j0; j < j1; ++j) matern_column(a, &m, j);
-    if (interrupted && j1 < n2 && interrupted())
-      return gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+    if (progress && j1 < n2 && progress((double)j1 / n2))
+      return gs_interrupted(msg);
   }
   return GS_OK;
 }

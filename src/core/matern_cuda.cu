@@ -61,7 +61,7 @@ static matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const dou
   return t;
 }
 
-extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_interrupt_fn interrupted,
+extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_progress_fn progress,
                                        char *msg)
 {
   gs_status st = GS_OK;
@@ -103,8 +103,8 @@ extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, 
       }
       GS_TRY(gs_gpu_copy_to_host(c, a->out + (size_t)j0 * n1, tile[k % 2], (size_t)w * n1 * sizeof(double),
                                  k % 2, msg));
-      if (interrupted && k + 1 < ntiles && interrupted()) {
-        st = gs_set_msg(msg, GS_ERR_INTERRUPTED, "interrupted");
+      if (progress && k + 1 < ntiles && progress((double)(k + 1) / ntiles)) {
+        st = gs_interrupted(msg);
         goto done;
       }
     }

@@ -102,3 +102,20 @@ test_that("empty inputs leave the GPU usable", {
   expect_identical(dim(matern_cov(matrix(1, 1, 2), matrix(numeric(0), 0, 2), device = "gpu")), c(1L, 0L))
   expect_equal(bessel_k(2, 1, device = "gpu"), besselK(2, 1), tolerance = 1e-15)
 })
+
+test_that("an interrupt between GPU chunks stops the work cleanly", {
+  skip_without_gpu()
+  interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
+  x <- runif(2.5e8)
+  id <- as.integer(getOption("gpustats.gpus", 0L)[1])
+  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), id, 0L, interrupt_at_third),
+                                  environment()),
+               class = "gpustats_error_interrupted")
+  rm(x)
+  locs <- matrix(runif(5e4), ncol = 2) # 5 GB: three tiles
+  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, c(1, 0.1, 1.3, 0), 0L, id, 0L,
+                                        interrupt_at_third), environment()),
+               class = "gpustats_error_interrupted")
+  invisible(gc())
+  expect_equal(bessel_k(c(0.5, 2), 1.5, device = "gpu"), besselK(c(0.5, 2), 1.5), tolerance = 1e-14)
+})
