@@ -10,6 +10,10 @@
 #include "matern_math.h"
 
 #define MATERN_THREADS 256
+/* Blocks along the columns of a tile; each block then walks ncols / this many
+ * columns, so that cheap entries (half-integer smoothness) are not limited by
+ * launching millions of small blocks. */
+#define MATERN_GRID_COLS 2048
 /* Entries per tile at most (2 GB): bounds the time between interrupt checks. */
 #define MATERN_MAX_TILE ((size_t)1 << 28)
 
@@ -39,7 +43,7 @@ static cudaError_t matern_tile_launch(const matern_tile_args *a, long j0, long n
                                       cudaStream_t s)
 {
   dim3 grid((unsigned)((a->n1 + MATERN_THREADS - 1) / MATERN_THREADS),
-            (unsigned)(ncols < 65535 ? ncols : 65535));
+            (unsigned)(ncols < MATERN_GRID_COLS ? ncols : MATERN_GRID_COLS));
   matern_tile_kernel<<<grid, MATERN_THREADS, 0, s>>>(*a, j0, ncols, tile);
   return cudaGetLastError();
 }
