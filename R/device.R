@@ -67,7 +67,7 @@ gs_call <- function(expr, call) {
   tryCatch(expr, error = function(e) {
     m <- regmatches(conditionMessage(e), regexec("^gpustats\\[(\\d)\\] (.*)$", conditionMessage(e)))[[1L]]
     if (length(m) == 0L) stop(e)
-    kind <- c("argument", "memory", "no_gpu", "cuda", "interrupted")[as.integer(m[2L])]
+    kind <- c("argument", "memory", "no_gpu", "cuda", "interrupted", "not_pd")[as.integer(m[2L])]
     text <- m[3L]
     cli::cli_abort("{text}", class = c(paste0("gpustats_error_", kind), "gpustats_error"), call = call)
   })

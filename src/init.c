@@ -12,6 +12,11 @@ SEXP gs_r_host_memory(void);
 SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gp_free(SEXP);
+SEXP gs_r_gp_factor(SEXP, SEXP);
+SEXP gs_r_gp_apply(SEXP, SEXP, SEXP);
+SEXP gs_r_bench_gp_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -23,6 +28,11 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_matern_cov", (DL_FUNC)&gs_r_matern_cov, 7},
   {"gs_r_bench_map", (DL_FUNC)&gs_r_bench_map, 4},
   {"gs_r_bench_matern_cov", (DL_FUNC)&gs_r_bench_matern_cov, 4},
+  {"gs_r_gp_new", (DL_FUNC)&gs_r_gp_new, 4},
+  {"gs_r_gp_free", (DL_FUNC)&gs_r_gp_free, 1},
+  {"gs_r_gp_factor", (DL_FUNC)&gs_r_gp_factor, 2},
+  {"gs_r_gp_apply", (DL_FUNC)&gs_r_gp_apply, 3},
+  {"gs_r_bench_gp_loglik", (DL_FUNC)&gs_r_bench_gp_loglik, 5},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

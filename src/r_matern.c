@@ -25,6 +25,7 @@ SEXP gs_r_matern_cov(SEXP locs1, SEXP locs2, SEXP params, SEXP metric, SEXP devi
   a.range = REAL(params)[1];
   a.smoothness = REAL(params)[2];
   a.nugget = REAL(params)[3];
+  a.lower_only = 0;
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)a.n1, (int)a.n2));
   a.out = REAL(out);
   char msg[GS_MSG_LEN];

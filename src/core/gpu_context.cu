@@ -55,6 +55,9 @@ done:
 /* Releases whatever part of a context exists. */
 static void context_free(gs_gpu_ctx *c)
 {
+  if (c->solver_params) cusolverDnDestroyParams(c->solver_params);
+  if (c->solver) cusolverDnDestroy(c->solver);
+  if (c->blas) cublasDestroy(c->blas);
   if (c->work) cudaFree(c->work);
   for (int k = 0; k < GS_GPU_STAGES; ++k) {
     if (c->stage[k]) cudaFreeHost(c->stage[k]);
@@ -88,6 +91,22 @@ gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg)
 done:
   if (st != GS_OK && !c->ready) context_free(c);
   return st;
+}
+
+gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *c, char *msg)
+{
+  if (c->solver_params) return GS_OK;
+  if (!c->blas && (cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS ||
+                   cublasSetStream(c->blas, c->stream[0]) != CUBLAS_STATUS_SUCCESS))
+    return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuBLAS handle on GPU %d", c->device);
+  if (!c->solver && (cusolverDnCreate(&c->solver) != CUSOLVER_STATUS_SUCCESS ||
+                     cusolverDnSetStream(c->solver, c->stream[0]) != CUSOLVER_STATUS_SUCCESS))
+    return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuSOLVER handle on GPU %d", c->device);
+  if (cusolverDnCreateParams(&c->solver_params) != CUSOLVER_STATUS_SUCCESS) {
+    c->solver_params = NULL;
+    return gs_set_msg(msg, GS_ERR_CUDA, "cannot create cuSOLVER parameters on GPU %d", c->device);
+  }
+  return GS_OK;
 }
 
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *c, size_t bytes, void **p, char *msg)

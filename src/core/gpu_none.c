@@ -4,6 +4,7 @@
 #include "gs_map.h"
 #include "gs_matern.h"
 #include "gs_bench.h"
+#include "gp_internal.h"
 
 static gs_status no_gpu(char *msg)
 {
@@ -44,5 +45,32 @@ gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smoothness, int r
                                   char *msg)
 {
   (void)device, (void)n, (void)smoothness, (void)reps, (void)seconds;
+  return no_gpu(msg);
+}
+
+gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smoothness, int reps, double seconds[3],
+                                 char *msg)
+{
+  (void)device, (void)n, (void)range, (void)smoothness, (void)reps, (void)seconds;
+  return no_gpu(msg);
+}
+
+gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
+{
+  (void)gp;
+  return no_gpu(msg);
+}
+
+void gs_gp_gpu_release(gs_gp *gp) { (void)gp; }
+
+gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
+{
+  (void)gp, (void)p, (void)logdet, (void)failed_minor;
+  return no_gpu(msg);
+}
+
+gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
+{
+  (void)gp, (void)what, (void)b, (void)k, (void)out;
   return no_gpu(msg);
 }

@@ -17,6 +17,12 @@ gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, double *secon
 gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smoothness, int reps, double *seconds,
                                   char *msg);
 
+/* One Gaussian log-likelihood at n random points in the unit square:
+ * seconds[0] covariance generation, [1] Cholesky factorisation, [2] the
+ * triangular solve, each the median of `reps` timed runs. */
+gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smoothness, int reps, double seconds[3],
+                                 char *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 #include "gs_gpu_ctx.cuh"
 
 /* splitmix64 of (i, seed) mapped to (0, 1): every thread draws independently. */
-__device__ static inline double bench_uniform(uint64_t i, uint64_t seed)
+__host__ __device__ static inline double bench_uniform(uint64_t i, uint64_t seed)
 {
   uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

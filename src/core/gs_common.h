@@ -25,7 +25,8 @@ typedef enum {
   GS_ERR_NOMEM,       /* host or device allocation failed */
   GS_ERR_NO_GPU,      /* no usable GPU, or built without CUDA */
   GS_ERR_CUDA,        /* a CUDA runtime call failed */
-  GS_ERR_INTERRUPTED  /* the user interrupted a long computation */
+  GS_ERR_INTERRUPTED, /* the user interrupted a long computation */
+  GS_ERR_NOT_PD       /* a matrix is not positive definite */
 } gs_status;
 
 /* Every entry point that can fail takes a caller-owned buffer of this size

@@ -3,7 +3,9 @@
 #ifndef GS_GPU_CTX_CUH
 #define GS_GPU_CTX_CUH
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 
 #include "gs_gpu.h"
 
@@ -23,10 +25,16 @@ typedef struct {
   size_t work_bytes;
   void *stage[GS_GPU_STAGES];            /* pinned, GS_GPU_STAGE_BYTES each */
   cudaEvent_t stage_free[GS_GPU_STAGES]; /* recorded when a stage's copy is done */
+  cublasHandle_t blas;                   /* created by gs_gpu_ctx_solvers, on stream[0] */
+  cusolverDnHandle_t solver;
+  cusolverDnParams_t solver_params;
 } gs_gpu_ctx;
 
 /* Makes `device` current and returns its state, creating it if needed. */
 gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg);
+/* Creates the cuBLAS and cuSOLVER handles of ctx on first use (milliseconds
+ * each, so once per device, not per call). */
+gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *ctx, char *msg);
 /* At least `bytes` of device workspace; the previous contents are lost. */
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *msg);
 /* Free device memory in bytes, after releasing the workspace if it would

@@ -16,6 +16,7 @@ typedef struct {
   int dim;
   int metric;          /* MATERN_EUCLIDEAN or MATERN_GREAT_CIRCLE */
   double sigma2, range, smoothness, nugget; /* nugget: diagonal of the symmetric case */
+  int lower_only;      /* symmetric case: leave the strict upper triangle unwritten */
   double *out;         /* n1 x n2, column-major */
 } gs_matern_cov_args;
 

@@ -18,7 +18,7 @@ GS_CPU_DISPATCH static void matern_column(const gs_matern_cov_args *a, const mat
     double v = a->sigma2 * matern_corr(m, d * inv_range);
     if (sym && i == j) v += a->nugget;
     a->out[i + j * n1] = v;
-    if (sym) a->out[j + i * n1] = v;
+    if (sym && !a->lower_only) a->out[j + i * n1] = v;
   }
 }
 

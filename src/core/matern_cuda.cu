@@ -6,8 +6,7 @@
 #include "gs_bench.h"
 #include "gs_bench_cuda.cuh"
 #include "gs_gpu_ctx.cuh"
-#include "gs_matern.h"
-#include "matern_math.h"
+#include "gs_matern_cuda.cuh"
 
 #define MATERN_THREADS 256
 /* Blocks along the columns of a tile; each block then walks ncols / this many
@@ -17,14 +16,6 @@
 /* Entries per tile at most (2 GB): bounds the time between interrupt checks. */
 #define MATERN_MAX_TILE ((size_t)1 << 28)
 
-typedef struct {
-  matern_order m;
-  const double *locs1, *locs2;
-  long n1, n2;
-  int dim, metric, sym;
-  double sigma2, inv_range, nugget;
-} matern_tile_args;
-
 /* Columns [j0, j0 + ncols) of the n1 x n2 matrix into tile (n1 x ncols). */
 __global__ void matern_tile_kernel(matern_tile_args a, long j0, long ncols, double *tile)
 {
@@ -32,6 +23,7 @@ __global__ void matern_tile_kernel(matern_tile_args a, long j0, long ncols, doub
   if (i >= a.n1) return;
   for (long jj = blockIdx.y; jj < ncols; jj += gridDim.y) {
     const long j = j0 + jj;
+    if (a.lower_only && i < j) continue;
     double d = matern_distance(a.locs1, a.n1, i, a.locs2, a.n2, j, a.dim, a.metric);
     double v = a.sigma2 * matern_corr(&a.m, d * a.inv_range);
     if (a.sym && i == j) v += a.nugget;
@@ -39,7 +31,7 @@ __global__ void matern_tile_kernel(matern_tile_args a, long j0, long ncols, doub
   }
 }
 
-static cudaError_t matern_tile_launch(const matern_tile_args *a, long j0, long ncols, double *tile,
+cudaError_t matern_tile_launch(const matern_tile_args *a, long j0, long ncols, double *tile,
                                       cudaStream_t s)
 {
   dim3 grid((unsigned)((a->n1 + MATERN_THREADS - 1) / MATERN_THREADS),
@@ -48,7 +40,7 @@ static cudaError_t matern_tile_launch(const matern_tile_args *a, long j0, long n
   return cudaGetLastError();
 }
 
-static matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const double *d1, const double *d2)
+matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const double *d1, const double *d2)
 {
   matern_tile_args t;
   t.m = matern_order_prepare(a->smoothness);
@@ -62,6 +54,7 @@ static matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const dou
   t.sigma2 = a->sigma2;
   t.inv_range = 1.0 / a->range;
   t.nugget = a->nugget;
+  t.lower_only = t.sym && a->lower_only;
   return t;
 }
 
@@ -140,7 +133,7 @@ extern "C" gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smooth
     cudaStream_t s = c->stream[0];
     bench_locations<<<(unsigned)((2 * n + 255) / 256), 256, 0, s>>>(locs, (long)n);
     GS_CUDA_TRY(cudaGetLastError());
-    gs_matern_cov_args a = {locs, (long)n, NULL, 0, 2, MATERN_EUCLIDEAN, 1.0, 0.1, smoothness, 0.0, out};
+    gs_matern_cov_args a = {locs, (long)n, NULL, 0, 2, MATERN_EUCLIDEAN, 1.0, 0.1, smoothness, 0.0, 0, out};
     const matern_tile_args t = matern_tile_setup(&a, locs, NULL);
     st = bench_time(s, reps, [&] { return matern_tile_launch(&t, 0, (long)n, out, s); }, seconds, msg);
   }

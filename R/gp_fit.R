@@ -1,0 +1,248 @@
+#' Maximum-likelihood fit of a Matérn Gaussian process
+#'
+#' Estimates `sigma2`, `range`, `smoothness` and, with `nugget = TRUE`, the
+#' nugget of a zero-mean Gaussian process with Matérn covariance (see
+#' [matern()]) by maximising the exact likelihood ([gp_loglik()]). The
+#' locations are uploaded and the \eqn{n \times n} workspace allocated once;
+#' each likelihood evaluation then generates the covariance, factors it and
+#' solves, on the GPU when one is used.
+#'
+#' `sigma2` is profiled out: for fixed correlation parameters its maximum
+#' likelihood estimate is \eqn{y^\top R^{-1} y / n} (with the nugget
+#' expressed as a ratio to `sigma2`), which removes one dimension from the
+#' search. The search (`stats::nlminb()`) runs over \eqn{\log}(range),
+#' \eqn{\log}(smoothness) and the nugget ratio; a covariance that is not
+#' positive definite at a trial point counts as an infeasible point, and the
+#' search continues. Standard errors come from the observed information: a
+#' central-difference Hessian of the full log-likelihood at the estimate (a
+#' nugget estimated at 0, on the boundary, gets no standard error).
+#'
+#' @param y Numeric vector of observations at the rows of `locs` (no `NA`).
+#' @inheritParams matern_cov
+#' @param start Named list or vector of starting values for some of
+#'   `sigma2`, `range`, `smoothness`, `nugget`; the rest come from the data
+#'   (`var(y)`, a tenth of the diameter of the locations, 1 and a tenth of
+#'   `var(y)`).
+#' @param lower,upper Named bounds for `range`, `smoothness` and `nugget`
+#'   (the nugget bounds apply to the ratio nugget / sigma2). Defaults: range
+#'   in \[1e-4, 10\] times the diameter of the locations, smoothness in
+#'   \[0.05, 5\], ratio in \[0, 10\].
+#' @param fixed Named list of parameters held at given values.
+#' @param nugget If `TRUE`, estimate a nugget; if `FALSE` (default) it is 0
+#'   unless given in `fixed`.
+#' @param control List: `trace` (default `TRUE`: one progress line per
+#'   evaluation), `iter.max` (default 200), `rel.tol` (default 1e-10) and
+#'   `hessian` (default `TRUE`: compute standard errors).
+#' @return An object of class `gp_fit` with methods `print()`, `summary()`,
+#'   `coef()`, `logLik()` (so `AIC()` works), `vcov()`, `nobs()`,
+#'   `predict()` and `simulate()`; components `coefficients`, `loglik`,
+#'   `vcov`, `estimated` (names of the estimated parameters), `iterations`,
+#'   `evaluations`, `convergence`, `message`, `seconds`, `device`.
+#' @seealso [predict.gp_fit()], [gp_loglik()]
+#' @examples
+#' set.seed(2)
+#' locs <- matrix(runif(600), ncol = 2)
+#' y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8)
+#' fit <- gp_fit(y, locs, control = list(trace = FALSE))
+#' summary(fit)
+#' @export
+gp_fit <- function(y, locs, start = NULL, lower = NULL, upper = NULL, fixed = list(), nugget = FALSE,
+                   distance = c("euclidean", "great_circle"),
+                   device = getOption("gpustats.device", "auto"), control = list()) {
+  call <- environment()
+  t0 <- proc.time()[["elapsed"]]
+  distance <- match.arg(distance)
+  locs <- as_locations(locs, "locs", distance, call)
+  y <- as_observations(y, nrow(locs), call)
+  if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a single data set (a vector).", call)
+  y <- as.vector(y)
+  check_flag(nugget, "nugget", call)
+  ctrl <- utils::modifyList(list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE), control)
+  spec <- fit_spec(y, locs, start, lower, upper, fixed, nugget, distance, call)
+  n <- length(y)
+
+  gp <- gp_open(locs, distance, device, call)
+  on.exit(gp_close(gp))
+  # log |R| and y' R^-1 y for R = M + ratio I, memoised: the Hessian revisits points
+  cache <- new.env(parent = emptyenv())
+  correlation_fit <- function(range, smoothness, ratio) {
+    key <- paste(format(c(range, smoothness, ratio), digits = 17), collapse = " ")
+    hit <- cache[[key]]
+    if (!is.null(hit)) return(hit)
+    logdet <- gp_factor(gp, c(1, range, smoothness, ratio), locs, call, not_pd = NA_real_)
+    q <- if (is.na(logdet)) NA_real_ else sum(gp_apply(gp, "forward", y, call)^2)
+    cache[[key]] <- c(logdet = logdet, q = q)
+  }
+  # the full log-likelihood in sigma2 and the correlation parameters
+  loglik_at <- function(sigma2, range, smoothness, ratio) {
+    if (ratio < 0) return(-Inf)
+    r <- correlation_fit(range, smoothness, ratio)
+    if (is.na(r[["logdet"]])) return(-Inf)
+    -0.5 * (n * log(2 * pi * sigma2) + r[["logdet"]] + r[["q"]] / sigma2)
+  }
+  # sigma2 given the correlation parameters: its MLE, or the fixed value
+  sigma2_at <- function(range, smoothness, ratio) {
+    if (!is.null(spec$fixed$sigma2)) return(spec$fixed$sigma2)
+    r <- correlation_fit(range, smoothness, ratio)
+    r[["q"]] / n
+  }
+
+  progress <- fit_progress(ctrl$trace, call)
+  evaluations <- 0L
+  objective <- function(theta) {
+    p <- spec$unpack(theta)
+    evaluations <<- evaluations + 1L
+    s2 <- sigma2_at(p[["range"]], p[["smoothness"]], p[["ratio"]])
+    ll <- if (is.na(s2)) -Inf else loglik_at(s2, p[["range"]], p[["smoothness"]], p[["ratio"]])
+    progress(evaluations, ll, s2, p)
+    if (is.finite(ll)) -ll else Inf
+  }
+
+  if (length(spec$theta0)) {
+    opt <- stats::nlminb(spec$theta0, objective, lower = spec$lower, upper = spec$upper,
+                         control = list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max,
+                                        rel.tol = ctrl$rel.tol))
+    theta <- opt$par
+  } else {
+    opt <- list(iterations = 0L, convergence = 0L, message = "all parameters fixed")
+    theta <- numeric(0)
+  }
+  p <- spec$unpack(theta)
+  s2 <- sigma2_at(p[["range"]], p[["smoothness"]], p[["ratio"]])
+  if (!is.finite(s2)) {
+    cli::cli_abort("The covariance is not positive definite at any point the search reached; add a nugget or fix the range.",
+                   class = c("gpustats_error_not_pd", "gpustats_error"), call = call)
+  }
+  coefficients <- c(sigma2 = s2, range = p[["range"]], smoothness = p[["smoothness"]], nugget = p[["ratio"]] * s2)
+  ll <- loglik_at(s2, p[["range"]], p[["smoothness"]], p[["ratio"]])
+
+  estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", spec$free)
+  estimated <- sub("^ratio$", "nugget", estimated)
+  V <- matrix(NA_real_, length(estimated), length(estimated), dimnames = list(estimated, estimated))
+  # a nugget estimated at its bound of 0 has no curvature to measure: its
+  # standard error stays NA and the others are conditional on it
+  interior <- setdiff(estimated, if (coefficients[["nugget"]] == 0) "nugget")
+  if (isTRUE(ctrl$hessian) && length(interior)) {
+    V[interior, interior] <- fit_vcov(coefficients, interior, loglik_at)
+  }
+
+  structure(list(
+    coefficients = coefficients, loglik = ll, vcov = V, estimated = estimated,
+    n = n, y = y, locs = locs, distance = distance, device = if (gp$device >= 0) "gpu" else "cpu",
+    iterations = opt$iterations, evaluations = evaluations, convergence = opt$convergence,
+    message = opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
+  ), class = "gp_fit")
+}
+
+# What is estimated, on which scale, from where and within which bounds.
+fit_spec <- function(y, locs, start, lower, upper, fixed, nugget, distance, call) {
+  names_ok <- c("sigma2", "range", "smoothness", "nugget")
+  for (arg in c("start", "lower", "upper", "fixed")) {
+    v <- get(arg)
+    if (is.null(v) || length(v) == 0L) next
+    if (is.null(names(v)) || !all(names(v) %in% names_ok) || !all(vapply(v, is.numeric, TRUE)) ||
+        any(lengths(as.list(v)) != 1L) || anyNA(unlist(v))) {
+      abort_arg("{.arg {arg}} must be a named list of single numbers for {.or {.val {names_ok}}}.", call)
+    }
+  }
+  fixed <- as.list(fixed)
+  start <- as.list(start)
+  lower <- as.list(lower)
+  upper <- as.list(upper)
+  if (!is.null(fixed$sigma2)) check_scalar(fixed$sigma2, "fixed$sigma2", call, 0, open = TRUE)
+  if (!is.null(fixed$range)) check_scalar(fixed$range, "fixed$range", call, 0, open = TRUE)
+  if (!is.null(fixed$smoothness)) check_scalar(fixed$smoothness, "fixed$smoothness", call, 0, open = TRUE)
+  if (!is.null(fixed$nugget)) check_scalar(fixed$nugget, "fixed$nugget", call, 0)
+  if (!is.null(fixed$nugget) && fixed$nugget > 0 && is.null(fixed$sigma2)) {
+    # a fixed nugget with sigma2 free is not a fixed ratio: estimate nothing
+    # about it, but keep sigma2 out of the profile
+    abort_arg("A fixed nugget needs a fixed {.arg sigma2} too (the nugget is profiled as a ratio to sigma2); or fix neither.", call)
+  }
+  diameter <- max(sqrt(sum((apply(locs, 2L, max) - apply(locs, 2L, min))^2)), .Machine$double.eps)
+  if (distance == "great_circle") diameter <- min(diameter * 111.2, pi * 6371)
+  vy <- if (length(y) > 1L) stats::var(y) else y^2
+  s2_start <- if (!is.null(fixed$sigma2)) fixed$sigma2 else max(vy, .Machine$double.eps)
+  ratio_fixed <- if (!is.null(fixed$nugget)) fixed$nugget / s2_start else if (!nugget) 0 else NULL
+
+  free <- c(if (is.null(fixed$range)) "range", if (is.null(fixed$smoothness)) "smoothness",
+            if (is.null(ratio_fixed)) "ratio")
+  default_start <- c(range = diameter / 10, smoothness = 1, ratio = 0.1)
+  default_lower <- c(range = diameter * 1e-4, smoothness = 0.05, ratio = 0)
+  default_upper <- c(range = diameter * 10, smoothness = 5, ratio = 10)
+  pick <- function(given, default, key) {
+    name <- if (key == "ratio") "nugget" else key
+    v <- given[[name]]
+    if (is.null(v)) return(default[[key]])
+    if (key == "ratio") v / s2_start else v
+  }
+  to_theta <- function(key, v) if (key == "ratio") v else log(v)
+  theta0 <- lo <- hi <- numeric(0)
+  for (key in free) {
+    lo[key] <- to_theta(key, pick(lower, default_lower, key))
+    hi[key] <- to_theta(key, pick(upper, default_upper, key))
+    theta0[key] <- min(max(to_theta(key, pick(start, default_start, key)), lo[key]), hi[key])
+    if (!(lo[key] < hi[key])) abort_arg("The bounds for {.val {key}} are empty.", call)
+  }
+  unpack <- function(theta) {
+    c(range = if ("range" %in% free) exp(theta[["range"]]) else fixed$range,
+      smoothness = if ("smoothness" %in% free) exp(theta[["smoothness"]]) else fixed$smoothness,
+      ratio = if ("ratio" %in% free) theta[["ratio"]] else ratio_fixed)
+  }
+  list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, unpack = unpack)
+}
+
+# One cli status line per likelihood evaluation, or nothing.
+fit_progress <- function(trace, call) {
+  if (!isTRUE(trace)) return(function(...) invisible())
+  id <- cli::cli_progress_bar(type = "custom", format = "gp_fit {cli::pb_extra$text}",
+                              extra = list(text = "starting"), total = NA, .envir = call)
+  function(k, ll, s2, p) {
+    text <- sprintf("eval %d: loglik %.6g  sigma2 %.4g  range %.4g  smoothness %.4g  nugget %.4g",
+                    k, ll, s2, p[["range"]], p[["smoothness"]], p[["ratio"]] * s2)
+    cli::cli_progress_update(id = id, extra = list(text = text), .envir = call)
+  }
+}
+
+# Observed information of the estimated parameters: the central-difference
+# Hessian of the full log-likelihood on the log scale of sigma2, range and
+# smoothness and the natural scale of the nugget ratio, mapped back to the
+# natural scale of the coefficients by the delta method.
+fit_vcov <- function(coefficients, estimated, loglik_at) {
+  s2 <- coefficients[["sigma2"]]
+  phi <- c(sigma2 = log(s2), range = log(coefficients[["range"]]),
+           smoothness = log(coefficients[["smoothness"]]), nugget = coefficients[["nugget"]] / s2)
+  f <- function(v) {
+    loglik_at(exp(v[["sigma2"]]), exp(v[["range"]]), exp(v[["smoothness"]]), v[["nugget"]])
+  }
+  k <- length(estimated)
+  h <- 1e-3
+  H <- matrix(0, k, k, dimnames = list(estimated, estimated))
+  f0 <- f(phi)
+  at <- function(i, si, j = NULL, sj = 0) {
+    v <- phi
+    v[[estimated[i]]] <- v[[estimated[i]]] + si * h
+    if (!is.null(j)) v[[estimated[j]]] <- v[[estimated[j]]] + sj * h
+    f(v)
+  }
+  for (i in seq_len(k)) {
+    H[i, i] <- (at(i, 1) - 2 * f0 + at(i, -1)) / h^2
+    for (j in seq_len(i - 1L)) {
+      H[i, j] <- H[j, i] <- (at(i, 1, j, 1) - at(i, 1, j, -1) - at(i, -1, j, 1) + at(i, -1, j, -1)) / (4 * h^2)
+    }
+  }
+  V <- tryCatch(solve(-H), error = function(e) matrix(NA_real_, k, k))
+  # d coefficient / d phi: sigma2, range, smoothness are exp(phi); nugget = ratio * sigma2
+  J <- matrix(0, k, k, dimnames = list(estimated, estimated))
+  for (i in seq_len(k)) {
+    name <- estimated[i]
+    if (name == "nugget") {
+      J[i, i] <- s2
+      if ("sigma2" %in% estimated) J[i, "sigma2"] <- coefficients[["nugget"]]
+    } else {
+      J[i, i] <- coefficients[[name]]
+    }
+  }
+  V <- J %*% V %*% t(J)
+  dimnames(V) <- list(estimated, estimated)
+  V
+}

@@ -1,0 +1,35 @@
+/* The Gaussian-process object shared by gp.c and its two backends. */
+#ifndef GS_GP_INTERNAL_H
+#define GS_GP_INTERNAL_H
+
+#include "gs_gp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_gp_gpu gs_gp_gpu; /* defined by gp_cuda.cu */
+
+struct gs_gp {
+  int device;    /* < 0: CPU */
+  long n;
+  int dim, metric, threads;
+  double *locs;  /* n x dim, host copy */
+  double *a;     /* CPU backend: the n x n matrix, its factor after gs_gp_factor */
+  gs_gp_gpu *gpu;
+  int factored;
+};
+
+gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
+gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
+
+gs_status gs_gp_gpu_init(gs_gp *gp, char *msg);
+void gs_gp_gpu_release(gs_gp *gp);
+gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
+gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,42 @@
+/* Gaussian processes with a Matérn covariance: one object per data set holds
+ * the locations (on the device for the GPU backend) and the n x n covariance
+ * workspace, so that an iterative method (a fit) uploads and allocates once
+ * and then only factors and solves. */
+#ifndef GS_GP_H
+#define GS_GP_H
+
+#include "gs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_gp gs_gp;
+
+typedef struct {
+  double sigma2, range, smoothness, nugget; /* Sigma = sigma2 M(d / range) + nugget I */
+} gs_matern_params;
+
+/* device < 0: CPU (LAPACK), else that GPU (cuSOLVER). locs: n x dim,
+ * column-major, copied. Fails with GS_ERR_NOMEM, before allocating, when the
+ * n x n matrix does not fit. */
+gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, gs_gp **gp,
+                       char *msg);
+void gs_gp_free(gs_gp *gp);
+long gs_gp_size(const gs_gp *gp); /* n */
+
+/* Builds Sigma(p) and factors it, Sigma = L L'. *logdet = log |Sigma|. When
+ * Sigma is not positive definite: GS_ERR_NOT_PD, and *failed_minor is the order
+ * of the first leading minor that is not. */
+gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
+
+/* With the last factor: out = L^-1 b (GS_GP_FORWARD), L b (GS_GP_MULTIPLY) or
+ * Sigma^-1 b (GS_GP_SOLVE), for k columns b (n x k, host). out may be b. */
+enum { GS_GP_FORWARD = 0, GS_GP_MULTIPLY = 1, GS_GP_SOLVE = 2 };
+gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,16 @@
+/* The LAPACK and BLAS routines the CPU backends call (Fortran interface, with
+ * the hidden lengths of character arguments that gfortran passes last). */
+#ifndef GS_LAPACK_H
+#define GS_LAPACK_H
+
+#include <stddef.h>
+
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
+void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m, const int *n,
+            const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t side_len,
+            size_t uplo_len, size_t transa_len, size_t diag_len);
+void dtrmm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m, const int *n,
+            const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t side_len,
+            size_t uplo_len, size_t transa_len, size_t diag_len);
+
+#endif

@@ -1,0 +1,83 @@
+/* Gaussian-process objects for R: an external pointer owns a gs_gp. */
+#include "core/gs_bench.h"
+#include "core/gs_gp.h"
+#include "r_util.h"
+
+static gs_gp *gp_get(SEXP ptr)
+{
+  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a Gaussian-process object");
+  gs_gp *gp = (gs_gp *)R_ExternalPtrAddr(ptr);
+  if (!gp) Rf_error("the Gaussian-process object has been released");
+  return gp;
+}
+
+static void gp_finalize(SEXP ptr)
+{
+  gs_gp *gp = (gs_gp *)R_ExternalPtrAddr(ptr);
+  if (gp) {
+    gs_gp_free(gp);
+    R_ClearExternalPtr(ptr);
+  }
+}
+
+SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads)
+{
+  if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
+  gs_gp *gp = NULL;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gp_create(gs_r_int(device, "device"), REAL(locs), Rf_nrows(locs), Rf_ncols(locs),
+                              gs_r_int(metric, "metric"), gs_r_int(threads, "threads"), &gp, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP ptr = PROTECT(R_MakeExternalPtr(gp, Rf_install("gs_gp"), R_NilValue));
+  R_RegisterCFinalizerEx(ptr, gp_finalize, TRUE);
+  UNPROTECT(1);
+  return ptr;
+}
+
+/* Releases the memory (device memory included) now rather than at garbage collection. */
+SEXP gs_r_gp_free(SEXP ptr)
+{
+  gp_finalize(ptr);
+  return R_NilValue;
+}
+
+/* params: sigma2, range, smoothness, nugget. Returns log |Sigma|. */
+SEXP gs_r_gp_factor(SEXP ptr, SEXP params)
+{
+  gs_gp *gp = gp_get(ptr);
+  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
+  gs_matern_params p = {REAL(params)[0], REAL(params)[1], REAL(params)[2], REAL(params)[3]};
+  double logdet = 0.0;
+  long minor = 0;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gp_factor(gp, &p, &logdet, &minor, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return Rf_ScalarReal(logdet);
+}
+
+/* what: 0 = L^-1 b, 1 = L b, 2 = Sigma^-1 b, for b a double vector or matrix with n rows. */
+SEXP gs_r_gp_apply(SEXP ptr, SEXP what, SEXP b)
+{
+  gs_gp *gp = gp_get(ptr);
+  if (TYPEOF(b) != REALSXP) Rf_error("b must be double");
+  const R_xlen_t len = XLENGTH(b);
+  const long n = gs_gp_size(gp);
+  if (n == 0 || len % n != 0) Rf_error("b must have as many rows as there are locations");
+  SEXP out = PROTECT(Rf_duplicate(b));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gp_apply(gp, gs_r_int(what, "what"), REAL(b), (int)(len / n), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+SEXP gs_r_bench_gp_loglik(SEXP n, SEXP range, SEXP smoothness, SEXP reps, SEXP device)
+{
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_bench_gp_loglik_gpu(gs_r_int(device, "device"), (long)Rf_asReal(n), Rf_asReal(range),
+                                        Rf_asReal(smoothness), gs_r_int(reps, "reps"), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}

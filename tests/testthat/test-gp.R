@@ -1,0 +1,108 @@
+# Gaussian-process likelihood, simulation, fitting and kriging on the CPU path.
+
+dense_loglik <- function(y, locs, sigma2, range, smoothness, nugget) {
+  S <- matern_cov(locs, sigma2 = sigma2, range = range, smoothness = smoothness, nugget = nugget, device = "cpu")
+  R <- chol(S)
+  -length(y) / 2 * log(2 * pi) - sum(log(diag(R))) - 0.5 * sum(backsolve(R, y, transpose = TRUE)^2)
+}
+
+test_that("gp_loglik equals a dense base-R computation to 1e-10 at n = 2000", {
+  set.seed(1)
+  locs <- matrix(runif(4000), ncol = 2)
+  y <- rnorm(2000)
+  for (p in list(c(1, 0.1, 0.5, 0), c(2.5, 0.05, 1.7, 0.1))) {
+    ll <- gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = "cpu")
+    expect_equal(as.numeric(ll), dense_loglik(y, locs, p[1], p[2], p[3], p[4]), tolerance = 1e-10)
+    S <- matern_cov(locs, sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
+    expect_equal(attr(ll, "logdet"), as.numeric(determinant(S)$modulus), tolerance = 1e-10)
+    expect_equal(attr(ll, "quadform"), sum(y * solve(S, y)), tolerance = 1e-8)
+  }
+  Y <- cbind(y, -y, 2 * y)
+  expect_length(gp_loglik(Y, locs, 1, 0.1, 0.5, device = "cpu"), 3)
+})
+
+test_that("gp_simulate is reproducible and has the right covariance", {
+  locs <- matrix(runif(60), ncol = 2)
+  set.seed(3)
+  a <- gp_simulate(locs, 2, 0.3, 1.5, nsim = 3, device = "cpu")
+  set.seed(3)
+  b <- gp_simulate(locs, 2, 0.3, 1.5, nsim = 3, device = "cpu")
+  expect_identical(a, b)
+  expect_identical(dim(a), c(30L, 3L))
+  set.seed(3)
+  z <- matrix(rnorm(90), 30)
+  L <- t(chol(matern_cov(locs, sigma2 = 2, range = 0.3, smoothness = 1.5, device = "cpu")))
+  expect_equal(a, L %*% z, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_length(gp_simulate(locs, 1, 0.3, 1.5, device = "cpu"), 30)
+})
+
+test_that("gp_fit finds the maximum and recovers simulated parameters", {
+  set.seed(10)
+  locs <- matrix(runif(1000), ncol = 2)
+  y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 1, device = "cpu")
+  fit <- gp_fit(y, locs, device = "cpu", control = list(trace = FALSE))
+  expect_s3_class(fit, "gp_fit")
+  expect_identical(fit$convergence, 0L)
+  cf <- coef(fit)
+  se <- sqrt(diag(vcov(fit)))
+  expect_true(all(abs(cf[c("sigma2", "range", "smoothness")] - c(1, 0.1, 1)) < 4 * se))
+  # at least as high as L-BFGS-B on the full likelihood from the same start
+  opt <- stats::optim(log(c(var(y), 0.1, 1)), function(t) {
+    tryCatch(-gp_loglik(y, locs, exp(t[1]), exp(t[2]), exp(t[3]), device = "cpu"),
+             gpustats_error_not_pd = function(e) 1e10)
+  }, method = "L-BFGS-B", lower = log(c(1e-3, 1e-3, 0.05)), upper = log(c(100, 10, 5)))
+  expect_gte(fit$loglik, -opt$value - 1e-6)
+  expect_equal(fit$loglik, as.numeric(gp_loglik(y, locs, cf[1], cf[2], cf[3], device = "cpu")), tolerance = 1e-10)
+  expect_s3_class(logLik(fit), "logLik")
+  expect_equal(AIC(fit), -2 * fit$loglik + 6)
+  expect_identical(nobs(fit), 500L)
+  expect_output(print(fit), "log-likelihood")
+  expect_output(print(summary(fit)), "Std. Error")
+  # fixed parameters and a nugget
+  fit2 <- gp_fit(y, locs, fixed = list(smoothness = 1), nugget = TRUE, device = "cpu", control = list(trace = FALSE))
+  expect_identical(coef(fit2)[["smoothness"]], 1)
+  expect_setequal(fit2$estimated, c("sigma2", "range", "nugget"))
+  expect_gte(coef(fit2)[["nugget"]], 0)
+  sims <- simulate(fit, nsim = 2, seed = 1)
+  expect_identical(dim(sims), c(500L, 2L))
+})
+
+test_that("predict is simple kriging, to 1e-10", {
+  set.seed(4)
+  locs <- matrix(runif(600), ncol = 2)
+  y <- gp_simulate(locs, 1, 0.2, 0.9, nugget = 0.05, device = "cpu")
+  fit <- gp_fit(y, locs, nugget = TRUE, device = "cpu", control = list(trace = FALSE, hessian = FALSE))
+  new <- matrix(runif(40), ncol = 2)
+  p <- coef(fit)
+  S <- matern_cov(locs, sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
+  C <- matern_cov(new, locs, sigma2 = p[1], range = p[2], smoothness = p[3], device = "cpu")
+  mean_dense <- drop(C %*% solve(S, y))
+  se_dense <- sqrt(p[[1]] - rowSums(C * t(solve(S, t(C)))))
+  pr <- predict(fit, new, se.fit = TRUE, device = "cpu")
+  expect_equal(pr$fit, mean_dense, tolerance = 1e-10)
+  expect_equal(pr$se.fit, se_dense, tolerance = 1e-8)
+  expect_equal(predict(fit, new, device = "cpu"), pr$fit)
+  # at an observed location without nugget the prediction interpolates
+  fit0 <- gp_fit(y, locs, device = "cpu", control = list(trace = FALSE, hessian = FALSE))
+  expect_equal(predict(fit0, locs[1:3, ], device = "cpu"), y[1:3], tolerance = 1e-6)
+})
+
+test_that("bad input gets clear errors", {
+  locs <- matrix(runif(20), ncol = 2)
+  y <- rnorm(10)
+  expect_error(gp_loglik(y[-1], locs, 1, 0.1, 1), class = "gpustats_error_argument")
+  expect_error(gp_loglik(replace(y, 2, NA), locs, 1, 0.1, 1), class = "gpustats_error_argument")
+  expect_error(gp_loglik(y, replace(locs, 2, NA), 1, 0.1, 1), class = "gpustats_error_argument")
+  expect_error(gp_loglik(y, locs, -1, 0.1, 1), class = "gpustats_error_argument")
+  expect_error(gp_loglik(y, locs, 1, 0.1, 0), class = "gpustats_error_argument")
+  expect_error(gp_loglik("a", locs, 1, 0.1, 1), class = "gpustats_error_argument")
+  dup <- rbind(locs, locs[1, ])
+  expect_error(gp_loglik(c(y, 0), dup, 1, 0.1, 1, device = "cpu"), "duplicated", class = "gpustats_error_not_pd")
+  expect_true(is.finite(gp_loglik(c(y, 0), dup, 1, 0.1, 1, nugget = 0.1, device = "cpu")))
+  expect_error(gp_simulate(locs, 1, 0.1, 1, nsim = 0), class = "gpustats_error_argument")
+  expect_error(gp_fit(y, locs, fixed = list(range = -1)), class = "gpustats_error_argument")
+  expect_error(gp_fit(y, locs, start = list(rnage = 1)), class = "gpustats_error_argument")
+  expect_error(gp_fit(y, locs, lower = list(range = 2), upper = list(range = 1)), class = "gpustats_error_argument")
+  big <- matrix(runif(1e5), ncol = 2)
+  expect_error(gp_loglik(rnorm(5e4), big, 1, 0.1, 1, device = "cpu"), class = "gpustats_error_memory")
+})
