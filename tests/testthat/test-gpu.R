@@ -119,3 +119,37 @@ test_that("an interrupt between GPU chunks stops the work cleanly", {
   invisible(gc())
   expect_equal(bessel_k(c(0.5, 2), 1.5, device = "gpu"), besselK(c(0.5, 2), 1.5), tolerance = 1e-14)
 })
+
+test_that("Gaussian-process likelihood, draws, fits and kriging agree between GPU and CPU", {
+  skip_without_gpu()
+  set.seed(1)
+  locs <- matrix(runif(4000), ncol = 2)
+  y <- rnorm(2000)
+  for (p in list(c(1, 0.1, 0.5, 0), c(2.5, 0.05, 1.7, 0.1))) {
+    g <- gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = "gpu")
+    c <- gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = "cpu")
+    expect_equal(as.numeric(g), as.numeric(c), tolerance = 1e-10)
+    expect_equal(attr(g, "logdet"), attr(c, "logdet"), tolerance = 1e-10)
+  }
+  set.seed(2)
+  a <- gp_simulate(locs, 1, 0.1, 1.2, nsim = 2, device = "gpu")
+  set.seed(2)
+  b <- gp_simulate(locs, 1, 0.1, 1.2, nsim = 2, device = "cpu")
+  expect_lte(max(abs(a - b)), 1e-9)
+  yy <- a[1:600, 1]
+  ll <- locs[1:600, ]
+  fg <- gp_fit(yy, ll, nugget = TRUE, device = "gpu", control = list(trace = FALSE))
+  fc <- gp_fit(yy, ll, nugget = TRUE, device = "cpu", control = list(trace = FALSE))
+  expect_equal(fg$loglik, fc$loglik, tolerance = 1e-8)
+  expect_equal(coef(fg), coef(fc), tolerance = 1e-4)
+  new <- matrix(runif(200), ncol = 2)
+  expect_equal(predict(fg, new, se.fit = TRUE, device = "gpu"), predict(fg, new, se.fit = TRUE, device = "cpu"),
+               tolerance = 1e-9)
+})
+
+test_that("a covariance larger than the GPU is refused before allocating", {
+  skip_without_gpu()
+  big <- matrix(runif(6e5), ncol = 2) # n = 300,000: 720 GB
+  expect_error(gp_loglik(rnorm(3e5), big, 1, 0.1, 1, device = "gpu"), "largest n", class = "gpustats_error_memory")
+  expect_true(is.finite(gp_loglik(rnorm(100), big[1:100, ], 1, 0.1, 1, device = "gpu")))
+})
