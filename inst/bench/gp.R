@@ -109,6 +109,39 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
   do.call(rbind, rows)
 }
 
+# fields::spatialProcess, the package a spatial statistician would reach
+# for, fits the comparable model with the smoothness fixed (here 0.5) and a
+# nugget; gpustats fits the same model on the CPU and the GPU in the same run.
+bench_gp_fields <- function(sizes = bench_opt("gp_fields_n", 5e3, 300)) {
+  if (!requireNamespace("fields", quietly = TRUE)) {
+    message("note: package fields not installed; the fields comparison is skipped")
+    return(NULL)
+  }
+  suppressPackageStartupMessages(library(fields))
+  rows <- list()
+  add <- function(...) rows[[length(rows) + 1L]] <<- bench_row(...)
+  quiet <- list(trace = FALSE, hessian = FALSE)
+  for (n in sizes) {
+    set.seed(5)
+    locs <- matrix(runif(2 * n), ncol = 2)
+    y <- gp_simulate(locs, 1, 0.1, 0.5, nugget = 0.01)
+    tf <- system.time(sp <- spatialProcess(locs, y, mKrig.args = list(m = 0),
+                                           cov.args = list(Covariance = "Matern", smoothness = 0.5),
+                                           verbose = FALSE))[["elapsed"]]
+    add(sprintf("fields::spatialProcess, smoothness 0.5 (loglik %.4f)", sp$summary[["lnProfileLike.FULL"]]), n,
+        "cpu (R)", tf, 1 / tf)
+    message(sprintf("fields n = %s: %s s, loglik %.6f", fmt_n(n), fmt_sec(tf), sp$summary[["lnProfileLike.FULL"]]))
+    for (dev in c("cpu", if (gpu_available()) "gpu")) {
+      t <- system.time(f <- gp_fit(y, locs, nugget = TRUE, fixed = list(smoothness = 0.5), device = dev,
+                                   control = quiet))[["elapsed"]]
+      add(sprintf("gp_fit, smoothness 0.5 (loglik %.4f)", f$loglik), n,
+          if (dev == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu", t, 1 / t)
+      message(sprintf("gp_fit %s n = %s: %s s, loglik %.6f", dev, fmt_n(n), fmt_sec(t), f$loglik))
+    }
+  }
+  do.call(rbind, rows)
+}
+
 gp_tables <- function(res) {
   tab <- data.frame(benchmark = res$benchmark, device = res$device, n = fmt_n(res$size),
                     seconds = fmt_sec(res$seconds), stringsAsFactors = FALSE)
