@@ -8,7 +8,7 @@ NULL
 #' @rdname gp_fit-methods
 #' @export
 print.gp_fit <- function(x, ...) {
-  cat("Matérn Gaussian process fitted by maximum likelihood\n")
+  cat("Mat\u00e9rn Gaussian process fitted by maximum likelihood\n")
   cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$device, x$seconds))
   print(x$coefficients, digits = 6)
   invisible(x)
@@ -51,7 +51,7 @@ summary.gp_fit <- function(object, ...) {
 #' @rdname gp_fit-methods
 #' @export
 print.summary.gp_fit <- function(x, ...) {
-  cat("Matérn Gaussian process fitted by maximum likelihood\n\nCall:\n")
+  cat("Mat\u00e9rn Gaussian process fitted by maximum likelihood\n\nCall:\n")
   print(x$call)
   cat("\n")
   tab <- as.data.frame(x$table)

@@ -14,6 +14,7 @@
 #'
 #' @keywords internal
 #' @useDynLib gpustats, .registration = TRUE
+#' @importFrom stats AIC coef logLik nobs predict simulate vcov
 "_PACKAGE"
 
 .onUnload <- function(libpath) {
