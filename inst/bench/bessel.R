@@ -119,18 +119,12 @@ bessel_tables <- function(res) {
   tab <- data.frame(benchmark = res$benchmark, device = res$device, n = fmt_n(res$size),
                     seconds = fmt_sec(res$seconds), `evaluations/s` = res$rate_txt,
                     check.names = FALSE, stringsAsFactors = FALSE)
-  pick <- function(bm, dev_pattern) {
-    i <- which(res$benchmark == bm & grepl(dev_pattern, res$device))
-    if (!length(i)) return(NA_real_)
-    i <- i[which.max(res$size[i])]
-    res$rate[i]
-  }
-  kern <- pick("bessel_k log (kernel)", "^gpu kernel$")
-  e2e <- pick("bessel_k log", "^gpu$")
-  cpu <- pick("bessel_k log", "^cpu \\(")
-  base_all <- pick("base::besselK", "processes")
-  gsl_all <- pick("gsl::bessel_Knu", "processes")
-  base_1 <- pick("base::besselK", "1 core")
+  kern <- bench_pick(res, "^bessel_k log \\(kernel\\)$", "^gpu kernel$")
+  e2e <- bench_pick(res, "^bessel_k log$", "^gpu$")
+  cpu <- bench_pick(res, "^bessel_k log$", "^cpu \\(")
+  base_all <- bench_pick(res, "^base::besselK$", "processes")
+  gsl_all <- bench_pick(res, "^gsl::bessel_Knu$", "processes")
+  base_1 <- bench_pick(res, "^base::besselK$", "1 core")
   ratios <- data.frame(
     ratio = c("GPU kernel / gpustats CPU", "GPU end to end / gpustats CPU",
               "GPU end to end / base R besselK (all cores)",

@@ -160,3 +160,11 @@ bench_script_dir <- function(fallback = "inst/bench") {
   f <- sub("^--file=", "", a[startsWith(a, "--file=")])
   if (length(f)) dirname(normalizePath(f[1])) else fallback
 }
+
+# The rate of the largest size among the rows of `res` whose benchmark and
+# device match the two regular expressions (NA when none does).
+bench_pick <- function(res, pattern, dev_pattern) {
+  i <- which(grepl(pattern, res$benchmark) & grepl(dev_pattern, res$device))
+  if (!length(i)) return(NA_real_)
+  res$rate[i[which.max(res$size[i])]]
+}

@@ -105,16 +105,10 @@ matern_tables <- function(res) {
   tab <- data.frame(benchmark = res$benchmark, device = res$device, n = fmt_n(res$size),
                     seconds = fmt_sec(res$seconds), `entries/s` = fmt_rate(res$rate),
                     check.names = FALSE, stringsAsFactors = FALSE)
-  pick <- function(pattern, dev_pattern) {
-    i <- which(grepl(pattern, res$benchmark) & grepl(dev_pattern, res$device))
-    if (!length(i)) return(NA_real_)
-    i <- i[which.max(res$size[i])]
-    res$rate[i]
-  }
-  kern <- pick("^matern_cov nu=1.3 \\(kernel\\)$", "^gpu kernel$")
-  e2e <- pick("^matern_cov nu=1.3$", "^gpu$")
-  cpu <- pick("^matern_cov nu=1.3$", "^cpu \\(")
-  peer <- pick("^base R dist", "1 core")
+  kern <- bench_pick(res, "^matern_cov nu=1.3 \\(kernel\\)$", "^gpu kernel$")
+  e2e <- bench_pick(res, "^matern_cov nu=1.3$", "^gpu$")
+  cpu <- bench_pick(res, "^matern_cov nu=1.3$", "^cpu \\(")
+  peer <- bench_pick(res, "^base R dist", "1 core")
   ratios <- data.frame(
     ratio = c("GPU kernel (nu = 1.3) / gpustats CPU", "GPU end to end / gpustats CPU",
               "GPU end to end / base R dist() + besselK",

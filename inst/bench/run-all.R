@@ -5,9 +5,9 @@
 # Writes OUTDIR/bench.md (all tables with the machine description),
 # OUTDIR/bench.csv (long form: benchmark, size, device, seconds, rate) and
 # OUTDIR/accuracy.md, and prints the tables with a compact summary last.
-# Sizes: see bessel.R and matern.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
+# Sizes: see bessel.R, matern.R and gp.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
 
-for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R")) source(file.path("inst", "bench", s))
+for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R")) source(file.path("inst", "bench", s))
 
 run_all <- function(outdir, root = bench_opt("root", ".")) {
   dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
@@ -44,9 +44,13 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
   mat <- tryCatch(bench_matern(gpu = gpu), error = function(e) {
     message("Matern benchmarks failed: ", conditionMessage(e)); NULL })
 
+  message("== Gaussian processes")
+  gpr <- tryCatch(rbind(bench_gp(gpu = gpu), bench_gp_fields()), error = function(e) {
+    message("Gaussian-process benchmarks failed: ", conditionMessage(e)); NULL })
+
   bt <- if (!is.null(bes)) bessel_tables(bes) else NULL
   mt <- if (!is.null(mat)) matern_tables(mat) else NULL
-  long <- rbind(bes, mat)
+  long <- rbind(bes, mat, gpr)
   if (!is.null(long)) {
     utils::write.csv(long, file.path(outdir, "bench.csv"), row.names = FALSE)
   }
@@ -57,6 +61,7 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
           if (!gpu) c("No GPU was available to gpustats in this run: GPU rows are absent.", ""),
           if (!is.null(bt)) bt$md else "Bessel benchmarks failed (see the log).", "",
           if (!is.null(mt)) mt$md else "Matern benchmarks failed (see the log).", "",
+          if (!is.null(gpr)) gp_tables(gpr) else "Gaussian-process benchmarks failed (see the log).", "",
           "## Summary", "", summ, "",
           sprintf("Total run time %.0f s. Accuracy tables: accuracy.md.", elapsed), "")
   writeLines(md, file.path(outdir, "bench.md"))
