@@ -1,9 +1,10 @@
 # A tour of gpustats: Bessel K, its log, scaled form and derivatives, the
-# Matern correlation and covariance matrices, on the GPU when one is present.
+# Matern correlation and covariance matrices, and a Gaussian-process analysis
+# (simulate, fit, krige), on the GPU when one is present.
 #
 #   Rscript demo/tour.R [OUTDIR]        (or demo("tour", package = "gpustats"))
 #
-# Writes three PNG plots into OUTDIR (default "demo-output").
+# Writes four PNG plots into OUTDIR (default "demo-output").
 
 library(gpustats)
 
@@ -92,9 +93,23 @@ if (has_gpu) {
 }
 cat("symmetric:", isSymmetric(K_cpu), "  diagonal:", format(range(diag(K_cpu))), "\n")
 
+rule("A Gaussian-process analysis: simulate, fit, krige")
+set.seed(11)
+n_gp <- if (has_gpu) 5000 else 800
+gp_locs <- matrix(runif(2 * n_gp), ncol = 2)
+gp_y <- gp_simulate(gp_locs, sigma2 = 1, range = 0.1, smoothness = 1, nugget = 0.02)
+cat(sprintf("simulated %d observations: sigma2 = 1, range = 0.1, smoothness = 1, nugget = 0.02\n", n_gp))
+gp_time <- system.time(gp_model <- gp_fit(gp_y, gp_locs, nugget = TRUE, control = list(trace = FALSE)))
+print(summary(gp_model))
+g <- seq(0, 1, length.out = 80)
+gp_grid <- as.matrix(expand.grid(g, g))
+gp_pred <- predict(gp_model, gp_grid, se.fit = TRUE)
+cat(sprintf("kriged %d grid points; prediction standard error from %.3f to %.3f\n", nrow(gp_grid),
+            min(gp_pred$se.fit), max(gp_pred$se.fit)))
+
 rule("Plots")
 files <- file.path(outdir, c("matern-correlation.png", "matern-covariance.png",
-                             "log-besselk.png"))
+                             "log-besselk.png", "gp-kriging.png"))
 
 png(files[1], width = 900, height = 600, res = 120)
 dd <- seq(0, 0.6, length.out = 400)
@@ -125,6 +140,15 @@ matplot(nu_seq, lk, type = "l", lty = 1, lwd = 2, col = cols, xlab = expression(
         ylab = expression(log ~ K[nu](x)), main = "log K over the order")
 legend("topleft", legend = paste("x =", format(xv, scientific = FALSE, drop0trailing = TRUE)),
        col = cols, lwd = 2, bty = "n")
+invisible(dev.off())
+
+png(files[4], width = 1200, height = 560, res = 120)
+op <- par(mfrow = c(1, 2), mar = c(2, 2, 3, 1))
+image(g, g, matrix(gp_pred$fit, length(g)), col = hcl.colors(64, "Blue-Red 3"), asp = 1, xlab = "", ylab = "",
+      main = sprintf("kriging mean from %d observations", n_gp))
+image(g, g, matrix(gp_pred$se.fit, length(g)), col = hcl.colors(64, "Viridis"), asp = 1, xlab = "", ylab = "",
+      main = "prediction standard error")
+par(op)
 invisible(dev.off())
 
 cat("wrote:\n", paste0("  ", normalizePath(files), "\n"), sep = "")
