@@ -23,10 +23,11 @@
 #'   `sigma2`, `range`, `smoothness`, `nugget`; the rest come from the data
 #'   (`var(y)`, a tenth of the diameter of the locations, 1 and a tenth of
 #'   `var(y)`).
-#' @param lower,upper Named bounds for `range`, `smoothness` and `nugget`
-#'   (the nugget bounds apply to the ratio nugget / sigma2). Defaults: range
-#'   in \[1e-4, 10\] times the diameter of the locations, smoothness in
-#'   \[0.05, 5\], ratio in \[0, 10\].
+#' @param lower,upper Named bounds for `range`, `smoothness` and `nugget`.
+#'   The search moves the ratio nugget / sigma2, so nugget bounds (and a
+#'   nugget start value) are turned into ratios with the starting `sigma2`.
+#'   Defaults: range in \[1e-4, 10\] times the diameter of the locations,
+#'   smoothness in \[0.05, 5\], ratio in \[0, 10\].
 #' @param fixed Named list of parameters held at given values.
 #' @param nugget If `TRUE`, estimate a nugget; if `FALSE` (default) it is 0
 #'   unless given in `fixed`.
