@@ -106,3 +106,28 @@ test_that("bad input gets clear errors", {
   big <- matrix(runif(1e5), ncol = 2)
   expect_error(gp_loglik(rnorm(5e4), big, 1, 0.1, 1, device = "cpu"), class = "gpustats_error_memory")
 })
+
+test_that("fixed parameters, great-circle distances and method arguments behave", {
+  set.seed(12)
+  locs <- matrix(runif(400), ncol = 2)
+  y <- gp_simulate(locs, 2, 0.15, 0.7, device = "cpu")
+  f <- gp_fit(y, locs, fixed = list(sigma2 = 2, smoothness = 0.7), device = "cpu", control = list(trace = FALSE))
+  expect_identical(f$estimated, "range")
+  expect_identical(coef(f)[["sigma2"]], 2)
+  expect_identical(dim(vcov(f)), c(1L, 1L))
+  # the profile never beats the full likelihood at its own estimate
+  expect_equal(f$loglik, as.numeric(gp_loglik(y, locs, 2, coef(f)[["range"]], 0.7, device = "cpu")), tolerance = 1e-10)
+  expect_error(predict(f, matrix(runif(9), ncol = 3)), class = "gpustats_error_argument")
+  expect_identical(simulate(f, nsim = 2, seed = 5), simulate(f, nsim = 2, seed = 5))
+  # great-circle distances in km
+  ll <- cbind(runif(150, -10, 10), runif(150, 40, 50))
+  z <- gp_simulate(ll, 1, 300, 0.5, distance = "great_circle", device = "cpu")
+  lg <- gp_loglik(z, ll, 1, 300, 0.5, distance = "great_circle", device = "cpu")
+  S <- matern_cov(ll, range = 300, smoothness = 0.5, distance = "great_circle", device = "cpu")
+  R <- chol(S)
+  expect_equal(as.numeric(lg), -75 * log(2 * pi) - sum(log(diag(R))) - 0.5 * sum(backsolve(R, z, transpose = TRUE)^2),
+               tolerance = 1e-10)
+  fg <- gp_fit(z, ll, fixed = list(smoothness = 0.5), distance = "great_circle", device = "cpu",
+               control = list(trace = FALSE, hessian = FALSE))
+  expect_gt(coef(fg)[["range"]], 10)
+})
