@@ -12,9 +12,10 @@
 #' vectors cross the bus and the matrix is never copied to R; on the CPU it is
 #' factored by LAPACK (`dpotrf`, multi-threaded when R uses a multi-threaded
 #' BLAS). The matrix needs \eqn{8 n^2} bytes: about 20 GB at
-#' \eqn{n = 50{,}000}. A GPU with 80 GB holds n up to about 99,000, one with
-#' 141 GB up to about 131,000; a larger `n` is refused with a message before
-#' anything is allocated.
+#' \eqn{n = 50{,}000}. A GPU with 80 GB holds n up to about 101,000, one with
+#' 141 GB up to about 134,500 (measured on an H100 and an H200); a larger `n`
+#' is refused with a message, stating the limit, before anything is
+#' allocated.
 #'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
 #'   with `nrow(locs)` rows, one data set per column.
