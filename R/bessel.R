@@ -12,7 +12,7 @@
 #' \eqn{K_\mu, K_{\mu+1}} comes from Temme's series for \eqn{x < 1}, from the
 #' trapezoid rule on \eqn{e^x K_\mu(x) = \int_0^\infty e^{-x(\cosh t - 1)}
 #' \cosh(\mu t)\,dt} with a step matched to the width of the integrand
-#' (12 to 20 nodes) otherwise, and from the closed form at half-integer
+#' (12 to 18 nodes) otherwise, and from the closed form at half-integer
 #' orders; the forward recurrence in the order then reaches \eqn{\nu}. All
 #' intermediate values carry a separate exponent, so neither the scaled nor
 #' the logarithmic result ever overflows. Measured against 30-digit

@@ -8,7 +8,7 @@
  *   - otherwise the trapezoid rule on exp(x) K_mu(x) =
  *     int_0^inf exp(-2 x sinh(t/2)^2) cosh(mu t) dt. The integrand is even and
  *     entire, so the rule converges geometrically; the step h = (1.8 x + 16)^-1/2
- *     follows the peak width (about x^-1/2 for large x) and 12 to 20 nodes give
+ *     follows the peak width (about x^-1/2 for large x) and 12 to 18 nodes give
  *     full double precision for every x >= 1;
  *   - closed forms at half-integer orders (mu = -1/2).
  * Forward recurrence K_{k+1} = K_{k-1} + (2k/x) K_k then reaches nu; it is

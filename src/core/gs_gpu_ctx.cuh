@@ -42,7 +42,7 @@ gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *ms
 gs_status gs_gpu_ctx_free_memory(gs_gpu_ctx *ctx, size_t *free_bytes, char *msg);
 
 /* Host <-> device copies through the pinned stages, on stream[stream]; the
- * host side is copied by `threads` CPU threads (<= 0: all). Both return once
+ * host side is copied on all cores. Both return once
  * the source may be reused; copy_to_host returns with the data in place. */
 gs_status gs_gpu_copy_to_device(gs_gpu_ctx *ctx, void *dst, const void *src, size_t bytes, int stream,
                                 char *msg);
