@@ -31,8 +31,9 @@ gpu_info <- function() {
 }
 
 # Problem sizes from which device = "auto" prefers a GPU: below them, moving
-# the data costs more than the GPU saves.
-gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6)
+# the data costs more than the GPU saves (the stable ops cost thousands of
+# operations per element, so they pay off early).
+gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = 2e3)
 
 # The device id to run on, or -1 for the CPU.
 resolve_device <- function(device, work, kind, call) {

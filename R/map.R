@@ -2,24 +2,32 @@
 # two-argument math functions (besselK, dnorm).
 
 gs_op <- c(bessel_k = 0L, bessel_k_scaled = 1L, bessel_k_log = 2L, bessel_k_log_scaled = 3L,
-           bessel_k_dnu = 4L, bessel_k_dx = 5L, matern = 6L)
+           bessel_k_dnu = 4L, bessel_k_dx = 5L, matern = 6L, stable_d = 7L, stable_p = 8L,
+           stable_q = 9L, stable_r = 10L)
 
-gs_map <- function(op, inputs, device, call) {
+# flags: see STABLE_FLAG_* in src/core/stable_dist.h. n: the output length
+# of a random op (its inputs are parameters recycled to n). kind: the entry
+# of gs_auto_gpu_min that decides device = "auto".
+gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map") {
   lens <- lengths(inputs)
-  n <- if (any(lens == 0L)) 0L else max(lens)
-  if (n > 0L && any(n %% lens != 0L)) {
+  random <- !is.null(n)
+  if (!random) n <- if (any(lens == 0L)) 0L else max(lens)
+  if (n > 0L && !random && any(n %% lens != 0L)) {
     warning(warningCondition("longer object length is not a multiple of shorter object length",
                              call = sys.call(-1L)))
   }
-  dev <- resolve_device(device, n, "map", call)
+  dev <- resolve_device(device, n, kind, call)
   # the core reads doubles and ignores attributes: no copy for double input
   values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
   bar <- gs_progress_bar(n, op, call)
-  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(), bar), call)
+  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(), bar, as.integer(flags),
+                       if (random) as.double(n) else -1), call)
   nan_produced <- isTRUE(attr(res, "nan_produced"))
   attr(res, "nan_produced") <- NULL
-  if (nan_produced) warning(warningCondition("NaNs produced", call = sys.call(-1L)))
-  if (n > 0L) {
+  if (nan_produced) {
+    warning(warningCondition(if (random) "NAs produced" else "NaNs produced", call = sys.call(-1L)))
+  }
+  if (n > 0L && !random) {
     # attributes of the longest input, the first one on ties
     src <- inputs[[which.max(lens)]]
     for (a in c("dim", "dimnames", "names")) {

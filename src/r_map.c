@@ -1,22 +1,39 @@
-/* Element-wise functions (bessel_k, bessel_k_deriv, matern) for R. */
+/* Element-wise functions (bessel_k, bessel_k_deriv, matern, the stable
+ * d/p/q/r) for R. */
+#include <R_ext/Random.h>
+
 #include "core/gs_cpu.h"
 #include "core/gs_map.h"
 #include "r_util.h"
 
-/* gs_r_map(op, inputs, device, threads, progress): inputs is a list of double
- * vectors, recycled to the longest; device < 0 runs on the CPU; progress is an
+/* A 64-bit stream key from R's generator, so that set.seed() fixes it. */
+static uint64_t r_stream_seed(void)
+{
+  GetRNGstate();
+  uint64_t hi = (uint64_t)(unif_rand() * 4294967296.0), lo = (uint64_t)(unif_rand() * 4294967296.0);
+  PutRNGstate();
+  return hi << 32 | lo;
+}
+
+/* gs_r_map(op, inputs, device, threads, progress, flags, n): inputs is a list
+ * of double vectors, recycled to the longest (or to n when n >= 0, as the
+ * parameters of a random op are); device < 0 runs on the CPU; progress is an
  * R function of the fraction done, or NULL. Returns the result and,
  * as attribute "nan_produced", whether a NaN came from non-NaN inputs. */
-SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress)
+SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress, SEXP flags_,
+              SEXP n_)
 {
   gs_r_progress_set(progress);
   const int op = gs_r_int(op_, "op"), device = gs_r_int(device_, "device");
-  const int threads = gs_r_int(threads_, "threads");
+  const int threads = gs_r_int(threads_, "threads"), flags = gs_r_int(flags_, "flags");
+  const double n_out = Rf_asReal(n_);
   if (op < 0 || op >= GS_OP_COUNT) Rf_error("unknown operation");
   const int arity = gs_op_arity(op);
   if (TYPEOF(inputs) != VECSXP || Rf_length(inputs) != arity) Rf_error("expected %d inputs", arity);
   gs_map_args a;
   a.op = op;
+  a.flags = flags;
+  a.seed = op == GS_OP_STABLE_R ? r_stream_seed() : 0;
   a.n = 0;
   for (int k = 0; k < arity; ++k) {
     SEXP v = VECTOR_ELT(inputs, k);
@@ -26,6 +43,7 @@ SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress)
     if (a.len[k] == 0) return Rf_allocVector(REALSXP, 0);
     if (a.len[k] > a.n) a.n = a.len[k];
   }
+  if (n_out >= 0) a.n = (size_t)n_out;
   SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)a.n));
   a.out = REAL(out);
   char msg[GS_MSG_LEN];

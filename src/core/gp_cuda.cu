@@ -200,8 +200,8 @@ extern "C" gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, do
     goto done;
   }
   {
-    for (long i = 0; i < 2 * n; ++i) locs[i] = bench_uniform((uint64_t)i, 11);
-    for (long i = 0; i < n; ++i) y[i] = bench_uniform((uint64_t)i, 12) - 0.5;
+    for (long i = 0; i < 2 * n; ++i) locs[i] = rng_uniform(11, (uint64_t)i);
+    for (long i = 0; i < n; ++i) y[i] = rng_uniform(12, (uint64_t)i) - 0.5;
   }
   GS_TRY(gs_gp_create(device, locs, n, 2, MATERN_EUCLIDEAN, 0, &gp, msg));
   {

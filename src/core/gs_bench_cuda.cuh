@@ -1,5 +1,5 @@
-/* Helpers of the device-side benchmarks: a counter-based uniform generator
- * and the event-timed repetition loop. */
+/* Helpers of the device-side benchmarks: the event-timed repetition loop
+ * (random inputs come from rng_math.h). */
 #ifndef GS_BENCH_CUDA_CUH
 #define GS_BENCH_CUDA_CUH
 
@@ -7,16 +7,7 @@
 #include <stdlib.h>
 
 #include "gs_gpu_ctx.cuh"
-
-/* splitmix64 of (i, seed) mapped to (0, 1): every thread draws independently. */
-__host__ __device__ static inline double bench_uniform(uint64_t i, uint64_t seed)
-{
-  uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return ((double)(z >> 11) + 0.5) * 0x1p-53;
-}
+#include "rng_math.h"
 
 /* Runs launch() once to warm up, then `reps` times between CUDA events on
  * stream s; *seconds is the median. launch() returns the launch's cudaError_t. */

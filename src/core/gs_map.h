@@ -11,9 +11,11 @@ extern "C" {
 
 typedef struct {
   int op;                            /* a gs_op */
+  int flags;                         /* op modifiers (STABLE_FLAG_*) */
+  uint64_t seed;                     /* stream of the random ops */
   const double *in[GS_MAP_MAX_IN];   /* gs_op_arity(op) inputs */
   size_t len[GS_MAP_MAX_IN];         /* each >= 1; input k is read at i % len[k] */
-  size_t n;                          /* output length */
+  size_t n;                          /* output length (>= every len[k]) */
   double *out;
 } gs_map_args;
 

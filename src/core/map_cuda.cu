@@ -32,7 +32,8 @@ __device__ static inline double map_input(const map_inputs &a, int k, int op, si
  * 32 at a time in that order: all but at most one group of 32 then follow a
  * single branch, where unsorted warps would run both for every group. */
 template <int OP>
-__global__ void map_kernel(map_inputs a, size_t offset, size_t count, double *out)
+__global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
+                           double *out)
 {
   __shared__ unsigned short order[MAP_WARPS][MAP_BATCH * 32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -64,7 +65,8 @@ __global__ void map_kernel(map_inputs a, size_t offset, size_t count, double *ou
     __syncwarp();
     for (int slot = lane; slot < total[0] + total[1]; slot += 32) {
       const size_t i = base + order[warp][slot];
-      out[i] = gs_op_apply(OP, map_input(a, 0, OP, offset, i), map_input(a, 1, OP, offset, i),
+      out[i] = gs_op_apply(OP, flags, seed, offset + i, map_input(a, 0, OP, offset, i),
+                           map_input(a, 1, OP, offset, i),
                            map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
                            map_input(a, 4, OP, offset, i));
     }
@@ -79,12 +81,12 @@ static unsigned map_blocks(const gs_gpu_ctx *c, size_t count)
   return (unsigned)(want < cap ? (want ? want : 1) : cap);
 }
 
-static cudaError_t map_launch(int op, unsigned blocks, cudaStream_t s, map_inputs in, size_t offset,
-                              size_t count, double *out)
+static cudaError_t map_launch(int op, int flags, uint64_t seed, unsigned blocks, cudaStream_t s,
+                              map_inputs in, size_t offset, size_t count, double *out)
 {
   switch (op) {
 #define GS_MAP_CASE(OP) \
-  case OP: map_kernel<OP><<<blocks, MAP_THREADS, 0, s>>>(in, offset, count, out); break;
+  case OP: map_kernel<OP><<<blocks, MAP_THREADS, 0, s>>>(in, flags, seed, offset, count, out); break;
     GS_MAP_CASE(GS_OP_BESSEL_K)
     GS_MAP_CASE(GS_OP_BESSEL_K_SCALED)
     GS_MAP_CASE(GS_OP_BESSEL_K_LOG)
@@ -92,6 +94,10 @@ static cudaError_t map_launch(int op, unsigned blocks, cudaStream_t s, map_input
     GS_MAP_CASE(GS_OP_BESSEL_K_DNU)
     GS_MAP_CASE(GS_OP_BESSEL_K_DX)
     GS_MAP_CASE(GS_OP_MATERN)
+    GS_MAP_CASE(GS_OP_STABLE_D)
+    GS_MAP_CASE(GS_OP_STABLE_P)
+    GS_MAP_CASE(GS_OP_STABLE_Q)
+    GS_MAP_CASE(GS_OP_STABLE_R)
 #undef GS_MAP_CASE
   default: return cudaErrorInvalidValue;
   }
@@ -145,7 +151,7 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
       size_t count = (a->n - start < chunk) ? a->n - start : chunk;
       for (int k = 0; k < arity; ++k)
         if (chunk_in[k]) GS_TRY(gs_gpu_copy_to_device(c, chunk_in[k], a->in[k] + start, count * sizeof(double), 0, msg));
-      GS_CUDA_TRY(map_launch(a->op, map_blocks(c, count), s, in, start, count, out));
+      GS_CUDA_TRY(map_launch(a->op, a->flags, a->seed, map_blocks(c, count), s, in, start, count, out));
       GS_TRY(gs_gpu_copy_to_host(c, a->out + start, out, count * sizeof(double), 0, msg));
       if (progress && start + count < a->n && progress((double)(start + count) / a->n)) {
         st = gs_interrupted(msg);
@@ -162,8 +168,8 @@ __global__ void bench_bessel_inputs(double *x, double *nu, size_t n)
 {
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    x[i] = 1e-3 * exp(bench_uniform(i, 1) * log(140.0 / 1e-3));
-    nu[i] = 20.0 * bench_uniform(i, 2);
+    x[i] = 1e-3 * exp(rng_uniform(1, i) * log(140.0 / 1e-3));
+    nu[i] = 20.0 * rng_uniform(2, i);
   }
 }
 
@@ -187,7 +193,7 @@ extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, do
     in.in[1] = nu;
     in.len[0] = in.len[1] = 0;
     const unsigned blocks = map_blocks(c, n);
-    st = bench_time(s, reps, [&] { return map_launch(op, blocks, s, in, 0, n, out); }, seconds, msg);
+    st = bench_time(s, reps, [&] { return map_launch(op, 0, 0, blocks, s, in, 0, n, out); }, seconds, msg);
   }
 done:
   if (c) cudaStreamSynchronize(c->stream[0]);

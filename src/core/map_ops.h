@@ -4,7 +4,10 @@
 #ifndef GS_MAP_OPS_H
 #define GS_MAP_OPS_H
 
+#include <stdint.h>
+
 #include "matern_math.h"
+#include "stable_dist.h"
 
 #define GS_MAP_MAX_IN 5
 
@@ -16,11 +19,25 @@ typedef enum {
   GS_OP_BESSEL_K_DNU,         /* d log K_nu(x) / d nu */
   GS_OP_BESSEL_K_DX,          /* d log K_nu(x) / dx */
   GS_OP_MATERN,               /* (d, sigma2, range, smoothness, nugget) -> covariance */
+  GS_OP_STABLE_D,             /* (x, alpha, beta, gamma, delta) -> density */
+  GS_OP_STABLE_P,             /* (q, alpha, beta, gamma, delta) -> probability */
+  GS_OP_STABLE_Q,             /* (p, alpha, beta, gamma, delta) -> quantile */
+  GS_OP_STABLE_R,             /* (alpha, beta, gamma, delta) -> a random draw */
   GS_OP_COUNT
 } gs_op;
 
 /* Inputs each op reads. */
-GS_HD static inline int gs_op_arity(int op) { return op == GS_OP_MATERN ? 5 : 2; }
+GS_HD static inline int gs_op_arity(int op)
+{
+  switch (op) {
+  case GS_OP_MATERN:
+  case GS_OP_STABLE_D:
+  case GS_OP_STABLE_P:
+  case GS_OP_STABLE_Q: return 5;
+  case GS_OP_STABLE_R: return 4;
+  default: return 2;
+  }
+}
 
 /* Matérn covariance of one distance; invalid parameters give NaN. */
 GS_HD static inline double matern_element(double d, double sigma2, double range, double nu,
@@ -51,8 +68,10 @@ GS_HD static inline int gs_op_branch(int op, double a0)
 }
 
 /* Inputs by value (unused ones ignored): an array argument would live in GPU
- * local memory. */
-GS_HD static inline double gs_op_apply(int op, double a0, double a1, double a2, double a3, double a4)
+ * local memory. flags modify an op (STABLE_FLAG_*); seed and index (the
+ * element's position in the output) serve the random ops. */
+GS_HD static inline double gs_op_apply(int op, int flags, uint64_t seed, uint64_t index, double a0,
+                                       double a1, double a2, double a3, double a4)
 {
   switch (op) {
   case GS_OP_BESSEL_K: return bessel_k_value(a0, a1, BESSEL_K_PLAIN);
@@ -62,6 +81,10 @@ GS_HD static inline double gs_op_apply(int op, double a0, double a1, double a2, 
   case GS_OP_BESSEL_K_DNU: return bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_NU);
   case GS_OP_BESSEL_K_DX: return bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_X);
   case GS_OP_MATERN: return matern_element(a0, a1, a2, a3, a4);
+  case GS_OP_STABLE_D: return stable_density(a0, a1, a2, a3, a4, flags);
+  case GS_OP_STABLE_P: return stable_probability(a0, a1, a2, a3, a4, flags);
+  case GS_OP_STABLE_Q: return stable_quantile(a0, a1, a2, a3, a4, flags);
+  case GS_OP_STABLE_R: return stable_random(seed, index, a0, a1, a2, a3, flags);
   default: return NAN;
   }
 }

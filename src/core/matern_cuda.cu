@@ -115,7 +115,7 @@ done:
 __global__ void bench_locations(double *locs, long n)
 {
   const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < 2 * n) locs[i] = bench_uniform((uint64_t)i, 7);
+  if (i < 2 * n) locs[i] = rng_uniform(7, (uint64_t)i);
 }
 
 extern "C" gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smoothness, int reps,

@@ -108,7 +108,7 @@ test_that("an interrupt between GPU chunks stops the work cleanly", {
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
   x <- runif(2.5e8)
   id <- as.integer(getOption("gpustats.gpus", 0L)[1])
-  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), id, 0L, interrupt_at_third),
+  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), id, 0L, interrupt_at_third, 0L, -1),
                                   environment()),
                class = "gpustats_error_interrupted")
   rm(x)
@@ -152,4 +152,30 @@ test_that("a covariance larger than the GPU is refused before allocating", {
   big <- matrix(runif(6e5), ncol = 2) # n = 300,000: 720 GB
   expect_error(gp_loglik(rnorm(3e5), big, 1, 0.1, 1, device = "gpu"), "largest n", class = "gpustats_error_memory")
   expect_true(is.finite(gp_loglik(rnorm(100), big[1:100, ], 1, 0.1, 1, device = "gpu")))
+})
+
+test_that("stable d/p/q/r on the GPU agree with the CPU on random inputs", {
+  skip_without_gpu()
+  set.seed(11)
+  n <- 20000
+  x <- runif(n, -100, 100)
+  a <- runif(n, 0.5, 2)
+  b <- runif(n, -1, 1)
+  a[1:200] <- 1 + runif(200, -1e-4, 1e-4)
+  for (lt in c(TRUE, FALSE)) {
+    g <- pstable(x, a, b, lower.tail = lt, device = "gpu")
+    c <- pstable(x, a, b, lower.tail = lt, device = "cpu")
+    expect_lt(max(abs(g / c - 1)[c > 1e-300]), 1e-13)
+  }
+  g <- dstable(x, a, b, log = TRUE, device = "gpu")
+  c <- dstable(x, a, b, log = TRUE, device = "cpu")
+  expect_lt(max(abs(g - c) / pmax(1, abs(c))), 1e-13)
+  p <- runif(2000)
+  expect_lt(max(abs(qstable(p, a[1:2000], b[1:2000], device = "gpu") /
+                    qstable(p, a[1:2000], b[1:2000], device = "cpu") - 1)), 1e-12)
+  set.seed(5)
+  rg <- rstable(1e5, 1.3, 0.4, device = "gpu")
+  set.seed(5)
+  rc <- rstable(1e5, 1.3, 0.4, device = "cpu")
+  expect_lt(max(abs(rg - rc) / pmax(1, abs(rc))), 1e-10)
 })

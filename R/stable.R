@@ -1,0 +1,146 @@
+#' Alpha-stable distributions
+#'
+#' Density, distribution function, quantile function and random generation
+#' for the alpha-stable laws \eqn{S(\alpha, \beta, \gamma, \delta)}, on a GPU
+#' when one is available and the input is large enough, otherwise on all CPU
+#' cores. Argument names and parameterizations follow the stabledist
+#' package, so code written for it runs unchanged; unlike stabledist, every
+#' parameter is vectorised and recycled as in [stats::dnorm()].
+#'
+#' @details
+#' `pm = 0` is Nolan's S0 parameterization, continuous in all four
+#' parameters: its characteristic function is
+#' \eqn{\exp(-\gamma^\alpha |t|^\alpha [1 + i\beta \tan(\pi\alpha/2)
+#' \mathrm{sign}(t) ((\gamma |t|)^{1-\alpha} - 1)] + i\delta t)} for
+#' \eqn{\alpha \ne 1}. `pm = 1` is the S1 parameterization (Samorodnitsky
+#' and Taqqu), whose location jumps at \eqn{\alpha = 1} for
+#' \eqn{\beta \ne 0}. At \eqn{\alpha = 2} the law is Gaussian with variance
+#' \eqn{2\gamma^2}; at \eqn{\alpha = 1, \beta = 0} it is Cauchy.
+#'
+#' Densities and probabilities come from Nolan's integral representation,
+#' taken over the level \eqn{s = \log h} of the integrand rather than over
+#' the angle: in that variable the integrand is a fixed Gumbel-shaped weight
+#' times a smooth function, its peak is located exactly, and the integrals
+#' for the lower tail, the upper tail and the density are each sums of
+#' positive terms (the upper tail is never computed as \eqn{1 - F}). The
+#' angle is carried as its distances from both ends of its interval, so a
+#' peak within \eqn{10^{-300}} of an end is resolved. Near \eqn{\alpha = 1}
+#' the usual formula loses a factor \eqn{1/|1 - \alpha|} of accuracy; there
+#' the integrand is either rewritten as a sum of terms that are each
+#' \eqn{O(1 - \alpha)} or integrated with the angle solved at each node, so
+#' no \eqn{\alpha} is moved to 1 and no \eqn{x} is moved to the mode
+#' \eqn{\zeta}. Far tails use the power series in \eqn{x^{-\alpha}}. The
+#' quadrature is adaptive Gauss-Kronrod with a relative tolerance of
+#' \eqn{10^{-14}}; against 30-digit reference values the relative error of
+#' densities, lower and upper tail probabilities is below \eqn{10^{-12}}
+#' (BENCHMARKS.md has the figures per region).
+#'
+#' `qstable()` solves \eqn{\log P(X \le x) = \log p} (or the upper tail) by
+#' Newton's method on the logarithm of the smaller tail, safeguarded by a
+#' bracket, to full double precision; `log.p` and `lower.tail` are exact
+#' (a quantile for \eqn{p = 10^{-300}} in either tail is no harder than one
+#' for \eqn{p = 0.3}).
+#'
+#' `rstable()` uses the Chambers-Mallows-Stuck construction in a form that
+#' is continuous and well conditioned through \eqn{\alpha = 1} (stabledist's
+#' generator is not, for \eqn{\beta \ne 0}). Its uniform and exponential
+#' variates come from a counter-based generator keyed by R's random number
+#' generator, so `set.seed()` makes draws reproducible; the CPU and the GPU
+#' draw the same variates for the same seed.
+#'
+#' @param x,q Vector of quantiles.
+#' @param p Vector of probabilities.
+#' @param n Number of observations (if `length(n) > 1`, the length is taken).
+#' @param alpha Index of stability, in \eqn{(0, 2]}.
+#' @param beta Skewness, in \eqn{[-1, 1]}.
+#' @param gamma Scale, positive.
+#' @param delta Location.
+#' @param pm Parameterization: 0 (S0, default) or 1 (S1).
+#' @param log,log.p If `TRUE`, densities and probabilities are given as logs.
+#' @param lower.tail If `TRUE`, probabilities are \eqn{P(X \le x)},
+#'   otherwise \eqn{P(X > x)}.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`; see [gpustats-package].
+#' @return `dstable()` gives the density, `pstable()` the distribution
+#'   function, `qstable()` the quantile function and `rstable()` random
+#'   deviates. The length of the result is that of the longest argument (`n`
+#'   for `rstable()`), with its attributes; invalid parameters give `NaN`
+#'   with a warning.
+#' @seealso `stabledist::dstable()`
+#' @examples
+#' dstable(c(-1, 0, 1), alpha = 1.5, beta = 0.5)
+#' pstable(50, alpha = 1.2, beta = 0, lower.tail = FALSE)  # upper tail, directly
+#' qstable(1e-10, alpha = 0.8, beta = 1)
+#' set.seed(1)
+#' x <- rstable(5, alpha = 1.7, beta = -0.3, gamma = 2, delta = 1)
+#' # every parameter is vectorised
+#' dstable(0, alpha = c(0.5, 1, 1.5, 2), beta = 0)
+#' @name stable
+NULL
+
+stable_flags <- function(pm, log = FALSE, upper = FALSE, call) {
+  if (!is.numeric(pm) || length(pm) != 1L || !pm %in% c(0, 1)) {
+    abort_arg("{.arg pm} must be 0 (S0) or 1 (S1), not {.obj_type_friendly {pm}}{if (is.numeric(pm) && length(pm) == 1L) paste0(' (', pm, ')') else ''}.", call)
+  }
+  as.integer(log) + 2L * as.integer(upper) + 4L * as.integer(pm == 1)
+}
+
+stable_check <- function(args, call) {
+  for (a in names(args)) check_numeric_arg(args[[a]], a, call)
+}
+
+stable_map <- function(op, first, alpha, beta, gamma, delta, flags, device, call) {
+  gs_map(op, list(first, alpha, beta, gamma, delta), device, call, flags = flags, kind = "stable")
+}
+
+#' @rdname stable
+#' @export
+dstable <- function(x, alpha, beta, gamma = 1, delta = 0, pm = 0, log = FALSE,
+                    device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  stable_check(list(x = x, alpha = alpha, beta = beta, gamma = gamma, delta = delta), call)
+  check_flag(log, "log", call)
+  stable_map("stable_d", x, alpha, beta, gamma, delta, stable_flags(pm, log, FALSE, call), device, call)
+}
+
+#' @rdname stable
+#' @export
+pstable <- function(q, alpha, beta, gamma = 1, delta = 0, pm = 0, lower.tail = TRUE,
+                    log.p = FALSE, device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  stable_check(list(q = q, alpha = alpha, beta = beta, gamma = gamma, delta = delta), call)
+  check_flag(lower.tail, "lower.tail", call)
+  check_flag(log.p, "log.p", call)
+  stable_map("stable_p", q, alpha, beta, gamma, delta, stable_flags(pm, log.p, !lower.tail, call),
+             device, call)
+}
+
+#' @rdname stable
+#' @export
+qstable <- function(p, alpha, beta, gamma = 1, delta = 0, pm = 0, lower.tail = TRUE,
+                    log.p = FALSE, device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  stable_check(list(p = p, alpha = alpha, beta = beta, gamma = gamma, delta = delta), call)
+  check_flag(lower.tail, "lower.tail", call)
+  check_flag(log.p, "log.p", call)
+  stable_map("stable_q", p, alpha, beta, gamma, delta, stable_flags(pm, log.p, !lower.tail, call),
+             device, call)
+}
+
+#' @rdname stable
+#' @export
+rstable <- function(n, alpha, beta, gamma = 1, delta = 0, pm = 0,
+                    device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  if (length(n) > 1L) n <- length(n)
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 0 || n != floor(n) || is.infinite(n)) {
+    abort_arg("{.arg n} must be a non-negative whole number, not {.obj_type_friendly {n}}.", call)
+  }
+  stable_check(list(alpha = alpha, beta = beta, gamma = gamma, delta = delta), call)
+  params <- list(alpha, beta, gamma, delta)
+  if (n > 0 && any(lengths(params) == 0L)) {
+    abort_arg("{.arg alpha}, {.arg beta}, {.arg gamma} and {.arg delta} must not be empty.", call)
+  }
+  flags <- stable_flags(pm, FALSE, FALSE, call)
+  if (n == 0) return(numeric(0))
+  gs_map("stable_r", params, device, call, flags = flags, n = n, kind = "stable")
+}

@@ -1,0 +1,205 @@
+/* dstable, pstable, qstable, rstable of one element: parameter checks,
+ * location and scale, the S0 (pm = 0) and S1 (pm = 1) parameterizations and
+ * the closed-form laws (Gauss at alpha = 2, Cauchy at alpha = 1, beta = 0),
+ * over the standard law of stable_math.h. */
+#ifndef GS_STABLE_DIST_H
+#define GS_STABLE_DIST_H
+
+#include <stdint.h>
+
+#include "rng_math.h"
+#include "stable_math.h"
+
+/* flags of the stable ops */
+#define STABLE_FLAG_LOG 1   /* log density, log probability */
+#define STABLE_FLAG_UPPER 2 /* upper tail: P(X > x) */
+#define STABLE_FLAG_S1 4    /* pm = 1 */
+
+/* Quadrature tolerance on the Gauss-Kronrod error estimate, which
+ * overstates the error of a converged rule: results reach 1e-13. */
+#define STABLE_RTOL 1e-13
+
+GS_HD static inline int stable_params_ok(double alpha, double beta, double gamma, double delta)
+{
+  return alpha > 0.0 && alpha <= 2.0 && beta >= -1.0 && beta <= 1.0 && gamma > 0.0 &&
+         !isinf(gamma) && !isinf(delta);
+}
+
+/* The standard S0 value at z from the S0 or S1 location-scale family:
+ * z = (x - delta) / gamma, moved to S0 for pm = 1. */
+GS_HD static inline double stable_standardize(double x, double alpha, double beta, double gamma,
+                                              double delta, int flags)
+{
+  if (!(flags & STABLE_FLAG_S1)) return (x - delta) / gamma;
+  if (alpha == 1.0) return (x - delta) / gamma - beta * log(gamma) / STABLE_PI_2;
+  double sa = cos(STABLE_PI_2 * (1.0 - alpha)), ca = sin(STABLE_PI_2 * (1.0 - alpha));
+  return (x - delta) / gamma - beta * sa / ca;
+}
+
+/* Gaussian with variance 2. */
+GS_HD static inline stable_value stable_gauss(double z)
+{
+  stable_value r;
+  double w = z * 0.5, lower = 0.5 * erfc(-w), upper = 0.5 * erfc(w);
+  r.log_pdf = -w * w - log(2.0 * sqrt(STABLE_PI));
+  r.pdf = exp(r.log_pdf);
+  r.cdf = lower;
+  r.ccdf = upper;
+  /* log of a tail that underflows: Mills ratio, -w^2 - log(2 w sqrt(pi)) + log1p(...) */
+  double aw = fabs(w), lt = -aw * aw - log(2.0 * aw * sqrt(STABLE_PI)) +
+                              log1p(-0.5 / (aw * aw) + 0.75 / (aw * aw * aw * aw));
+  r.log_cdf = lower > 1e-300 ? log(lower) : lt;
+  r.log_ccdf = upper > 1e-300 ? log(upper) : lt;
+  return r;
+}
+
+GS_HD static inline stable_value stable_cauchy(double z)
+{
+  stable_value r;
+  double az = fabs(z);
+  r.log_pdf = -STABLE_LOG_PI - (az < 1e150 ? log1p(z * z) : 2.0 * log(az));
+  r.pdf = exp(r.log_pdf);
+  r.cdf = atan2(1.0, -z) / STABLE_PI;
+  r.ccdf = atan2(1.0, z) / STABLE_PI;
+  r.log_cdf = log(r.cdf);
+  r.log_ccdf = log(r.ccdf);
+  return r;
+}
+
+GS_HD static inline stable_value stable_standard(double z, double alpha, double beta)
+{
+  if (isinf(z)) {
+    stable_value r;
+    stable_value_set(&r, -INFINITY, z > 0.0 ? 1.0 : 0.0, z > 0.0 ? 0.0 : 1.0,
+                     z > 0.0 ? 0.0 : -INFINITY, z > 0.0 ? -INFINITY : 0.0);
+    return r;
+  }
+  if (alpha == 2.0) return stable_gauss(z);
+  if (alpha == 1.0 && beta == 0.0) return stable_cauchy(z);
+  return stable_general(z, alpha, beta, STABLE_RTOL);
+}
+
+GS_HD static inline double stable_density(double x, double alpha, double beta, double gamma,
+                                          double delta, int flags)
+{
+  double s = x + alpha + beta + gamma + delta;
+  if (isnan(s)) return s;
+  if (!stable_params_ok(alpha, beta, gamma, delta)) return NAN;
+  stable_value r = stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha,
+                                   beta);
+  return flags & STABLE_FLAG_LOG ? r.log_pdf - log(gamma) : r.pdf / gamma;
+}
+
+GS_HD static inline double stable_tail_value(const stable_value *r, int flags)
+{
+  if (flags & STABLE_FLAG_UPPER) return flags & STABLE_FLAG_LOG ? r->log_ccdf : r->ccdf;
+  return flags & STABLE_FLAG_LOG ? r->log_cdf : r->cdf;
+}
+
+GS_HD static inline double stable_probability(double x, double alpha, double beta, double gamma,
+                                              double delta, int flags)
+{
+  double s = x + alpha + beta + gamma + delta;
+  if (isnan(s)) return s;
+  if (!stable_params_ok(alpha, beta, gamma, delta)) return NAN;
+  stable_value r = stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha,
+                                   beta);
+  return stable_tail_value(&r, flags);
+}
+
+/* The standard S0 quantile: z with P(Z <= z) = p (lower) or P(Z > z) = p
+ * (upper), p given as its log. Newton on the log of the tail that p is in,
+ * safeguarded by a bracket; steps are capped so that a bracket is found
+ * by growing |z| geometrically. */
+GS_HD static inline double stable_quantile_std(double log_p, int upper, double alpha, double beta)
+{
+  /* work in the smaller tail */
+  double log_q = log_p > -0.6931471805599453 ? log(-expm1(log_p)) : log_p;
+  if (log_p > -0.6931471805599453) upper = !upper;
+  /* G(z) = log tail(z) - log_q is increasing in z for the lower tail */
+  double dir = upper ? -1.0 : 1.0, lo = -INFINITY, hi = INFINITY, z = 0.0;
+  if (log_q == -INFINITY) {
+    /* the support ends at zeta for alpha < 1, beta = -+1 */
+    if (alpha < 1.0 && beta == (upper ? -1.0 : 1.0)) {
+      double sa = cos(STABLE_PI_2 * (1.0 - alpha)), ca = sin(STABLE_PI_2 * (1.0 - alpha));
+      return -beta * sa / ca;
+    }
+    return upper ? INFINITY : -INFINITY;
+  }
+  for (int it = 0; it < 400; it++) {
+    stable_value r = stable_standard(z, alpha, beta);
+    double lt = upper ? r.log_ccdf : r.log_cdf, g = lt - log_q;
+    if (g == 0.0) return z;
+    /* g * dir > 0: z is beyond the quantile */
+    if (g * dir > 0.0) hi = z; else lo = z;
+    double slope = dir * exp(r.log_pdf - lt), zn = z - g / slope;
+    double cap = 4.0 * fmax(1.0, fabs(z));
+    if (!(zn > lo && zn < hi) || fabs(zn - z) > cap) {
+      if (lo > -INFINITY && hi < INFINITY) zn = 0.5 * (lo + hi);
+      else zn = z + (hi < INFINITY ? -cap : cap);
+      if (!(zn > lo && zn < hi)) zn = 0.5 * (lo + hi);
+    }
+    /* done when the log tail is matched, or z cannot move by an ulp */
+    if (fabs(g) < 1e-15 || fabs(zn - z) <= 2.3e-16 * fabs(z) || !(hi - lo > 2.3e-16 * fabs(z)))
+      return zn;
+    z = zn;
+  }
+  return z;
+}
+
+GS_HD static inline double stable_quantile(double p, double alpha, double beta, double gamma,
+                                           double delta, int flags)
+{
+  double s = p + alpha + beta + gamma + delta;
+  if (isnan(s)) return s;
+  if (!stable_params_ok(alpha, beta, gamma, delta)) return NAN;
+  double log_p = flags & STABLE_FLAG_LOG ? p : log(p);
+  if (!(log_p <= 0.0)) return NAN;
+  double z = stable_quantile_std(log_p, flags & STABLE_FLAG_UPPER, alpha, beta);
+  /* back from standard S0 to the family */
+  if (flags & STABLE_FLAG_S1) {
+    if (alpha == 1.0) z += beta * log(gamma) / STABLE_PI_2;
+    else z += beta * cos(STABLE_PI_2 * (1.0 - alpha)) / sin(STABLE_PI_2 * (1.0 - alpha));
+  }
+  return gamma * z + delta;
+}
+
+/* One draw by the Chambers-Mallows-Stuck construction, written so that it is
+ * continuous and well conditioned through alpha = 1 in S0:
+ *   X0 = B expm1(L) + sin(alpha U) cos(U)^(-1/alpha) G^(eps/alpha),
+ *   G = (cos(eps U) + B sin(eps U)) / W,
+ *   L = log1p(cos(eps U) - 1 + tan(U) sin(eps U)) + (eps/alpha)(log G - log cos U),
+ * (X0 + B is the S1 variable), where B = beta tan(pi alpha / 2) and
+ * eps = 1 - alpha; every term of L is O(eps), so B expm1(L) stays accurate
+ * as B grows like 1/eps. U and W come from a counter-based generator: the
+ * same (seed, index) gives the same draw on any thread of CPU or GPU. */
+GS_HD static inline double stable_random(uint64_t seed, uint64_t index, double alpha, double beta,
+                                         double gamma, double delta, int flags)
+{
+  double s = alpha + beta + gamma + delta;
+  if (isnan(s) || !stable_params_ok(alpha, beta, gamma, delta)) return NAN;
+  double U = STABLE_PI * (rng_uniform(seed, 2 * index) - 0.5);
+  double W = -log(rng_uniform(seed, 2 * index + 1));
+  double z;
+  if (alpha == 1.0) {
+    double w = STABLE_PI_2 + beta * U;
+    z = (w * tan(U) - beta * log(STABLE_PI_2 * W * cos(U) / w)) / STABLE_PI_2;
+    if (flags & STABLE_FLAG_S1) z += beta * log(gamma) / STABLE_PI_2;
+  } else {
+    double eps = 1.0 - alpha;
+    double B = beta * cos(STABLE_PI_2 * eps) / sin(STABLE_PI_2 * eps);
+    double cu = cos(U), seu = sin(eps * U), h = sin(0.5 * eps * U);
+    double lG = log((cos(eps * U) + B * seu) / W), lc = log(cu);
+    double scale = exp((eps * lG - lc) / alpha); /* cos(U)^(-1/alpha) G^(eps/alpha) */
+    /* cos(alpha U) / cos(U) - 1; for alpha > 1 the ratio can be <= 0, far
+     * from alpha = 1, where the plain product is accurate */
+    double rm1 = -2.0 * h * h + tan(U) * seu;
+    if (rm1 > -0.5) z = B * expm1(log1p(rm1) + (eps / alpha) * (lG - lc));
+    else z = B * (cos(alpha * U) * scale - 1.0);
+    z += sin(alpha * U) * scale;
+    if (flags & STABLE_FLAG_S1) z += B;
+  }
+  return gamma * z + delta;
+}
+
+#endif

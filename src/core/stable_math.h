@@ -1,0 +1,561 @@
+/* Alpha-stable laws: density and distribution function of the standard
+ * S0 law (Nolan's parameterization; gamma = 1, delta = 0), one GS_HD
+ * implementation for the CPU loops and the CUDA kernels.
+ *
+ * The representation. With S1 coordinate x1 = x - zeta >= 0 (zeta =
+ * -beta tan(pi alpha / 2); x < zeta is reflected to -x, -beta), the
+ * Chambers-Mallows-Stuck construction X = g(U, W), U uniform on
+ * (-pi/2, pi/2), W standard exponential, gives for alpha != 1
+ *     P(X <= x | U = u) = exp(-h(u))  or  1 - exp(-h(u)),
+ * with h monotone on (-theta0, pi/2) (Nolan's V times x1^(alpha/(alpha-1))).
+ * Writing s = log h,
+ *     pdf  = alpha / (pi |1-alpha| x1) * int exp(s - e^s) |du/ds| ds,
+ *     int e^-h du      = int exp(s - e^s) |u(s) - u0| ds,
+ *     int (1-e^-h) du  = int exp(s - e^s) |uinf - u(s)| ds,
+ * where u0 is the end where h -> 0 and uinf the end where h -> inf. The cdf
+ * and the upper tail are each a sum of positive terms, so neither is
+ * computed as 1 minus the other.
+ *
+ * u is carried as two offsets from the ends, t = u + theta0 and
+ * v = pi/2 - u, through a logistic variable y (t = T / (1 + e^-y),
+ * v = T / (1 + e^y)), so that both are exact near their end and a peak at
+ * 1e-300 from an end is resolved.
+ *
+ * Conditioning near alpha = 1. log h = log Q(u) - (alpha/eps) D(u) with
+ * eps = 1 - alpha and D = log(x1 / P(u)). Computed directly, D carries an
+ * absolute rounding error of 1e-16 that the factor 1/eps turns into a
+ * relative error of 1e-16/eps in h. Two cures, one per case:
+ *  - |B| large (B = beta tan(pi alpha / 2), |beta| >> |eps|): D is rewritten
+ *    as a sum of terms that are each O(eps) and computed to full relative
+ *    accuracy (log1p(x/B), cos(eps u) - 1 + tan(u) sin(eps u) + ...);
+ *  - |B| small: the integrals are taken over s itself, solving s(u) = s_k
+ *    for u at each node by Newton. Rounding then moves u by 1e-16, which the
+ *    smooth integrand in s does not notice (the rounding error in s at a
+ *    fixed u is 1e-16/eps, but s is no longer computed, it is chosen).
+ * alpha = 1 exactly has its own h (Nolan), with the same two regimes in
+ * beta: beta small is the near-Cauchy case and is integrated over s.
+ *
+ * Far tails use the series in x1^-alpha (convergent for alpha < 1,
+ * asymptotic for alpha > 1), stopped where its terms stop shrinking. */
+#ifndef GS_STABLE_MATH_H
+#define GS_STABLE_MATH_H
+
+#include <math.h>
+#include "gs_common.h"
+
+#define STABLE_PI 3.14159265358979323846
+#define STABLE_PI_2 1.57079632679489661923
+#define STABLE_LOG_PI 1.14472988584940017414
+
+/* How log h and its derivative are computed (see above). */
+enum { STABLE_FORM_DIRECT = 0, STABLE_FORM_SMALL_D = 1, STABLE_FORM_ALPHA1 = 2 };
+
+/* Everything about one (x, alpha, beta) point that does not depend on u. */
+typedef struct {
+  double alpha, beta, eps; /* eps = 1 - alpha */
+  double x1;               /* x - zeta >= 0 (alpha = 1: x) */
+  double B;                /* beta tan(pi alpha / 2) */
+  double c0;               /* pi/2 - theta0: the cdf at zeta is c0 / pi */
+  double T;                /* pi/2 + theta0: length of the u interval */
+  double aT;               /* alpha T, accurate near 0 */
+  double pa;               /* pi - alpha T, accurate near 0 */
+  double theta0;
+  double s_const;          /* the part of log h that does not depend on u */
+  int form;
+  int h_zero_at_lower;     /* h -> 0 at u = -theta0 (else at u = pi/2) */
+} stable_point;
+
+/* log h at one u, with d log h / dy, and the offsets of u from the ends. */
+typedef struct {
+  double s, ds_dy, t, v, dp_dy;
+} stable_level;
+
+/* log sin of the angle q = c0 + eps t (Q = sqrt(1 + B^2) sin q) and
+ * d/du log sin q. q and pi - q are each formed from the offset that is
+ * accurate at this u (c0 + eps t = pa - eps v, pi - q = T - eps t =
+ * aT + eps v), and the smaller of the two is used, so that a zero of Q at
+ * either end keeps its relative accuracy. */
+GS_HD static inline double stable_log_q(const stable_point *p, double t, double v, double *dlog)
+{
+  double q, r;
+  if (t <= v) {
+    q = p->c0 + p->eps * t;
+    r = p->T - p->eps * t;
+  } else {
+    q = p->pa - p->eps * v;
+    r = p->aT + p->eps * v;
+  }
+  if (q <= r) {
+    *dlog = p->eps * cos(q) / sin(q);
+    return log(sin(q));
+  }
+  *dlog = -p->eps * cos(r) / sin(r);
+  return log(sin(r));
+}
+
+/* log sin(alpha t) and d/dt, using pi - alpha t = pa + alpha v beyond pi/2. */
+GS_HD static inline double stable_log_sin_at(const stable_point *p, double t, double v,
+                                             double *dlog)
+{
+  double a = p->alpha * t;
+  if (a <= STABLE_PI_2) {
+    *dlog = p->alpha * cos(a) / sin(a);
+    return log(sin(a));
+  }
+  double b = p->pa + p->alpha * v;
+  *dlog = -p->alpha * cos(b) / sin(b);
+  return log(sin(b));
+}
+
+/* log cos u = log sin v, and its derivative in u, from whichever offset is
+ * accurate (sin v = sin(t + c0)). */
+GS_HD static inline double stable_log_cos_u(const stable_point *p, double t, double v, double *dlog)
+{
+  if (v <= STABLE_PI_2) {
+    *dlog = -cos(v) / sin(v);
+    return log(sin(v));
+  }
+  double a = t + p->c0;
+  *dlog = cos(a) / sin(a);
+  return log(sin(a));
+}
+
+/* sin u from whichever offset is accurate (sin u = cos v = -cos(t + c0)). */
+GS_HD static inline double stable_sin_u(const stable_point *p, double t, double v)
+{
+  return v <= STABLE_PI_2 ? cos(v) : -cos(t + p->c0);
+}
+
+GS_HD static inline stable_level stable_level_at(const stable_point *p, double y)
+{
+  stable_level L;
+  double e, T = p->T;
+  if (y < 0.0) {
+    e = exp(y);
+    L.t = T * e / (1.0 + e);
+    L.v = T / (1.0 + e);
+  } else {
+    e = exp(-y);
+    L.t = T / (1.0 + e);
+    L.v = T * e / (1.0 + e);
+  }
+  L.dp_dy = L.t * L.v / T;
+  double t = L.t, v = L.v, ds_du;
+  if (p->form == STABLE_FORM_ALPHA1) {
+    /* h = exp(-pi x / (2 beta)) (2/pi) (pi/2 + beta u) / cos u
+     *     * exp((pi/2 + beta u) tan u / beta),  beta > 0 */
+    double beta = p->beta, w, cu, tu, sec2;
+    if (t <= v) {
+      w = 0.5 * STABLE_PI * (1.0 - beta) + beta * t;
+      cu = sin(t);
+      tu = -cos(t) / cu;
+    } else {
+      w = 0.5 * STABLE_PI * (1.0 + beta) - beta * v;
+      cu = sin(v);
+      tu = cos(v) / cu;
+    }
+    sec2 = 1.0 / (cu * cu);
+    L.s = p->s_const + log(w) - log(cu) + w * tu / beta;
+    ds_du = beta / w + 2.0 * tu + w * sec2 / beta;
+  } else if (p->form == STABLE_FORM_DIRECT) {
+    double dq, dsa, lq = stable_log_q(p, t, v, &dq);
+    double lsa = stable_log_sin_at(p, t, v, &dsa);
+    double dc, lc = stable_log_cos_u(p, t, v, &dc);
+    double r = p->alpha / p->eps;
+    L.s = p->s_const + lq + r * (lsa - lc / p->alpha);
+    ds_du = dq + r * (dsa - dc / p->alpha);
+  } else {
+    /* small-D form: s = log sin q + const - log cos u + (alpha/eps) log(1+rho),
+     * 1 + rho = (B cos(alpha u) + sin(alpha u)) / (B cos u)
+     *         = sqrt(1 + 1/B^2) R,  R = sin(alpha t) / cos u.
+     * With cos u = sin(t + c0),
+     *   R - 1 = -2 cos(t + (c0 - eps t)/2) sin(q/2) / cos u,  q = c0 + eps t,
+     * a product of accurate factors that is O(eps) near alpha = 1 (c0 is
+     * O(eps) there), also at a finite end (beta = +-1) where sin(alpha t)
+     * and cos u vanish together. Where R is small, log R directly. */
+    double dq, lq = stable_log_q(p, t, v, &dq);
+    double dc, lc = stable_log_cos_u(p, t, v, &dc);
+    double eps = p->eps, alpha = p->alpha;
+    double q = t <= v ? p->c0 + eps * t : p->pa - eps * v;
+    double cu = exp(lc), su = stable_sin_u(p, t, v);
+    double ph = t + 0.5 * (p->c0 - eps * t), C = cos(ph), S = sin(0.5 * q);
+    double Rm1 = -2.0 * C * S / cu;
+    double dRm1 = -2.0 * (-sin(ph) * (1.0 - 0.5 * eps) * S + 0.5 * eps * C * cos(0.5 * q) +
+                          C * S * su / cu) / cu;
+    double l1r = 0.5 * log1p(1.0 / (p->B * p->B)), dl1r;
+    if (Rm1 > -0.5) {
+      l1r += log1p(Rm1);
+      dl1r = dRm1 / (1.0 + Rm1);
+    } else {
+      /* R small (near the end where h -> 0 or inf): log R directly */
+      double dsa, lsa = stable_log_sin_at(p, t, v, &dsa);
+      l1r += lsa - lc;
+      dl1r = dsa - dc;
+    }
+    L.s = p->s_const + lq - lc + (alpha / eps) * l1r;
+    ds_du = dq - dc + (alpha / eps) * dl1r;
+  }
+  L.ds_dy = ds_du * L.dp_dy;
+  return L;
+}
+
+
+/* Constants of one point; reflects x < zeta to (-x, -beta). Returns 1 when
+ * it reflected (the cdf and the upper tail then swap). alpha != 1, 2. */
+GS_HD static inline int stable_point_prepare(stable_point *p, double x, double alpha, double beta)
+{
+  int reflected = 0;
+  p->alpha = alpha;
+  p->eps = 1.0 - alpha;
+  if (alpha == 1.0) {
+    if (beta < 0.0) {
+      x = -x;
+      beta = -beta;
+      reflected = 1;
+    }
+    p->beta = beta;
+    p->x1 = x;
+    p->B = 0.0;
+    p->c0 = STABLE_PI_2;
+    p->T = STABLE_PI;
+    p->aT = STABLE_PI;
+    p->pa = 0.0;
+    p->theta0 = STABLE_PI_2;
+    p->form = STABLE_FORM_ALPHA1;
+    p->h_zero_at_lower = 1;
+    p->s_const = -STABLE_PI_2 * x / beta + log(2.0 / STABLE_PI);
+    return reflected;
+  }
+  /* sin and cos of pi alpha / 2 through eps, exact near alpha = 1 */
+  double sa = cos(STABLE_PI_2 * p->eps), ca = sin(STABLE_PI_2 * p->eps);
+  double B = beta * sa / ca;
+  if (x + B < 0.0) {
+    x = -x;
+    beta = -beta;
+    B = -B;
+    reflected = 1;
+  }
+  double sg = p->eps > 0.0 ? 1.0 : -1.0, aca = fabs(ca);
+  p->beta = beta;
+  p->B = B;
+  p->x1 = x + B;
+  p->c0 = atan2((1.0 - beta) * sa * aca, sg * (ca * ca + beta * sa * sa)) / alpha;
+  p->aT = atan2((1.0 + beta) * sa * aca, sg * (ca * ca - beta * sa * sa));
+  p->pa = atan2((1.0 + beta) * sa * aca, sg * (beta * sa * sa - ca * ca));
+  p->T = p->aT / alpha;
+  p->theta0 = p->T - STABLE_PI_2;
+  p->h_zero_at_lower = alpha < 1.0;
+  if (B > 2.0) {
+    p->form = STABLE_FORM_SMALL_D;
+    p->s_const = 0.5 * log1p(B * B) - (alpha / p->eps) * log1p(x / B);
+  } else {
+    p->form = STABLE_FORM_DIRECT;
+    p->s_const = 0.5 * log1p(B * B) / p->eps - (alpha / p->eps) * log(p->x1);
+  }
+  return reflected;
+}
+
+/* Solve log h(y) = s for y by safeguarded Newton, starting from y; *L gets
+ * the level at the solution. The bracket [lo, hi] shrinks as it goes. */
+GS_HD static inline double stable_solve_level(const stable_point *p, double s, double y,
+                                              double lo, double hi, stable_level *L)
+{
+  double dir = p->h_zero_at_lower ? 1.0 : -1.0;
+  for (int it = 0; it < 60; it++) {
+    *L = stable_level_at(p, y);
+    double r = L->s - s;
+    if (r * dir > 0.0) hi = y; else lo = y;
+    if (r == 0.0) break;
+    double yn = y - r / L->ds_dy;
+    if (!(yn > lo && yn < hi)) yn = 0.5 * (lo + hi);
+    double dy = yn - y;
+    y = yn;
+    if (fabs(dy) <= 1e-15 * (1.0 + fabs(y)) || hi - lo <= 1e-15 * (1.0 + fabs(y))) {
+      *L = stable_level_at(p, y);
+      break;
+    }
+  }
+  return y;
+}
+
+#define STABLE_Y_MAX 700.0
+
+/* The integrals, over y ("mode Y": nodes in y, s computed) or over s itself
+ * ("mode S": nodes in s, y solved): J[0] = int h e^-h du (the density),
+ * J[1] = int e^-h du, J[2] = int (1 - e^-h) du. J[0] and J[1] are scaled
+ * by exp(-scale) (nonzero where h is bounded away from 0, as in the
+ * exponentially thin tails at beta = +-1). */
+typedef struct {
+  double J[3];
+  double scale;
+} stable_integrals;
+
+/* One integrand node: the three integrand values times the node's
+ * Jacobian, in the variable of the mode. */
+GS_HD static inline void stable_node(const stable_point *p, int mode_s, double z, double *ylast,
+                                     double scale, double f[3])
+{
+  stable_level L;
+  double eh;
+  if (mode_s) {
+    *ylast = stable_solve_level(p, z, *ylast, -STABLE_Y_MAX, STABLE_Y_MAX, &L);
+    double w = exp(z - exp(z));
+    double o0 = p->h_zero_at_lower ? L.t : L.v, oi = p->h_zero_at_lower ? L.v : L.t;
+    f[0] = w * L.dp_dy / fabs(L.ds_dy);
+    f[1] = w * o0;
+    f[2] = w * oi;
+  } else {
+    L = stable_level_at(p, z);
+    eh = exp(L.s);
+    f[0] = exp(L.s - eh - scale) * L.dp_dy;
+    f[1] = exp(-eh - scale) * L.dp_dy;
+    f[2] = -expm1(-eh) * L.dp_dy;
+  }
+}
+
+#define STABLE_GK_N 8
+#define STABLE_STACK 48
+#define STABLE_MAX_SPLITS 400
+
+GS_HD static inline void stable_gk15(const stable_point *p, int mode_s, double a, double b,
+                                     double *ylast, double scale, double K[3], double err[3])
+{
+  const double xk[STABLE_GK_N] = {0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+                                  0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+                                  0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+                                  0.207784955007898467600689403773245, 0.0};
+  const double wk[STABLE_GK_N] = {0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+                                  0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+                                  0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+                                  0.204432940075298892414161999234649, 0.209482141084727828012999174891714};
+  const double wg[4] = {0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
+                        0.381830050505118944950369775488975, 0.417959183673469387755102040816327};
+  double c = 0.5 * (a + b), hw = 0.5 * (b - a), G[3] = {0, 0, 0}, f[3], g[3];
+  for (int j = 0; j < 3; j++) K[j] = 0.0;
+  /* left to right, so that mode S warm-starts each Newton solve */
+  for (int i = 0; i < STABLE_GK_N; i++) {
+    stable_node(p, mode_s, c - hw * xk[i], ylast, scale, f);
+    for (int j = 0; j < 3; j++) {
+      K[j] += wk[i] * f[j];
+      if (i & 1) G[j] += wg[i >> 1] * f[j];
+    }
+  }
+  for (int i = STABLE_GK_N - 2; i >= 0; i--) {
+    stable_node(p, mode_s, c + hw * xk[i], ylast, scale, g);
+    for (int j = 0; j < 3; j++) {
+      K[j] += wk[i] * g[j];
+      if (i & 1) G[j] += wg[i >> 1] * g[j];
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    K[j] *= hw;
+    err[j] = fabs(K[j] - G[j] * hw);
+  }
+}
+
+
+/* Adaptive Gauss-Kronrod over the breakpoints z[0] < ... < z[nz-1]: an
+ * interval is split until, for each integral in mask, its error estimate is
+ * below rtol times the current estimate of the whole integral. floor01 is
+ * the relative rounding noise of the first two integrands (where h is
+ * bounded below by a large h0, h carries an absolute error of h0 * 1e-16,
+ * which no refinement removes); it is added to their tolerance. */
+GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, const double *z,
+                                          int nz, double scale, int mask, double rtol,
+                                          double floor01, double J[3])
+{
+  double sa[STABLE_STACK], sb[STABLE_STACK], sK[STABLE_STACK][3], sE[STABLE_STACK][3];
+  double est[3] = {0, 0, 0}, ylast = 0.0;
+  int top = 0, splits = 0;
+  for (int j = 0; j < 3; j++) J[j] = 0.0;
+  for (int i = nz - 2; i >= 0; i--) {
+    sa[top] = z[i];
+    sb[top] = z[i + 1];
+    stable_gk15(p, mode_s, z[i], z[i + 1], &ylast, scale, sK[top], sE[top]);
+    for (int j = 0; j < 3; j++) est[j] += sK[top][j];
+    top++;
+  }
+  while (top > 0) {
+    top--;
+    double a = sa[top], b = sb[top], K[3], E[3];
+    /* the stack depth and the split budget bound the work of a point whose
+     * integrand the rule cannot resolve (it then returns its best estimate) */
+    int done = top + 2 >= STABLE_STACK || splits >= STABLE_MAX_SPLITS;
+    for (int j = 0; j < 3; j++) {
+      K[j] = sK[top][j];
+      E[j] = sE[top][j];
+    }
+    if (!done) {
+      done = 1;
+      for (int j = 0; j < 3; j++)
+        if ((mask >> j & 1) && E[j] > (rtol + (j < 2 ? floor01 : 0.0)) * fabs(est[j])) done = 0;
+    }
+    if (done) {
+      for (int j = 0; j < 3; j++) J[j] += K[j];
+      continue;
+    }
+    double m = 0.5 * (a + b);
+    splits++;
+    /* right half below left half, so that the left is refined first */
+    sa[top] = m;
+    sb[top] = b;
+    stable_gk15(p, mode_s, m, b, &ylast, scale, sK[top], sE[top]);
+    sa[top + 1] = a;
+    sb[top + 1] = m;
+    stable_gk15(p, mode_s, a, m, &ylast, scale, sK[top + 1], sE[top + 1]);
+    for (int j = 0; j < 3; j++) est[j] += sK[top][j] + sK[top + 1][j] - K[j];
+    top += 2;
+  }
+}
+
+/* Values of the standard S0 law at one x. */
+typedef struct {
+  double pdf, log_pdf, cdf, ccdf, log_cdf, log_ccdf;
+} stable_value;
+
+GS_HD static inline void stable_value_set(stable_value *r, double log_pdf, double cdf, double ccdf,
+                                          double log_cdf, double log_ccdf)
+{
+  r->log_pdf = log_pdf;
+  r->pdf = exp(log_pdf);
+  r->cdf = cdf;
+  r->ccdf = ccdf;
+  r->log_cdf = log_cdf;
+  r->log_ccdf = log_ccdf;
+}
+
+/* The far-tail series in z = sqrt(1 + B^2) x1^-alpha:
+ *   pdf  = 1/(pi x1) sum_k (-1)^(k+1) Gamma(alpha k + 1)/k! sin(k alpha T) z^k,
+ *   ccdf = 1/pi      sum_k (-1)^(k+1) Gamma(alpha k)/k!     sin(k alpha T) z^k.
+ * Returns 0 where it does not reach full accuracy (terms stop shrinking,
+ * or cancel). */
+GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pdf,
+                                           double *ccdf)
+{
+  double lz = 0.5 * log1p(p->B * p->B) - p->alpha * log(p->x1);
+  if (lz > -1.0) return 0;
+  /* err bounds the rounding in the sum, mostly from sin(k alpha T) near
+   * its zeros (beta = -1 for alpha > 1, where the tail is not a power law) */
+  double sp = 0.0, sc = 0.0, prev = INFINITY, err = 0.0;
+  for (int k = 1; k <= 60; k++) {
+    double lm = lgamma(p->alpha * k + 1.0) - lgamma(k + 1.0) + k * lz;
+    double m = exp(lm), sn = sin(k * p->aT);
+    if (m > prev) return 0;
+    prev = m;
+    double term = (k & 1 ? 1.0 : -1.0) * m * sn;
+    sp += term;
+    sc += term / (p->alpha * k);
+    err += m * (fabs(sn) + k * p->aT) * 4e-16;
+    if (m < 1e-17 * fabs(sp) && m < 1e-17 * fabs(sc) * p->alpha * k) {
+      if (!(sp > 0.0) || !(sc > 0.0) || err > 1e-15 * sc || err > 1e-15 * sp) return 0;
+      *log_pdf = log(sp) - STABLE_LOG_PI - log(p->x1);
+      *ccdf = sc / STABLE_PI;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Density and both tails of the standard S0 law with alpha != 1, 2 or
+ * alpha = 1 with beta != 0. rtol: relative tolerance of the quadrature. */
+GS_HD static inline stable_value stable_general(double x, double alpha, double beta, double rtol)
+{
+  stable_point p;
+  stable_value r;
+  int refl = stable_point_prepare(&p, x, alpha, beta);
+  double lpdf, cdf, ccdf, lcdf, lccdf;
+  if (p.T <= 0.0) {
+    /* alpha < 1, beta = -1, right of the support */
+    lpdf = -INFINITY;
+    cdf = 1.0;
+    ccdf = 0.0;
+  } else if (p.x1 == 0.0 && p.form != STABLE_FORM_ALPHA1) {
+    /* at zeta: Gamma(1 + 1/alpha) cos(theta0) / (pi (1 + B^2)^(1/(2 alpha))) */
+    lpdf = lgamma(1.0 + 1.0 / alpha) + log(sin(p.c0)) - STABLE_LOG_PI -
+           0.5 * log1p(p.B * p.B) / alpha;
+    cdf = p.c0 / STABLE_PI;
+    ccdf = p.T / STABLE_PI;
+  } else if (p.form != STABLE_FORM_ALPHA1 && stable_tail_series(&p, &lpdf, &ccdf)) {
+    cdf = 1.0 - ccdf;
+  } else {
+    /* over s where the direct log h is ill-conditioned; |beta| = 1 keeps
+     * mode Y, whose end h is finite (and there the small-D form is exact) */
+    int mode_s = p.form == STABLE_FORM_ALPHA1 ? p.beta < 0.02
+                                              : fabs(p.eps) < 0.02 && fabs(p.beta) < 1.0;
+    double z[12], J[3], scale = 0.0, floor01 = 0.0;
+    int nz = 0;
+    if (mode_s) {
+      const double zs[10] = {-45.0, -24.0, -12.0, -6.0, -3.0, -1.5, 0.0, 1.0, 2.0, 3.8};
+      for (int i = 0; i < 10; i++) z[nz++] = zs[i];
+    } else {
+      double y0 = p.h_zero_at_lower ? -STABLE_Y_MAX : STABLE_Y_MAX, ypk;
+      stable_level L0 = stable_level_at(&p, y0), L;
+      /* the density's integrand peaks where h = 1, or, where h is bounded
+       * below by h0 > 1 (beta = +-1 thin tails), where h = h0 + 1 */
+      double target = 0.0;
+      if (L0.s > 35.0) {
+        /* h >= h0 > 1e15: the density and the thin tail are exp(-h0) times
+         * factors that change log h0 by less than its own rounding */
+        double lt = -exp(L0.s) + L0.s;
+        lpdf = lt + log(p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
+                                                      : alpha / (STABLE_PI * fabs(p.eps) * p.x1));
+        int thin_lower = p.form == STABLE_FORM_ALPHA1 || alpha < 1.0;
+        cdf = thin_lower ? 0.0 : 1.0;
+        ccdf = thin_lower ? 1.0 : 0.0;
+        lcdf = thin_lower ? lt : 0.0;
+        lccdf = thin_lower ? 0.0 : lt;
+        if (refl) stable_value_set(&r, lpdf, ccdf, cdf, lccdf, lcdf);
+        else stable_value_set(&r, lpdf, cdf, ccdf, lcdf, lccdf);
+        return r;
+      }
+      if (L0.s > -1.0) {
+        target = L0.s + log1p(exp(-L0.s));
+        scale = -exp(L0.s);
+        floor01 = 1e-15 * exp(L0.s) * fmax(1.0, fabs(L0.s));
+      }
+      ypk = stable_solve_level(&p, target, 0.0, -STABLE_Y_MAX, STABLE_Y_MAX, &L);
+      double d = 1.0 / fabs(L.ds_dy), lo = fmin(ypk, 0.0) - 40.0, hi = fmax(ypk, 0.0) + 40.0;
+      if (!(d < 10.0)) d = 10.0;
+      lo = fmax(lo, -STABLE_Y_MAX);
+      hi = fmin(hi, STABLE_Y_MAX);
+      const double off[7] = {-16.0, -4.0, -1.0, 0.0, 1.0, 4.0, 16.0};
+      z[nz++] = lo;
+      for (int i = 0; i < 7; i++) {
+        double q = ypk + off[i] * d;
+        if (q > z[nz - 1] && q < hi) z[nz++] = q;
+      }
+      z[nz++] = hi;
+    }
+    stable_integrate(&p, mode_s, z, nz, scale, 7, rtol, floor01, J);
+    double pref = p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
+                                               : alpha / (STABLE_PI * fabs(p.eps) * p.x1);
+    lpdf = log(J[0]) + scale + log(pref);
+    /* J[1] = int e^-h du (scaled), J[2] = int (1 - e^-h) du */
+    double lo_part = J[1] * exp(scale);
+    if (p.form == STABLE_FORM_ALPHA1) {
+      cdf = lo_part / STABLE_PI;
+      ccdf = J[2] / STABLE_PI;
+      lcdf = log(J[1]) + scale - STABLE_LOG_PI;
+    } else if (alpha < 1.0) {
+      cdf = (p.c0 + lo_part) / STABLE_PI;
+      ccdf = J[2] / STABLE_PI;
+      lcdf = p.c0 > 0.0 ? log(cdf) : log(J[1]) + scale - STABLE_LOG_PI;
+    } else {
+      cdf = (p.c0 + J[2]) / STABLE_PI;
+      ccdf = lo_part / STABLE_PI;
+      lcdf = log(cdf);
+    }
+    lccdf = alpha > 1.0 && p.form != STABLE_FORM_ALPHA1 ? log(J[1]) + scale - STABLE_LOG_PI
+                                                        : log(ccdf);
+    if (refl) stable_value_set(&r, lpdf, ccdf, cdf, lccdf, lcdf);
+    else stable_value_set(&r, lpdf, cdf, ccdf, lcdf, lccdf);
+    return r;
+  }
+  lcdf = log(cdf);
+  lccdf = log(ccdf);
+  if (refl) stable_value_set(&r, lpdf, ccdf, cdf, lccdf, lcdf);
+  else stable_value_set(&r, lpdf, cdf, ccdf, lcdf, lccdf);
+  return r;
+}
+
+#endif
