@@ -79,32 +79,36 @@ GS_HD static inline stable_value stable_standard(double z, double alpha, double 
   return stable_general(z, alpha, beta, STABLE_RTOL);
 }
 
+/* The standard law's values at x of the family; 0 (and *nan_out the NaN to
+ * return) for NA/NaN input or invalid parameters. */
+GS_HD static inline int stable_family_value(double x, double alpha, double beta, double gamma,
+                                            double delta, int flags, stable_value *r,
+                                            double *nan_out)
+{
+  double s = x + alpha + beta + gamma + delta;
+  *nan_out = isnan(s) ? s : NAN;
+  if (isnan(s) || !stable_params_ok(alpha, beta, gamma, delta)) return 0;
+  *r = stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta);
+  return 1;
+}
+
 GS_HD static inline double stable_density(double x, double alpha, double beta, double gamma,
                                           double delta, int flags)
 {
-  double s = x + alpha + beta + gamma + delta;
-  if (isnan(s)) return s;
-  if (!stable_params_ok(alpha, beta, gamma, delta)) return NAN;
-  stable_value r = stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha,
-                                   beta);
+  stable_value r;
+  double nan_out;
+  if (!stable_family_value(x, alpha, beta, gamma, delta, flags, &r, &nan_out)) return nan_out;
   return flags & STABLE_FLAG_LOG ? r.log_pdf - log(gamma) : r.pdf / gamma;
-}
-
-GS_HD static inline double stable_tail_value(const stable_value *r, int flags)
-{
-  if (flags & STABLE_FLAG_UPPER) return flags & STABLE_FLAG_LOG ? r->log_ccdf : r->ccdf;
-  return flags & STABLE_FLAG_LOG ? r->log_cdf : r->cdf;
 }
 
 GS_HD static inline double stable_probability(double x, double alpha, double beta, double gamma,
                                               double delta, int flags)
 {
-  double s = x + alpha + beta + gamma + delta;
-  if (isnan(s)) return s;
-  if (!stable_params_ok(alpha, beta, gamma, delta)) return NAN;
-  stable_value r = stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha,
-                                   beta);
-  return stable_tail_value(&r, flags);
+  stable_value r;
+  double nan_out;
+  if (!stable_family_value(x, alpha, beta, gamma, delta, flags, &r, &nan_out)) return nan_out;
+  if (flags & STABLE_FLAG_UPPER) return flags & STABLE_FLAG_LOG ? r.log_ccdf : r.ccdf;
+  return flags & STABLE_FLAG_LOG ? r.log_cdf : r.cdf;
 }
 
 /* The standard S0 quantile: z with P(Z <= z) = p (lower) or P(Z > z) = p
