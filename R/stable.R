@@ -2,8 +2,9 @@
 #'
 #' Density, distribution function, quantile function and random generation
 #' for the alpha-stable laws \eqn{S(\alpha, \beta, \gamma, \delta)}, on all
-#' CPU cores or, with `device = "gpu"`, on a GPU (the GPU kernel is not yet
-#' faster than the CPU path, so `"auto"` uses the CPU). Argument names and parameterizations follow the stabledist
+#' CPU cores or, with `device = "gpu"`, on a GPU (`"auto"` uses the CPU: the
+#' GPU kernel is not yet fast enough to be worth the switch; BENCHMARKS.md
+#' has the figures). Argument names and parameterizations follow the stabledist
 #' package, so code written for it runs unchanged; unlike stabledist, every
 #' parameter is vectorised and recycled as in [stats::dnorm()].
 #'
@@ -30,8 +31,11 @@
 #' \eqn{O(1 - \alpha)} or integrated with the angle solved at each node, so
 #' no \eqn{\alpha} is moved to 1 and no \eqn{x} is moved to the mode
 #' \eqn{\zeta}. Far tails use the power series in \eqn{x^{-\alpha}}. The
-#' quadrature is adaptive Gauss-Kronrod with a relative tolerance of
-#' \eqn{10^{-14}}; against 30-digit reference values the relative error of
+#' quadrature is a trapezoid rule after a sinh map centred on the integrand's
+#' peak, halving its step until the integrals settle (a fixed pattern of
+#' nodes, the same for every point); where that does not converge within
+#' its node budget, and where the angle is solved at each node, it is
+#' adaptive Gauss-Kronrod. Against 30-digit reference values the relative error of
 #' densities, lower and upper tail probabilities is below \eqn{10^{-12}}
 #' (BENCHMARKS.md has the figures per region).
 #'

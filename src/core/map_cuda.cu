@@ -9,8 +9,9 @@
 #include "gs_map.h"
 
 #define MAP_THREADS 256
-/* Elements per chunk at most: keeps each chunk well under a second. */
-#define MAP_MAX_CHUNK ((size_t)1 << 26)
+/* Elements per chunk at most: keeps each chunk of the slowest op (qstable)
+ * to about a second, the latency of an interrupt. */
+#define MAP_MAX_CHUNK ((size_t)1 << 24)
 
 typedef struct {
   const double *in[GS_MAP_MAX_IN];
@@ -27,13 +28,34 @@ __device__ static inline double map_input(const map_inputs &a, int k, int op, si
 #define MAP_BATCH 4
 #define MAP_WARPS (MAP_THREADS / 32)
 
-/* Each warp takes MAP_BATCH * 32 consecutive elements, orders them by branch
- * (a stable partition through ballots, in shared memory) and evaluates them
- * 32 at a time in that order: all but at most one group of 32 then follow a
- * single branch, where unsorted warps would run both for every group. */
+/* Where the first pass lists the elements it declined (gs_op_eval with
+ * fast set) for the second. */
+typedef struct {
+  unsigned *list;
+  unsigned *count;
+} map_deferred;
+
+template <int OP, int FAST>
+__device__ static inline void map_element(const map_inputs &a, int flags, uint64_t seed,
+                                          size_t offset, size_t i, double *out, map_deferred d)
+{
+  double v;
+  if (gs_op_eval(OP, flags, FAST, seed, offset + i, map_input(a, 0, OP, offset, i),
+                 map_input(a, 1, OP, offset, i), map_input(a, 2, OP, offset, i),
+                 map_input(a, 3, OP, offset, i), map_input(a, 4, OP, offset, i), &v))
+    out[i] = v;
+  else
+    d.list[atomicAdd(d.count, 1u)] = (unsigned)i;
+}
+
+/* The first pass. Each warp takes MAP_BATCH * 32 consecutive elements,
+ * orders them by branch (a stable partition through ballots, in shared
+ * memory) and evaluates them 32 at a time in that order: all but at most
+ * one group of 32 then follow a single branch, where unsorted warps would
+ * run both for every group. */
 template <int OP>
 __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
-                           double *out)
+                           double *out, map_deferred d)
 {
   __shared__ unsigned short order[MAP_WARPS][MAP_BATCH * 32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -63,15 +85,22 @@ __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset
       }
     }
     __syncwarp();
-    for (int slot = lane; slot < total[0] + total[1]; slot += 32) {
-      const size_t i = base + order[warp][slot];
-      out[i] = gs_op_apply(OP, flags, seed, offset + i, map_input(a, 0, OP, offset, i),
-                           map_input(a, 1, OP, offset, i),
-                           map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
-                           map_input(a, 4, OP, offset, i));
-    }
+    for (int slot = lane; slot < total[0] + total[1]; slot += 32)
+      map_element<OP, 1>(a, flags, seed, offset, base + order[warp][slot], out, d);
     __syncwarp();
   }
+}
+
+/* The second pass: the declined elements, now all of the slow kind, so
+ * that their warps are not held up by fast ones or hold them up. */
+template <int OP>
+__global__ void map_deferred_kernel(map_inputs a, int flags, uint64_t seed, size_t offset,
+                                    const unsigned *list, size_t count, double *out)
+{
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  const map_deferred none = {NULL, NULL};
+  for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride)
+    map_element<OP, 0>(a, flags, seed, offset, list[k], out, none);
 }
 
 static unsigned map_blocks(const gs_gpu_ctx *c, size_t count)
@@ -81,12 +110,35 @@ static unsigned map_blocks(const gs_gpu_ctx *c, size_t count)
   return (unsigned)(want < cap ? (want ? want : 1) : cap);
 }
 
-static cudaError_t map_launch(int op, int flags, uint64_t seed, unsigned blocks, cudaStream_t s,
-                              map_inputs in, size_t offset, size_t count, double *out)
+/* One kernel launch of either pass: the first when list is NULL. */
+typedef struct {
+  int flags;
+  uint64_t seed;
+  unsigned blocks;
+  cudaStream_t stream;
+  map_inputs in;
+  size_t offset, count;
+  double *out;
+  map_deferred deferred; /* first pass: where declined elements go */
+  const unsigned *list;  /* second pass: the declined elements */
+} map_launch_args;
+
+template <int OP>
+static void map_launch_op(const map_launch_args &l)
+{
+  if (l.list)
+    map_deferred_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset,
+                                                                    l.list, l.count, l.out);
+  else
+    map_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset, l.count,
+                                                           l.out, l.deferred);
+}
+
+static cudaError_t map_launch(int op, const map_launch_args &l)
 {
   switch (op) {
 #define GS_MAP_CASE(OP) \
-  case OP: map_kernel<OP><<<blocks, MAP_THREADS, 0, s>>>(in, flags, seed, offset, count, out); break;
+  case OP: map_launch_op<OP>(l); break;
     GS_MAP_CASE(GS_OP_BESSEL_K)
     GS_MAP_CASE(GS_OP_BESSEL_K_SCALED)
     GS_MAP_CASE(GS_OP_BESSEL_K_LOG)
@@ -104,6 +156,25 @@ static cudaError_t map_launch(int op, int flags, uint64_t seed, unsigned blocks,
   return cudaGetLastError();
 }
 
+/* Both passes over l.count elements: the first on every element, then the
+ * second on those it declined (their number read back in between). */
+static cudaError_t map_run(const gs_gpu_ctx *c, int op, map_launch_args l)
+{
+  unsigned declined = 0;
+  cudaError_t e = cudaMemsetAsync(l.deferred.count, 0, sizeof(unsigned), l.stream);
+  l.blocks = map_blocks(c, l.count);
+  l.list = NULL;
+  if (e == cudaSuccess) e = map_launch(op, l);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(&declined, l.deferred.count, sizeof(unsigned), cudaMemcpyDeviceToHost, l.stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(l.stream);
+  if (e != cudaSuccess || declined == 0) return e;
+  l.list = l.deferred.list;
+  l.count = declined;
+  l.blocks = (unsigned)((declined + MAP_THREADS - 1) / MAP_THREADS);
+  return map_launch(op, l);
+}
+
 extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn progress, char *msg)
 {
   gs_status st = GS_OK;
@@ -111,7 +182,8 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
   if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
   if (a->n == 0) return GS_OK;
   const int arity = gs_op_arity(a->op);
-  size_t recycled = 0, per_elem = sizeof(double); /* output */
+  /* output and the deferred list; the list's counter comes first */
+  size_t recycled = sizeof(double), per_elem = sizeof(double) + sizeof(unsigned);
   for (int k = 0; k < arity; ++k) {
     if (a->len[k] < a->n) recycled += a->len[k] * sizeof(double);
     else per_elem += sizeof(double);
@@ -130,8 +202,13 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
     if (chunk > a->n) chunk = a->n;
     char *work = NULL;
     GS_TRY(gs_gpu_ctx_workspace(c, recycled + chunk * per_elem, (void **)&work, msg));
-    cudaStream_t s = c->stream[0];
-    map_inputs in;
+    map_launch_args l;
+    l.flags = a->flags;
+    l.seed = a->seed;
+    l.stream = c->stream[0];
+    l.deferred.count = (unsigned *)work;
+    work += sizeof(double);
+    map_inputs &in = l.in;
     double *chunk_in[GS_MAP_MAX_IN] = {0};
     for (int k = 0; k < arity; ++k) {
       double *p = (double *)work;
@@ -146,13 +223,16 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
       }
       in.in[k] = p;
     }
-    double *out = (double *)work;
+    l.out = (double *)work;
+    l.deferred.list = (unsigned *)(work + chunk * sizeof(double));
     for (size_t start = 0; start < a->n; start += chunk) {
       size_t count = (a->n - start < chunk) ? a->n - start : chunk;
       for (int k = 0; k < arity; ++k)
         if (chunk_in[k]) GS_TRY(gs_gpu_copy_to_device(c, chunk_in[k], a->in[k] + start, count * sizeof(double), 0, msg));
-      GS_CUDA_TRY(map_launch(a->op, a->flags, a->seed, map_blocks(c, count), s, in, start, count, out));
-      GS_TRY(gs_gpu_copy_to_host(c, a->out + start, out, count * sizeof(double), 0, msg));
+      l.offset = start;
+      l.count = count;
+      GS_CUDA_TRY(map_run(c, a->op, l));
+      GS_TRY(gs_gpu_copy_to_host(c, a->out + start, l.out, count * sizeof(double), 0, msg));
       if (progress && start + count < a->n && progress((double)(start + count) / a->n)) {
         st = gs_interrupted(msg);
         goto done;
@@ -164,41 +244,72 @@ done:
   return st;
 }
 
-__global__ void bench_bessel_inputs(double *x, double *nu, size_t n)
+/* Random inputs of the benchmarks: for the Bessel ops nu uniform in
+ * (0, 20] and x log-uniform in [1e-3, 140]; for the stable ops alpha
+ * uniform in [0.5, 2], beta in [-1, 1], gamma = 1, delta = 0, and x
+ * uniform in [-100, 100] (p uniform in (0, 1) for the quantile). */
+__global__ void bench_map_inputs(int op, double *in0, double *in1, double *in2, double *in3,
+                                 double *in4, size_t n)
 {
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    x[i] = 1e-3 * exp(rng_uniform(1, i) * log(140.0 / 1e-3));
-    nu[i] = 20.0 * rng_uniform(2, i);
+    if (gs_op_arity(op) == 2) {
+      in0[i] = 1e-3 * exp(rng_uniform(1, i) * log(140.0 / 1e-3));
+      in1[i] = 20.0 * rng_uniform(2, i);
+      continue;
+    }
+    double alpha = 0.5 + 1.5 * rng_uniform(3, i), beta = -1.0 + 2.0 * rng_uniform(4, i);
+    double x = op == GS_OP_STABLE_Q ? rng_uniform(1, i) : -100.0 + 200.0 * rng_uniform(1, i);
+    if (op == GS_OP_STABLE_R) {
+      in0[i] = alpha;
+      in1[i] = beta;
+      in2[i] = 1.0;
+      in3[i] = 0.0;
+    } else {
+      in0[i] = x;
+      in1[i] = alpha;
+      in2[i] = beta;
+      in3[i] = 1.0;
+      in4[i] = 0.0;
+    }
   }
 }
 
+/* Times one op (both passes) on n device-resident random inputs. */
 extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, double *seconds, char *msg)
 {
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
-  double *x = NULL, *nu = NULL, *out = NULL;
-  if (op < 0 || op >= GS_OP_COUNT || gs_op_arity(op) != 2 || reps < 1 || n == 0)
-    return gs_set_msg(msg, GS_ERR_ARG, "the map benchmark takes a Bessel op, n >= 1 and reps >= 1");
+  double *in[GS_MAP_MAX_IN] = {0}, *out = NULL;
+  unsigned *deferred = NULL;
+  if (op < 0 || op >= GS_OP_COUNT || op == GS_OP_MATERN || reps < 1 || n == 0 || n > UINT32_MAX)
+    return gs_set_msg(msg, GS_ERR_ARG, "the map benchmark takes a Bessel or stable op, n >= 1 and reps >= 1");
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
-  GS_CUDA_TRY(cudaMalloc(&x, n * sizeof(double)));
-  GS_CUDA_TRY(cudaMalloc(&nu, n * sizeof(double)));
+  for (int k = 0; k < gs_op_arity(op); ++k) GS_CUDA_TRY(cudaMalloc(&in[k], n * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&out, n * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&deferred, (n + 2) * sizeof(unsigned)));
   {
-    cudaStream_t s = c->stream[0];
-    bench_bessel_inputs<<<map_blocks(c, n), MAP_THREADS, 0, s>>>(x, nu, n);
+    map_launch_args l;
+    l.flags = 0;
+    l.seed = 1;
+    l.stream = c->stream[0];
+    l.offset = 0;
+    l.count = n;
+    l.out = out;
+    l.deferred.count = deferred;
+    l.deferred.list = deferred + 2;
+    for (int k = 0; k < GS_MAP_MAX_IN; ++k) {
+      l.in.in[k] = in[k];
+      l.in.len[k] = 0;
+    }
+    bench_map_inputs<<<map_blocks(c, n), MAP_THREADS, 0, l.stream>>>(op, in[0], in[1], in[2], in[3], in[4], n);
     GS_CUDA_TRY(cudaGetLastError());
-    map_inputs in;
-    in.in[0] = x;
-    in.in[1] = nu;
-    in.len[0] = in.len[1] = 0;
-    const unsigned blocks = map_blocks(c, n);
-    st = bench_time(s, reps, [&] { return map_launch(op, 0, 0, blocks, s, in, 0, n, out); }, seconds, msg);
+    st = bench_time(l.stream, reps, [&] { return map_run(c, op, l); }, seconds, msg);
   }
 done:
   if (c) cudaStreamSynchronize(c->stream[0]);
-  cudaFree(x);
-  cudaFree(nu);
+  for (int k = 0; k < GS_MAP_MAX_IN; ++k) cudaFree(in[k]);
   cudaFree(out);
+  cudaFree(deferred);
   return st;
 }

@@ -67,25 +67,31 @@ GS_HD static inline int gs_op_branch(int op, double a0)
   }
 }
 
-/* Inputs by value (unused ones ignored): an array argument would live in GPU
- * local memory. flags modify an op (STABLE_FLAG_*); seed and index (the
- * element's position in the output) serve the random ops. */
-GS_HD static inline double gs_op_apply(int op, int flags, uint64_t seed, uint64_t index, double a0,
-                                       double a1, double a2, double a3, double a4)
+/* One element into *out. Inputs by value (unused ones ignored): an array
+ * argument would live in GPU local memory. flags modify an op
+ * (STABLE_FLAG_*); seed and index (the element's position in the output)
+ * serve the random ops. With fast set, an op may decline an element whose
+ * evaluation takes far longer than the typical one (it returns 0): the GPU
+ * evaluates those in a second pass, so that they do not hold up the warps
+ * of the first. Without fast, every element is evaluated (returns 1). */
+GS_HD static inline int gs_op_eval(int op, int flags, int fast, uint64_t seed, uint64_t index,
+                                   double a0, double a1, double a2, double a3, double a4,
+                                   double *out)
 {
   switch (op) {
-  case GS_OP_BESSEL_K: return bessel_k_value(a0, a1, BESSEL_K_PLAIN);
-  case GS_OP_BESSEL_K_SCALED: return bessel_k_value(a0, a1, BESSEL_K_SCALED);
-  case GS_OP_BESSEL_K_LOG: return bessel_k_value(a0, a1, BESSEL_K_LOG);
-  case GS_OP_BESSEL_K_LOG_SCALED: return bessel_k_value(a0, a1, BESSEL_K_LOG_SCALED);
-  case GS_OP_BESSEL_K_DNU: return bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_NU);
-  case GS_OP_BESSEL_K_DX: return bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_X);
-  case GS_OP_MATERN: return matern_element(a0, a1, a2, a3, a4);
-  case GS_OP_STABLE_D: return stable_density(a0, a1, a2, a3, a4, flags);
-  case GS_OP_STABLE_P: return stable_probability(a0, a1, a2, a3, a4, flags);
-  case GS_OP_STABLE_Q: return stable_quantile(a0, a1, a2, a3, a4, flags);
-  case GS_OP_STABLE_R: return stable_random(seed, index, a0, a1, a2, a3, flags);
-  default: return NAN;
+  case GS_OP_BESSEL_K: *out = bessel_k_value(a0, a1, BESSEL_K_PLAIN); return 1;
+  case GS_OP_BESSEL_K_SCALED: *out = bessel_k_value(a0, a1, BESSEL_K_SCALED); return 1;
+  case GS_OP_BESSEL_K_LOG: *out = bessel_k_value(a0, a1, BESSEL_K_LOG); return 1;
+  case GS_OP_BESSEL_K_LOG_SCALED: *out = bessel_k_value(a0, a1, BESSEL_K_LOG_SCALED); return 1;
+  case GS_OP_BESSEL_K_DNU: *out = bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_NU); return 1;
+  case GS_OP_BESSEL_K_DX: *out = bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_X); return 1;
+  case GS_OP_MATERN: *out = matern_element(a0, a1, a2, a3, a4); return 1;
+  case GS_OP_STABLE_D: return stable_family_value(a0, a1, a2, a3, a4, flags, fast, out);
+  case GS_OP_STABLE_P:
+    return stable_family_value(a0, a1, a2, a3, a4, flags | STABLE_FLAG_PROB, fast, out);
+  case GS_OP_STABLE_Q: return stable_quantile(a0, a1, a2, a3, a4, flags, fast, out);
+  case GS_OP_STABLE_R: *out = stable_random(seed, index, a0, a1, a2, a3, flags); return 1;
+  default: *out = NAN; return 1;
   }
 }
 

@@ -14,10 +14,7 @@
 #define STABLE_FLAG_LOG 1   /* log density, log probability */
 #define STABLE_FLAG_UPPER 2 /* upper tail: P(X > x) */
 #define STABLE_FLAG_S1 4    /* pm = 1 */
-
-/* Quadrature tolerance on the Gauss-Kronrod error estimate, which
- * overstates the error of a converged rule: results reach 1e-13. */
-#define STABLE_RTOL 1e-13
+#define STABLE_FLAG_PROB 8  /* probability, not density (set by the op, not by R) */
 
 GS_HD static inline int stable_params_ok(double alpha, double beta, double gamma, double delta)
 {
@@ -66,56 +63,55 @@ GS_HD static inline stable_value stable_cauchy(double z)
   return r;
 }
 
-GS_HD static inline stable_value stable_standard(double z, double alpha, double beta)
+/* The standard S0 law at z into *r; 0 where fast is set and the point
+ * needs the adaptive rule (stable_general). */
+GS_HD static inline int stable_standard(double z, double alpha, double beta, int fast,
+                                        stable_value *r)
 {
   if (isinf(z)) {
-    stable_value r;
-    stable_value_set(&r, -INFINITY, z > 0.0 ? 1.0 : 0.0, z > 0.0 ? 0.0 : 1.0,
+    stable_value_set(r, -INFINITY, z > 0.0 ? 1.0 : 0.0, z > 0.0 ? 0.0 : 1.0,
                      z > 0.0 ? 0.0 : -INFINITY, z > 0.0 ? -INFINITY : 0.0);
-    return r;
+    return 1;
   }
-  if (alpha == 2.0) return stable_gauss(z);
-  if (alpha == 1.0 && beta == 0.0) return stable_cauchy(z);
-  return stable_general(z, alpha, beta, STABLE_RTOL);
+  if (alpha == 2.0) {
+    *r = stable_gauss(z);
+    return 1;
+  }
+  if (alpha == 1.0 && beta == 0.0) {
+    *r = stable_cauchy(z);
+    return 1;
+  }
+  return stable_general(z, alpha, beta, fast, r);
 }
 
-/* The standard law's values at x of the family; 0 (and *nan_out the NaN to
- * return) for NA/NaN input or invalid parameters. */
+/* The density, or with STABLE_FLAG_PROB the probability, of the family at
+ * x into *out: NaN for NA/NaN input or invalid parameters. Returns 0 where
+ * fast is set and the point needs the adaptive rule. */
 GS_HD static inline int stable_family_value(double x, double alpha, double beta, double gamma,
-                                            double delta, int flags, stable_value *r,
-                                            double *nan_out)
+                                            double delta, int flags, int fast, double *out)
 {
   double s = x + alpha + beta + gamma + delta;
-  *nan_out = isnan(s) ? s : NAN;
-  if (isnan(s) || !stable_params_ok(alpha, beta, gamma, delta)) return 0;
-  *r = stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta);
+  stable_value r;
+  if (isnan(s) || !stable_params_ok(alpha, beta, gamma, delta)) {
+    *out = isnan(s) ? s : NAN;
+    return 1;
+  }
+  if (!stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta, fast,
+                       &r))
+    return 0;
+  int lg = flags & STABLE_FLAG_LOG;
+  if (!(flags & STABLE_FLAG_PROB)) *out = lg ? r.log_pdf - log(gamma) : r.pdf / gamma;
+  else if (flags & STABLE_FLAG_UPPER) *out = lg ? r.log_ccdf : r.ccdf;
+  else *out = lg ? r.log_cdf : r.cdf;
   return 1;
-}
-
-GS_HD static inline double stable_density(double x, double alpha, double beta, double gamma,
-                                          double delta, int flags)
-{
-  stable_value r;
-  double nan_out;
-  if (!stable_family_value(x, alpha, beta, gamma, delta, flags, &r, &nan_out)) return nan_out;
-  return flags & STABLE_FLAG_LOG ? r.log_pdf - log(gamma) : r.pdf / gamma;
-}
-
-GS_HD static inline double stable_probability(double x, double alpha, double beta, double gamma,
-                                              double delta, int flags)
-{
-  stable_value r;
-  double nan_out;
-  if (!stable_family_value(x, alpha, beta, gamma, delta, flags, &r, &nan_out)) return nan_out;
-  if (flags & STABLE_FLAG_UPPER) return flags & STABLE_FLAG_LOG ? r.log_ccdf : r.ccdf;
-  return flags & STABLE_FLAG_LOG ? r.log_cdf : r.cdf;
 }
 
 /* The standard S0 quantile: z with P(Z <= z) = p (lower) or P(Z > z) = p
  * (upper), p given as its log. Newton on the log of the tail that p is in,
  * safeguarded by a bracket; steps are capped so that a bracket is found
  * by growing |z| geometrically. */
-GS_HD static inline double stable_quantile_std(double log_p, int upper, double alpha, double beta)
+GS_HD static inline int stable_quantile_std(double log_p, int upper, double alpha, double beta,
+                                            int fast, double *out)
 {
   /* work in the smaller tail */
   double log_q = log_p > -0.6931471805599453 ? log(-expm1(log_p)) : log_p;
@@ -126,14 +122,18 @@ GS_HD static inline double stable_quantile_std(double log_p, int upper, double a
     /* the support ends at zeta for alpha < 1, beta = -+1 */
     if (alpha < 1.0 && beta == (upper ? -1.0 : 1.0)) {
       double sa = cos(STABLE_PI_2 * (1.0 - alpha)), ca = sin(STABLE_PI_2 * (1.0 - alpha));
-      return -beta * sa / ca;
+      *out = -beta * sa / ca;
+    } else {
+      *out = upper ? INFINITY : -INFINITY;
     }
-    return upper ? INFINITY : -INFINITY;
+    return 1;
   }
   for (int it = 0; it < 400; it++) {
-    stable_value r = stable_standard(z, alpha, beta);
+    stable_value r;
+    if (!stable_standard(z, alpha, beta, fast, &r)) return 0;
     double lt = upper ? r.log_ccdf : r.log_cdf, g = lt - log_q;
-    if (g == 0.0) return z;
+    *out = z;
+    if (fabs(g) < 1e-15) return 1; /* the log tail is matched */
     /* g * dir > 0: z is beyond the quantile */
     if (g * dir > 0.0) hi = z; else lo = z;
     double slope = dir * exp(r.log_pdf - lt), zn = z - g / slope;
@@ -143,29 +143,34 @@ GS_HD static inline double stable_quantile_std(double log_p, int upper, double a
       else zn = z + (hi < INFINITY ? -cap : cap);
       if (!(zn > lo && zn < hi)) zn = 0.5 * (lo + hi);
     }
-    /* done when the log tail is matched, or z cannot move by an ulp */
-    if (fabs(g) < 1e-15 || fabs(zn - z) <= 2.3e-16 * fabs(z) || !(hi - lo > 2.3e-16 * fabs(z)))
-      return zn;
+    /* z cannot move by an ulp */
+    if (!(hi - lo > 2.3e-16 * fabs(z))) return 1;
+    *out = zn;
+    if (fabs(zn - z) <= 2.3e-16 * fabs(z)) return 1;
     z = zn;
   }
-  return z;
+  return 1;
 }
 
-GS_HD static inline double stable_quantile(double p, double alpha, double beta, double gamma,
-                                           double delta, int flags)
+/* The quantile of the family into *out; 0 where fast is set and a step of
+ * the search needs the adaptive rule. */
+GS_HD static inline int stable_quantile(double p, double alpha, double beta, double gamma,
+                                        double delta, int flags, int fast, double *out)
 {
-  double s = p + alpha + beta + gamma + delta;
-  if (isnan(s)) return s;
-  if (!stable_params_ok(alpha, beta, gamma, delta)) return NAN;
+  double s = p + alpha + beta + gamma + delta, z;
   double log_p = flags & STABLE_FLAG_LOG ? p : log(p);
-  if (!(log_p <= 0.0)) return NAN;
-  double z = stable_quantile_std(log_p, flags & STABLE_FLAG_UPPER, alpha, beta);
+  if (isnan(s) || !stable_params_ok(alpha, beta, gamma, delta) || !(log_p <= 0.0)) {
+    *out = isnan(s) ? s : NAN;
+    return 1;
+  }
+  if (!stable_quantile_std(log_p, flags & STABLE_FLAG_UPPER, alpha, beta, fast, &z)) return 0;
   /* back from standard S0 to the family */
   if (flags & STABLE_FLAG_S1) {
     if (alpha == 1.0) z += beta * log(gamma) / STABLE_PI_2;
     else z += beta * cos(STABLE_PI_2 * (1.0 - alpha)) / sin(STABLE_PI_2 * (1.0 - alpha));
   }
-  return gamma * z + delta;
+  *out = gamma * z + delta;
+  return 1;
 }
 
 /* One draw by the Chambers-Mallows-Stuck construction, written so that it is

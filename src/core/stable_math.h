@@ -36,7 +36,13 @@
  * beta: beta small is the near-Cauchy case and is integrated over s.
  *
  * Far tails use the series in x1^-alpha (convergent for alpha < 1,
- * asymptotic for alpha > 1), stopped where its terms stop shrinking. */
+ * asymptotic for alpha > 1), stopped where its terms stop shrinking.
+ *
+ * Quadrature. Over y, a sinh-mapped trapezoid rule centred on the peak
+ * (a fixed pattern of nodes, the same loop for every point: what a GPU
+ * warp wants); where it does not converge within its node budget, and
+ * over s, adaptive Gauss-Kronrod. A caller that asks for the fast rule
+ * only (the GPU's first pass) is told which points need the adaptive one. */
 #ifndef GS_STABLE_MATH_H
 #define GS_STABLE_MATH_H
 
@@ -280,6 +286,11 @@ GS_HD static inline double stable_solve_level(const stable_point *p, double s, d
 
 #define STABLE_Y_MAX 700.0
 
+/* Relative tolerance of the adaptive rule on its Gauss-Kronrod error
+ * estimate, which overstates the error of a converged rule: results reach
+ * 1e-13. */
+#define STABLE_RTOL 1e-13
+
 /* The integrals, over y ("mode Y": nodes in y, s computed) or over s itself
  * ("mode S": nodes in s, y solved): J[0] = int h e^-h du (the density),
  * J[1] = int e^-h du, J[2] = int (1 - e^-h) du. J[0] and J[1] are scaled
@@ -408,6 +419,59 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
   }
 }
 
+/* The trapezoid rule in tau after y = c + d sinh(tau). The density's
+ * integrand is a Gumbel-shaped bump of width d at c, with exponential tails
+ * in y, as are the probability integrands; after the map they decay
+ * double-exponentially in tau, where the trapezoid rule converges
+ * exponentially: the error of step h is of the order of the square of the
+ * change from step 2h to h. Steps halve from 1/2, reusing every node. The
+ * rule stops when each integral changed by less than STABLE_SINH_TOL
+ * (plus floor01 for the first two, see stable_integrate) relative, at step
+ * 1/8 or finer; returns 0 if its node budget runs out first. */
+#define STABLE_SINH_TOL 3e-9
+#define STABLE_SINH_BUDGET 1000
+
+GS_HD static inline void stable_sinh_nodes(const stable_point *p, double c, double d, double tau0,
+                                           double step, int k0, int k1, int kstep, double scale,
+                                           double S[3])
+{
+  double f[3], ylast = 0.0;
+  for (int k = k0; k <= k1; k += kstep) {
+    double tau = tau0 + k * step, w = d * cosh(tau);
+    stable_node(p, 0, c + d * sinh(tau), &ylast, scale, f);
+    for (int j = 0; j < 3; j++) S[j] += w * f[j];
+  }
+}
+
+GS_HD static inline int stable_integrate_sinh(const stable_point *p, double c, double d,
+                                              double ylo, double yhi, double scale,
+                                              double floor01, double J[3])
+{
+  /* tau in [ta, tb]; nodes tau = ta + k step, k = 0 .. n */
+  double ta = asinh((ylo - c) / d), tb = asinh((yhi - c) / d), step = 0.5;
+  int n = (int)ceil((tb - ta) / step), used = n + 1;
+  double S[3] = {0, 0, 0}, prev[3];
+  if (used > STABLE_SINH_BUDGET / 8) return 0;
+  stable_sinh_nodes(p, c, d, ta, step, 0, n, 1, scale, S);
+  for (int j = 0; j < 3; j++) J[j] = S[j] * step;
+  for (int level = 1; used + n <= STABLE_SINH_BUDGET; level++) {
+    /* the midpoints of the current step */
+    step *= 0.5;
+    n *= 2;
+    used += n / 2;
+    stable_sinh_nodes(p, c, d, ta, step, 1, n - 1, 2, scale, S);
+    int converged = level >= 2;
+    for (int j = 0; j < 3; j++) {
+      prev[j] = J[j];
+      J[j] = S[j] * step;
+      if (!(fabs(J[j] - prev[j]) <= (STABLE_SINH_TOL + (j < 2 ? floor01 : 0.0)) * fabs(J[j])))
+        converged = 0;
+    }
+    if (converged) return 1;
+  }
+  return 0;
+}
+
 /* Values of the standard S0 law at one x. */
 typedef struct {
   double pdf, log_pdf, cdf, ccdf, log_cdf, log_ccdf;
@@ -457,11 +521,12 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
 }
 
 /* Density and both tails of the standard S0 law with alpha != 1, 2 or
- * alpha = 1 with beta != 0. rtol: relative tolerance of the quadrature. */
-GS_HD static inline stable_value stable_general(double x, double alpha, double beta, double rtol)
+ * alpha = 1 with beta != 0, into *out. With fast set, returns 0 (and leaves
+ * *r unset) where the point needs the adaptive rule; else returns 1. */
+GS_HD static inline int stable_general(double x, double alpha, double beta, int fast,
+                                       stable_value *out)
 {
   stable_point p;
-  stable_value r;
   int refl = stable_point_prepare(&p, x, alpha, beta);
   double lpdf, cdf, ccdf, lcdf, lccdf;
   if (p.T <= 0.0) {
@@ -482,13 +547,13 @@ GS_HD static inline stable_value stable_general(double x, double alpha, double b
      * mode Y, whose end h is finite (and there the small-D form is exact) */
     int mode_s = p.form == STABLE_FORM_ALPHA1 ? p.beta < 0.02
                                               : fabs(p.eps) < 0.02 && fabs(p.beta) < 1.0;
-    double z[12], J[3], scale = 0.0, floor01 = 0.0;
+    double z[12], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
     int nz = 0;
     if (mode_s) {
       const double zs[10] = {-45.0, -24.0, -12.0, -6.0, -3.0, -1.5, 0.0, 1.0, 2.0, 3.8};
       for (int i = 0; i < 10; i++) z[nz++] = zs[i];
     } else {
-      double y0 = p.h_zero_at_lower ? -STABLE_Y_MAX : STABLE_Y_MAX, ypk;
+      double y0 = p.h_zero_at_lower ? -STABLE_Y_MAX : STABLE_Y_MAX;
       stable_level L0 = stable_level_at(&p, y0), L;
       /* the density's integrand peaks where h = 1, or, where h is bounded
        * below by h0 > 1 (beta = +-1 thin tails), where h = h0 + 1 */
@@ -504,9 +569,9 @@ GS_HD static inline stable_value stable_general(double x, double alpha, double b
         ccdf = thin_lower ? 1.0 : 0.0;
         lcdf = thin_lower ? lt : 0.0;
         lccdf = thin_lower ? 0.0 : lt;
-        if (refl) stable_value_set(&r, lpdf, ccdf, cdf, lccdf, lcdf);
-        else stable_value_set(&r, lpdf, cdf, ccdf, lcdf, lccdf);
-        return r;
+        if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
+        else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
+        return 1;
       }
       if (L0.s > -1.0) {
         target = L0.s + log1p(exp(-L0.s));
@@ -514,7 +579,8 @@ GS_HD static inline stable_value stable_general(double x, double alpha, double b
         floor01 = 1e-15 * exp(L0.s) * fmax(1.0, fabs(L0.s));
       }
       ypk = stable_solve_level(&p, target, 0.0, -STABLE_Y_MAX, STABLE_Y_MAX, &L);
-      double d = 1.0 / fabs(L.ds_dy), lo = fmin(ypk, 0.0) - 40.0, hi = fmax(ypk, 0.0) + 40.0;
+      double lo = fmin(ypk, 0.0) - 40.0, hi = fmax(ypk, 0.0) + 40.0;
+      d = 1.0 / fabs(L.ds_dy);
       if (!(d < 10.0)) d = 10.0;
       lo = fmax(lo, -STABLE_Y_MAX);
       hi = fmin(hi, STABLE_Y_MAX);
@@ -526,7 +592,10 @@ GS_HD static inline stable_value stable_general(double x, double alpha, double b
       }
       z[nz++] = hi;
     }
-    stable_integrate(&p, mode_s, z, nz, scale, 7, rtol, floor01, J);
+    if (mode_s || !stable_integrate_sinh(&p, ypk, d, z[0], z[nz - 1], scale, floor01, J)) {
+      if (fast) return 0;
+      stable_integrate(&p, mode_s, z, nz, scale, 7, STABLE_RTOL, floor01, J);
+    }
     double pref = p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
                                                : alpha / (STABLE_PI * fabs(p.eps) * p.x1);
     lpdf = log(J[0]) + scale + log(pref);
@@ -547,15 +616,15 @@ GS_HD static inline stable_value stable_general(double x, double alpha, double b
     }
     lccdf = alpha > 1.0 && p.form != STABLE_FORM_ALPHA1 ? log(J[1]) + scale - STABLE_LOG_PI
                                                         : log(ccdf);
-    if (refl) stable_value_set(&r, lpdf, ccdf, cdf, lccdf, lcdf);
-    else stable_value_set(&r, lpdf, cdf, ccdf, lcdf, lccdf);
-    return r;
+    if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
+    else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
+    return 1;
   }
   lcdf = log(cdf);
   lccdf = log(ccdf);
-  if (refl) stable_value_set(&r, lpdf, ccdf, cdf, lccdf, lcdf);
-  else stable_value_set(&r, lpdf, cdf, ccdf, lcdf, lccdf);
-  return r;
+  if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
+  else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
+  return 1;
 }
 
 #endif
