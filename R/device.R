@@ -31,10 +31,10 @@ gpu_info <- function() {
 }
 
 # Problem sizes from which device = "auto" prefers a GPU: below them, moving
-# the data costs more than the GPU saves. The stable ops never: their GPU
-# kernel (adaptive quadrature with a per-thread interval stack) runs at
-# 7.5e4 points/s on an H200, below the 1.3e5 of 16 CPU cores.
-gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = Inf)
+# the data costs more than the GPU saves. The stable ops cost about 50 us a
+# point on one core (an H100 ran 2.1e6 points/s end to end against 2.5e5 on
+# 16 cores), so a GPU pays from far fewer points.
+gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = 1e4)
 
 # The device id to run on, or -1 for the CPU.
 resolve_device <- function(device, work, kind, call) {

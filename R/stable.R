@@ -2,9 +2,8 @@
 #'
 #' Density, distribution function, quantile function and random generation
 #' for the alpha-stable laws \eqn{S(\alpha, \beta, \gamma, \delta)}, on all
-#' CPU cores or, with `device = "gpu"`, on a GPU (`"auto"` uses the CPU: the
-#' GPU kernel is not yet fast enough to be worth the switch; BENCHMARKS.md
-#' has the figures). Argument names and parameterizations follow the stabledist
+#' CPU cores or on a GPU (`"auto"` picks the GPU from 10,000 points on;
+#' BENCHMARKS.md has the figures). Argument names and parameterizations follow the stabledist
 #' package, so code written for it runs unchanged; unlike stabledist, every
 #' parameter is vectorised and recycled as in [stats::dnorm()].
 #'

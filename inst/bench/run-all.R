@@ -5,9 +5,11 @@
 # Writes OUTDIR/bench.md (all tables with the machine description),
 # OUTDIR/bench.csv (long form: benchmark, size, device, seconds, rate) and
 # OUTDIR/accuracy.md, and prints the tables with a compact summary last.
-# Sizes: see bessel.R, matern.R and gp.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
+# Sizes: see bessel.R, matern.R, gp.R and stable.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
 
-for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R")) source(file.path("inst", "bench", s))
+for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R", "stable.R")) {
+  source(file.path("inst", "bench", s))
+}
 
 run_all <- function(outdir, root = bench_opt("root", ".")) {
   dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
@@ -48,20 +50,26 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
   gpr <- tryCatch(rbind(bench_gp(gpu = gpu), bench_gp_fields()), error = function(e) {
     message("Gaussian-process benchmarks failed: ", conditionMessage(e)); NULL })
 
+  message("== alpha-stable laws")
+  stb <- tryCatch(bench_stable(gpu = gpu), error = function(e) {
+    message("stable benchmarks failed: ", conditionMessage(e)); NULL })
+
   bt <- if (!is.null(bes)) bessel_tables(bes) else NULL
   mt <- if (!is.null(mat)) matern_tables(mat) else NULL
-  long <- rbind(bes, mat, gpr)
+  st <- if (!is.null(stb)) stable_tables(stb) else NULL
+  long <- rbind(bes, mat, gpr, stb)
   if (!is.null(long)) {
     utils::write.csv(long, file.path(outdir, "bench.csv"), row.names = FALSE)
   }
 
-  summ <- summary_table(bt$rates, mt$rates, acc_core = attr(acc, "core"))
+  summ <- summary_table(bt$rates, mt$rates, st$rates, acc_core = attr(acc, "core"))
   elapsed <- proc.time()[["elapsed"]] - t0
   md <- c(header,
           if (!gpu) c("No GPU was available to gpustats in this run: GPU rows are absent.", ""),
           if (!is.null(bt)) bt$md else "Bessel benchmarks failed (see the log).", "",
           if (!is.null(mt)) mt$md else "Matern benchmarks failed (see the log).", "",
           if (!is.null(gpr)) gp_tables(gpr) else "Gaussian-process benchmarks failed (see the log).", "",
+          if (!is.null(st)) st$md else "Stable benchmarks failed (see the log).", "",
           "## Summary", "", summ, "",
           sprintf("Total run time %.0f s. Accuracy tables: accuracy.md.", elapsed), "")
   writeLines(md, file.path(outdir, "bench.md"))
@@ -71,10 +79,10 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
   cat(paste(md, collapse = "\n"), "\n")
   cat(sprintf("wrote %s\n", paste(file.path(outdir, c("bench.md", "bench.csv", "accuracy.md")),
                                   collapse = ", ")))
-  invisible(list(bessel = bes, matern = mat, accuracy = acc))
+  invisible(list(bessel = bes, matern = mat, stable = stb, accuracy = acc))
 }
 
-summary_table <- function(b, m, acc_core = NULL) {
+summary_table <- function(b, m, s, acc_core = NULL) {
   g <- function(v, k) if (is.null(v) || is.na(v[k])) NA_real_ else unname(v[k])
   rows <- data.frame(
     figure = c("Bessel log K: GPU kernel (evals/s)",
@@ -91,13 +99,23 @@ summary_table <- function(b, m, acc_core = NULL) {
                "Matern nu=1.3: gpustats CPU (entries/s)",
                "Matern: base R dist() + besselK (entries/s)",
                "Matern: GPU end to end / gpustats CPU",
-               "Matern: GPU end to end / base R"),
+               "Matern: GPU end to end / base R",
+               "dstable: GPU kernel (points/s)",
+               "pstable: GPU kernel (points/s)",
+               "qstable: GPU kernel (points/s)",
+               "dstable: GPU end to end (points/s)",
+               "dstable: gpustats CPU (points/s)",
+               "dstable: stabledist all cores (points/s)",
+               "dstable: GPU end to end / stabledist all cores"),
     value = c(fmt_rate(c(g(b, "kernel"), g(b, "gpu"), g(b, "cpu"), g(b, "base_all"),
                          g(b, "gsl_all"), g(b, "base_1"))),
               fmt_ratio(c(g(b, "kernel") / g(b, "cpu"), g(b, "gpu") / g(b, "cpu"),
                           g(b, "gpu") / g(b, "base_all"))),
               fmt_rate(c(g(m, "kernel"), g(m, "gpu"), g(m, "cpu"), g(m, "peer"))),
-              fmt_ratio(c(g(m, "gpu") / g(m, "cpu"), g(m, "gpu") / g(m, "peer")))),
+              fmt_ratio(c(g(m, "gpu") / g(m, "cpu"), g(m, "gpu") / g(m, "peer"))),
+              fmt_rate(c(g(s, "d_kernel"), g(s, "p_kernel"), g(s, "q_kernel"), g(s, "d_gpu"),
+                         g(s, "d_cpu"), g(s, "d_peer"))),
+              fmt_ratio(g(s, "d_gpu") / g(s, "d_peer"))),
     stringsAsFactors = FALSE)
   if (length(acc_core)) {
     rows <- rbind(rows, data.frame(

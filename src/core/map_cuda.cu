@@ -3,6 +3,8 @@
  * and one kernel per op applies the same GS_HD function as the CPU path. */
 #include <stdint.h>
 
+#include <cub/device/device_radix_sort.cuh>
+
 #include "gs_bench.h"
 #include "gs_bench_cuda.cuh"
 #include "gs_gpu_ctx.cuh"
@@ -35,6 +37,21 @@ typedef struct {
   unsigned *count;
 } map_deferred;
 
+/* The device-wide order of a chunk's elements for the sorted ops
+ * (gs_op_sorted): keys and element indices, double-buffered for the radix
+ * sort, and its scratch space. */
+typedef struct {
+  unsigned *key[2], *index[2];
+  void *temp;
+  size_t temp_bytes;
+} map_order;
+
+/* The element at position k of the evaluation order. */
+__device__ static inline size_t map_position(const unsigned *order, size_t k)
+{
+  return order ? order[k] : k;
+}
+
 template <int OP, int FAST>
 __device__ static inline void map_element(const map_inputs &a, int flags, uint64_t seed,
                                           size_t offset, size_t i, double *out, map_deferred d)
@@ -48,16 +65,30 @@ __device__ static inline void map_element(const map_inputs &a, int flags, uint64
     d.list[atomicAdd(d.count, 1u)] = (unsigned)i;
 }
 
-/* The first pass. Each warp takes MAP_BATCH * 32 consecutive elements,
+/* The keys of the sorted ops, with the identity permutation. */
+template <int OP>
+__global__ void map_key_kernel(map_inputs a, int flags, size_t offset, size_t count, map_order o)
+{
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    o.key[0][i] = gs_op_sort_key(OP, flags, map_input(a, 0, OP, offset, i), map_input(a, 1, OP, offset, i),
+                                 map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
+                                 map_input(a, 4, OP, offset, i));
+    o.index[0][i] = (unsigned)i;
+  }
+}
+
+/* The first pass, over the elements in the given order (NULL: as they
+ * are). Each warp takes MAP_BATCH * 32 consecutive positions,
  * orders them by branch (a stable partition through ballots, in shared
  * memory) and evaluates them 32 at a time in that order: all but at most
  * one group of 32 then follow a single branch, where unsorted warps would
  * run both for every group. */
 template <int OP>
 __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
-                           double *out, map_deferred d)
+                           const unsigned *order, double *out, map_deferred d)
 {
-  __shared__ unsigned short order[MAP_WARPS][MAP_BATCH * 32];
+  __shared__ unsigned short lanes[MAP_WARPS][MAP_BATCH * 32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned below = (1u << lane) - 1u;
   const size_t span = MAP_BATCH * 32;
@@ -67,9 +98,9 @@ __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset
     int total[2] = {0, 0};
 #pragma unroll
     for (int j = 0; j < MAP_BATCH; ++j) {
-      const size_t i = base + j * 32 + lane;
-      const int valid = i < count;
-      const int b = valid ? gs_op_branch(OP, map_input(a, 0, OP, offset, i)) : 0;
+      const size_t k = base + j * 32 + lane;
+      const int valid = k < count;
+      const int b = valid ? gs_op_branch(OP, map_input(a, 0, OP, offset, map_position(order, k))) : 0;
       mask[0][j] = __ballot_sync(0xffffffffu, valid && !b);
       mask[1][j] = __ballot_sync(0xffffffffu, valid && b);
       total[0] += __popc(mask[0][j]);
@@ -80,13 +111,13 @@ __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset
     for (int j = 0; j < MAP_BATCH; ++j) {
 #pragma unroll
       for (int b = 0; b < 2; ++b) {
-        if (mask[b][j] >> lane & 1u) order[warp][seen[b] + __popc(mask[b][j] & below)] = (unsigned short)(j * 32 + lane);
+        if (mask[b][j] >> lane & 1u) lanes[warp][seen[b] + __popc(mask[b][j] & below)] = (unsigned short)(j * 32 + lane);
         seen[b] += __popc(mask[b][j]);
       }
     }
     __syncwarp();
     for (int slot = lane; slot < total[0] + total[1]; slot += 32)
-      map_element<OP, 1>(a, flags, seed, offset, base + order[warp][slot], out, d);
+      map_element<OP, 1>(a, flags, seed, offset, map_position(order, base + lanes[warp][slot]), out, d);
     __syncwarp();
   }
 }
@@ -120,25 +151,37 @@ typedef struct {
   size_t offset, count;
   double *out;
   map_deferred deferred; /* first pass: where declined elements go */
+  map_order order;       /* sorted ops: the order of the first pass */
   const unsigned *list;  /* second pass: the declined elements */
 } map_launch_args;
 
+/* Which kernel to launch for one op. */
+typedef enum { MAP_KEYS, MAP_FIRST, MAP_DEFERRED } map_stage;
+
 template <int OP>
-static void map_launch_op(const map_launch_args &l)
+static cudaError_t map_launch_op(map_stage stage, const map_launch_args &l)
 {
-  if (l.list)
+  if (stage == MAP_KEYS) {
+    map_key_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.offset, l.count, l.order);
+    return cudaGetLastError();
+  }
+  if (stage == MAP_DEFERRED) {
     map_deferred_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset,
                                                                     l.list, l.count, l.out);
-  else
-    map_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset, l.count,
-                                                           l.out, l.deferred);
+    return cudaGetLastError();
+  }
+  /* the sort leaves the permutation in index[0] (see map_order_sort) */
+  const unsigned *order = gs_op_sorted(OP) ? l.order.index[0] : NULL;
+  map_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset, l.count, order,
+                                                         l.out, l.deferred);
+  return cudaGetLastError();
 }
 
-static cudaError_t map_launch(int op, const map_launch_args &l)
+static cudaError_t map_launch(int op, map_stage stage, const map_launch_args &l)
 {
   switch (op) {
 #define GS_MAP_CASE(OP) \
-  case OP: map_launch_op<OP>(l); break;
+  case OP: return map_launch_op<OP>(stage, l);
     GS_MAP_CASE(GS_OP_BESSEL_K)
     GS_MAP_CASE(GS_OP_BESSEL_K_SCALED)
     GS_MAP_CASE(GS_OP_BESSEL_K_LOG)
@@ -153,18 +196,44 @@ static cudaError_t map_launch(int op, const map_launch_args &l)
 #undef GS_MAP_CASE
   default: return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
 }
 
-/* Both passes over l.count elements: the first on every element, then the
- * second on those it declined (their number read back in between). */
+/* Scratch bytes of the radix sort of count keys (0 bytes for other ops). */
+static cudaError_t map_order_temp_bytes(int op, size_t count, size_t *bytes)
+{
+  cub::DoubleBuffer<unsigned> keys(NULL, NULL), index(NULL, NULL);
+  *bytes = 0;
+  if (!gs_op_sorted(op)) return cudaSuccess;
+  return cub::DeviceRadixSort::SortPairs(NULL, *bytes, keys, index, (int)count);
+}
+
+/* The keys of l.count elements, sorted with their indices; the sorted
+ * indices end in index[0]. */
+static cudaError_t map_order_sort(int op, const map_launch_args &l)
+{
+  cudaError_t e = map_launch(op, MAP_KEYS, l);
+  cub::DoubleBuffer<unsigned> keys(l.order.key[0], l.order.key[1]);
+  cub::DoubleBuffer<unsigned> index(l.order.index[0], l.order.index[1]);
+  size_t bytes = l.order.temp_bytes;
+  if (e == cudaSuccess)
+    e = cub::DeviceRadixSort::SortPairs(l.order.temp, bytes, keys, index, (int)l.count, 0, 32, l.stream);
+  if (e == cudaSuccess && index.Current() != l.order.index[0])
+    e = cudaMemcpyAsync(l.order.index[0], index.Current(), l.count * sizeof(unsigned),
+                        cudaMemcpyDeviceToDevice, l.stream);
+  return e;
+}
+
+/* Both passes over l.count elements: the first on every element (in key
+ * order for the sorted ops), then the second on those it declined (their
+ * number read back in between). */
 static cudaError_t map_run(const gs_gpu_ctx *c, int op, map_launch_args l)
 {
   unsigned declined = 0;
   cudaError_t e = cudaMemsetAsync(l.deferred.count, 0, sizeof(unsigned), l.stream);
   l.blocks = map_blocks(c, l.count);
   l.list = NULL;
-  if (e == cudaSuccess) e = map_launch(op, l);
+  if (e == cudaSuccess && gs_op_sorted(op)) e = map_order_sort(op, l);
+  if (e == cudaSuccess) e = map_launch(op, MAP_FIRST, l);
   if (e == cudaSuccess)
     e = cudaMemcpyAsync(&declined, l.deferred.count, sizeof(unsigned), cudaMemcpyDeviceToHost, l.stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(l.stream);
@@ -172,7 +241,44 @@ static cudaError_t map_run(const gs_gpu_ctx *c, int op, map_launch_args l)
   l.list = l.deferred.list;
   l.count = declined;
   l.blocks = (unsigned)((declined + MAP_THREADS - 1) / MAP_THREADS);
-  return map_launch(op, l);
+  return map_launch(op, MAP_DEFERRED, l);
+}
+
+/* Device bytes per element of a chunk besides its inputs: the output, the
+ * deferred list and, for the sorted ops, two keys and two indices. */
+static size_t map_work_per_element(int op)
+{
+  return sizeof(double) + sizeof(unsigned) + (gs_op_sorted(op) ? 4 * sizeof(unsigned) : 0);
+}
+
+/* Device bytes ahead of the inputs: the sort's scratch (first, for its
+ * alignment) and the deferred counter. */
+static size_t map_work_head(size_t temp_bytes)
+{
+  return (temp_bytes + 255) / 256 * 256 + sizeof(double);
+}
+
+/* Places the sort's scratch and the deferred counter at the head of work,
+ * and returns where the inputs start. */
+static char *map_work_head_carve(map_launch_args *l, char *work, size_t temp_bytes)
+{
+  l->order.temp = work;
+  l->order.temp_bytes = temp_bytes;
+  work += map_work_head(temp_bytes) - sizeof(double);
+  l->deferred.count = (unsigned *)work;
+  return work + sizeof(double);
+}
+
+/* Places the output, the deferred list and the order arrays of a chunk
+ * after the inputs, at work. */
+static void map_work_tail_carve(map_launch_args *l, int op, char *work, size_t chunk)
+{
+  l->out = (double *)work;
+  l->deferred.list = (unsigned *)(work + chunk * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    l->order.key[k] = gs_op_sorted(op) ? l->deferred.list + (1 + k) * chunk : NULL;
+    l->order.index[k] = gs_op_sorted(op) ? l->deferred.list + (3 + k) * chunk : NULL;
+  }
 }
 
 extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn progress, char *msg)
@@ -182,16 +288,17 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
   if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
   if (a->n == 0) return GS_OK;
   const int arity = gs_op_arity(a->op);
-  /* output and the deferred list; the list's counter comes first */
-  size_t recycled = sizeof(double), per_elem = sizeof(double) + sizeof(unsigned);
-  for (int k = 0; k < arity; ++k) {
-    if (a->len[k] < a->n) recycled += a->len[k] * sizeof(double);
-    else per_elem += sizeof(double);
-  }
-  size_t free_b = 0;
-  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
-  GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
+  size_t temp_bytes = 0;
+  GS_CUDA_TRY(map_order_temp_bytes(a->op, a->n < MAP_MAX_CHUNK ? a->n : MAP_MAX_CHUNK, &temp_bytes));
   {
+    size_t recycled = map_work_head(temp_bytes), per_elem = map_work_per_element(a->op);
+    for (int k = 0; k < arity; ++k) {
+      if (a->len[k] < a->n) recycled += a->len[k] * sizeof(double);
+      else per_elem += sizeof(double);
+    }
+    size_t free_b = 0;
+    GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+    GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
     size_t usable = free_b / 10 * 8;
     if (usable <= recycled + per_elem * 1024) {
       st = gs_set_msg(msg, GS_ERR_NOMEM, "not enough free GPU memory (%.0f MB free)", free_b / 1e6);
@@ -206,8 +313,7 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
     l.flags = a->flags;
     l.seed = a->seed;
     l.stream = c->stream[0];
-    l.deferred.count = (unsigned *)work;
-    work += sizeof(double);
+    work = map_work_head_carve(&l, work, temp_bytes);
     map_inputs &in = l.in;
     double *chunk_in[GS_MAP_MAX_IN] = {0};
     for (int k = 0; k < arity; ++k) {
@@ -223,8 +329,7 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
       }
       in.in[k] = p;
     }
-    l.out = (double *)work;
-    l.deferred.list = (unsigned *)(work + chunk * sizeof(double));
+    map_work_tail_carve(&l, a->op, work, chunk);
     for (size_t start = 0; start < a->n; start += chunk) {
       size_t count = (a->n - start < chunk) ? a->n - start : chunk;
       for (int k = 0; k < arity; ++k)
@@ -275,29 +380,29 @@ __global__ void bench_map_inputs(int op, double *in0, double *in1, double *in2, 
   }
 }
 
-/* Times one op (both passes) on n device-resident random inputs. */
+/* Times one op (the sort, where the op has one, and both passes) on n
+ * device-resident random inputs. */
 extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, double *seconds, char *msg)
 {
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
-  double *in[GS_MAP_MAX_IN] = {0}, *out = NULL;
-  unsigned *deferred = NULL;
+  double *in[GS_MAP_MAX_IN] = {0};
+  char *work = NULL;
   if (op < 0 || op >= GS_OP_COUNT || op == GS_OP_MATERN || reps < 1 || n == 0 || n > UINT32_MAX)
     return gs_set_msg(msg, GS_ERR_ARG, "the map benchmark takes a Bessel or stable op, n >= 1 and reps >= 1");
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
   for (int k = 0; k < gs_op_arity(op); ++k) GS_CUDA_TRY(cudaMalloc(&in[k], n * sizeof(double)));
-  GS_CUDA_TRY(cudaMalloc(&out, n * sizeof(double)));
-  GS_CUDA_TRY(cudaMalloc(&deferred, (n + 2) * sizeof(unsigned)));
   {
+    size_t temp_bytes = 0;
+    GS_CUDA_TRY(map_order_temp_bytes(op, n, &temp_bytes));
+    GS_CUDA_TRY(cudaMalloc(&work, map_work_head(temp_bytes) + n * map_work_per_element(op)));
     map_launch_args l;
     l.flags = 0;
     l.seed = 1;
     l.stream = c->stream[0];
     l.offset = 0;
     l.count = n;
-    l.out = out;
-    l.deferred.count = deferred;
-    l.deferred.list = deferred + 2;
+    map_work_tail_carve(&l, op, map_work_head_carve(&l, work, temp_bytes), n);
     for (int k = 0; k < GS_MAP_MAX_IN; ++k) {
       l.in.in[k] = in[k];
       l.in.len[k] = 0;
@@ -309,7 +414,6 @@ extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, do
 done:
   if (c) cudaStreamSynchronize(c->stream[0]);
   for (int k = 0; k < GS_MAP_MAX_IN; ++k) cudaFree(in[k]);
-  cudaFree(out);
-  cudaFree(deferred);
+  cudaFree(work);
   return st;
 }

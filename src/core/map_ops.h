@@ -67,6 +67,22 @@ GS_HD static inline int gs_op_branch(int op, double a0)
   }
 }
 
+/* Whether a GPU sorts the elements of op device-wide by gs_op_sort_key
+ * before evaluating them: for ops whose cost and path vary so much between
+ * elements that warps of mixed elements waste most of their lanes. Cheap
+ * ops are not sorted (the sort would cost more than it saves); their
+ * two-way branch is grouped within each warp instead (gs_op_branch). */
+GS_HD static inline int gs_op_sorted(int op)
+{
+  return op == GS_OP_STABLE_D || op == GS_OP_STABLE_P || op == GS_OP_STABLE_Q;
+}
+
+GS_HD static inline unsigned gs_op_sort_key(int op, int flags, double a0, double a1, double a2,
+                                            double a3, double a4)
+{
+  return gs_op_sorted(op) ? stable_sort_key(a0, a1, a2, a3, a4, flags, op == GS_OP_STABLE_Q) : 0u;
+}
+
 /* One element into *out. Inputs by value (unused ones ignored): an array
  * argument would live in GPU local memory. flags modify an op
  * (STABLE_FLAG_*); seed and index (the element's position in the output)

@@ -173,6 +173,33 @@ GS_HD static inline int stable_quantile(double p, double alpha, double beta, dou
   return 1;
 }
 
+/* v in [lo, hi] to 0 .. 2^bits - 1, monotone (NaN: 0). */
+GS_HD static inline unsigned stable_key_bucket(double v, double lo, double hi, int bits)
+{
+  double q = (v - lo) / (hi - lo) * (double)(1u << bits);
+  if (!(q > 0.0)) return 0u;
+  return q >= (double)((1u << bits) - 1u) ? (1u << bits) - 1u : (unsigned)q;
+}
+
+/* A sort key that groups elements which follow the same path at about the
+ * same cost: the integration mode, then alpha, beta, and the standardized
+ * argument (or, for a quantile, the log-odds of p). Elements evaluated in
+ * key order keep a GPU warp's lanes together. */
+GS_HD static inline unsigned stable_sort_key(double a0, double alpha, double beta, double gamma,
+                                             double delta, int flags, int quantile)
+{
+  double u;
+  if (quantile) {
+    double lp = flags & STABLE_FLAG_LOG ? a0 : log(a0);
+    u = lp - log(-expm1(lp));
+  } else {
+    u = asinh(stable_standardize(a0, alpha, beta, gamma, delta, flags));
+  }
+  unsigned cls = alpha == 2.0 || (alpha == 1.0 && beta == 0.0) ? 0u : stable_mode_s(alpha, beta) ? 1u : 2u;
+  return cls << 30 | stable_key_bucket(alpha, 0.0, 2.0, 7) << 23 |
+         stable_key_bucket(beta, -1.0, 1.0, 4) << 19 | stable_key_bucket(u, -50.0, 50.0, 19);
+}
+
 /* One draw by the Chambers-Mallows-Stuck construction, written so that it is
  * continuous and well conditioned through alpha = 1 in S0:
  *   X0 = B expm1(L) + sin(alpha U) cos(U)^(-1/alpha) G^(eps/alpha),

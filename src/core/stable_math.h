@@ -261,30 +261,53 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double a
   return reflected;
 }
 
-/* Solve log h(y) = s for y by safeguarded Newton, starting from y; *L gets
- * the level at the solution. The bracket [lo, hi] shrinks as it goes. */
-GS_HD static inline double stable_solve_level(const stable_point *p, double s, double y,
-                                              double lo, double hi, stable_level *L)
+#define STABLE_Y_MAX 700.0
+
+/* A Newton step below this (relative to 1 + |y|) is the last one. */
+#define STABLE_NEWTON_LAST 1e-8
+
+/* A known level: where the next solve starts (ds_dy = 0: only y is known). */
+typedef struct {
+  double y, s, ds_dy;
+} stable_guess;
+
+/* Solve log h(y) = s for y by safeguarded Newton from *g, which then holds
+ * the solution; *L gets the level there. A step from a known level costs no
+ * evaluation, so that nodes solved in order take about three each. */
+GS_HD static inline void stable_solve_level(const stable_point *p, double s, stable_guess *g,
+                                            stable_level *L)
 {
-  double dir = p->h_zero_at_lower ? 1.0 : -1.0;
-  for (int it = 0; it < 60; it++) {
-    *L = stable_level_at(p, y);
-    double r = L->s - s;
+  double dir = p->h_zero_at_lower ? 1.0 : -1.0, lo = -STABLE_Y_MAX, hi = STABLE_Y_MAX;
+  double y = g->y, r = g->s - s, slope = g->ds_dy;
+  int known = slope != 0.0; /* the level at y is the guess's, not in *L */
+  for (int it = 0; it < 80; it++) {
+    if (!known) {
+      *L = stable_level_at(p, y);
+      r = L->s - s;
+      slope = L->ds_dy;
+      if (r == 0.0) break;
+    }
+    known = 0;
     if (r * dir > 0.0) hi = y; else lo = y;
-    if (r == 0.0) break;
-    double yn = y - r / L->ds_dy;
-    if (!(yn > lo && yn < hi)) yn = 0.5 * (lo + hi);
+    double yn = y - r / slope;
+    int newton = yn > lo && yn < hi;
+    if (!newton) yn = 0.5 * (lo + hi);
     double dy = yn - y;
     y = yn;
-    if (fabs(dy) <= 1e-15 * (1.0 + fabs(y)) || hi - lo <= 1e-15 * (1.0 + fabs(y))) {
+    /* Newton converges quadratically: after a step this small the next
+     * would not move y (s itself carries rounding noise, so waiting for a
+     * zero step could bisect its noise) */
+    if ((newton && fabs(dy) <= STABLE_NEWTON_LAST * (1.0 + fabs(y))) ||
+        hi - lo <= 1e-15 * (1.0 + fabs(y))) {
       *L = stable_level_at(p, y);
       break;
     }
   }
-  return y;
+  g->y = y;
+  g->s = L->s;
+  g->ds_dy = L->ds_dy;
 }
 
-#define STABLE_Y_MAX 700.0
 
 /* Relative tolerance of the adaptive rule on its Gauss-Kronrod error
  * estimate, which overstates the error of a converged rule: results reach
@@ -303,13 +326,13 @@ typedef struct {
 
 /* One integrand node: the three integrand values times the node's
  * Jacobian, in the variable of the mode. */
-GS_HD static inline void stable_node(const stable_point *p, int mode_s, double z, double *ylast,
+GS_HD static inline void stable_node(const stable_point *p, int mode_s, double z, stable_guess *g,
                                      double scale, double f[3])
 {
   stable_level L;
   double eh;
   if (mode_s) {
-    *ylast = stable_solve_level(p, z, *ylast, -STABLE_Y_MAX, STABLE_Y_MAX, &L);
+    stable_solve_level(p, z, g, &L);
     double w = exp(z - exp(z));
     double o0 = p->h_zero_at_lower ? L.t : L.v, oi = p->h_zero_at_lower ? L.v : L.t;
     f[0] = w * L.dp_dy / fabs(L.ds_dy);
@@ -325,11 +348,12 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, double z
 }
 
 #define STABLE_GK_N 8
+#define STABLE_S_PANELS 22
 #define STABLE_STACK 48
 #define STABLE_MAX_SPLITS 400
 
 GS_HD static inline void stable_gk15(const stable_point *p, int mode_s, double a, double b,
-                                     double *ylast, double scale, double K[3], double err[3])
+                                     stable_guess *g, double scale, double K[3], double err[3])
 {
   const double xk[STABLE_GK_N] = {0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
                                   0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
@@ -341,21 +365,21 @@ GS_HD static inline void stable_gk15(const stable_point *p, int mode_s, double a
                                   0.204432940075298892414161999234649, 0.209482141084727828012999174891714};
   const double wg[4] = {0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
                         0.381830050505118944950369775488975, 0.417959183673469387755102040816327};
-  double c = 0.5 * (a + b), hw = 0.5 * (b - a), G[3] = {0, 0, 0}, f[3], g[3];
+  double c = 0.5 * (a + b), hw = 0.5 * (b - a), G[3] = {0, 0, 0}, f[3], fr[3];
   for (int j = 0; j < 3; j++) K[j] = 0.0;
   /* left to right, so that mode S warm-starts each Newton solve */
   for (int i = 0; i < STABLE_GK_N; i++) {
-    stable_node(p, mode_s, c - hw * xk[i], ylast, scale, f);
+    stable_node(p, mode_s, c - hw * xk[i], g, scale, f);
     for (int j = 0; j < 3; j++) {
       K[j] += wk[i] * f[j];
       if (i & 1) G[j] += wg[i >> 1] * f[j];
     }
   }
   for (int i = STABLE_GK_N - 2; i >= 0; i--) {
-    stable_node(p, mode_s, c + hw * xk[i], ylast, scale, g);
+    stable_node(p, mode_s, c + hw * xk[i], g, scale, fr);
     for (int j = 0; j < 3; j++) {
-      K[j] += wk[i] * g[j];
-      if (i & 1) G[j] += wg[i >> 1] * g[j];
+      K[j] += wk[i] * fr[j];
+      if (i & 1) G[j] += wg[i >> 1] * fr[j];
     }
   }
   for (int j = 0; j < 3; j++) {
@@ -364,6 +388,58 @@ GS_HD static inline void stable_gk15(const stable_point *p, int mode_s, double a
   }
 }
 
+
+/* Gauss-Kronrod on each interval between the breakpoints z[0] < ... <
+ * z[nz-1]: J gets the sum. Intervals whose error estimate is above the
+ * adaptive rule's tolerance (see stable_integrate) are split once, in a
+ * second sweep that recomputes every interval (storing them would cost the
+ * GPU local memory); returns 0 where a half still misses it. A bounded
+ * pattern of nodes and no stack, for the GPU's first pass. One call of the
+ * rule in one loop, so that the GPU code holds one copy of it. */
+GS_HD static inline int stable_integrate_panels(const stable_point *p, int mode_s, const double *z,
+                                                int nz, double scale, double rtol, double floor01,
+                                                double J[3])
+{
+  stable_guess g = {0.0, 0.0, 0.0};
+  double K[3], E[3], emax[3] = {0, 0, 0}, tol[3];
+  int sweep = 0, part = 0; /* part: 0 the whole interval, 1 its left half, 2 its right half */
+  for (int j = 0; j < 3; j++) J[j] = 0.0;
+  for (int i = 0;;) {
+    if (i == nz - 1) {
+      if (sweep) return 1;
+      int met = 1;
+      for (int j = 0; j < 3; j++) {
+        tol[j] = (rtol + (j < 2 ? floor01 : 0.0)) * fabs(J[j]);
+        if (!(emax[j] <= tol[j])) met = 0;
+      }
+      if (met) return 1;
+      for (int j = 0; j < 3; j++) J[j] = 0.0;
+      sweep = 1;
+      i = 0;
+      g.ds_dy = 0.0;
+      continue;
+    }
+    double m = 0.5 * (z[i] + z[i + 1]);
+    stable_gk15(p, mode_s, part == 2 ? m : z[i], part == 1 ? m : z[i + 1], &g, scale, K, E);
+    int ok = 1;
+    for (int j = 0; j < 3; j++) {
+      emax[j] = fmax(emax[j], E[j]);
+      if (sweep) ok &= E[j] <= tol[j];
+    }
+    if (!ok && part == 0) {
+      part = 1;
+      continue;
+    }
+    if (!ok) return 0;
+    for (int j = 0; j < 3; j++) J[j] += K[j];
+    if (part == 1) {
+      part = 2;
+    } else {
+      part = 0;
+      i++;
+    }
+  }
+}
 
 /* Adaptive Gauss-Kronrod over the breakpoints z[0] < ... < z[nz-1]: an
  * interval is split until, for each integral in mask, its error estimate is
@@ -376,13 +452,14 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
                                           double floor01, double J[3])
 {
   double sa[STABLE_STACK], sb[STABLE_STACK], sK[STABLE_STACK][3], sE[STABLE_STACK][3];
-  double est[3] = {0, 0, 0}, ylast = 0.0;
+  stable_guess g = {0.0, 0.0, 0.0};
+  double est[3] = {0, 0, 0};
   int top = 0, splits = 0;
   for (int j = 0; j < 3; j++) J[j] = 0.0;
   for (int i = nz - 2; i >= 0; i--) {
     sa[top] = z[i];
     sb[top] = z[i + 1];
-    stable_gk15(p, mode_s, z[i], z[i + 1], &ylast, scale, sK[top], sE[top]);
+    stable_gk15(p, mode_s, z[i], z[i + 1], &g, scale, sK[top], sE[top]);
     for (int j = 0; j < 3; j++) est[j] += sK[top][j];
     top++;
   }
@@ -410,10 +487,10 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
     /* right half below left half, so that the left is refined first */
     sa[top] = m;
     sb[top] = b;
-    stable_gk15(p, mode_s, m, b, &ylast, scale, sK[top], sE[top]);
+    stable_gk15(p, mode_s, m, b, &g, scale, sK[top], sE[top]);
     sa[top + 1] = a;
     sb[top + 1] = m;
-    stable_gk15(p, mode_s, a, m, &ylast, scale, sK[top + 1], sE[top + 1]);
+    stable_gk15(p, mode_s, a, m, &g, scale, sK[top + 1], sE[top + 1]);
     for (int j = 0; j < 3; j++) est[j] += sK[top][j] + sK[top + 1][j] - K[j];
     top += 2;
   }
@@ -435,10 +512,11 @@ GS_HD static inline void stable_sinh_nodes(const stable_point *p, double c, doub
                                            double step, int k0, int k1, int kstep, double scale,
                                            double S[3])
 {
-  double f[3], ylast = 0.0;
+  stable_guess g = {0.0, 0.0, 0.0};
+  double f[3];
   for (int k = k0; k <= k1; k += kstep) {
     double tau = tau0 + k * step, w = d * cosh(tau);
-    stable_node(p, 0, c + d * sinh(tau), &ylast, scale, f);
+    stable_node(p, 0, c + d * sinh(tau), &g, scale, f);
     for (int j = 0; j < 3; j++) S[j] += w * f[j];
   }
 }
@@ -470,6 +548,15 @@ GS_HD static inline int stable_integrate_sinh(const stable_point *p, double c, d
     if (converged) return 1;
   }
   return 0;
+}
+
+/* Whether a point is integrated over s (mode S): where the direct log h is
+ * ill-conditioned, near alpha = 1 with |beta| < 1 (|beta| = 1 keeps mode Y,
+ * whose end h is finite, and there the small-D form is exact) and at
+ * alpha = 1 with small beta. */
+GS_HD static inline int stable_mode_s(double alpha, double beta)
+{
+  return alpha == 1.0 ? fabs(beta) < 0.02 : fabs(1.0 - alpha) < 0.02 && fabs(beta) < 1.0;
 }
 
 /* Values of the standard S0 law at one x. */
@@ -543,15 +630,18 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
   } else if (p.form != STABLE_FORM_ALPHA1 && stable_tail_series(&p, &lpdf, &ccdf)) {
     cdf = 1.0 - ccdf;
   } else {
-    /* over s where the direct log h is ill-conditioned; |beta| = 1 keeps
-     * mode Y, whose end h is finite (and there the small-D form is exact) */
-    int mode_s = p.form == STABLE_FORM_ALPHA1 ? p.beta < 0.02
-                                              : fabs(p.eps) < 0.02 && fabs(p.beta) < 1.0;
-    double z[12], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
+    int mode_s = stable_mode_s(alpha, beta);
+    double z[STABLE_S_PANELS + 1], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
     int nz = 0;
     if (mode_s) {
-      const double zs[10] = {-45.0, -24.0, -12.0, -6.0, -3.0, -1.5, 0.0, 1.0, 2.0, 3.8};
-      for (int i = 0; i < 10; i++) z[nz++] = zs[i];
+      /* panels narrow where exp(s - e^s) turns over and near the right
+       * end, where e^s grows fast: Gauss-Kronrod then meets the tolerance
+       * on nearly every point without splitting (a fixed pattern for the
+       * GPU's first pass) */
+      const double zs[STABLE_S_PANELS + 1] = {-45.0, -36.0, -28.0, -22.0, -17.0, -13.0, -10.0, -7.5,
+                                              -5.5,  -4.0,  -3.0,  -2.0,  -1.0,  -0.5,  0.0,   0.5,
+                                              1.0,   1.5,   2.0,   2.4,   2.8,   3.2,   3.8};
+      for (int i = 0; i <= STABLE_S_PANELS; i++) z[nz++] = zs[i];
     } else {
       double y0 = p.h_zero_at_lower ? -STABLE_Y_MAX : STABLE_Y_MAX;
       stable_level L0 = stable_level_at(&p, y0), L;
@@ -578,7 +668,9 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
         scale = -exp(L0.s);
         floor01 = 1e-15 * exp(L0.s) * fmax(1.0, fabs(L0.s));
       }
-      ypk = stable_solve_level(&p, target, 0.0, -STABLE_Y_MAX, STABLE_Y_MAX, &L);
+      stable_guess g = {0.0, 0.0, 0.0};
+      stable_solve_level(&p, target, &g, &L);
+      ypk = g.y;
       double lo = fmin(ypk, 0.0) - 40.0, hi = fmax(ypk, 0.0) + 40.0;
       d = 1.0 / fabs(L.ds_dy);
       if (!(d < 10.0)) d = 10.0;
@@ -592,7 +684,8 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
       }
       z[nz++] = hi;
     }
-    if (mode_s || !stable_integrate_sinh(&p, ypk, d, z[0], z[nz - 1], scale, floor01, J)) {
+    if (mode_s ? !stable_integrate_panels(&p, 1, z, nz, scale, STABLE_RTOL, floor01, J)
+               : !stable_integrate_sinh(&p, ypk, d, z[0], z[nz - 1], scale, floor01, J)) {
       if (fast) return 0;
       stable_integrate(&p, mode_s, z, nz, scale, 7, STABLE_RTOL, floor01, J);
     }
