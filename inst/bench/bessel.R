@@ -20,11 +20,7 @@ if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "
 
 # Base R besselK / gsl::bessel_Knu over chunks on `cores` forked workers.
 peer_parallel <- function(fun, x, nu, cores) {
-  idx <- parallel::splitIndices(length(x), max(1L, cores))
-  if (cores <= 1L) return(fun(x, nu))
-  r <- parallel::mclapply(idx, function(i) fun(x[i], nu[i]),
-                          mc.cores = cores, mc.preschedule = TRUE)
-  unlist(r, use.names = FALSE)
+  bench_parallel(length(x), cores, function(i) fun(x[i], nu[i]))
 }
 
 bench_bessel <- function(kernel_n = bench_opt("bessel_kernel_n", 1e8, 1e6),

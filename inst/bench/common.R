@@ -62,6 +62,15 @@ bench_cpu_threads <- function() {
   if (is.na(n)) bench_cores() else n
 }
 
+# f(i) over the indices 1..n split into one chunk per worker, on `cores`
+# forked workers (peers that have no threads of their own); the results in
+# index order.
+bench_parallel <- function(n, cores, f) {
+  if (cores <= 1L) return(f(seq_len(n)))
+  r <- parallel::mclapply(parallel::splitIndices(n, cores), f, mc.cores = cores, mc.preschedule = TRUE)
+  unlist(r, use.names = FALSE)
+}
+
 # Available host memory in bytes (MemAvailable), NA where unknown.
 bench_mem_available <- function() {
   if (!file.exists("/proc/meminfo")) return(NA_real_)

@@ -39,11 +39,9 @@ stable_call <- function(op, inp, n, device) {
 stable_peer <- function(op, inp, n, cores) {
   f <- switch(op, dstable = stabledist::dstable, pstable = stabledist::pstable,
               qstable = stabledist::qstable)
-  idx <- parallel::splitIndices(n, max(1L, cores))
-  r <- parallel::mclapply(idx, function(i) {
+  bench_parallel(n, cores, function(i) {
     vapply(i, function(k) f(inp$x[k], inp$alpha[k], inp$beta[k]), numeric(1))
-  }, mc.cores = max(1L, cores), mc.preschedule = TRUE)
-  unlist(r, use.names = FALSE)
+  })
 }
 
 bench_stable <- function(kernel_n = bench_opt("stable_kernel_n", 1e7, 1e5),

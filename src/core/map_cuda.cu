@@ -289,6 +289,8 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
   if (a->n == 0) return GS_OK;
   const int arity = gs_op_arity(a->op);
   size_t temp_bytes = 0;
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  /* the sort's scratch depends on the device, now current */
   GS_CUDA_TRY(map_order_temp_bytes(a->op, a->n < MAP_MAX_CHUNK ? a->n : MAP_MAX_CHUNK, &temp_bytes));
   {
     size_t recycled = map_work_head(temp_bytes), per_elem = map_work_per_element(a->op);
@@ -297,7 +299,6 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
       else per_elem += sizeof(double);
     }
     size_t free_b = 0;
-    GS_TRY(gs_gpu_ctx_get(device, &c, msg));
     GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
     size_t usable = free_b / 10 * 8;
     if (usable <= recycled + per_elem * 1024) {
