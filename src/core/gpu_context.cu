@@ -1,10 +1,12 @@
 /* Device queries and the lazily created per-device state. */
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "gs_gpu_ctx.cuh"
+#include "gs_tile.h"
 
 #define GS_MAX_GPUS 64
 
@@ -55,6 +57,12 @@ done:
 /* Releases whatever part of a context exists. */
 static void context_free(gs_gpu_ctx *c)
 {
+  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+    if (c->tile_solver[w]) cusolverDnDestroy(c->tile_solver[w]);
+    if (c->tile_blas[w]) cublasDestroy(c->tile_blas[w]);
+  }
+  for (int s = 0; s < GS_TILE_WORKERS + 2; ++s)
+    if (c->tile_stream[s]) cudaStreamDestroy(c->tile_stream[s]);
   if (c->solver_params) cusolverDnDestroyParams(c->solver_params);
   if (c->solver) cusolverDnDestroy(c->solver);
   if (c->blas) cublasDestroy(c->blas);
@@ -107,6 +115,24 @@ gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *c, char *msg)
     return gs_set_msg(msg, GS_ERR_CUDA, "cannot create cuSOLVER parameters on GPU %d", c->device);
   }
   return GS_OK;
+}
+
+gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *c, char *msg)
+{
+  gs_status st = gs_gpu_ctx_solvers(c, msg); /* the shared cuSOLVER parameters */
+  if (st != GS_OK || c->tile_solver[GS_TILE_WORKERS - 1]) return st;
+  for (int s = 0; s < GS_TILE_WORKERS + 2; ++s)
+    if (!c->tile_stream[s]) GS_CUDA_TRY(cudaStreamCreateWithFlags(&c->tile_stream[s], cudaStreamNonBlocking));
+  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+    if (!c->tile_blas[w] && (cublasCreate(&c->tile_blas[w]) != CUBLAS_STATUS_SUCCESS ||
+                             cublasSetStream(c->tile_blas[w], c->tile_stream[w]) != CUBLAS_STATUS_SUCCESS))
+      return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuBLAS handle on GPU %d", c->device);
+    if (!c->tile_solver[w] && (cusolverDnCreate(&c->tile_solver[w]) != CUSOLVER_STATUS_SUCCESS ||
+                               cusolverDnSetStream(c->tile_solver[w], c->tile_stream[w]) != CUSOLVER_STATUS_SUCCESS))
+      return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuSOLVER handle on GPU %d", c->device);
+  }
+done:
+  return st;
 }
 
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *c, size_t bytes, void **p, char *msg)
@@ -198,4 +224,26 @@ gs_status gs_gpu_copy_to_host(gs_gpu_ctx *c, void *dst, const void *src, size_t 
   }
 done:
   return st;
+}
+
+extern "C" void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)
+{
+  void *p = NULL;
+  *pinned = 0;
+  if (want_pinned && gs_gpu_count() > 0) {
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) == cudaSuccess) {
+      *pinned = 1;
+      return p;
+    }
+    cudaGetLastError(); /* too much to lock: plain memory still works, at a lower bus speed */
+  }
+  return malloc(bytes ? bytes : 1);
+}
+
+extern "C" void gs_host_free(void *p, int pinned)
+{
+  if (pinned)
+    cudaFreeHost(p);
+  else
+    free(p);
 }

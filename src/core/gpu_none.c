@@ -1,10 +1,13 @@
 /* The GPU layer of a build without CUDA: no devices, and every GPU entry
  * point explains why. */
+#include <stdlib.h>
+
 #include "gs_gpu.h"
 #include "gs_map.h"
 #include "gs_matern.h"
 #include "gs_bench.h"
 #include "gp_internal.h"
+#include "gs_tile.h"
 
 static gs_status no_gpu(char *msg)
 {
@@ -72,5 +75,31 @@ gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet,
 gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
 {
   (void)gp, (void)what, (void)b, (void)k, (void)out;
+  return no_gpu(msg);
+}
+
+gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
+                           gs_tile_info *info, char *msg)
+{
+  (void)device, (void)m, (void)src, (void)opt, (void)info;
+  return no_gpu(msg);
+}
+
+void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)
+{
+  (void)want_pinned;
+  *pinned = 0;
+  return malloc(bytes ? bytes : 1);
+}
+
+void gs_host_free(void *p, int pinned)
+{
+  (void)pinned;
+  free(p);
+}
+
+gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[8], char *msg)
+{
+  (void)device, (void)n, (void)nb, (void)cache_tiles, (void)reps, (void)out;
   return no_gpu(msg);
 }

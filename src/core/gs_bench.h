@@ -23,6 +23,16 @@ gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smoothness, int r
 gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smoothness, int reps, double seconds[3],
                                  char *msg);
 
+/* Cholesky of the Matérn covariance (range 0.1, smoothness 0.5, nugget 0.01)
+ * of n random points in the unit square. out: [0] cuSOLVER Xpotrf with the
+ * generation of the matrix in device memory, [1] the generation alone, [2]
+ * the tile Cholesky with tile size nb and L kept in device memory, [3] the
+ * same with L stored to host memory, in seconds, medians of `reps` runs
+ * ([0..2] NaN when cache_tiles > 0 caps the device's tile slots); then, of
+ * the last run of [3], [4] bytes to the device, [5] to the host, [6] tile
+ * slots, [7] tiles loaded or generated. */
+gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[8], char *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,14 @@ int gs_cpu_threads(int requested);
 /* Physical memory of the host in bytes (0 if unknown). */
 double gs_host_memory_bytes(void);
 
+/* The threads of R's BLAS: > 1 for a multi-threaded one (OpenBLAS, BLIS,
+ * MKL). Such a BLAS should be called from one thread with large blocks:
+ * OpenBLAS's pthread build serializes calls made from several threads. */
+int gs_blas_threads(void);
+
+/* A monotonic clock in seconds, for the timings the core reports. */
+double gs_wall_seconds(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,10 @@
 #define GS_GPU_STAGES 2
 #define GS_GPU_STAGE_BYTES ((size_t)64 << 20)
 
+/* Compute streams of the tile Cholesky (each with its own cuBLAS and cuSOLVER
+ * handle, so that tiles are factored and updated concurrently). */
+#define GS_TILE_WORKERS 4
+
 typedef struct {
   int device;
   int ready;
@@ -28,6 +32,9 @@ typedef struct {
   cublasHandle_t blas;                   /* created by gs_gpu_ctx_solvers, on stream[0] */
   cusolverDnHandle_t solver;
   cusolverDnParams_t solver_params;
+  cudaStream_t tile_stream[GS_TILE_WORKERS + 2]; /* created by gs_gpu_ctx_tile_workers: the workers, */
+  cublasHandle_t tile_blas[GS_TILE_WORKERS];     /* then one stream per copy direction */
+  cusolverDnHandle_t tile_solver[GS_TILE_WORKERS];
 } gs_gpu_ctx;
 
 /* Makes `device` current and returns its state, creating it if needed. */
@@ -35,6 +42,8 @@ gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg);
 /* Creates the cuBLAS and cuSOLVER handles of ctx on first use (milliseconds
  * each, so once per device, not per call). */
 gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *ctx, char *msg);
+/* Creates the tile Cholesky's streams and handles on first use. */
+gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *ctx, char *msg);
 /* At least `bytes` of device workspace; the previous contents are lost. */
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *msg);
 /* Free device memory in bytes, after releasing the workspace if it would

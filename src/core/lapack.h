@@ -13,4 +13,10 @@ void dtrmm_(const char *side, const char *uplo, const char *transa, const char *
             const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t side_len,
             size_t uplo_len, size_t transa_len, size_t diag_len);
 
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const double *alpha,
+            const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
+            const int *ldc, size_t transa_len, size_t transb_len);
+void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha, const double *a,
+            const int *lda, const double *beta, double *c, const int *ldc, size_t uplo_len, size_t trans_len);
+
 #endif

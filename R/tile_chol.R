@@ -1,0 +1,201 @@
+#' Tile Cholesky factorization of large positive-definite matrices
+#'
+#' `tile_chol()` factors a symmetric positive-definite matrix \eqn{A = L
+#' L^\top} held as square tiles of its lower triangle. On a GPU the matrix
+#' need not fit in device memory: it stays in (page-locked) host memory and
+#' the tiles move through a cache in device memory, so the size limit is the
+#' host's memory. `matern_spec()` describes a Matérn covariance matrix without
+#' building it: its tiles are generated where they are used (in device memory
+#' on a GPU), so the \eqn{n \times n} matrix never exists in R.
+#'
+#' **Algorithm.** A left-looking tile Cholesky (Ren, Ltaief, Abdulah and
+#' Keyes' out-of-core design): column \eqn{k} of the factor is computed tile
+#' by tile, each tile \eqn{A_{ik}} first updated with \eqn{L_{ij}
+#' L_{kj}^\top} for all \eqn{j < k} (SYRK/GEMM), then factored (POTRF, on
+#' the diagonal) or solved against \eqn{L_{kk}} (TRSM). The schedule is
+#' static: the tile rows are dealt round-robin to four GPU streams (on the
+#' CPU, the tiles of a column are shared among the threads), and events carry
+#' the dependencies between streams. Because every tile access is known in
+#' advance, the device cache evicts the tile whose next use is furthest away
+#' (Belady's rule, which minimises the number of loads); the accumulator of a
+#' running update stays resident and each finished tile is copied back to the
+#' host while the next ones are computed. When the matrix fits in device
+#' memory every tile is loaded (or generated) once.
+#'
+#' The factor lives in host memory (about \eqn{4 n^2} bytes), outside R's
+#' heap; it is released when the object is garbage-collected.
+#'
+#' @param A A symmetric positive-definite numeric matrix (only its lower
+#'   triangle is read), or a Matérn covariance from `matern_spec()`.
+#' @param tile Tile size (rows and columns of a tile); `NULL` chooses one for
+#'   the device and the size of the matrix: 1024 or 2048 on a GPU; on the CPU
+#'   512 when R's BLAS is multi-threaded (each BLAS call then uses all cores),
+#'   else about `n` over twice the number of threads, from 64 to 512, with
+#'   one tile per thread.
+#' @param trace On a GPU, `TRUE` times every tile operation (with CUDA
+#'   events, at a small cost) and returns the event trace.
+#' @param memory GPU memory, in bytes, that the tile cache may use; `NULL`:
+#'   all that is free. A smaller value forces the out-of-core path. Ignored on
+#'   the CPU.
+#' @inheritParams matern_cov
+#' @return `tile_chol()`: an object of class `tile_chol` with methods
+#'   `determinant()` (the log-determinant of \eqn{A}, from the factor),
+#'   `solve(a, b)` (\eqn{A^{-1} b}, or \eqn{A^{-1}} without `b`) and
+#'   `as.matrix()` (the upper triangular factor \eqn{L^\top}, as [chol()]
+#'   returns it). Its element `info` holds the factorization time in seconds,
+#'   the bytes copied to and from the GPU, the number of tiles loaded or
+#'   generated there and the number of tile slots of the cache. With `trace =
+#'   TRUE`, element `trace` is a data frame with one row per operation:
+#'   `stream` (four compute streams and one copy stream per direction),
+#'   `op` (load, syrk, gemm, potrf, trsm, store), the tile coordinates `i`,
+#'   `j` and the column `k` (1-based; loads and stores name the tile moved),
+#'   and `start` and `end` in seconds from the start of the factorization.
+#'   A matrix that is not positive definite gives an error of class
+#'   `gpustats_error_not_pd` that names the order of the first leading minor
+#'   that is not positive, as [chol()] does.
+#' @seealso [chol()], [gp_loglik()]
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(300 * 200), 300)
+#' A <- crossprod(X) + diag(200)
+#' f <- tile_chol(A, tile = 64)
+#' all.equal(as.matrix(f), chol(A))
+#' determinant(f)$modulus
+#' b <- rnorm(200)
+#' all.equal(solve(f, b), solve(A, b))
+#'
+#' locs <- matrix(runif(2000), ncol = 2)
+#' f <- tile_chol(matern_spec(locs, range = 0.1, nugget = 0.01))
+#' determinant(f)
+#' @export
+tile_chol <- function(A, tile = NULL, memory = NULL, trace = FALSE,
+                      device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  spec <- inherits(A, "gs_matern_spec")
+  if (!spec) A <- as_spd_matrix(A, call)
+  n <- if (spec) A$n else nrow(A)
+  dev <- resolve_device(device, as.double(n)^2, "matrix", call)
+  tile <- tile_size(tile, n, dev, call)
+  if (!is.null(memory)) check_scalar(memory, "memory", call, 0, open = TRUE)
+  check_flag(trace, "trace", call)
+  bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
+  res <- if (spec) {
+    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, dev, as.double(memory %||% 0), gs_threads(),
+                  trace, bar), call)
+  } else {
+    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, dev, as.double(memory %||% 0), gs_threads(), trace,
+                  bar), call)
+  }
+  info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
+                                               "cache_tiles", "workers")))
+  structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev,
+                 dimnames = if (spec) NULL else dimnames(A), info = info, trace = tile_trace(res[[4L]])),
+            class = "tile_chol")
+}
+
+# The event trace as a data frame (NULL without one).
+tile_trace <- function(m) {
+  if (is.null(m)) return(NULL)
+  streams <- c(paste("compute", 1:4), "to GPU", "to host")
+  ops <- c("load", "syrk", "gemm", "potrf", "trsm", "store")
+  data.frame(stream = factor(streams[m[, 1L] + 1L], levels = streams), op = factor(ops[m[, 2L] + 1L], levels = ops),
+             i = as.integer(m[, 3L]) + 1L, j = as.integer(m[, 4L]) + 1L,
+             k = ifelse(m[, 5L] < 0, NA_integer_, as.integer(m[, 5L]) + 1L),
+             start = m[, 6L], end = m[, 7L])
+}
+
+#' @rdname tile_chol
+#' @param locs Locations, one per row (see [matern_cov()]).
+#' @param sigma2,range,smoothness,nugget Matérn covariance parameters (see
+#'   [matern()]); the nugget is added to the diagonal.
+#' @return `matern_spec()`: an object of class `gs_matern_spec` describing the
+#'   `nrow(locs)` by `nrow(locs)` covariance matrix.
+#' @export
+matern_spec <- function(locs, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 0,
+                        distance = c("euclidean", "great_circle")) {
+  call <- environment()
+  distance <- match.arg(distance)
+  locs <- as_locations(locs, "locs", distance, call)
+  params <- check_covariance(sigma2, range, smoothness, nugget, call)
+  structure(list(locs = locs, n = nrow(locs), params = as.double(params),
+                 metric = if (distance == "great_circle") 1L else 0L, distance = distance),
+            class = "gs_matern_spec")
+}
+
+#' @export
+print.gs_matern_spec <- function(x, ...) {
+  p <- x$params
+  cat(sprintf("Matern covariance of %d locations (%s distance): sigma2 = %g, range = %g, smoothness = %g, nugget = %g\n",
+              x$n, x$distance, p[1L], p[2L], p[3L], p[4L]))
+  invisible(x)
+}
+
+#' @export
+print.tile_chol <- function(x, ...) {
+  nt <- ceiling(x$n / x$tile)
+  where <- if (x$device < 0) sprintf("the CPU (%d threads)", x$info$workers) else sprintf("GPU %d", x$device)
+  cat(sprintf("Tile Cholesky factor of a %d x %d matrix: %d x %d tiles of %d, on %s in %.3g s\n",
+              x$n, x$n, nt, nt, x$tile, where, x$info$seconds))
+  cat(sprintf("log det = %.10g\n", x$logdet))
+  if (x$device >= 0) {
+    cat(sprintf("cache: %d tile slots; %d tiles loaded or generated; %s to the GPU, %s back\n",
+                as.integer(x$info$cache_tiles), as.integer(x$info$tile_loads), format_bytes(x$info$bytes_to_gpu),
+                format_bytes(x$info$bytes_from_gpu)))
+  }
+  invisible(x)
+}
+
+#' @export
+determinant.tile_chol <- function(x, logarithm = TRUE, ...) {
+  modulus <- if (logarithm) x$logdet else exp(x$logdet)
+  attr(modulus, "logarithm") <- logarithm
+  structure(list(modulus = modulus, sign = 1L), class = "det")
+}
+
+#' @export
+solve.tile_chol <- function(a, b, ...) {
+  call <- environment()
+  if (missing(b)) b <- diag(a$n)
+  check_numeric_arg(b, "b", call)
+  rows <- if (is.matrix(b)) nrow(b) else length(b)
+  if (rows != a$n) abort_arg("{.arg b} has {rows} row{?s} but the matrix has {a$n}.", call)
+  if (anyNA(b)) abort_arg("{.arg b} contains missing values.", call)
+  storage.mode(b) <- "double"
+  gs_call(.Call(gs_r_tile_solve, a$ptr, 3L, b, gs_threads()), call)
+}
+
+#' @export
+as.matrix.tile_chol <- function(x, ...) {
+  r <- .Call(gs_r_tile_upper, x$ptr, gs_threads())
+  dimnames(r) <- x$dimnames
+  r
+}
+
+# A square, symmetric, finite double matrix.
+as_spd_matrix <- function(A, call) {
+  if (!is.matrix(A) || !(is.numeric(A) || is.logical(A))) {
+    abort_arg("{.arg A} must be a numeric matrix or a {.fn matern_spec}, not {.obj_type_friendly {A}}.", call)
+  }
+  if (nrow(A) != ncol(A)) abort_arg("{.arg A} must be square, not {nrow(A)} x {ncol(A)}.", call)
+  if (nrow(A) == 0L) abort_arg("{.arg A} is empty.", call)
+  if (anyNA(A) || any(!is.finite(A))) abort_arg("{.arg A} contains missing or infinite values.", call)
+  storage.mode(A) <- "double"
+  if (!isSymmetric(unname(A))) {
+    abort_arg(c("{.arg A} is not symmetric.", i = "A Cholesky factorization needs a symmetric matrix."), call)
+  }
+  A
+}
+
+tile_size <- function(tile, n, dev, call) {
+  if (is.null(tile)) return(0L) # the native code chooses
+  if (!is.numeric(tile) || length(tile) != 1L || !is.finite(tile) || tile < 1 || tile != round(tile) || tile > 46340) {
+    abort_arg("{.arg tile} must be a whole number from 1 to 46340.", call)
+  }
+  as.integer(min(tile, n))
+}
+
+# The cache plan's tile loads and stores for nt tile rows and `slots` slots
+# (for tests and the benchmark's traffic estimate).
+tile_plan_traffic <- function(nt, slots) {
+  stats::setNames(.Call(gs_r_tile_plan, as.integer(nt), as.integer(slots)), c("loads", "stores"))
+}

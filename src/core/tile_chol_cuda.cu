@@ -1,0 +1,577 @@
+/* The tile Cholesky on one GPU: the ops of the plan (tile_plan.h) are issued
+ * in order, asynchronously, to GS_TILE_WORKERS compute streams and one copy
+ * stream per direction. CUDA events carry the dependencies between streams:
+ *   - a tile's `ready` event: its data in its slot is valid (loaded,
+ *     generated or finished);
+ *   - a slot's `used` event per stream: that stream's last op on the slot,
+ *     waited for before the slot takes another tile;
+ *   - a tile's `stored` event: its copy to the host is complete, waited for
+ *     before the tile is loaded again.
+ * Every wait refers to work issued earlier, so the streams cannot deadlock.
+ * The host stays at most TILE_LAG columns ahead of the device, so progress,
+ * an interrupt and a failed POTRF are seen within a few columns. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_bench.h"
+#include "gs_bench_cuda.cuh"
+#include "gs_cpu.h"
+#include "gs_gpu_ctx.cuh"
+#include "gs_matern_cuda.cuh"
+#include "gs_tile.h"
+#include "tile_plan.h"
+
+#define TILE_LAG 2
+#define TILE_STREAMS (GS_TILE_WORKERS + 2)
+#define TILE_H2D GS_TILE_WORKERS
+#define TILE_D2H (GS_TILE_WORKERS + 1)
+/* Device memory left to cuBLAS, cuSOLVER and the runtime. */
+#define TILE_RESERVE_BYTES ((size_t)768 << 20)
+
+typedef struct {
+  gs_gpu_ctx *c;
+  gs_tile_matrix *m;
+  const gs_tile_source *src;
+  gs_tile_info *info;
+  int store; /* copy each finished tile to the host (0: L stays in device memory) */
+  tile_plan plan;
+  double *slots;
+  cudaEvent_t *slot_used;  /* [slot * TILE_STREAMS + stream] */
+  unsigned *slot_users;    /* streams that used the slot since its tile arrived */
+  cudaEvent_t *ready, *stored;
+  signed char *ready_on;   /* stream of the last `ready` record, -1 before */
+  unsigned char *final;
+  cudaEvent_t column_done[TILE_LAG + 1][GS_TILE_WORKERS];
+  int *info_dev, *info_host; /* POTRF status per tile column */
+  void *potrf_work[GS_TILE_WORKERS];
+  void *potrf_host[GS_TILE_WORKERS];
+  size_t potrf_bytes, potrf_host_bytes;
+  double *locs; /* Matérn source: the locations of tile row i from i * nb * dim */
+  matern_tile_args gen;
+  long op;                /* the op being issued */
+  cudaEvent_t *trace;     /* with a trace: start and end of op p at 2p, 2p + 1 */
+  signed char *trace_on;  /* stream of op p */
+  cudaEvent_t trace_origin;
+} tile_run;
+
+static cudaStream_t run_stream(const tile_run *r, int q) { return r->c->tile_stream[q]; }
+
+static double *slot_ptr(const tile_run *r, int s) { return r->slots + (size_t)s * r->m->nb * r->m->nb; }
+
+static size_t tile_bytes(const gs_tile_matrix *m, int t)
+{
+  int i, j;
+  gs_tile_coords(t, &i, &j);
+  return (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j) * sizeof(double);
+}
+
+static cudaError_t event_record(cudaEvent_t *e, cudaStream_t s)
+{
+  if (!*e) {
+    cudaError_t err = cudaEventCreateWithFlags(e, cudaEventDisableTiming);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaEventRecord(*e, s);
+}
+
+/* Stream q may overwrite slot s once every other stream's last use is done. */
+static cudaError_t slot_claim(tile_run *r, int q, int s)
+{
+  for (int u = 0; u < TILE_STREAMS; ++u)
+    if (u != q && (r->slot_users[s] >> u & 1u)) {
+      cudaError_t err = cudaStreamWaitEvent(run_stream(r, q), r->slot_used[(size_t)s * TILE_STREAMS + u], 0);
+      if (err != cudaSuccess) return err;
+    }
+  r->slot_users[s] = 0;
+  return cudaSuccess;
+}
+
+static cudaError_t slot_use(tile_run *r, int q, int s)
+{
+  r->slot_users[s] |= 1u << q;
+  return event_record(&r->slot_used[(size_t)s * TILE_STREAMS + q], run_stream(r, q));
+}
+
+static cudaError_t tile_wait(tile_run *r, int q, int t)
+{
+  if (r->ready_on[t] < 0 || r->ready_on[t] == q) return cudaSuccess;
+  return cudaStreamWaitEvent(run_stream(r, q), r->ready[t], 0);
+}
+
+static cudaError_t tile_ready(tile_run *r, int q, int t)
+{
+  r->ready_on[t] = (signed char)q;
+  return event_record(&r->ready[t], run_stream(r, q));
+}
+
+/* With a trace: the start (end = 0) or end of the current op on stream q. */
+static cudaError_t trace_mark(tile_run *r, int q, int end)
+{
+  if (!r->trace) return cudaSuccess;
+  cudaEvent_t *e = &r->trace[2 * r->op + end];
+  r->trace_on[r->op] = (signed char)q;
+  if (!*e) {
+    cudaError_t err = cudaEventCreate(e);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaEventRecord(*e, run_stream(r, q));
+}
+
+/* The trace rows of the ops that ran (after the streams are synchronized). */
+static gs_status trace_collect(tile_run *r, char *msg)
+{
+  gs_status st = GS_OK;
+  double *rows = (double *)malloc((size_t)r->plan.nops * GS_TILE_TRACE_COLS * sizeof(double));
+  long n = 0;
+  if (!rows) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the trace");
+  for (long p = 0; p < r->plan.nops; ++p) {
+    const tile_op *op = &r->plan.ops[p];
+    float t0 = 0.0f, t1 = 0.0f;
+    if (!r->trace[2 * p] || !r->trace[2 * p + 1]) continue;
+    GS_CUDA_TRY(cudaEventElapsedTime(&t0, r->trace_origin, r->trace[2 * p]));
+    GS_CUDA_TRY(cudaEventElapsedTime(&t1, r->trace_origin, r->trace[2 * p + 1]));
+    double *row = rows + n++ * GS_TILE_TRACE_COLS;
+    int i = op->i, j = op->j, k = op->k;
+    if (op->kind == TILE_OP_LOAD || op->kind == TILE_OP_STORE) { /* the tile moved: (i, j), no k */
+      gs_tile_coords(op->tile[0], &i, &j);
+      k = -1;
+    }
+    row[0] = r->trace_on[p];
+    row[1] = op->kind;
+    row[2] = i;
+    row[3] = j;
+    row[4] = k;
+    row[5] = 1e-3 * t0;
+    row[6] = 1e-3 * t1;
+  }
+  r->info->trace = rows;
+  r->info->trace_rows = n;
+  rows = NULL;
+done:
+  free(rows);
+  return st;
+}
+
+/* A_ij of a Matérn source, generated in slot s on stream q. */
+static cudaError_t load_generate(tile_run *r, int q, int i, int j, double *dst)
+{
+  const gs_tile_matrix *m = r->m;
+  const size_t block = (size_t)m->nb * r->src->dim;
+  matern_tile_args g = r->gen;
+  g.sym = (i == j);
+  g.lower_only = g.sym;
+  g.locs1 = r->locs + (size_t)i * block;
+  g.locs2 = r->locs + (size_t)j * block;
+  g.n1 = gs_tile_rows(m, i);
+  g.n2 = gs_tile_rows(m, j);
+  return matern_tile_launch(&g, 0, g.n2, dst, run_stream(r, q));
+}
+
+static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
+{
+  gs_status st = GS_OK;
+  const int t = op->tile[0], s = op->slot[0];
+  const int generate = !r->final[t] && !r->src->a;
+  const int q = generate ? op->worker : TILE_H2D;
+  int i, j;
+  gs_tile_coords(t, &i, &j);
+  GS_CUDA_TRY(slot_claim(r, q, s));
+  if (r->final[t]) GS_CUDA_TRY(cudaStreamWaitEvent(run_stream(r, q), r->stored[t], 0));
+  GS_CUDA_TRY(trace_mark(r, q, 0));
+  if (generate) {
+    GS_CUDA_TRY(load_generate(r, q, i, j, slot_ptr(r, s)));
+  } else {
+    GS_CUDA_TRY(cudaMemcpyAsync(slot_ptr(r, s), gs_tile_at(r->m, i, j), tile_bytes(r->m, t), cudaMemcpyHostToDevice,
+                                run_stream(r, q)));
+    r->info->bytes_to_device += (double)tile_bytes(r->m, t);
+  }
+  GS_CUDA_TRY(trace_mark(r, q, 1));
+  GS_CUDA_TRY(tile_ready(r, q, t));
+  GS_CUDA_TRY(slot_use(r, q, s));
+  r->info->tile_loads++;
+done:
+  return st;
+}
+
+static gs_status op_store(tile_run *r, const tile_op *op, char *msg)
+{
+  gs_status st = GS_OK;
+  const int t = op->tile[0], s = op->slot[0], q = TILE_D2H;
+  if (!r->store) return GS_OK;
+  GS_CUDA_TRY(tile_wait(r, q, t));
+  GS_CUDA_TRY(trace_mark(r, q, 0));
+  GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_at(r->m, op->i, op->k), slot_ptr(r, s), tile_bytes(r->m, t),
+                              cudaMemcpyDeviceToHost, run_stream(r, q)));
+  GS_CUDA_TRY(trace_mark(r, q, 1));
+  GS_CUDA_TRY(event_record(&r->stored[t], run_stream(r, q)));
+  GS_CUDA_TRY(slot_use(r, q, s));
+  r->info->bytes_to_host += (double)tile_bytes(r->m, t);
+done:
+  return st;
+}
+
+static gs_status library_check(int ok, const char *what, char *msg)
+{
+  return ok ? GS_OK : gs_set_msg(msg, GS_ERR_CUDA, "%s failed in the tile Cholesky", what);
+}
+
+static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
+{
+  gs_status st = GS_OK;
+  const int q = op->worker, ri = gs_tile_rows(r->m, op->i), rk = gs_tile_rows(r->m, op->k), nb = r->m->nb;
+  const double one = 1.0, minus = -1.0;
+  cublasHandle_t blas = r->c->tile_blas[q];
+  double *c = slot_ptr(r, op->slot[0]);
+  double *a = op->slot[1] >= 0 ? slot_ptr(r, op->slot[1]) : NULL, *b = op->slot[2] >= 0 ? slot_ptr(r, op->slot[2]) : NULL;
+  for (int x = 0; x < 3; ++x)
+    if (op->tile[x] >= 0) GS_CUDA_TRY(tile_wait(r, q, op->tile[x]));
+  GS_CUDA_TRY(trace_mark(r, q, 0));
+  switch (op->kind) {
+  case TILE_OP_SYRK:
+    GS_TRY(library_check(cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus, a, rk, &one, c, rk) ==
+                             CUBLAS_STATUS_SUCCESS, "cublasDsyrk", msg));
+    break;
+  case TILE_OP_GEMM:
+    GS_TRY(library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, a, ri, b, rk, &one, c, ri) ==
+                             CUBLAS_STATUS_SUCCESS, "cublasDgemm", msg));
+    break;
+  case TILE_OP_POTRF:
+    GS_TRY(library_check(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
+                                          CUDA_R_64F, c, rk, CUDA_R_64F, r->potrf_work[q], r->potrf_bytes,
+                                          r->potrf_host[q], r->potrf_host_bytes, r->info_dev + op->k) ==
+                             CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf", msg));
+    GS_CUDA_TRY(cudaMemcpyAsync(r->info_host + op->k, r->info_dev + op->k, sizeof(int), cudaMemcpyDeviceToHost,
+                                run_stream(r, q)));
+    break;
+  case TILE_OP_TRSM:
+    GS_TRY(library_check(cublasDtrsm(blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                                     CUBLAS_DIAG_NON_UNIT, ri, rk, &one, b, rk, c, ri) == CUBLAS_STATUS_SUCCESS,
+                         "cublasDtrsm", msg));
+    break;
+  }
+  GS_CUDA_TRY(trace_mark(r, q, 1));
+  if (op->kind == TILE_OP_POTRF || op->kind == TILE_OP_TRSM) {
+    r->final[op->tile[0]] = 1;
+    GS_CUDA_TRY(tile_ready(r, q, op->tile[0]));
+  }
+  for (int x = 0; x < 3; ++x)
+    if (op->slot[x] >= 0) GS_CUDA_TRY(slot_use(r, q, op->slot[x]));
+done:
+  return st;
+}
+
+static gs_status op_issue(tile_run *r, const tile_op *op, char *msg)
+{
+  if (op->kind == TILE_OP_LOAD) return op_load(r, op, msg);
+  if (op->kind == TILE_OP_STORE) return op_store(r, op, msg);
+  return op_compute(r, op, msg);
+}
+
+/* Waits for column k; a failed POTRF and an interrupt stop the run. */
+static gs_status column_wait(tile_run *r, int k, const gs_tile_options *opt, char *msg)
+{
+  gs_status st = GS_OK;
+  const int nt = r->m->nt;
+  for (int w = 0; w < GS_TILE_WORKERS; ++w) GS_CUDA_TRY(cudaEventSynchronize(r->column_done[k % (TILE_LAG + 1)][w]));
+  if (r->info_host[k] > 0) {
+    r->info->failed_minor = (long)k * r->m->nb + r->info_host[k];
+    return gs_set_msg(msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", r->info->failed_minor);
+  }
+  if (opt->progress && k + 1 < nt) {
+    const double left = (double)(nt - k - 1) / nt;
+    if (opt->progress(1.0 - left * left * left)) return gs_interrupted(msg);
+  }
+done:
+  return st;
+}
+
+/* Tile slots: as many as the free memory holds, at most one per tile. */
+static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots, char *msg)
+{
+  gs_status st = GS_OK;
+  const size_t bytes = (size_t)r->m->nb * r->m->nb * sizeof(double);
+  const long ntiles = gs_tile_count(r->m->nt);
+  size_t free_b = 0;
+  GS_TRY(gs_gpu_ctx_free_memory(r->c, &free_b, msg));
+  {
+    double fit = ((double)free_b * 0.97 - (double)TILE_RESERVE_BYTES) / (double)bytes;
+    long n = fit < (double)ntiles ? (long)fit : ntiles;
+    if (opt->cache_tiles > 0 && opt->cache_tiles < n) n = opt->cache_tiles;
+    for (; n >= 3; n = n * 9 / 10) {
+      if (cudaMalloc(&r->slots, (size_t)n * bytes) == cudaSuccess) break;
+      cudaGetLastError();
+      r->slots = NULL;
+    }
+    if (!r->slots)
+      return gs_set_msg(msg, GS_ERR_NOMEM, "GPU %d has %.1f GB free, too little for three %d x %d tiles", r->c->device,
+                        free_b / 1e9, r->m->nb, r->m->nb);
+    *slots = (int)n;
+  }
+done:
+  return st;
+}
+
+static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_tile_matrix *m = r->m;
+  const long ntiles = gs_tile_count(m->nt);
+  int slots = 0;
+  if (r->c->work) { /* the map workspace gives its room to the tiles */
+    cudaFree(r->c->work);
+    r->c->work = NULL;
+    r->c->work_bytes = 0;
+  }
+  GS_TRY(library_check(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params, CUBLAS_FILL_MODE_LOWER,
+                                                   m->nb, CUDA_R_64F, NULL, m->nb, CUDA_R_64F, &r->potrf_bytes,
+                                                   &r->potrf_host_bytes) == CUSOLVER_STATUS_SUCCESS,
+                       "cusolverDnXpotrf_bufferSize", msg));
+  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+    GS_CUDA_TRY(cudaMalloc(&r->potrf_work[w], r->potrf_bytes ? r->potrf_bytes : 1));
+    if (!(r->potrf_host[w] = malloc(r->potrf_host_bytes ? r->potrf_host_bytes : 1)))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    for (int k = 0; k <= TILE_LAG; ++k)
+      GS_CUDA_TRY(cudaEventCreateWithFlags(&r->column_done[k][w], cudaEventDisableTiming));
+  }
+  GS_CUDA_TRY(cudaMalloc(&r->info_dev, (size_t)m->nt * sizeof(int)));
+  GS_CUDA_TRY(cudaMemset(r->info_dev, 0, (size_t)m->nt * sizeof(int)));
+  GS_CUDA_TRY(cudaHostAlloc(&r->info_host, (size_t)m->nt * sizeof(int), cudaHostAllocDefault));
+  memset(r->info_host, 0, (size_t)m->nt * sizeof(int));
+  if (!r->src->a) {
+    const gs_tile_source *src = r->src;
+    const size_t bytes = (size_t)m->n * src->dim * sizeof(double);
+    double *blocks = (double *)malloc(bytes);
+    if (!blocks) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    for (int i = 0; i < m->nt; ++i)
+      gs_tile_locs_block(src, m->n, (long)i * m->nb, gs_tile_rows(m, i), blocks + (size_t)i * m->nb * src->dim);
+    st = cudaMalloc(&r->locs, bytes) == cudaSuccess ? gs_gpu_copy_to_device(r->c, r->locs, blocks, bytes, 0, msg)
+                                                    : gs_set_msg(msg, GS_ERR_NOMEM, "out of GPU memory");
+    if (st == GS_OK) GS_CUDA_TRY(cudaStreamSynchronize(r->c->stream[0]));
+    free(blocks);
+    if (st != GS_OK) goto done;
+    const gs_matern_cov_args a = {NULL, m->n, NULL, 0, src->dim, src->metric, src->sigma2, src->range,
+                                  src->smoothness, src->nugget, 1, NULL};
+    r->gen = matern_tile_setup(&a, r->locs, NULL);
+  }
+  GS_TRY(slots_alloc(r, opt, &slots, msg));
+  GS_TRY(tile_plan_build(m->nt, GS_TILE_WORKERS, slots, &r->plan, msg));
+  if (!r->store && r->plan.loads > ntiles)
+    return gs_set_msg(msg, GS_ERR_NOMEM, "the factor must stay on GPU %d, but only %d of its %ld tiles fit",
+                      r->c->device, slots, ntiles);
+  r->slot_used = (cudaEvent_t *)calloc((size_t)slots * TILE_STREAMS, sizeof(cudaEvent_t));
+  r->slot_users = (unsigned *)calloc((size_t)slots, sizeof(unsigned));
+  r->ready = (cudaEvent_t *)calloc((size_t)ntiles, sizeof(cudaEvent_t));
+  r->stored = (cudaEvent_t *)calloc((size_t)ntiles, sizeof(cudaEvent_t));
+  r->ready_on = (signed char *)malloc((size_t)ntiles);
+  r->final = (unsigned char *)calloc((size_t)ntiles, 1);
+  if (!r->slot_used || !r->slot_users || !r->ready || !r->stored || !r->ready_on || !r->final)
+    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  memset(r->ready_on, -1, (size_t)ntiles);
+  if (opt->trace) {
+    r->trace = (cudaEvent_t *)calloc((size_t)r->plan.nops * 2, sizeof(cudaEvent_t));
+    r->trace_on = (signed char *)calloc((size_t)r->plan.nops, 1);
+    if (!r->trace || !r->trace_on) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the trace");
+    GS_CUDA_TRY(cudaEventCreate(&r->trace_origin));
+    GS_CUDA_TRY(cudaEventRecord(r->trace_origin, run_stream(r, 0)));
+  }
+  r->info->cache_tiles = slots;
+  r->info->workers = GS_TILE_WORKERS;
+done:
+  return st;
+}
+
+static void run_release(tile_run *r)
+{
+  const long ntiles = gs_tile_count(r->m->nt);
+  if (r->c)
+    for (int q = 0; q < TILE_STREAMS; ++q)
+      if (r->c->tile_stream[q]) cudaStreamSynchronize(r->c->tile_stream[q]);
+  if (r->slot_used)
+    for (long e = 0; e < (long)r->plan.slots * TILE_STREAMS; ++e)
+      if (r->slot_used[e]) cudaEventDestroy(r->slot_used[e]);
+  for (long t = 0; t < ntiles; ++t) {
+    if (r->ready && r->ready[t]) cudaEventDestroy(r->ready[t]);
+    if (r->stored && r->stored[t]) cudaEventDestroy(r->stored[t]);
+  }
+  if (r->trace)
+    for (long e = 0; e < 2 * r->plan.nops; ++e)
+      if (r->trace[e]) cudaEventDestroy(r->trace[e]);
+  if (r->trace_origin) cudaEventDestroy(r->trace_origin);
+  free(r->trace);
+  free(r->trace_on);
+  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+    cudaFree(r->potrf_work[w]);
+    free(r->potrf_host[w]);
+    for (int k = 0; k <= TILE_LAG; ++k)
+      if (r->column_done[k][w]) cudaEventDestroy(r->column_done[k][w]);
+  }
+  cudaFree(r->slots);
+  cudaFree(r->info_dev);
+  cudaFree(r->locs);
+  if (r->info_host) cudaFreeHost(r->info_host);
+  free(r->slot_used);
+  free(r->slot_users);
+  free(r->ready);
+  free(r->stored);
+  free(r->ready_on);
+  free(r->final);
+  tile_plan_free(&r->plan);
+  cudaGetLastError();
+}
+
+/* The factorization; store = 0 keeps L in device memory only (the whole
+ * matrix must fit), for the benchmark against an in-core factorization. */
+static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
+                               int store, gs_tile_info *info, char *msg)
+{
+  gs_status st = GS_OK;
+  tile_run r;
+  memset(&r, 0, sizeof r);
+  r.m = m;
+  r.src = src;
+  r.info = info;
+  r.store = store;
+  GS_TRY(gs_gpu_ctx_get(device, &r.c, msg));
+  GS_TRY(gs_gpu_ctx_tile_workers(r.c, msg));
+  GS_TRY(run_setup(&r, opt, msg));
+  {
+    long p = 0;
+    int waited = 0;
+    for (int k = 0; k < m->nt; ++k) {
+      for (; p < r.plan.column_end[k]; ++p) {
+        r.op = p;
+        GS_TRY(op_issue(&r, &r.plan.ops[p], msg));
+      }
+      for (int w = 0; w < GS_TILE_WORKERS; ++w)
+        GS_CUDA_TRY(cudaEventRecord(r.column_done[k % (TILE_LAG + 1)][w], run_stream(&r, w)));
+      for (; waited <= k - TILE_LAG; ++waited) GS_TRY(column_wait(&r, waited, opt, msg));
+    }
+    for (; waited < m->nt; ++waited) GS_TRY(column_wait(&r, waited, opt, msg));
+    for (int q = 0; q < TILE_STREAMS; ++q) GS_CUDA_TRY(cudaStreamSynchronize(run_stream(&r, q)));
+    GS_CUDA_TRY(cudaGetLastError());
+    if (r.trace) GS_TRY(trace_collect(&r, msg));
+  }
+done:
+  run_release(&r);
+  return st;
+}
+
+extern "C" gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src,
+                                      const gs_tile_options *opt, gs_tile_info *info, char *msg)
+{
+  return tile_chol_run(device, m, src, opt, 1, info, msg);
+}
+
+/* Random points in the unit square, as the GP benchmark uses. */
+static gs_status bench_source(long n, double **locs, gs_tile_source *src, char *msg)
+{
+  *locs = (double *)malloc((size_t)n * 2 * sizeof(double));
+  if (!*locs) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  for (long i = 0; i < 2 * n; ++i) (*locs)[i] = rng_uniform(11, (uint64_t)i);
+  memset(src, 0, sizeof *src);
+  src->locs = *locs;
+  src->dim = 2;
+  src->metric = MATERN_EUCLIDEAN;
+  src->sigma2 = 1.0;
+  src->range = 0.1;
+  src->smoothness = 0.5;
+  src->nugget = 1e-2;
+  return GS_OK;
+}
+
+/* cuSOLVER on the whole matrix in device memory: seconds[0] generation and
+ * Xpotrf, seconds[1] generation alone. */
+static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, int reps, double seconds[2], char *msg)
+{
+  gs_status st = GS_OK;
+  gs_gpu_ctx *c = NULL;
+  double *a = NULL, *locs = NULL;
+  void *work = NULL, *host_work = NULL;
+  size_t work_bytes = 0, host_bytes = 0;
+  int *info = NULL;
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  GS_TRY(gs_gpu_ctx_solvers(c, msg));
+  GS_CUDA_TRY(cudaMalloc(&a, (size_t)n * n * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&locs, (size_t)n * 2 * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&info, sizeof(int)));
+  GS_CUDA_TRY(cudaMemcpy(locs, src->locs, (size_t)n * 2 * sizeof(double), cudaMemcpyHostToDevice));
+  GS_TRY(library_check(cusolverDnXpotrf_bufferSize(c->solver, c->solver_params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+                                                   a, n, CUDA_R_64F, &work_bytes, &host_bytes) ==
+                           CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf_bufferSize", msg));
+  GS_CUDA_TRY(cudaMalloc(&work, work_bytes ? work_bytes : 1));
+  if (!(host_work = malloc(host_bytes ? host_bytes : 1))) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  {
+    const gs_matern_cov_args args = {NULL, n, NULL, 0, 2, src->metric, src->sigma2, src->range, src->smoothness,
+                                     src->nugget, 1, NULL};
+    const matern_tile_args g = matern_tile_setup(&args, locs, NULL);
+    for (int factor = 1; factor >= 0; --factor)
+      GS_TRY(bench_wall_time(reps, [&] {
+        gs_status s = matern_tile_launch(&g, 0, n, a, c->stream[0]) == cudaSuccess
+                          ? GS_OK
+                          : gs_set_msg(msg, GS_ERR_CUDA, "the Matérn kernel failed");
+        if (s == GS_OK && factor)
+          s = library_check(cusolverDnXpotrf(c->solver, c->solver_params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, a, n,
+                                             CUDA_R_64F, work, work_bytes, host_work, host_bytes, info) ==
+                                CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf", msg);
+        if (s == GS_OK && cudaStreamSynchronize(c->stream[0]) != cudaSuccess)
+          s = gs_set_msg(msg, GS_ERR_CUDA, "the cuSOLVER factorization failed");
+        return s;
+      }, &seconds[!factor], msg));
+  }
+done:
+  cudaFree(a);
+  cudaFree(locs);
+  cudaFree(info);
+  cudaFree(work);
+  free(host_work);
+  return st;
+}
+
+/* The tile Cholesky of the same matrix, generated tile by tile: with L kept
+ * in device memory (store = 0) or copied to pinned host memory (store = 1). */
+static gs_status bench_tiles(int device, const gs_tile_source *src, long n, int nb, int cache_tiles, int store,
+                             int reps, double *seconds, gs_tile_info *info, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_tile_matrix *m = NULL;
+  const gs_tile_options opt = {cache_tiles, 0, NULL, 0};
+  GS_TRY(gs_tile_matrix_create(n, nb, store, &m, msg));
+  GS_TRY(bench_wall_time(reps, [&] {
+    memset(info, 0, sizeof *info);
+    return tile_chol_run(device, m, src, &opt, store, info, msg);
+  }, seconds, msg));
+done:
+  gs_tile_matrix_free(m);
+  return st;
+}
+
+/* out: [0] cuSOLVER generation + Xpotrf, [1] generation alone, [2] tiles kept
+ * on the device, [3] tiles stored to the host (seconds; [0..2] only without a
+ * cache limit); [4] bytes to the device, [5] to the host, [6] tile slots,
+ * [7] tile loads, of the last run. */
+extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[8],
+                                            char *msg)
+{
+  gs_status st = GS_OK;
+  double *locs = NULL;
+  gs_tile_source src;
+  gs_tile_info info;
+  for (int k = 0; k < 8; ++k) out[k] = NAN;
+  GS_TRY(bench_source(n, &locs, &src, msg));
+  if (cache_tiles <= 0) {
+    GS_TRY(bench_cusolver(device, &src, n, reps, out, msg));
+    GS_TRY(bench_tiles(device, &src, n, nb, 0, 0, reps, &out[2], &info, msg));
+  }
+  GS_TRY(bench_tiles(device, &src, n, nb, cache_tiles, 1, reps, &out[3], &info, msg));
+  out[4] = info.bytes_to_device;
+  out[5] = info.bytes_to_host;
+  out[6] = info.cache_tiles;
+  out[7] = (double)info.tile_loads;
+done:
+  free(locs);
+  return st;
+}

@@ -1,0 +1,191 @@
+/* The tile Cholesky schedule and its cache plan (see tile_plan.h). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_tile.h"
+#include "tile_plan.h"
+
+static tile_op make_op(int kind, int workers, int i, int j, int k, int a, int b)
+{
+  tile_op op;
+  op.kind = (unsigned char)kind;
+  op.worker = (unsigned char)(i % workers);
+  op.i = i;
+  op.j = j;
+  op.k = k;
+  op.tile[0] = (int)gs_tile_index(i, k);
+  op.tile[1] = a;
+  op.tile[2] = b;
+  op.slot[0] = op.slot[1] = op.slot[2] = -1;
+  return op;
+}
+
+/* The compute and store ops in schedule order, without loads. */
+static long schedule_fill(int nt, int workers, tile_op *ops)
+{
+  long n = 0;
+  for (int k = 0; k < nt; ++k)
+    for (int i = k; i < nt; ++i) {
+      for (int j = 0; j < k; ++j)
+        ops[n++] = (i == k) ? make_op(TILE_OP_SYRK, workers, i, j, k, (int)gs_tile_index(k, j), -1)
+                            : make_op(TILE_OP_GEMM, workers, i, j, k, (int)gs_tile_index(i, j),
+                                      (int)gs_tile_index(k, j));
+      ops[n++] = (i == k) ? make_op(TILE_OP_POTRF, workers, i, k, k, -1, -1)
+                          : make_op(TILE_OP_TRSM, workers, i, k, k, -1, (int)gs_tile_index(k, k));
+      ops[n++] = make_op(TILE_OP_STORE, workers, i, k, k, -1, -1);
+    }
+  return n;
+}
+
+static long schedule_length(int nt)
+{
+  long n = 0;
+  for (int k = 0; k < nt; ++k) n += (long)(nt - k) * (k + 2);
+  return n;
+}
+
+/* next[3 p + r]: the index of the next op that uses tile ops[p].tile[r], or
+ * LONG_MAX. */
+static void next_uses(const tile_op *ops, long n, long ntiles, long *last, long *next)
+{
+  for (long t = 0; t < ntiles; ++t) last[t] = LONG_MAX;
+  for (long p = n - 1; p >= 0; --p) {
+    for (int r = 0; r < 3; ++r) {
+      const int t = ops[p].tile[r];
+      next[3 * p + r] = (t >= 0) ? last[t] : LONG_MAX;
+    }
+    for (int r = 0; r < 3; ++r)
+      if (ops[p].tile[r] >= 0) last[ops[p].tile[r]] = p;
+  }
+}
+
+static int op_uses(const tile_op *op, int t) { return op->tile[0] == t || op->tile[1] == t || op->tile[2] == t; }
+
+typedef struct {
+  tile_op *ops;
+  long n, cap;
+} op_list;
+
+static int op_list_push(op_list *l, tile_op op)
+{
+  if (l->n == l->cap) {
+    long cap = l->cap ? 2 * l->cap : 1024;
+    tile_op *p = (tile_op *)realloc(l->ops, (size_t)cap * sizeof *p);
+    if (!p) return 0;
+    l->ops = p;
+    l->cap = cap;
+  }
+  l->ops[l->n++] = op;
+  return 1;
+}
+
+/* The slot for tile t before op: a free one, else that of the clean tile
+ * (not the running accumulator) used furthest in the future. -1: none. */
+static int choose_slot(int slots, int *used, const int *slot_tile, const long *tile_next, const unsigned char *dirty,
+                       const tile_op *op)
+{
+  if (*used < slots) return (*used)++;
+  int best = -1;
+  long best_next = -1;
+  for (int s = 0; s < slots; ++s) {
+    const int t = slot_tile[s];
+    if (dirty[t] || op_uses(op, t)) continue;
+    if (tile_next[t] > best_next) {
+      best_next = tile_next[t];
+      best = s;
+    }
+  }
+  return best;
+}
+
+gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *msg)
+{
+  gs_status st = GS_OK;
+  const long ntiles = gs_tile_count(nt), n = schedule_length(nt);
+  memset(p, 0, sizeof *p);
+  if (nt < 1 || workers < 1 || workers > 255 || slots < 3)
+    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 255 workers and 3 tile slots");
+  p->nt = nt;
+  p->workers = workers;
+  p->slots = slots;
+  op_list out = {NULL, 0, 0};
+  tile_op *sched = (tile_op *)malloc((size_t)n * sizeof *sched);
+  long *next = (long *)malloc((size_t)n * 3 * sizeof *next);
+  long *tile_next = (long *)malloc((size_t)ntiles * sizeof *tile_next);
+  int *tile_slot = (int *)malloc((size_t)ntiles * sizeof *tile_slot);
+  int *slot_tile = (int *)malloc((size_t)slots * sizeof *slot_tile);
+  unsigned char *dirty = (unsigned char *)calloc((size_t)ntiles, 1);
+  p->column_end = (long *)malloc((size_t)nt * sizeof *p->column_end);
+  if (!sched || !next || !tile_next || !tile_slot || !slot_tile || !dirty || !p->column_end) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
+    goto done;
+  }
+  schedule_fill(nt, workers, sched);
+  next_uses(sched, n, ntiles, tile_next, next);
+  for (long t = 0; t < ntiles; ++t) tile_slot[t] = -1;
+  for (int s = 0; s < slots; ++s) slot_tile[s] = -1;
+  {
+    int used = 0;
+    for (long q = 0; q < n; ++q) {
+      tile_op op = sched[q];
+      for (int r = 0; r < 3; ++r) {
+        const int t = op.tile[r];
+        if (t < 0 || tile_slot[t] >= 0) continue;
+        const int s = choose_slot(slots, &used, slot_tile, tile_next, dirty, &op);
+        if (s < 0) {
+          st = gs_set_msg(msg, GS_ERR_ARG, "the tile cache has no slot to free");
+          goto done;
+        }
+        if (slot_tile[s] >= 0) tile_slot[slot_tile[s]] = -1;
+        slot_tile[s] = t;
+        tile_slot[t] = s;
+        tile_op load = op;
+        load.kind = TILE_OP_LOAD;
+        load.tile[0] = t;
+        load.tile[1] = load.tile[2] = -1;
+        load.slot[0] = s;
+        load.slot[1] = load.slot[2] = -1;
+        if (!op_list_push(&out, load)) goto nomem;
+        p->loads++;
+      }
+      for (int r = 0; r < 3; ++r) {
+        const int t = op.tile[r];
+        if (t < 0) continue;
+        op.slot[r] = tile_slot[t];
+        tile_next[t] = next[3 * q + r];
+      }
+      if (op.kind == TILE_OP_STORE) {
+        dirty[op.tile[0]] = 0;
+        p->stores++;
+      } else {
+        dirty[op.tile[0]] = 1;
+      }
+      if (!op_list_push(&out, op)) goto nomem;
+      if (op.kind == TILE_OP_STORE && (q + 1 == n || sched[q + 1].k != op.k)) p->column_end[op.k] = out.n;
+    }
+  }
+  p->ops = out.ops;
+  p->nops = out.n;
+  out.ops = NULL;
+  goto done;
+nomem:
+  st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
+done:
+  free(out.ops);
+  free(sched);
+  free(next);
+  free(tile_next);
+  free(tile_slot);
+  free(slot_tile);
+  free(dirty);
+  if (st != GS_OK) tile_plan_free(p);
+  return st;
+}
+
+void tile_plan_free(tile_plan *p)
+{
+  free(p->ops);
+  free(p->column_end);
+  memset(p, 0, sizeof *p);
+}

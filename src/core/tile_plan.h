@@ -1,0 +1,59 @@
+/* The static schedule of the left-looking tile Cholesky and, for a device that
+ * holds `slots` tiles, which tile sits in which slot at every step.
+ *
+ * Column k of L is computed task by task, the diagonal tile first: task (i, k)
+ * updates the accumulator A_ik with L_ij L_kj' for every j < k (SYRK on the
+ * diagonal, GEMM below it), then factors it (POTRF) or solves with L_kk
+ * (TRSM), and the finished tile is stored back to the host. Task (i, k) runs
+ * on worker i mod workers (1-D block-cyclic over tile rows), so a row's
+ * updates follow each other on one stream.
+ *
+ * Because the whole sequence of tile accesses is known in advance, the cache
+ * evicts the tile whose next use is furthest away (Belady's rule, optimal for
+ * the number of loads); tiles with no further use go first. The accumulator of
+ * the running task is never evicted, and a finished tile is only dropped after
+ * it has been stored. The plan is plain C, so the cache decisions are tested
+ * without a GPU. */
+#ifndef GS_TILE_PLAN_H
+#define GS_TILE_PLAN_H
+
+#include "gs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  TILE_OP_LOAD,  /* tile[0] into slot[0]: its initial value, or the finished tile from the host */
+  TILE_OP_SYRK,  /* c -= a a'            c = (k, k), a = (k, j) */
+  TILE_OP_GEMM,  /* c -= a b'            c = (i, k), a = (i, j), b = (k, j) */
+  TILE_OP_POTRF, /* c = chol(c)          c = (k, k) */
+  TILE_OP_TRSM,  /* c = c b'^-1          c = (i, k), b = (k, k) */
+  TILE_OP_STORE  /* the finished tile[0] from slot[0] to the host */
+} tile_op_kind;
+
+typedef struct {
+  unsigned char kind;
+  unsigned char worker;
+  int i, j, k;    /* c = (i, k); operands (i, j), (k, j); TRSM: b = (k, k) */
+  int tile[3];    /* c, a, b as tile indices; -1 where unused */
+  int slot[3];
+} tile_op;
+
+typedef struct {
+  int nt, workers, slots;
+  tile_op *ops;
+  long nops;
+  long *column_end; /* ops[column_end[k] - 1] is the last op of column k */
+  long loads, stores;
+} tile_plan;
+
+/* slots >= 3; workers >= 1. */
+gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *msg);
+void tile_plan_free(tile_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

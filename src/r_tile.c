@@ -1,0 +1,161 @@
+/* tile_chol for R: an external pointer owns the tiles of the factor. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gs_bench.h"
+#include "core/gs_tile.h"
+#include "core/tile_plan.h"
+#include "r_util.h"
+
+static gs_tile_matrix *tile_get(SEXP ptr)
+{
+  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a tile_chol factor");
+  gs_tile_matrix *m = (gs_tile_matrix *)R_ExternalPtrAddr(ptr);
+  if (!m) Rf_error("the tile_chol factor has been released");
+  return m;
+}
+
+static void tile_finalize(SEXP ptr)
+{
+  gs_tile_matrix *m = (gs_tile_matrix *)R_ExternalPtrAddr(ptr);
+  if (m) {
+    gs_tile_matrix_free(m);
+    R_ClearExternalPtr(ptr);
+  }
+}
+
+/* memory: bytes the device cache may use (0: all free memory).
+ * a: a square double matrix, or NULL with locs and params (sigma2, range,
+ * smoothness, nugget; validated in R) for a Matérn covariance;
+ * tile <= 0 chooses the tile size. Returns
+ * list(ptr, logdet, info, trace, tile) with info = c(seconds, bytes to device,
+ * bytes to host, tile loads, cache tiles, workers) and trace a matrix with
+ * GS_TILE_TRACE_COLS columns (NULL without a trace). */
+SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP device_, SEXP memory,
+                    SEXP threads, SEXP trace, SEXP progress)
+{
+  gs_r_progress_set(progress);
+  const int device = gs_r_int(device_, "device");
+  gs_tile_source src;
+  memset(&src, 0, sizeof src);
+  long n;
+  if (a != R_NilValue) {
+    if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_nrows(a) != Rf_ncols(a)) Rf_error("A must be a square double matrix");
+    n = Rf_nrows(a);
+    src.a = REAL(a);
+    src.lda = n;
+  } else {
+    if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
+    if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
+    n = Rf_nrows(locs);
+    src.locs = REAL(locs);
+    src.dim = Rf_ncols(locs);
+    src.metric = gs_r_int(metric, "metric");
+    src.sigma2 = REAL(params)[0];
+    src.range = REAL(params)[1];
+    src.smoothness = REAL(params)[2];
+    src.nugget = REAL(params)[3];
+  }
+  gs_tile_matrix *m = NULL;
+  gs_tile_info info;
+  memset(&info, 0, sizeof info);
+  gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace")};
+  char msg[GS_MSG_LEN];
+  int nb = gs_r_int(tile, "tile");
+  if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
+  if (nb > n) nb = (int)n;
+  const double cache_bytes = Rf_asReal(memory);
+  if (device >= 0 && cache_bytes > 0) { /* a cap on the device cache, in bytes */
+    const double slots = floor(cache_bytes / (8.0 * nb * nb));
+    if (slots < 3)
+      gs_r_stop(GS_ERR_ARG, "memory must hold at least three tiles (24 tile^2 bytes)");
+    opt.cache_tiles = slots > 1e9 ? 1000000000 : (int)slots;
+  }
+  gs_status st = gs_tile_matrix_create(n, nb, device >= 0, &m, msg);
+  if (st == GS_OK) st = gs_tile_chol(device, m, &src, &opt, &info, msg);
+  if (st != GS_OK) {
+    gs_tile_matrix_free(m);
+    free(info.trace);
+    gs_r_stop(st, msg);
+  }
+  SEXP ptr = PROTECT(R_MakeExternalPtr(m, Rf_install("gs_tile_matrix"), R_NilValue));
+  R_RegisterCFinalizerEx(ptr, tile_finalize, TRUE);
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
+  SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(m->nb));
+  if (info.trace) { /* row-major in the core, column-major in R */
+    SEXP tr = Rf_allocMatrix(REALSXP, (int)info.trace_rows, GS_TILE_TRACE_COLS);
+    SET_VECTOR_ELT(out, 3, tr);
+    for (long r = 0; r < info.trace_rows; ++r)
+      for (int c = 0; c < GS_TILE_TRACE_COLS; ++c)
+        REAL(tr)[r + c * info.trace_rows] = info.trace[r * GS_TILE_TRACE_COLS + c];
+    free(info.trace);
+  }
+  SET_VECTOR_ELT(out, 0, ptr);
+  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(info.logdet));
+  SEXP v = Rf_allocVector(REALSXP, 6);
+  SET_VECTOR_ELT(out, 2, v);
+  const double values[6] = {info.seconds, info.bytes_to_device, info.bytes_to_host, (double)info.tile_loads,
+                            (double)info.cache_tiles, (double)info.workers};
+  memcpy(REAL(v), values, sizeof values);
+  UNPROTECT(2);
+  return out;
+}
+
+/* Releases the tiles now rather than at garbage collection. */
+SEXP gs_r_tile_free(SEXP ptr)
+{
+  tile_finalize(ptr);
+  return R_NilValue;
+}
+
+/* what: 1 = L^-1 b, 2 = L'^-1 b, 3 = A^-1 b, for b a double vector or matrix with n rows. */
+SEXP gs_r_tile_solve(SEXP ptr, SEXP what, SEXP b, SEXP threads)
+{
+  const gs_tile_matrix *m = tile_get(ptr);
+  if (TYPEOF(b) != REALSXP) Rf_error("b must be double");
+  const R_xlen_t len = XLENGTH(b);
+  if (len % m->n != 0) Rf_error("b must have as many rows as the matrix");
+  SEXP out = PROTECT(Rf_duplicate(b));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_tile_solve(m, gs_r_int(what, "what"), REAL(out), (long)(len / m->n), gs_r_int(threads, "threads"), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The upper triangular factor R = L', as base::chol returns it. */
+SEXP gs_r_tile_upper(SEXP ptr, SEXP threads)
+{
+  const gs_tile_matrix *m = tile_get(ptr);
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)m->n, (int)m->n));
+  gs_tile_upper(m, REAL(out), gs_r_int(threads, "threads"));
+  UNPROTECT(1);
+  return out;
+}
+
+/* The cache plan of a factorization with nt tile rows and `slots` device tile
+ * slots: c(loads, stores). */
+SEXP gs_r_tile_plan(SEXP nt, SEXP slots)
+{
+  tile_plan p;
+  char msg[GS_MSG_LEN];
+  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), &p, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP out = Rf_allocVector(REALSXP, 2);
+  REAL(out)[0] = (double)p.loads;
+  REAL(out)[1] = (double)p.stores;
+  tile_plan_free(&p);
+  return out;
+}
+
+SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP device)
+{
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 8));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_bench_tile_chol_gpu(gs_r_int(device, "device"), (long)Rf_asReal(n), gs_r_int(tile, "tile"),
+                                        gs_r_int(cache_tiles, "cache_tiles"), gs_r_int(reps, "reps"), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}

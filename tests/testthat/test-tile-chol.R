@@ -1,0 +1,131 @@
+# tile_chol against LAPACK's chol, on the CPU here and on the GPU where there
+# is one (in core and, with a small cache, out of core).
+
+random_spd <- function(n, seed) {
+  set.seed(seed)
+  X <- matrix(rnorm(2 * n * n), 2 * n)
+  crossprod(X) / n + diag(0.1, n)
+}
+
+# The factor and the log-determinant against chol(); relative to the largest
+# entry of the factor.
+expect_matches_chol <- function(f, A, tol = 1e-12) {
+  R <- chol(A)
+  expect_lte(max(abs(as.matrix(f) - R)) / max(abs(R)), tol)
+  ld <- 2 * sum(log(diag(R)))
+  expect_lte(abs(determinant(f)$modulus - ld) / max(1, abs(ld)), tol)
+}
+
+test_that("the CPU factor equals chol() for any tile size", {
+  for (case in list(c(1, 1), c(7, 3), c(50, 1), c(200, 64), c(333, 100), c(600, 256), c(129, 128))) {
+    A <- random_spd(case[1], case[1])
+    expect_matches_chol(tile_chol(A, tile = case[2], device = "cpu"), A)
+  }
+})
+
+test_that("a Matérn spec is factored without building the matrix, as its matrix would be", {
+  set.seed(3)
+  locs <- matrix(runif(900), ncol = 3)
+  for (nu in c(0.5, 1.3, 2.5)) {
+    spec <- matern_spec(locs, sigma2 = 2, range = 0.2, smoothness = nu, nugget = 0.05)
+    A <- matern_cov(locs, sigma2 = 2, range = 0.2, smoothness = nu, nugget = 0.05, device = "cpu")
+    expect_matches_chol(tile_chol(spec, tile = 70, device = "cpu"), A)
+  }
+  gc_spec <- matern_spec(cbind(runif(40, -20, 20), runif(40, -60, 60)), range = 500, distance = "great_circle",
+                         nugget = 0.1)
+  A <- matern_cov(gc_spec$locs, range = 500, distance = "great_circle", nugget = 0.1, device = "cpu")
+  expect_matches_chol(tile_chol(gc_spec, tile = 16, device = "cpu"), A)
+})
+
+test_that("solve and determinant use the factor", {
+  A <- random_spd(300, 5)
+  f <- tile_chol(A, tile = 64, device = "cpu")
+  b <- rnorm(300)
+  expect_equal(solve(f, b), solve(A, b), tolerance = 1e-11)
+  B <- matrix(rnorm(900), 300)
+  expect_equal(solve(f, B), solve(A, B), tolerance = 1e-11)
+  expect_equal(solve(f), solve(A), tolerance = 1e-11)
+  d <- determinant(f, logarithm = FALSE)
+  expect_s3_class(d, "det")
+  expect_equal(as.numeric(d$modulus), det(A), tolerance = 1e-11)
+  expect_output(print(f), "Tile Cholesky factor of a 300 x 300 matrix")
+  dimnames(A) <- list(paste0("r", 1:300), paste0("r", 1:300))
+  expect_identical(dimnames(as.matrix(tile_chol(A, device = "cpu"))), dimnames(chol(A)))
+})
+
+test_that("a matrix that is not positive definite names the failing minor as chol() does", {
+  A <- random_spd(150, 9)
+  e <- eigen(A, symmetric = TRUE)
+  A <- e$vectors %*% diag(c(e$values[-150], -1)) %*% t(e$vectors)
+  A <- (A + t(A)) / 2
+  order <- as.integer(sub(".*order ([0-9]+).*", "\\1", tryCatch(chol(A), error = conditionMessage)))
+  err <- expect_error(tile_chol(A, tile = 32, device = "cpu"), class = "gpustats_error_not_pd")
+  expect_match(conditionMessage(err), paste0("leading minor of order ", order, " is not positive"))
+  dup <- matrix(c(0, 0, 1, 1, 0, 0), ncol = 2, byrow = TRUE)
+  expect_error(tile_chol(matern_spec(dup), device = "cpu"), class = "gpustats_error_not_pd")
+})
+
+test_that("bad input gives clear errors", {
+  expect_error(tile_chol(matrix(1:6, 2)), "square", class = "gpustats_error_argument")
+  expect_error(tile_chol("a"), "numeric matrix", class = "gpustats_error_argument")
+  expect_error(tile_chol(matrix(c(1, NA, NA, 1), 2)), "missing", class = "gpustats_error_argument")
+  expect_error(tile_chol(matrix(c(2, 1, 0, 2), 2)), "not symmetric", class = "gpustats_error_argument")
+  expect_error(tile_chol(diag(3), tile = 0), "tile", class = "gpustats_error_argument")
+  expect_error(tile_chol(diag(3), memory = -1), "memory", class = "gpustats_error_argument")
+  expect_error(matern_spec(matrix(runif(4), 2), range = -1), "range", class = "gpustats_error_argument")
+  f <- tile_chol(diag(4), device = "cpu")
+  expect_error(solve(f, 1:3), "3 rows", class = "gpustats_error_argument")
+})
+
+test_that("the cache plan loads each tile once in core and never more with more slots", {
+  nt <- 12
+  tiles <- nt * (nt + 1) / 2
+  expect_identical(unname(gpustats:::tile_plan_traffic(nt, tiles)), c(tiles, tiles))
+  loads <- vapply(c(3, 5, 10, 20, 40, 60, tiles - 1), function(s) gpustats:::tile_plan_traffic(nt, s)[["loads"]], 1)
+  expect_true(all(diff(loads) <= 0))
+  expect_gt(loads[1], tiles)
+  # streaming every operand would load about nt^3 / 3 tiles; the plan with a
+  # third of the matrix in the cache loads far fewer
+  expect_lt(gpustats:::tile_plan_traffic(nt, 26)[["loads"]], nt^3 / 6)
+})
+
+test_that("GPU and CPU factors agree, in core and out of core", {
+  skip_without_gpu()
+  A <- random_spd(1500, 11)
+  cpu <- tile_chol(A, tile = 200, device = "cpu")
+  for (memory in list(NULL, 8 * 200^2 * 5)) {
+    g <- tile_chol(A, tile = 200, memory = memory, device = "gpu")
+    expect_lte(max(abs(as.matrix(g) - as.matrix(cpu))) / max(abs(as.matrix(cpu))), 1e-12)
+    expect_equal(determinant(g)$modulus, determinant(cpu)$modulus, tolerance = 1e-12)
+    if (!is.null(memory)) expect_gt(g$info$tile_loads, 8 * 9 / 2)
+  }
+  expect_matches_chol(g, A)
+  tr <- tile_chol(A, tile = 200, trace = TRUE, device = "gpu")$trace
+  nt <- 8
+  expect_identical(sum(tr$op == "gemm"), as.integer(nt * (nt - 1) * (nt - 2) / 6))
+  expect_identical(sum(tr$op == "store"), as.integer(nt * (nt + 1) / 2))
+  expect_true(all(tr$end >= tr$start))
+  set.seed(2)
+  locs <- matrix(runif(6000), ncol = 2)
+  spec <- matern_spec(locs, range = 0.1, smoothness = 1.3, nugget = 0.01)
+  cpu <- tile_chol(spec, tile = 512, device = "cpu")
+  for (memory in list(NULL, 8 * 512^2 * 4)) {
+    g <- tile_chol(spec, tile = 512, memory = memory, device = "gpu")
+    expect_lte(max(abs(as.matrix(g) - as.matrix(cpu))) / max(abs(as.matrix(cpu))), 1e-12)
+    expect_equal(determinant(g)$modulus, determinant(cpu)$modulus, tolerance = 1e-12)
+    b <- rnorm(3000)
+    expect_equal(solve(g, b), solve(cpu, b), tolerance = 1e-10)
+  }
+})
+
+test_that("the GPU reports a matrix that is not positive definite", {
+  skip_without_gpu()
+  A <- random_spd(700, 4)
+  A[500, 500] <- -1
+  order <- as.integer(sub(".*order ([0-9]+).*", "\\1", tryCatch(chol(A), error = conditionMessage)))
+  err <- expect_error(tile_chol(A, tile = 64, device = "gpu"), class = "gpustats_error_not_pd")
+  expect_match(conditionMessage(err), paste0("order ", order, " "))
+  expect_error(tile_chol(A, tile = 64, memory = 8 * 64^2 * 6, device = "gpu"), class = "gpustats_error_not_pd")
+  expect_matches_chol(tile_chol(random_spd(300, 1), tile = 64, device = "gpu"), random_spd(300, 1))
+  expect_error(tile_chol(diag(3), memory = 10, device = "gpu"), "three", class = "gpustats_error_argument")
+})
