@@ -75,7 +75,7 @@ tile_chol <- function(A, tile = NULL, memory = NULL, trace = FALSE,
   if (!spec) A <- as_spd_matrix(A, call)
   n <- if (spec) A$n else nrow(A)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
-  tile <- tile_size(tile, n, dev, call)
+  tile <- tile_size(tile, call)
   if (!is.null(memory)) check_scalar(memory, "memory", call, 0, open = TRUE)
   check_flag(trace, "trace", call)
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
@@ -186,12 +186,12 @@ as_spd_matrix <- function(A, call) {
   A
 }
 
-tile_size <- function(tile, n, dev, call) {
+tile_size <- function(tile, call) {
   if (is.null(tile)) return(0L) # the native code chooses
   if (!is.numeric(tile) || length(tile) != 1L || !is.finite(tile) || tile < 1 || tile != round(tile) || tile > 46340) {
     abort_arg("{.arg tile} must be a whole number from 1 to 46340.", call)
   }
-  as.integer(min(tile, n))
+  as.integer(tile) # the native code caps it at n
 }
 
 # The cache plan's tile loads and stores for nt tile rows and `slots` slots

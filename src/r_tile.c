@@ -140,6 +140,7 @@ SEXP gs_r_tile_plan(SEXP nt, SEXP slots)
 {
   tile_plan p;
   char msg[GS_MSG_LEN];
+  /* the worker count labels the ops; it changes neither their order nor the loads */
   gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), &p, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP out = Rf_allocVector(REALSXP, 2);

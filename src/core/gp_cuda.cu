@@ -57,11 +57,7 @@ extern "C" gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
                     gp->n, matrix / 1e9, gp->device, free_b / 1e9, floor(sqrt(0.97 * free_b / 8.0) - 64.0));
     goto done;
   }
-  if (g->ctx->work) { /* give the map workspace back: the matrix needs the room */
-    cudaFree(g->ctx->work);
-    g->ctx->work = NULL;
-    g->ctx->work_bytes = 0;
-  }
+  gs_gpu_ctx_workspace_release(g->ctx); /* the matrix needs the room */
   GS_CUDA_TRY(cudaMalloc(&g->a, matrix));
   GS_CUDA_TRY(cudaMalloc(&g->locs, n * gp->dim * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&g->info, sizeof(int)));

@@ -150,6 +150,13 @@ done:
   return st;
 }
 
+void gs_gpu_ctx_workspace_release(gs_gpu_ctx *c)
+{
+  if (c->work) cudaFree(c->work);
+  c->work = NULL;
+  c->work_bytes = 0;
+}
+
 gs_status gs_gpu_ctx_free_memory(gs_gpu_ctx *c, size_t *free_bytes, char *msg)
 {
   gs_status st = GS_OK;

@@ -46,6 +46,8 @@ gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *ctx, char *msg);
 gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *ctx, char *msg);
 /* At least `bytes` of device workspace; the previous contents are lost. */
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *msg);
+/* Frees the workspace, for work that needs the room (a whole matrix). */
+void gs_gpu_ctx_workspace_release(gs_gpu_ctx *ctx);
 /* Free device memory in bytes, after releasing the workspace if it would
  * otherwise be counted as used. */
 gs_status gs_gpu_ctx_free_memory(gs_gpu_ctx *ctx, size_t *free_bytes, char *msg);

@@ -65,8 +65,10 @@ typedef struct {
 /* The tiles of the source into m, on `threads` CPU threads. */
 gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg);
 
-/* Rows [i0, i0 + rows) of the locations, as a rows x dim column-major block. */
-void gs_tile_locs_block(const gs_tile_source *src, long n, long i0, long rows, double *block);
+/* The locations of a Matérn source regrouped by tile row: those of row i as
+ * one column-major gs_tile_rows(m, i) x dim block from i * nb * dim. The
+ * caller frees it; NULL when out of memory. */
+double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src);
 
 typedef struct {
   int cache_tiles;   /* GPU: tile slots in device memory; 0 = as many as fit */

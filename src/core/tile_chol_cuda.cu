@@ -318,11 +318,7 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   gs_tile_matrix *m = r->m;
   const long ntiles = gs_tile_count(m->nt);
   int slots = 0;
-  if (r->c->work) { /* the map workspace gives its room to the tiles */
-    cudaFree(r->c->work);
-    r->c->work = NULL;
-    r->c->work_bytes = 0;
-  }
+  gs_gpu_ctx_workspace_release(r->c); /* the tiles need the room */
   GS_TRY(library_check(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params, CUBLAS_FILL_MODE_LOWER,
                                                    m->nb, CUDA_R_64F, NULL, m->nb, CUDA_R_64F, &r->potrf_bytes,
                                                    &r->potrf_host_bytes) == CUSOLVER_STATUS_SUCCESS,
@@ -341,13 +337,12 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   if (!r->src->a) {
     const gs_tile_source *src = r->src;
     const size_t bytes = (size_t)m->n * src->dim * sizeof(double);
-    double *blocks = (double *)malloc(bytes);
+    double *blocks = gs_tile_locs_blocked(m, src);
     if (!blocks) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-    for (int i = 0; i < m->nt; ++i)
-      gs_tile_locs_block(src, m->n, (long)i * m->nb, gs_tile_rows(m, i), blocks + (size_t)i * m->nb * src->dim);
     st = cudaMalloc(&r->locs, bytes) == cudaSuccess ? gs_gpu_copy_to_device(r->c, r->locs, blocks, bytes, 0, msg)
                                                     : gs_set_msg(msg, GS_ERR_NOMEM, "out of GPU memory");
-    if (st == GS_OK) GS_CUDA_TRY(cudaStreamSynchronize(r->c->stream[0]));
+    if (st == GS_OK && cudaStreamSynchronize(r->c->stream[0]) != cudaSuccess)
+      st = gs_set_msg(msg, GS_ERR_CUDA, "copying the locations to GPU %d failed", r->c->device);
     free(blocks);
     if (st != GS_OK) goto done;
     const gs_matern_cov_args a = {NULL, m->n, NULL, 0, src->dim, src->metric, src->sigma2, src->range,

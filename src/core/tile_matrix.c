@@ -46,9 +46,17 @@ void gs_tile_matrix_free(gs_tile_matrix *m)
   free(m);
 }
 
-void gs_tile_locs_block(const gs_tile_source *src, long n, long i0, long rows, double *block)
+double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src)
 {
-  for (int d = 0; d < src->dim; ++d) memcpy(block + (size_t)d * rows, src->locs + (size_t)d * n + i0, rows * sizeof(double));
+  double *blocks = (double *)malloc((size_t)m->n * src->dim * sizeof(double));
+  if (!blocks) return NULL;
+  for (int i = 0; i < m->nt; ++i) {
+    const long i0 = (long)i * m->nb, rows = gs_tile_rows(m, i);
+    double *block = blocks + (size_t)i0 * src->dim;
+    for (int d = 0; d < src->dim; ++d)
+      memcpy(block + (size_t)d * rows, src->locs + (size_t)d * m->n + i0, (size_t)rows * sizeof(double));
+  }
+  return blocks;
 }
 
 /* Tile (i, j) of a dense matrix: its lower part when on the diagonal. */
@@ -76,12 +84,7 @@ gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads
 {
   const long ntiles = gs_tile_count(m->nt);
   double *blocks = NULL;
-  if (!src->a) { /* the locations of tile row i as one contiguous block */
-    blocks = (double *)malloc((size_t)m->n * src->dim * sizeof(double));
-    if (!blocks) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-    for (int i = 0; i < m->nt; ++i)
-      gs_tile_locs_block(src, m->n, (long)i * m->nb, gs_tile_rows(m, i), blocks + (size_t)i * m->nb * src->dim);
-  }
+  if (!src->a && !(blocks = gs_tile_locs_blocked(m, src))) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
 #pragma omp parallel for schedule(dynamic, 1) num_threads(gs_cpu_threads(threads))
   for (long t = 0; t < ntiles; ++t) {
     int i, j;
