@@ -11,11 +11,17 @@
 #' device memory and factored there by cuSOLVER (64-bit `Xpotrf`), so only
 #' vectors cross the bus and the matrix is never copied to R; on the CPU it is
 #' factored by LAPACK (`dpotrf`, multi-threaded when R uses a multi-threaded
-#' BLAS). The matrix needs \eqn{8 n^2} bytes: about 20 GB at
-#' \eqn{n = 50{,}000}. A GPU with 80 GB holds n up to about 101,000, one with
-#' 141 GB up to about 134,500 (measured on an H100 and an H200); a larger `n`
-#' is refused with a message, stating the limit, before anything is
-#' allocated.
+#' BLAS). That matrix needs \eqn{8 n^2} bytes: about 20 GB at
+#' \eqn{n = 50{,}000}; a GPU with 80 GB holds n up to about 101,000 less
+#' what is already in use.
+#'
+#' For a larger `n` (on the CPU: above 46,340, the limit of LAPACK's 32-bit
+#' indices, or beyond half the memory) the covariance is factored by
+#' [tile_chol()] instead: its lower triangle, \eqn{4 n^2} bytes, lives in
+#' tiles of host memory, generated and factored on the GPU out of core (or on
+#' all CPU cores), and the solves run on the CPU. Setting
+#' `options(gpustats.gp_tiles = TRUE)` uses the tile Cholesky at any size.
+#' The tiled factorization can be interrupted.
 #'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
 #'   with `nrow(locs)` rows, one data set per column.
@@ -103,13 +109,20 @@ check_covariance <- function(sigma2, range, smoothness, nugget, call) {
 }
 
 # The native Gaussian-process object: locations uploaded and the n x n
-# workspace allocated once, for every factorisation that follows.
+# workspace allocated once, for every factorisation that follows. `tiled`
+# says whether the tile Cholesky factors it (the matrix is too large for the
+# dense path, or the option gpustats.gp_tiles is TRUE).
 gp_open <- function(locs, distance, device, call) {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
   metric <- if (distance == "great_circle") 1L else 0L
-  list(ptr = gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads()), call), n = n, device = dev)
+  tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
+  ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(), as.integer(tiles)), call)
+  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr))
 }
+
+# "gpu", "cpu", or either followed by ", tile Cholesky".
+gp_method <- function(gp) paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky")
 
 gp_close <- function(gp) invisible(.Call(gs_r_gp_free, gp$ptr))
 

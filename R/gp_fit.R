@@ -38,7 +38,8 @@
 #'   `coef()`, `logLik()` (so `AIC()` works), `vcov()`, `nobs()`,
 #'   `predict()` and `simulate()`; components `coefficients`, `loglik`,
 #'   `vcov`, `estimated` (names of the estimated parameters), `iterations`,
-#'   `evaluations`, `convergence`, `message`, `seconds`, `device`.
+#'   `evaluations`, `convergence`, `message`, `seconds`, `device`, `method`
+#'   (the device, and whether the tile Cholesky factored the covariance).
 #' @seealso [predict.gp_fit()], [gp_loglik()]
 #' @examples
 #' set.seed(2)
@@ -129,7 +130,7 @@ gp_fit <- function(y, locs, start = NULL, lower = NULL, upper = NULL, fixed = li
 
   structure(list(
     coefficients = coefficients, loglik = ll, vcov = V, estimated = estimated,
-    n = n, y = y, locs = locs, distance = distance, device = if (gp$device >= 0) "gpu" else "cpu",
+    n = n, y = y, locs = locs, distance = distance, device = if (gp$device >= 0) "gpu" else "cpu", method = gp_method(gp),
     iterations = opt$iterations, evaluations = evaluations, convergence = opt$convergence,
     message = opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
   ), class = "gp_fit")

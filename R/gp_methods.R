@@ -9,7 +9,7 @@ NULL
 #' @export
 print.gp_fit <- function(x, ...) {
   cat("Mat\u00e9rn Gaussian process fitted by maximum likelihood\n")
-  cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$device, x$seconds))
+  cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$method, x$seconds))
   print(x$coefficients, digits = 6)
   invisible(x)
 }

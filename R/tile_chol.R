@@ -13,9 +13,15 @@
 #' by tile, each tile \eqn{A_{ik}} first updated with \eqn{L_{ij}
 #' L_{kj}^\top} for all \eqn{j < k} (SYRK/GEMM), then factored (POTRF, on
 #' the diagonal) or solved against \eqn{L_{kk}} (TRSM). The schedule is
-#' static: the tile rows are dealt round-robin to four GPU streams (on the
-#' CPU, the tiles of a column are shared among the threads), and events carry
-#' the dependencies between streams. Because every tile access is known in
+#' static: the tile rows below the diagonal are dealt round-robin to four GPU
+#' streams and the diagonal tiles, the critical path, go to a fifth of higher
+#' priority (on the CPU, the tiles of a column are shared among the threads);
+#' events carry the dependencies between streams. On the GPU the solves
+#' multiply by the inverse of the diagonal tile (inverted recursively, nearly
+#' all in GEMMs, since cuBLAS's triangular solve runs at a fraction of the
+#' GEMM rate), and the updates of a column are issued before its solves so
+#' that they overlap the factorization of the diagonal tile. Because every
+#' tile access is known in
 #' advance, the device cache evicts the tile whose next use is furthest away
 #' (Belady's rule, which minimises the number of loads); the accumulator of a
 #' running update stays resident and each finished tile is copied back to the
@@ -46,7 +52,8 @@
 #'   the bytes copied to and from the GPU, the number of tiles loaded or
 #'   generated there and the number of tile slots of the cache. With `trace =
 #'   TRUE`, element `trace` is a data frame with one row per operation:
-#'   `stream` (four compute streams and one copy stream per direction),
+#'   `stream` (four compute streams, the diagonal stream and one copy stream
+#'   per direction),
 #'   `op` (load, syrk, gemm, potrf, trsm, store), the tile coordinates `i`,
 #'   `j` and the column `k` (1-based; loads and stores name the tile moved),
 #'   and `start` and `end` in seconds from the start of the factorization.
@@ -96,7 +103,7 @@ tile_chol <- function(A, tile = NULL, memory = NULL, trace = FALSE,
 # The event trace as a data frame (NULL without one).
 tile_trace <- function(m) {
   if (is.null(m)) return(NULL)
-  streams <- c(paste("compute", 1:4), "to GPU", "to host")
+  streams <- c(paste("compute", 1:4), "diagonal", "to GPU", "to host")
   ops <- c("load", "syrk", "gemm", "potrf", "trsm", "store")
   data.frame(stream = factor(streams[m[, 1L] + 1L], levels = streams), op = factor(ops[m[, 2L] + 1L], levels = ops),
              i = as.integer(m[, 3L]) + 1L, j = as.integer(m[, 4L]) + 1L,

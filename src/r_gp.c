@@ -20,19 +20,23 @@ static void gp_finalize(SEXP ptr)
   }
 }
 
-SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads)
+/* tiles: 1 to factor with the tile Cholesky even when the matrix fits. */
+SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles)
 {
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
   gs_gp *gp = NULL;
   char msg[GS_MSG_LEN];
   gs_status st = gs_gp_create(gs_r_int(device, "device"), REAL(locs), Rf_nrows(locs), Rf_ncols(locs),
-                              gs_r_int(metric, "metric"), gs_r_int(threads, "threads"), &gp, msg);
+                              gs_r_int(metric, "metric"), gs_r_int(threads, "threads"), gs_r_int(tiles, "tiles"),
+                              gs_r_progress, &gp, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP ptr = PROTECT(R_MakeExternalPtr(gp, Rf_install("gs_gp"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, gp_finalize, TRUE);
   UNPROTECT(1);
   return ptr;
 }
+
+SEXP gs_r_gp_tiled(SEXP ptr) { return Rf_ScalarLogical(gs_gp_tiled(gp_get(ptr))); }
 
 /* Releases the memory (device memory included) now rather than at garbage collection. */
 SEXP gs_r_gp_free(SEXP ptr)
@@ -50,6 +54,7 @@ SEXP gs_r_gp_factor(SEXP ptr, SEXP params)
   double logdet = 0.0;
   long minor = 0;
   char msg[GS_MSG_LEN];
+  gs_r_progress_set(R_NilValue); /* a tiled factorization checks for interrupts, with no bar */
   gs_status st = gs_gp_factor(gp, &p, &logdet, &minor, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   return Rf_ScalarReal(logdet);

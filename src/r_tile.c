@@ -152,7 +152,7 @@ SEXP gs_r_tile_plan(SEXP nt, SEXP slots)
 
 SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP device)
 {
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, 8));
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 9));
   char msg[GS_MSG_LEN];
   gs_status st = gs_bench_tile_chol_gpu(gs_r_int(device, "device"), (long)Rf_asReal(n), gs_r_int(tile, "tile"),
                                         gs_r_int(cache_tiles, "cache_tiles"), gs_r_int(reps, "reps"), REAL(out), msg);

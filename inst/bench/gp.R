@@ -13,6 +13,12 @@
 #                 needs hours); one of its likelihood evaluations is also timed
 #                 at every gp_cpu_n
 #   gp_hessian    1 to include the standard errors in the GPU fit (default 1)
+#   gp_tiled_n    sizes of one log-likelihood factored by the tile Cholesky on
+#                 the GPU, out of core where the lower triangle exceeds device
+#                 memory (default 100000; 0: none)
+#   gp_tiled_fit_n sizes of a full GPU fit by the tile Cholesky (default 0:
+#                 none; at n = 100,000 each evaluation is one factorization of
+#                 about 8 seconds on an H100)
 #   reps          timed repeats (default 3)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
@@ -55,6 +61,8 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
                      cpu_n = bench_opt("gp_cpu_n", c(2e3, 5e3), 300),
                      peer_n = bench_opt("gp_peer_n", 2e3, 300),
                      hessian = bench_opt("gp_hessian", 1, 1),
+                     tiled_n = bench_opt("gp_tiled_n", 1e5, 0),
+                     tiled_fit_n = bench_opt("gp_tiled_fit_n", 0, 0),
                      reps = bench_opt("reps", 3, 1), gpu = NA) {
   if (is.na(gpu)) gpu <- bench_gpu_ok("GPU Gaussian-process benchmarks")
   rows <- list()
@@ -76,6 +84,7 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
       add("gp_loglik (end to end)", n, "gpu", t, 1 / t)
       message(sprintf("gp_loglik n = %s end to end: %s s", fmt_n(n), fmt_sec(t)))
     }
+    bench_gp_tiled(tiled_n[tiled_n > 0], tiled_fit_n[tiled_fit_n > 0], quiet, add)
     for (n in fit_n) {
       d <- gp_bench_data(n, seed = 2)
       t <- system.time(fit <- gp_fit(d$y, d$locs, device = "gpu", control = big))[["elapsed"]]
@@ -107,6 +116,27 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
     }
   }
   do.call(rbind, rows)
+}
+
+# The likelihood and the fit with the tile Cholesky on the GPU (forced, so
+# that the rows say what ran even where the dense matrix would fit).
+bench_gp_tiled <- function(loglik_n, fit_n, control, add) {
+  old <- options(gpustats.gp_tiles = TRUE)
+  on.exit(options(old))
+  for (n in loglik_n) {
+    d <- gp_bench_data(n, seed = 4)
+    t <- system.time(ll <- gp_loglik(d$y, d$locs, 1, 0.1, 0.5, device = "gpu"))[["elapsed"]]
+    add("gp_loglik, tile Cholesky (end to end)", n, "gpu", t, 1 / t)
+    message(sprintf("gp_loglik n = %s with the tile Cholesky: %s s end to end (log-likelihood %.6f)", fmt_n(n),
+                    fmt_sec(t), ll))
+  }
+  for (n in fit_n) {
+    d <- gp_bench_data(n, seed = 4)
+    t <- system.time(fit <- gp_fit(d$y, d$locs, device = "gpu", control = control))[["elapsed"]]
+    add(sprintf("gp_fit 3 parameters, tile Cholesky (%d evaluations)", fit$evaluations), n, "gpu", t, 1 / t)
+    message(sprintf("gp_fit n = %s with the tile Cholesky: %s s, %d evaluations; estimates %s", fmt_n(n),
+                    fmt_sec(t), fit$evaluations, paste(signif(coef(fit)[1:3], 4), collapse = ", ")))
+  }
 }
 
 # fields::spatialProcess, the package a spatial statistician would reach

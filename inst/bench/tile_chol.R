@@ -11,9 +11,14 @@
 #   tile_n         GPU sizes (default 32768,65536)
 #   tile_sizes     GPU tile sizes (default 1024,2048)
 #   tile_ooc       fractions of the tiles the capped cache holds (default 0.5,0.25)
+#   tile_big_n     sizes larger than device memory, factored out of core with
+#                  the cache the device holds (default 150000; skipped when
+#                  the host memory cannot hold the tiles)
+#   tile_big_sizes their tile sizes (default 2048)
 #   tile_cpu_n     CPU size (default 4000)
 #   tile_trace     file for the event trace of one factorization at the largest
-#                  GPU size and tile (CSV; default none)
+#                  GPU size (CSV; default none)
+#   tile_trace_size its tile size (default the largest of tile_sizes)
 #   reps           timed repeats (default 3)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
@@ -21,8 +26,11 @@ if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "
 bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
                             tiles = bench_opt("tile_sizes", c(1024, 2048), 512),
                             ooc = bench_opt("tile_ooc", c(0.5, 0.25), 0.5),
+                            big = bench_opt("tile_big_n", 150000, 0),
+                            big_tiles = bench_opt("tile_big_sizes", 2048, 2048),
                             cpu_n = bench_opt("tile_cpu_n", 4000, 500),
                             trace_file = bench_opt("tile_trace", ""),
+                            trace_tile = bench_opt("tile_trace_size", max(tiles)),
                             reps = bench_opt("reps", 3, 1), gpu = NA) {
   if (is.na(gpu)) gpu <- bench_gpu_ok("GPU tile Cholesky benchmarks")
   rows <- list()
@@ -37,9 +45,10 @@ bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
       add("Xpotrf (cuSOLVER, in core)", n, "gpu", s[1] - gen, flops(n) / (s[1] - gen))
       add(sprintf("tile_chol, tile %d, factor on the device", nb), n, "gpu", s[3] - gen, flops(n) / (s[3] - gen))
       add(sprintf("tile_chol, tile %d, factor to host memory", nb), n, "gpu", s[4] - gen, flops(n) / (s[4] - gen))
-      message(sprintf("n = %s tile %d: Xpotrf %.2f TFLOP/s; tiles on device %.2f, to host %.2f TFLOP/s (%.2fx Xpotrf)",
+      if (is.finite(s[9])) add("DGEMM 8192 x 8192 x 8192 (cuBLAS)", 8192, "gpu", s[9], 2 * 8192^3 / s[9])
+      message(sprintf("n = %s tile %d: Xpotrf %.2f TFLOP/s; tiles on device %.2f, to host %.2f TFLOP/s (%.2fx Xpotrf); DGEMM 8192 %.2f TFLOP/s",
                       fmt_n(n), nb, flops(n) / (s[1] - gen) / 1e12, flops(n) / (s[3] - gen) / 1e12,
-                      flops(n) / (s[4] - gen) / 1e12, (s[1] - gen) / (s[3] - gen)))
+                      flops(n) / (s[4] - gen) / 1e12, (s[1] - gen) / (s[3] - gen), 2 * 8192^3 / s[9] / 1e12))
       nt <- ceiling(n / nb)
       for (f in ooc) {
         cache <- as.integer(floor(f * nt * (nt + 1) / 2))
@@ -52,7 +61,8 @@ bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
       }
     }
   }
-  if (gpu && nzchar(trace_file)) tile_trace_run(max(sizes), max(tiles), trace_file)
+  if (gpu) for (n in big[big > 0]) for (nb in big_tiles) bench_tile_chol_big(n, nb, add)
+  if (gpu && nzchar(trace_file)) tile_trace_run(max(sizes), trace_tile, trace_file)
   set.seed(1)
   X <- matrix(rnorm(cpu_n * cpu_n), cpu_n)
   A <- crossprod(X) / cpu_n + diag(cpu_n)
@@ -62,6 +72,29 @@ bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
   add("base chol()", cpu_n, "cpu", t0, flops(cpu_n) / t0)
   message(sprintf("CPU n = %s: tile_chol %s s, chol() %s s", fmt_n(cpu_n), fmt_sec(t), fmt_sec(t0)))
   do.call(rbind, rows)
+}
+
+# Out of core at a size the device cannot hold, with the cache it holds: the
+# time includes the generation of the tiles (the whole matrix cannot be
+# generated alone for reference), and is compared with the in-core tile run
+# at the largest benchmark size, generation included there too.
+bench_tile_chol_big <- function(n, nb, add) {
+  nt <- ceiling(n / nb)
+  bytes <- 8 * nb^2 * nt * (nt + 1) / 2
+  avail <- bench_mem_available()
+  if (!is.na(avail) && avail < 1.05 * bytes) {
+    message(sprintf("n = %s: skipped, the tiles need %.1f GB of host memory and %.1f GB are available", fmt_n(n),
+                    bytes / 1e9, avail / 1e9))
+    return(invisible())
+  }
+  hook <- get("gs_r_bench_tile_chol", envir = asNamespace("gpustats"))
+  id <- as.integer(getOption("gpustats.gpus", 0L)[1L])
+  o <- .Call(hook, as.double(n), as.integer(nb), -1L, 1L, id)
+  rate <- n^3 / 3 / o[4]
+  add(sprintf("tile_chol, tile %d, out of core (cache %d of %d tiles), generation included", nb, o[7],
+              nt * (nt + 1) / 2), n, "gpu", o[4], rate)
+  message(sprintf("n = %s tile %d out of core: %.2f s, %.2f TFLOP/s with generation; cache %d of %d tiles; %.1f GB to the GPU, %.1f GB back (tiles %.1f GB)",
+                  fmt_n(n), nb, o[4], rate / 1e12, o[7], nt * (nt + 1) / 2, o[5] / 1e9, o[6] / 1e9, bytes / 1e9))
 }
 
 # One traced factorization of the benchmark's matrix: the trace goes to
@@ -91,7 +124,7 @@ tile_chol_tables <- function(res) {
                     stringsAsFactors = FALSE, check.names = FALSE)
   paste(c("## Tile Cholesky (FP64; Matérn covariance of random points on the GPU, random SPD on the CPU)", "",
           md_table(tab, "llrrr"), "",
-          "Rates count n^3/3 floating-point operations. GPU times exclude the generation of the covariance (timed alone in the same run).",
+          "Rates count n^3/3 floating-point operations (2 n^3 for the DGEMM). GPU times exclude the generation of the covariance (timed alone in the same run), except where a row says otherwise.",
           ""), collapse = "\n")
 }
 

@@ -9,8 +9,23 @@
 /* The CPU backend calls 32-bit LAPACK: a larger order would overflow it. */
 #define GP_CPU_MAX_N 46340L
 
-gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, gs_gp **out,
-                       char *msg)
+/* The tiled backend: the lower triangle in tiles of host memory, page-locked
+ * for a GPU. */
+static gs_status gp_tiles_create(gs_gp *gp, char *msg)
+{
+  const int nb = gs_tile_default_size(gp->n, gp->device, gp->threads);
+  return gs_tile_matrix_create(gp->n, nb, gp->device >= 0, &gp->tiles, msg);
+}
+
+/* The dense CPU backend while the matrix fits LAPACK and half the memory. */
+static int gp_cpu_dense_fits(long n)
+{
+  const double mem = gs_host_memory_bytes();
+  return n <= GP_CPU_MAX_N && (mem <= 0 || 8.0 * (double)n * (double)n <= 0.5 * mem);
+}
+
+gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, int tiles,
+                       gs_progress_fn progress, gs_gp **out, char *msg)
 {
   gs_status st = GS_OK;
   if (n < 1 || dim < 1) return gs_set_msg(msg, GS_ERR_ARG, "a Gaussian process needs at least one location");
@@ -21,30 +36,25 @@ gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metr
   gp->dim = dim;
   gp->metric = metric;
   gp->threads = threads;
+  gp->progress = progress;
   gp->locs = (double *)malloc((size_t)n * dim * sizeof(double));
   if (!gp->locs) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
     goto fail;
   }
   memcpy(gp->locs, locs, (size_t)n * dim * sizeof(double));
-  if (device >= 0) {
+  if (tiles) {
+    st = gp_tiles_create(gp, msg);
+  } else if (device >= 0) {
     st = gs_gp_gpu_init(gp, msg);
-    if (st != GS_OK) goto fail;
+    if (st == GS_ERR_NOMEM) st = gp_tiles_create(gp, msg); /* the matrix does not fit on the device */
+  } else if (gp_cpu_dense_fits(n)) {
+    gp->a = (double *)malloc((size_t)n * n * sizeof(double));
+    if (!gp->a) st = gp_tiles_create(gp, msg);
   } else {
-    const double bytes = 8.0 * (double)n * (double)n, mem = gs_host_memory_bytes();
-    if (n > GP_CPU_MAX_N || (mem > 0 && bytes > mem)) {
-      st = gs_set_msg(msg, GS_ERR_NOMEM,
-                      "the %ld x %ld covariance matrix needs %.1f GB; the CPU path handles n up to %ld within "
-                      "this machine's %.1f GB",
-                      n, n, bytes / 1e9, GP_CPU_MAX_N, mem / 1e9);
-      goto fail;
-    }
-    gp->a = (double *)malloc((size_t)bytes);
-    if (!gp->a) {
-      st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the %.1f GB covariance matrix", bytes / 1e9);
-      goto fail;
-    }
+    st = gp_tiles_create(gp, msg);
   }
+  if (st != GS_OK) goto fail;
   *out = gp;
   return GS_OK;
 fail:
@@ -56,12 +66,34 @@ void gs_gp_free(gs_gp *gp)
 {
   if (!gp) return;
   if (gp->device >= 0) gs_gp_gpu_release(gp);
+  gs_tile_matrix_free(gp->tiles);
   free(gp->a);
   free(gp->locs);
   free(gp);
 }
 
 long gs_gp_size(const gs_gp *gp) { return gp->n; }
+
+int gs_gp_tiled(const gs_gp *gp) { return gp->tiles != NULL; }
+
+static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
+{
+  const gs_tile_source src = {NULL, 0, gp->locs, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness, p->nugget};
+  const gs_tile_options opt = {0, gp->threads, gp->progress, 0};
+  gs_tile_info info;
+  gs_status st = gs_tile_chol(gp->device, gp->tiles, &src, &opt, &info, msg);
+  *failed_minor = info.failed_minor;
+  if (st == GS_OK) *logdet = info.logdet;
+  return st;
+}
+
+/* The solves of the tiled backend run on the CPU, where the tiles are. */
+static gs_status gp_tiles_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
+{
+  if (out != b) memcpy(out, b, (size_t)gp->n * k * sizeof(double));
+  if (what == GS_GP_MULTIPLY) return gs_tile_multiply(gp->tiles, out, k, gp->threads, msg);
+  return gs_tile_solve(gp->tiles, what == GS_GP_SOLVE ? GS_TILE_SOLVE : GS_TILE_FORWARD, out, k, gp->threads, msg);
+}
 
 gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
@@ -71,7 +103,8 @@ gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, lon
                                        "and nugget >= 0");
   gp->factored = 0;
   *failed_minor = 0;
-  gs_status st = (gp->device >= 0) ? gs_gp_gpu_factor(gp, p, logdet, failed_minor, msg)
+  gs_status st = gp->tiles         ? gp_tiles_factor(gp, p, logdet, failed_minor, msg)
+                 : gp->device >= 0 ? gs_gp_gpu_factor(gp, p, logdet, failed_minor, msg)
                                    : gs_gp_cpu_factor(gp, p, logdet, failed_minor, msg);
   gp->factored = (st == GS_OK);
   return st;
@@ -82,5 +115,6 @@ gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, 
   if (!gp->factored) return gs_set_msg(msg, GS_ERR_ARG, "the covariance has not been factored");
   if (what < GS_GP_FORWARD || what > GS_GP_SOLVE || k < 0) return gs_set_msg(msg, GS_ERR_ARG, "bad gs_gp_apply call");
   if (k == 0) return GS_OK;
+  if (gp->tiles) return gp_tiles_apply(gp, what, b, k, out, msg);
   return (gp->device >= 0) ? gs_gp_gpu_apply(gp, what, b, k, out, msg) : gs_gp_cpu_apply(gp, what, b, k, out, msg);
 }

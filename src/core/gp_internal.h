@@ -3,6 +3,7 @@
 #define GS_GP_INTERNAL_H
 
 #include "gs_gp.h"
+#include "gs_tile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +18,8 @@ struct gs_gp {
   double *locs;  /* n x dim, host copy */
   double *a;     /* CPU backend: the n x n matrix, its factor after gs_gp_factor */
   gs_gp_gpu *gpu;
+  gs_tile_matrix *tiles; /* the tiled backend, on the CPU or a GPU */
+  gs_progress_fn progress;
   int factored;
 };
 

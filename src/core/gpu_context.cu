@@ -57,11 +57,11 @@ done:
 /* Releases whatever part of a context exists. */
 static void context_free(gs_gpu_ctx *c)
 {
-  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
     if (c->tile_solver[w]) cusolverDnDestroy(c->tile_solver[w]);
     if (c->tile_blas[w]) cublasDestroy(c->tile_blas[w]);
   }
-  for (int s = 0; s < GS_TILE_WORKERS + 2; ++s)
+  for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
     if (c->tile_stream[s]) cudaStreamDestroy(c->tile_stream[s]);
   if (c->solver_params) cusolverDnDestroyParams(c->solver_params);
   if (c->solver) cusolverDnDestroy(c->solver);
@@ -120,10 +120,14 @@ gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *c, char *msg)
 gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *c, char *msg)
 {
   gs_status st = gs_gpu_ctx_solvers(c, msg); /* the shared cuSOLVER parameters */
-  if (st != GS_OK || c->tile_solver[GS_TILE_WORKERS - 1]) return st;
-  for (int s = 0; s < GS_TILE_WORKERS + 2; ++s)
-    if (!c->tile_stream[s]) GS_CUDA_TRY(cudaStreamCreateWithFlags(&c->tile_stream[s], cudaStreamNonBlocking));
-  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+  int least = 0, greatest = 0;
+  if (st != GS_OK || c->tile_solver[GS_TILE_COMPUTE - 1]) return st;
+  GS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
+    if (!c->tile_stream[s])
+      GS_CUDA_TRY(cudaStreamCreateWithPriority(&c->tile_stream[s], cudaStreamNonBlocking,
+                                               s == GS_TILE_WORKERS ? greatest : least));
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
     if (!c->tile_blas[w] && (cublasCreate(&c->tile_blas[w]) != CUBLAS_STATUS_SUCCESS ||
                              cublasSetStream(c->tile_blas[w], c->tile_stream[w]) != CUBLAS_STATUS_SUCCESS))
       return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuBLAS handle on GPU %d", c->device);

@@ -28,10 +28,13 @@ gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smooth
  * generation of the matrix in device memory, [1] the generation alone, [2]
  * the tile Cholesky with tile size nb and L kept in device memory, [3] the
  * same with L stored to host memory, in seconds, medians of `reps` runs
- * ([0..2] NaN when cache_tiles > 0 caps the device's tile slots); then, of
- * the last run of [3], [4] bytes to the device, [5] to the host, [6] tile
- * slots, [7] tiles loaded or generated. */
-gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[8], char *msg);
+ * ([0..2] NaN unless cache_tiles = 0; cache_tiles > 0 caps the device's tile
+ * slots, < 0 runs only [3] with the slots the device holds); then, of the
+ * last run of [3], [4] bytes to the device, [5] to the host, [6] tile slots,
+ * [7] tiles loaded or generated; [8] one 8192 x 8192 DGEMM in seconds, the
+ * rate a factorization can approach (NaN unless cache_tiles = 0 and
+ * n >= 24576). */
+gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[9], char *msg);
 
 #ifdef __cplusplus
 }

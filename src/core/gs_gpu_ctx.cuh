@@ -16,9 +16,13 @@
 #define GS_GPU_STAGES 2
 #define GS_GPU_STAGE_BYTES ((size_t)64 << 20)
 
-/* Compute streams of the tile Cholesky (each with its own cuBLAS and cuSOLVER
- * handle, so that tiles are factored and updated concurrently). */
+/* Compute streams of the tile Cholesky, each with its own cuBLAS and cuSOLVER
+ * handle so that tiles are factored and updated concurrently:
+ * GS_TILE_WORKERS for the tiles below the diagonal, then one of the highest
+ * priority for the diagonal tiles, whose factorization is the critical path
+ * and would otherwise wait for SMs behind the GEMMs. */
 #define GS_TILE_WORKERS 4
+#define GS_TILE_COMPUTE (GS_TILE_WORKERS + 1)
 
 typedef struct {
   int device;
@@ -32,9 +36,9 @@ typedef struct {
   cublasHandle_t blas;                   /* created by gs_gpu_ctx_solvers, on stream[0] */
   cusolverDnHandle_t solver;
   cusolverDnParams_t solver_params;
-  cudaStream_t tile_stream[GS_TILE_WORKERS + 2]; /* created by gs_gpu_ctx_tile_workers: the workers, */
-  cublasHandle_t tile_blas[GS_TILE_WORKERS];     /* then one stream per copy direction */
-  cusolverDnHandle_t tile_solver[GS_TILE_WORKERS];
+  cudaStream_t tile_stream[GS_TILE_COMPUTE + 2]; /* created by gs_gpu_ctx_tile_workers: the compute */
+  cublasHandle_t tile_blas[GS_TILE_COMPUTE];     /* streams, then one per copy direction */
+  cusolverDnHandle_t tile_solver[GS_TILE_COMPUTE];
 } gs_gpu_ctx;
 
 /* Makes `device` current and returns its state, creating it if needed. */

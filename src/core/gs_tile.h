@@ -77,8 +77,8 @@ typedef struct {
   int trace;         /* GPU: time every op (see gs_tile_info.trace) */
 } gs_tile_options;
 
-/* One row of an event trace: the stream (0..3 compute, 4 host to device, 5
- * device to host), the op (tile_op_kind), its tile coordinates and its start
+/* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
+ * to device, 6 device to host), the op (tile_op_kind), its tile coordinates and its start
  * and end in seconds from the start of the factorization. */
 enum { GS_TILE_TRACE_COLS = 7 };
 
@@ -109,6 +109,10 @@ gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *
  * L^-1 b (GS_TILE_FORWARD), L'^-1 b (GS_TILE_BACKWARD) or A^-1 b (both). */
 enum { GS_TILE_FORWARD = 1, GS_TILE_BACKWARD = 2, GS_TILE_SOLVE = 3 };
 gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, int threads, char *msg);
+
+/* b = L b in place (b: n x k, column-major); with z standard normal, L z is
+ * a draw with covariance A. */
+gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threads, char *msg);
 
 /* log det A = 2 sum log diag L. */
 double gs_tile_logdet(const gs_tile_matrix *m);

@@ -1,5 +1,6 @@
 /* The tile Cholesky on one GPU: the ops of the plan (tile_plan.h) are issued
- * in order, asynchronously, to GS_TILE_WORKERS compute streams and one copy
+ * in order, asynchronously, to GS_TILE_WORKERS compute streams for the tiles
+ * below the diagonal, one high-priority stream for the diagonal and one copy
  * stream per direction. CUDA events carry the dependencies between streams:
  *   - a tile's `ready` event: its data in its slot is valid (loaded,
  *     generated or finished);
@@ -23,9 +24,9 @@
 #include "tile_plan.h"
 
 #define TILE_LAG 2
-#define TILE_STREAMS (GS_TILE_WORKERS + 2)
-#define TILE_H2D GS_TILE_WORKERS
-#define TILE_D2H (GS_TILE_WORKERS + 1)
+#define TILE_STREAMS (GS_TILE_COMPUTE + 2)
+#define TILE_H2D GS_TILE_COMPUTE
+#define TILE_D2H (GS_TILE_COMPUTE + 1)
 /* Device memory left to cuBLAS, cuSOLVER and the runtime. */
 #define TILE_RESERVE_BYTES ((size_t)768 << 20)
 
@@ -42,11 +43,17 @@ typedef struct {
   cudaEvent_t *ready, *stored;
   signed char *ready_on;   /* stream of the last `ready` record, -1 before */
   unsigned char *final;
-  cudaEvent_t column_done[TILE_LAG + 1][GS_TILE_WORKERS];
+  cudaEvent_t column_done[TILE_LAG + 1][GS_TILE_COMPUTE];
   int *info_dev, *info_host; /* POTRF status per tile column */
-  void *potrf_work[GS_TILE_WORKERS];
-  void *potrf_host[GS_TILE_WORKERS];
+  void *potrf_work[GS_TILE_COMPUTE];
+  void *potrf_host[GS_TILE_COMPUTE];
   size_t potrf_bytes, potrf_host_bytes;
+  void *trtri_work[GS_TILE_COMPUTE];
+  void *trtri_host[GS_TILE_COMPUTE];
+  size_t trtri_bytes, trtri_host_bytes;
+  int *trtri_info;        /* per stream; a failed POTRF is reported through info_dev */
+  double *inverse;        /* L_kk^-1 of column k at (k % (TILE_LAG + 1)) * nb * nb */
+  double *scratch;        /* per compute stream: the out-of-place products of a solve or an inversion */
   double *locs; /* Matérn source: the locations of tile row i from i * nb * dim */
   matern_tile_args gen;
   long op;                /* the op being issued */
@@ -58,6 +65,13 @@ typedef struct {
 static cudaStream_t run_stream(const tile_run *r, int q) { return r->c->tile_stream[q]; }
 
 static double *slot_ptr(const tile_run *r, int s) { return r->slots + (size_t)s * r->m->nb * r->m->nb; }
+
+static double *inverse_ptr(const tile_run *r, int k)
+{
+  return r->inverse + (size_t)(k % (TILE_LAG + 1)) * r->m->nb * r->m->nb;
+}
+
+static double *scratch_ptr(const tile_run *r, int q) { return r->scratch + (size_t)q * r->m->nb * r->m->nb; }
 
 static size_t tile_bytes(const gs_tile_matrix *m, int t)
 {
@@ -216,11 +230,77 @@ static gs_status library_check(int ok, const char *what, char *msg)
   return ok ? GS_OK : gs_set_msg(msg, GS_ERR_CUDA, "%s failed in the tile Cholesky", what);
 }
 
+/* Zeroes the strict upper triangle of an n x n block with leading dimension ld. */
+__global__ void upper_zero_kernel(double *a, int n, int ld)
+{
+  const int row = blockIdx.x * blockDim.x + threadIdx.x, col = blockIdx.y;
+  if (row < col && col < n) a[(size_t)col * ld + row] = 0.0;
+}
+
+/* Below this order a triangular block is inverted by cuSOLVER's trtri. */
+#define INVERSE_LEAF 512
+
+/* x = l^-1 for the n x n lower-triangular l (leading dimension ld, also that
+ * of x), recursively: with l = [a 0; b c], x = [a^-1 0; -c^-1 b a^-1 c^-1].
+ * Nearly all the flops are then in GEMMs: cuSOLVER's trtri alone takes
+ * longer than the factorization of a 4096 x 4096 tile. The strict upper
+ * triangle of x is left as it was. */
+static gs_status triangle_invert(tile_run *r, int q, int n, const double *l, double *x, int ld, char *msg)
+{
+  gs_status st = GS_OK;
+  cudaStream_t s = run_stream(r, q);
+  if (n <= INVERSE_LEAF) {
+    const dim3 grid((unsigned)((n + 255) / 256), (unsigned)n);
+    GS_CUDA_TRY(cudaMemcpy2DAsync(x, (size_t)ld * sizeof(double), l, (size_t)ld * sizeof(double), (size_t)n * sizeof(double),
+                                  (size_t)n, cudaMemcpyDeviceToDevice, s));
+    upper_zero_kernel<<<grid, 256, 0, s>>>(x, n, ld);
+    GS_CUDA_TRY(cudaGetLastError());
+    return library_check(cusolverDnXtrtri(r->c->tile_solver[q], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
+                                          CUDA_R_64F, x, ld, r->trtri_work[q], r->trtri_bytes, r->trtri_host[q],
+                                          r->trtri_host_bytes, r->trtri_info + q) == CUSOLVER_STATUS_SUCCESS,
+                         "cusolverDnXtrtri", msg);
+  }
+  {
+    const int n1 = (n / 2 + 127) / 128 * 128, n2 = n - n1;
+    const double one = 1.0, minus = -1.0, zero = 0.0;
+    double *t = scratch_ptr(r, q); /* n2 x n1: b a^-1 */
+    GS_TRY(triangle_invert(r, q, n1, l, x, ld, msg));
+    GS_TRY(triangle_invert(r, q, n2, l + (size_t)n1 * ld + n1, x + (size_t)n1 * ld + n1, ld, msg));
+    GS_TRY(library_check(cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n1, &one, l + n1, ld, x, ld,
+                                     &zero, t, n2) == CUBLAS_STATUS_SUCCESS, "cublasDgemm", msg));
+    GS_TRY(library_check(cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n2, &minus,
+                                     x + (size_t)n1 * ld + n1, ld, t, n2, &zero, x + n1, ld) == CUBLAS_STATUS_SUCCESS,
+                         "cublasDgemm", msg));
+  }
+done:
+  return st;
+}
+
+/* L_kk^-1 (lower triangular, zeros above) of column k, from its factored
+ * diagonal tile in d, on stream q. The off-diagonal solves of the column then
+ * run as GEMMs: cublasDtrsm on a 4096 x 4096 tile reaches about 2 TFLOP/s on
+ * an H100 against about 49 for DGEMM, and made the solves the bottleneck.
+ * Multiplying by the inverse of a Cholesky diagonal block keeps the factor
+ * within a small multiple of the solve's rounding error (Higham, Accuracy and
+ * Stability of Numerical Algorithms, ch. 13). The buffer of column k is
+ * reused by column k + TILE_LAG + 1, which the host issues only after column
+ * k is done on every stream. */
+static gs_status diagonal_invert(tile_run *r, int q, int k, const double *d, char *msg)
+{
+  gs_status st = GS_OK;
+  const int rk = gs_tile_rows(r->m, k);
+  double *inv = inverse_ptr(r, k);
+  GS_CUDA_TRY(cudaMemsetAsync(inv, 0, (size_t)rk * rk * sizeof(double), run_stream(r, q)));
+  GS_TRY(triangle_invert(r, q, rk, d, inv, rk, msg));
+done:
+  return st;
+}
+
 static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
   const int q = op->worker, ri = gs_tile_rows(r->m, op->i), rk = gs_tile_rows(r->m, op->k), nb = r->m->nb;
-  const double one = 1.0, minus = -1.0;
+  const double one = 1.0, minus = -1.0, zero = 0.0;
   cublasHandle_t blas = r->c->tile_blas[q];
   double *c = slot_ptr(r, op->slot[0]);
   double *a = op->slot[1] >= 0 ? slot_ptr(r, op->slot[1]) : NULL, *b = op->slot[2] >= 0 ? slot_ptr(r, op->slot[2]) : NULL;
@@ -243,11 +323,14 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
                              CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf", msg));
     GS_CUDA_TRY(cudaMemcpyAsync(r->info_host + op->k, r->info_dev + op->k, sizeof(int), cudaMemcpyDeviceToHost,
                                 run_stream(r, q)));
+    GS_TRY(diagonal_invert(r, q, op->k, c, msg));
     break;
-  case TILE_OP_TRSM:
-    GS_TRY(library_check(cublasDtrsm(blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                                     CUBLAS_DIAG_NON_UNIT, ri, rk, &one, b, rk, c, ri) == CUBLAS_STATUS_SUCCESS,
-                         "cublasDtrsm", msg));
+  case TILE_OP_TRSM: /* L_ik = A_ik L_kk'^-1 as a GEMM with the inverse, then back into the slot */
+    GS_TRY(library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri, inverse_ptr(r, op->k),
+                                     rk, &zero, scratch_ptr(r, q), ri) == CUBLAS_STATUS_SUCCESS,
+                         "cublasDgemm", msg));
+    GS_CUDA_TRY(cudaMemcpyAsync(c, scratch_ptr(r, q), (size_t)ri * rk * sizeof(double), cudaMemcpyDeviceToDevice,
+                                run_stream(r, q)));
     break;
   }
   GS_CUDA_TRY(trace_mark(r, q, 1));
@@ -273,7 +356,7 @@ static gs_status column_wait(tile_run *r, int k, const gs_tile_options *opt, cha
 {
   gs_status st = GS_OK;
   const int nt = r->m->nt;
-  for (int w = 0; w < GS_TILE_WORKERS; ++w) GS_CUDA_TRY(cudaEventSynchronize(r->column_done[k % (TILE_LAG + 1)][w]));
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w) GS_CUDA_TRY(cudaEventSynchronize(r->column_done[k % (TILE_LAG + 1)][w]));
   if (r->info_host[k] > 0) {
     r->info->failed_minor = (long)k * r->m->nb + r->info_host[k];
     return gs_set_msg(msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", r->info->failed_minor);
@@ -317,15 +400,25 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   gs_status st = GS_OK;
   gs_tile_matrix *m = r->m;
   const long ntiles = gs_tile_count(m->nt);
+  const size_t tile_size = (size_t)m->nb * m->nb * sizeof(double);
   int slots = 0;
   gs_gpu_ctx_workspace_release(r->c); /* the tiles need the room */
   GS_TRY(library_check(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params, CUBLAS_FILL_MODE_LOWER,
                                                    m->nb, CUDA_R_64F, NULL, m->nb, CUDA_R_64F, &r->potrf_bytes,
                                                    &r->potrf_host_bytes) == CUSOLVER_STATUS_SUCCESS,
                        "cusolverDnXpotrf_bufferSize", msg));
-  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+  GS_TRY(library_check(cusolverDnXtrtri_bufferSize(r->c->tile_solver[0], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT,
+                                                   INVERSE_LEAF, CUDA_R_64F, NULL, m->nb, &r->trtri_bytes,
+                                                   &r->trtri_host_bytes) == CUSOLVER_STATUS_SUCCESS,
+                       "cusolverDnXtrtri_bufferSize", msg));
+  GS_CUDA_TRY(cudaMalloc(&r->inverse, (size_t)(TILE_LAG + 1) * tile_size));
+  GS_CUDA_TRY(cudaMalloc(&r->scratch, (size_t)GS_TILE_COMPUTE * tile_size));
+  GS_CUDA_TRY(cudaMalloc(&r->trtri_info, GS_TILE_COMPUTE * sizeof(int)));
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
     GS_CUDA_TRY(cudaMalloc(&r->potrf_work[w], r->potrf_bytes ? r->potrf_bytes : 1));
-    if (!(r->potrf_host[w] = malloc(r->potrf_host_bytes ? r->potrf_host_bytes : 1)))
+    GS_CUDA_TRY(cudaMalloc(&r->trtri_work[w], r->trtri_bytes ? r->trtri_bytes : 1));
+    if (!(r->potrf_host[w] = malloc(r->potrf_host_bytes ? r->potrf_host_bytes : 1)) ||
+        !(r->trtri_host[w] = malloc(r->trtri_host_bytes ? r->trtri_host_bytes : 1)))
       return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
     for (int k = 0; k <= TILE_LAG; ++k)
       GS_CUDA_TRY(cudaEventCreateWithFlags(&r->column_done[k][w], cudaEventDisableTiming));
@@ -371,7 +464,7 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
     GS_CUDA_TRY(cudaEventRecord(r->trace_origin, run_stream(r, 0)));
   }
   r->info->cache_tiles = slots;
-  r->info->workers = GS_TILE_WORKERS;
+  r->info->workers = GS_TILE_COMPUTE;
 done:
   return st;
 }
@@ -395,13 +488,18 @@ static void run_release(tile_run *r)
   if (r->trace_origin) cudaEventDestroy(r->trace_origin);
   free(r->trace);
   free(r->trace_on);
-  for (int w = 0; w < GS_TILE_WORKERS; ++w) {
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
     cudaFree(r->potrf_work[w]);
     free(r->potrf_host[w]);
+    cudaFree(r->trtri_work[w]);
+    free(r->trtri_host[w]);
     for (int k = 0; k <= TILE_LAG; ++k)
       if (r->column_done[k][w]) cudaEventDestroy(r->column_done[k][w]);
   }
   cudaFree(r->slots);
+  cudaFree(r->inverse);
+  cudaFree(r->scratch);
+  cudaFree(r->trtri_info);
   cudaFree(r->info_dev);
   cudaFree(r->locs);
   if (r->info_host) cudaFreeHost(r->info_host);
@@ -438,7 +536,7 @@ static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_sour
         r.op = p;
         GS_TRY(op_issue(&r, &r.plan.ops[p], msg));
       }
-      for (int w = 0; w < GS_TILE_WORKERS; ++w)
+      for (int w = 0; w < GS_TILE_COMPUTE; ++w)
         GS_CUDA_TRY(cudaEventRecord(r.column_done[k % (TILE_LAG + 1)][w], run_stream(&r, w)));
       for (; waited <= k - TILE_LAG; ++waited) GS_TRY(column_wait(&r, waited, opt, msg));
     }
@@ -475,9 +573,13 @@ static gs_status bench_source(long n, double **locs, gs_tile_source *src, char *
   return GS_OK;
 }
 
+/* The DGEMM that bounds a factorization's rate: c = a b' on three disjoint
+ * 8192 x 8192 blocks of the generated covariance in a (n >= 3 * 8192). */
+#define BENCH_GEMM_N 8192
+
 /* cuSOLVER on the whole matrix in device memory: seconds[0] generation and
- * Xpotrf, seconds[1] generation alone. */
-static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, int reps, double seconds[2], char *msg)
+ * Xpotrf, seconds[1] generation alone, seconds[2] one BENCH_GEMM_N DGEMM. */
+static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, int reps, double seconds[3], char *msg)
 {
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
@@ -502,10 +604,10 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
   {
     const gs_matern_cov_args args = {NULL, n, NULL, 0, 2, src->metric, src->sigma2, src->range, src->smoothness,
                                      src->nugget, 1, NULL};
-    const matern_tile_args g = matern_tile_setup(&args, locs, NULL);
+    const matern_tile_args g_args = matern_tile_setup(&args, locs, NULL);
     for (int factor = 1; factor >= 0; --factor)
       GS_TRY(bench_wall_time(reps, [&] {
-        gs_status s = matern_tile_launch(&g, 0, n, a, c->stream[0]) == cudaSuccess
+        gs_status s = matern_tile_launch(&g_args, 0, n, a, c->stream[0]) == cudaSuccess
                           ? GS_OK
                           : gs_set_msg(msg, GS_ERR_CUDA, "the Matérn kernel failed");
         if (s == GS_OK && factor)
@@ -516,6 +618,20 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
           s = gs_set_msg(msg, GS_ERR_CUDA, "the cuSOLVER factorization failed");
         return s;
       }, &seconds[!factor], msg));
+    seconds[2] = NAN;
+    if (n >= 3 * BENCH_GEMM_N) {
+      const double one = 1.0, zero = 0.0;
+      const int g = BENCH_GEMM_N;
+      GS_CUDA_TRY(matern_tile_launch(&g_args, 0, n, a, c->stream[0]));
+      GS_TRY(bench_wall_time(reps, [&] {
+        gs_status s = library_check(cublasDgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_T, g, g, g, &one, a + g, n,
+                                                a + 2 * g, n, &zero, a + (size_t)g * n, n) == CUBLAS_STATUS_SUCCESS,
+                                    "cublasDgemm", msg);
+        if (s == GS_OK && cudaStreamSynchronize(c->stream[0]) != cudaSuccess)
+          s = gs_set_msg(msg, GS_ERR_CUDA, "the DGEMM failed");
+        return s;
+      }, &seconds[2], msg));
+    }
   }
 done:
   cudaFree(a);
@@ -545,23 +661,30 @@ done:
 }
 
 /* out: [0] cuSOLVER generation + Xpotrf, [1] generation alone, [2] tiles kept
- * on the device, [3] tiles stored to the host (seconds; [0..2] only without a
- * cache limit); [4] bytes to the device, [5] to the host, [6] tile slots,
- * [7] tile loads, of the last run. */
-extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[8],
+ * on the device, [3] tiles stored to the host (seconds; [0..2] only with
+ * cache_tiles = 0); [4] bytes to the device, [5] to the host, [6] tile slots,
+ * [7] tile loads, of the last run; [8] seconds of one BENCH_GEMM_N DGEMM
+ * (with cache_tiles = 0 and n >= 3 BENCH_GEMM_N). cache_tiles > 0 caps the cache; < 0 runs
+ * only the stored factorization with the cache the device holds, for a
+ * matrix larger than device memory. */
+extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[9],
                                             char *msg)
 {
   gs_status st = GS_OK;
   double *locs = NULL;
   gs_tile_source src;
   gs_tile_info info;
-  for (int k = 0; k < 8; ++k) out[k] = NAN;
+  double cusolver[3];
+  for (int k = 0; k < 9; ++k) out[k] = NAN;
   GS_TRY(bench_source(n, &locs, &src, msg));
-  if (cache_tiles <= 0) {
-    GS_TRY(bench_cusolver(device, &src, n, reps, out, msg));
+  if (cache_tiles == 0) {
+    GS_TRY(bench_cusolver(device, &src, n, reps, cusolver, msg));
+    out[0] = cusolver[0];
+    out[1] = cusolver[1];
+    out[8] = cusolver[2];
     GS_TRY(bench_tiles(device, &src, n, nb, 0, 0, reps, &out[2], &info, msg));
   }
-  GS_TRY(bench_tiles(device, &src, n, nb, cache_tiles, 1, reps, &out[3], &info, msg));
+  GS_TRY(bench_tiles(device, &src, n, nb, cache_tiles > 0 ? cache_tiles : 0, 1, reps, &out[3], &info, msg));
   out[4] = info.bytes_to_device;
   out[5] = info.bytes_to_host;
   out[6] = info.cache_tiles;

@@ -27,6 +27,13 @@ gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out
       m->offset[gs_tile_index(i, j)] = total;
       total += (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
     }
+  const double mem = gs_host_memory_bytes();
+  if (mem > 0 && total * 8.0 > 0.9 * mem) { /* Linux would promise it and fail on first touch */
+    free(m->offset);
+    free(m);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "the tiles of the %ld x %ld matrix need %.1f GB; this machine has %.1f GB",
+                      n, n, total * 8.0 / 1e9, mem / 1e9);
+  }
   m->data = (double *)gs_host_alloc(total * sizeof(double), pinned, &m->pinned);
   if (!m->data) {
     free(m->offset);
@@ -144,6 +151,29 @@ gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, in
       dtrsm_("L", "L", "T", "N", &cj, &nk, &one, gs_tile_at(m, j, j), &cj, b + (size_t)j * m->nb, &ldb, 1, 1, 1, 1);
       solve_updates(m, j, 0, j, 1, b, k, nthreads);
     }
+  return GS_OK;
+}
+
+gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threads, char *msg)
+{
+  if (k < 0 || k > 2147483647L || m->n > 2147483647L) return gs_set_msg(msg, GS_ERR_ARG, "bad gs_tile_multiply call");
+  if (k == 0) return GS_OK;
+  const int nk = (int)k, ldb = (int)m->n, nthreads = gs_blas_threads() > 1 ? 1 : gs_cpu_threads(threads);
+  const double one = 1.0;
+  double *x = (double *)malloc((size_t)m->n * k * sizeof(double));
+  if (!x) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  memcpy(x, b, (size_t)m->n * k * sizeof(double));
+  /* block row i of L b from the blocks of the copy x: rows are independent */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+  for (int i = 0; i < m->nt; ++i) {
+    const int ri = gs_tile_rows(m, i);
+    double *bi = b + (size_t)i * m->nb;
+    dtrmm_("L", "L", "N", "N", &ri, &nk, &one, gs_tile_at(m, i, i), &ri, bi, &ldb, 1, 1, 1, 1);
+    for (int j = 0; j < i; ++j)
+      dgemm_("N", "N", &ri, &nk, &m->nb, &one, gs_tile_at(m, i, j), &ri, x + (size_t)j * m->nb, &ldb, &one, bi, &ldb,
+             1, 1);
+  }
+  free(x);
   return GS_OK;
 }
 

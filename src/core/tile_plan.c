@@ -10,7 +10,7 @@ static tile_op make_op(int kind, int workers, int i, int j, int k, int a, int b)
 {
   tile_op op;
   op.kind = (unsigned char)kind;
-  op.worker = (unsigned char)(i % workers);
+  op.worker = (unsigned char)(i == k ? workers : i % workers);
   op.i = i;
   op.j = j;
   op.k = k;
@@ -21,20 +21,31 @@ static tile_op make_op(int kind, int workers, int i, int j, int k, int a, int b)
   return op;
 }
 
-/* The compute and store ops in schedule order, without loads. */
-static long schedule_fill(int nt, int workers, tile_op *ops)
+/* The compute and store ops in schedule order, without loads. After the
+ * diagonal task of column k, the rows below it go in rounds of `round` rows:
+ * first every update of the round, then its solves. A stream thus issues
+ * the updates of all its rows in the round before its first solve, which
+ * waits for POTRF(k): the GEMMs keep the device busy while the diagonal tile
+ * is factored. A round's accumulators stay in the cache until stored, so
+ * `round` is bounded by the slots. */
+static long schedule_fill(int nt, int workers, int round, tile_op *ops)
 {
   long n = 0;
-  for (int k = 0; k < nt; ++k)
-    for (int i = k; i < nt; ++i) {
-      for (int j = 0; j < k; ++j)
-        ops[n++] = (i == k) ? make_op(TILE_OP_SYRK, workers, i, j, k, (int)gs_tile_index(k, j), -1)
-                            : make_op(TILE_OP_GEMM, workers, i, j, k, (int)gs_tile_index(i, j),
-                                      (int)gs_tile_index(k, j));
-      ops[n++] = (i == k) ? make_op(TILE_OP_POTRF, workers, i, k, k, -1, -1)
-                          : make_op(TILE_OP_TRSM, workers, i, k, k, -1, (int)gs_tile_index(k, k));
-      ops[n++] = make_op(TILE_OP_STORE, workers, i, k, k, -1, -1);
+  for (int k = 0; k < nt; ++k) {
+    for (int j = 0; j < k; ++j) ops[n++] = make_op(TILE_OP_SYRK, workers, k, j, k, (int)gs_tile_index(k, j), -1);
+    ops[n++] = make_op(TILE_OP_POTRF, workers, k, k, k, -1, -1);
+    ops[n++] = make_op(TILE_OP_STORE, workers, k, k, k, -1, -1);
+    for (int first = k + 1; first < nt; first += round) {
+      const int last = first + round < nt ? first + round : nt;
+      for (int i = first; i < last; ++i)
+        for (int j = 0; j < k; ++j)
+          ops[n++] = make_op(TILE_OP_GEMM, workers, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
+      for (int i = first; i < last; ++i) {
+        ops[n++] = make_op(TILE_OP_TRSM, workers, i, k, k, -1, (int)gs_tile_index(k, k));
+        ops[n++] = make_op(TILE_OP_STORE, workers, i, k, k, -1, -1);
+      }
     }
+  }
   return n;
 }
 
@@ -104,8 +115,8 @@ gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *ms
   gs_status st = GS_OK;
   const long ntiles = gs_tile_count(nt), n = schedule_length(nt);
   memset(p, 0, sizeof *p);
-  if (nt < 1 || workers < 1 || workers > 255 || slots < 3)
-    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 255 workers and 3 tile slots");
+  if (nt < 1 || workers < 1 || workers > 254 || slots < 3)
+    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers and 3 tile slots");
   p->nt = nt;
   p->workers = workers;
   p->slots = slots;
@@ -121,7 +132,8 @@ gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *ms
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
     goto done;
   }
-  schedule_fill(nt, workers, sched);
+  /* Half the slots hold a round's accumulators; the rest cache operands. */
+  schedule_fill(nt, workers, slots / 2 - 1 > 1 ? slots / 2 - 1 : 1, sched);
   next_uses(sched, n, ntiles, tile_next, next);
   for (long t = 0; t < ntiles; ++t) tile_slot[t] = -1;
   for (int s = 0; s < slots; ++s) slot_tile[s] = -1;

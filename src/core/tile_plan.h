@@ -4,9 +4,12 @@
  * Column k of L is computed task by task, the diagonal tile first: task (i, k)
  * updates the accumulator A_ik with L_ij L_kj' for every j < k (SYRK on the
  * diagonal, GEMM below it), then factors it (POTRF) or solves with L_kk
- * (TRSM), and the finished tile is stored back to the host. Task (i, k) runs
- * on worker i mod workers (1-D block-cyclic over tile rows), so a row's
- * updates follow each other on one stream.
+ * (TRSM), and the finished tile is stored back to the host. Below the
+ * diagonal, the tasks go in rounds of rows whose updates all precede their
+ * solves, so that updates overlap the diagonal factorization. Task (i, k),
+ * i > k, runs on worker i mod workers (1-D block-cyclic over tile rows), so a
+ * row's updates follow each other on one stream; the diagonal tasks, the
+ * critical path, run on their own worker, number `workers`.
  *
  * Because the whole sequence of tile accesses is known in advance, the cache
  * evicts the tile whose next use is furthest away (Belady's rule, optimal for
@@ -48,7 +51,7 @@ typedef struct {
   long loads, stores;
 } tile_plan;
 
-/* slots >= 3; workers >= 1. */
+/* slots >= 3; workers >= 1 (the ops use workers + 1 of them). */
 gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *msg);
 void tile_plan_free(tile_plan *p);
 

@@ -36,6 +36,37 @@ test_that("gp_simulate is reproducible and has the right covariance", {
   expect_length(gp_simulate(locs, 1, 0.3, 1.5, device = "cpu"), 30)
 })
 
+test_that("the tile Cholesky path gives the dense likelihood, draws, fits and kriging", {
+  set.seed(4)
+  locs <- matrix(runif(3000), ncol = 2)
+  y <- rnorm(1500)
+  dense <- gp_loglik(y, locs, 1.5, 0.08, 1.2, 0.05, device = "cpu")
+  old <- options(gpustats.gp_tiles = TRUE)
+  on.exit(options(old))
+  tiled <- gp_loglik(y, locs, 1.5, 0.08, 1.2, 0.05, device = "cpu")
+  expect_equal(as.numeric(tiled), as.numeric(dense), tolerance = 1e-10)
+  expect_equal(attributes(tiled), attributes(dense), tolerance = 1e-10)
+  set.seed(5)
+  a <- gp_simulate(locs, 2, 0.3, 1.5, nsim = 2, device = "cpu")
+  set.seed(5)
+  z <- matrix(rnorm(3000), 1500)
+  L <- t(chol(matern_cov(locs, sigma2 = 2, range = 0.3, smoothness = 1.5, device = "cpu")))
+  expect_equal(a, L %*% z, tolerance = 1e-11, ignore_attr = TRUE)
+  fit <- gp_fit(y[1:400], locs[1:400, ], fixed = list(smoothness = 0.5), control = list(trace = FALSE),
+                device = "cpu")
+  expect_match(fit$method, "tile Cholesky")
+  expect_output(print(fit), "cpu, tile Cholesky")
+  options(old)
+  ref <- gp_fit(y[1:400], locs[1:400, ], fixed = list(smoothness = 0.5), control = list(trace = FALSE),
+                device = "cpu")
+  expect_identical(ref$method, "cpu")
+  expect_equal(coef(fit), coef(ref), tolerance = 1e-6)
+  new <- matrix(runif(40), ncol = 2)
+  kriged <- predict(ref, new, se.fit = TRUE, device = "cpu")
+  options(gpustats.gp_tiles = TRUE)
+  expect_equal(predict(ref, new, se.fit = TRUE, device = "cpu"), kriged, tolerance = 1e-9)
+})
+
 test_that("gp_fit finds the maximum and recovers simulated parameters", {
   set.seed(10)
   locs <- matrix(runif(1000), ncol = 2)
@@ -103,8 +134,9 @@ test_that("bad input gets clear errors", {
   expect_error(gp_fit(y, locs, fixed = list(range = -1)), class = "gpustats_error_argument")
   expect_error(gp_fit(y, locs, start = list(rnage = 1)), class = "gpustats_error_argument")
   expect_error(gp_fit(y, locs, lower = list(range = 2), upper = list(range = 1)), class = "gpustats_error_argument")
-  big <- matrix(runif(1e5), ncol = 2)
-  expect_error(gp_loglik(rnorm(5e4), big, 1, 0.1, 1, device = "cpu"), class = "gpustats_error_memory")
+  big <- matrix(runif(6e6), ncol = 2) # n = 3,000,000: 36 TB in tiles
+  expect_error(gp_loglik(rnorm(3e6), big, 1, 0.1, 1, device = "cpu"), "need [0-9.]+ GB",
+               class = "gpustats_error_memory")
 })
 
 test_that("fixed parameters, great-circle distances and method arguments behave", {

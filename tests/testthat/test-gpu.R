@@ -147,10 +147,30 @@ test_that("Gaussian-process likelihood, draws, fits and kriging agree between GP
                tolerance = 1e-9)
 })
 
-test_that("a covariance larger than the GPU is refused before allocating", {
+test_that("the tile Cholesky path on the GPU gives the CPU likelihood and draws", {
   skip_without_gpu()
-  big <- matrix(runif(6e5), ncol = 2) # n = 300,000: 720 GB
-  expect_error(gp_loglik(rnorm(3e5), big, 1, 0.1, 1, device = "gpu"), "largest n", class = "gpustats_error_memory")
+  set.seed(6)
+  locs <- matrix(runif(5000), ncol = 2)
+  y <- rnorm(2500)
+  cpu <- gp_loglik(y, locs, 1, 0.1, 0.9, 0.01, device = "cpu")
+  old <- options(gpustats.gp_tiles = TRUE)
+  on.exit(options(old))
+  gpu <- gp_loglik(y, locs, 1, 0.1, 0.9, 0.01, device = "gpu")
+  expect_equal(attributes(gpu), attributes(cpu), tolerance = 1e-10)
+  expect_equal(as.numeric(gpu), as.numeric(cpu), tolerance = 1e-10)
+  set.seed(7)
+  a <- gp_simulate(locs, 1, 0.1, 0.9, 0.01, nsim = 2, device = "gpu")
+  options(old)
+  set.seed(7)
+  b <- gp_simulate(locs, 1, 0.1, 0.9, 0.01, nsim = 2, device = "cpu")
+  expect_lte(max(abs(a - b)), 1e-9)
+})
+
+test_that("a covariance larger than the GPU and the host is refused before allocating", {
+  skip_without_gpu()
+  big <- matrix(runif(6e5), ncol = 2) # n = 300,000: 360 GB in tiles
+  expect_error(gp_loglik(rnorm(3e5), big, 1, 0.1, 1, device = "gpu"), "need [0-9.]+ GB",
+               class = "gpustats_error_memory")
   expect_true(is.finite(gp_loglik(rnorm(100), big[1:100, ], 1, 0.1, 1, device = "gpu")))
 })
 

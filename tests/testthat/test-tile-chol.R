@@ -100,6 +100,10 @@ test_that("GPU and CPU factors agree, in core and out of core", {
     if (!is.null(memory)) expect_gt(g$info$tile_loads, 8 * 9 / 2)
   }
   expect_matches_chol(g, A)
+  # tiles above 512 rows have their diagonal blocks inverted recursively
+  A <- random_spd(1400, 12)
+  expect_matches_chol(tile_chol(A, tile = 1300, device = "gpu"), A)
+  A <- random_spd(1500, 11)
   tr <- tile_chol(A, tile = 200, trace = TRUE, device = "gpu")$trace
   nt <- 8
   expect_identical(sum(tr$op == "gemm"), as.integer(nt * (nt - 1) * (nt - 2) / 6))
