@@ -59,9 +59,13 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
   }
   gs_tile_matrix *m = NULL;
   gs_tile_info info;
+  char msg[GS_MSG_LEN];
+  if (src.a) {
+    gs_status st = gs_tile_source_check(&src, n, gs_r_int(threads, "threads"), msg);
+    if (st != GS_OK) gs_r_stop(st, msg);
+  }
   memset(&info, 0, sizeof info);
   gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace")};
-  char msg[GS_MSG_LEN];
   int nb = gs_r_int(tile, "tile");
   if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
   if (nb > n) nb = (int)n;

@@ -62,6 +62,13 @@ typedef struct {
   double sigma2, range, smoothness, nugget;
 } gs_tile_source;
 
+/* A dense source before it is factored, in one pass on `threads` threads and
+ * without temporaries: GS_ERR_ARG with a message when an entry is not finite
+ * or the matrix is not symmetric in the sense of R's isSymmetric() (the mean
+ * absolute difference between A and A' above 100 eps times the mean
+ * absolute entry). */
+gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, char *msg);
+
 /* The tiles of the source into m, on `threads` CPU threads. */
 gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg);
 

@@ -87,6 +87,36 @@ static void fill_matern(gs_tile_matrix *m, const gs_tile_source *src, const doub
   gs_matern_cov_cpu(&a, 1, NULL, NULL);
 }
 
+gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, char *msg)
+{
+  /* as all.equal(A, t(A)): over the entries that differ from their mirror */
+  double diff = 0.0, size = 0.0, differing = 0.0;
+  long nonfinite = 0;
+  const double *a = src->a;
+  const long lda = src->lda;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : diff, size, differing, nonfinite) \
+    num_threads(gs_cpu_threads(threads))
+  for (long j = 0; j < n; ++j) {
+    const double *col = a + (size_t)j * lda;
+    for (long i = 0; i < n; ++i)
+      if (!isfinite(col[i])) ++nonfinite;
+    for (long i = j + 1; i < n; ++i) {
+      const double mirror = a[(size_t)i * lda + j];
+      if (col[i] == mirror) continue;
+      diff += 2.0 * fabs(col[i] - mirror);
+      size += fabs(col[i]) + fabs(mirror);
+      differing += 2.0;
+    }
+  }
+  if (nonfinite) return gs_set_msg(msg, GS_ERR_ARG, "A contains missing or infinite values");
+  if (differing > 0.0) {
+    const double tol = 100.0 * 2.220446049250313e-16, scale = size / differing;
+    if (diff / differing / (scale > tol ? scale : 1.0) > tol)
+      return gs_set_msg(msg, GS_ERR_ARG, "A is not symmetric; a Cholesky factorization needs a symmetric matrix");
+  }
+  return GS_OK;
+}
+
 gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg)
 {
   const long ntiles = gs_tile_count(m->nt);
