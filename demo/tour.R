@@ -1,10 +1,11 @@
 # A tour of gpustats: Bessel K, its log, scaled form and derivatives, the
-# Matern correlation and covariance matrices, and a Gaussian-process analysis
-# (simulate, fit, krige), on the GPU when one is present.
+# Matern correlation and covariance matrices, a Gaussian-process analysis
+# (simulate, fit, krige), alpha-stable laws (d/p/q/r and a fit) and a tile
+# Cholesky factorization, on the GPU when one is present.
 #
 #   Rscript demo/tour.R [OUTDIR]        (or demo("tour", package = "gpustats"))
 #
-# Writes four PNG plots into OUTDIR (default "demo-output").
+# Writes five PNG plots into OUTDIR (default "demo-output").
 
 library(gpustats)
 
@@ -107,9 +108,39 @@ gp_pred <- predict(gp_model, gp_grid, se.fit = TRUE)
 cat(sprintf("kriged %d grid points; prediction standard error from %.3f to %.3f\n", nrow(gp_grid),
             min(gp_pred$se.fit), max(gp_pred$se.fit)))
 
+rule("Alpha-stable laws")
+xs <- c(-50, -2, 0, 0.5, 3, 100)
+st <- data.frame(x = xs, density = dstable(xs, alpha = 1.5, beta = 0.5),
+                 lower = pstable(xs, alpha = 1.5, beta = 0.5),
+                 upper = pstable(xs, alpha = 1.5, beta = 0.5, lower.tail = FALSE))
+print(st, digits = 10, row.names = FALSE)
+if (requireNamespace("stabledist", quietly = TRUE)) {
+  cat("largest relative difference from stabledist's density:",
+      format(max(abs(st$density / stabledist::dstable(xs, alpha = 1.5, beta = 0.5) - 1)), digits = 3), "\n")
+}
+ps <- c(1e-10, 0.01, 0.5, 0.99)
+cat("qstable then pstable gives p back:", format(pstable(qstable(ps, 1.5, 0.5), 1.5, 0.5) / ps - 1, digits = 3), "\n")
+set.seed(5)
+heavy <- rstable(1000, alpha = 1.3, beta = -0.4, gamma = 2, delta = 1)
+stable_model <- stable_fit(heavy, method = "mle")
+cat("maximum-likelihood fit of 1,000 draws (alpha 1.3, beta -0.4, gamma 2, delta 1):\n")
+print(summary(stable_model))
+
+rule("A tile Cholesky factorization")
+n_tc <- if (has_gpu) 20000 else 3000
+set.seed(12)
+tc_spec <- matern_spec(matrix(runif(2 * n_tc), ncol = 2), range = 0.1, smoothness = 1, nugget = 0.01)
+tc <- tile_chol(tc_spec)
+print(tc)
+if (n_tc <= 5000) {
+  ref <- chol(matern_cov(tc_spec$locs, range = 0.1, smoothness = 1, nugget = 0.01, device = "cpu"))
+  cat("log-determinant:", format(determinant(tc)$modulus, digits = 15), " chol():",
+      format(2 * sum(log(diag(ref))), digits = 15), "\n")
+}
+
 rule("Plots")
 files <- file.path(outdir, c("matern-correlation.png", "matern-covariance.png",
-                             "log-besselk.png", "gp-kriging.png"))
+                             "log-besselk.png", "gp-kriging.png", "stable-densities.png"))
 
 png(files[1], width = 900, height = 600, res = 120)
 dd <- seq(0, 0.6, length.out = 400)
@@ -149,6 +180,16 @@ image(g, g, matrix(gp_pred$fit, length(g)), col = hcl.colors(64, "Blue-Red 3"), 
 image(g, g, matrix(gp_pred$se.fit, length(g)), col = hcl.colors(64, "Viridis"), asp = 1, xlab = "", ylab = "",
       main = "prediction standard error")
 par(op)
+invisible(dev.off())
+
+png(files[5], width = 900, height = 600, res = 120)
+xx <- seq(-6, 6, length.out = 600)
+alphas <- c(0.7, 1, 1.5, 1.9)
+cols <- hcl.colors(length(alphas), "Dark 3")
+dens <- sapply(alphas, function(a) dstable(xx, alpha = a, beta = 0.5))
+matplot(xx, dens, type = "l", lty = 1, lwd = 2, col = cols, xlab = "x", ylab = "density",
+        main = "Alpha-stable densities, beta = 0.5 (S0)")
+legend("topright", legend = paste("alpha =", alphas), col = cols, lwd = 2, bty = "n")
 invisible(dev.off())
 
 cat("wrote:\n", paste0("  ", normalizePath(files), "\n"), sep = "")
