@@ -241,10 +241,10 @@ __global__ void upper_zero_kernel(double *a, int n, int ld)
 #define INVERSE_LEAF 512
 
 /* x = l^-1 for the n x n lower-triangular l (leading dimension ld, also that
- * of x), recursively: with l = [a 0; b c], x = [a^-1 0; -c^-1 b a^-1 c^-1].
- * Nearly all the flops are then in GEMMs: cuSOLVER's trtri alone takes
- * longer than the factorization of a 4096 x 4096 tile. The strict upper
- * triangle of x is left as it was. */
+ * of x), recursively: with l = [a 0; b c], x = [a^-1 0; -c^-1 b a^-1 c^-1],
+ * so that nearly all the flops are in GEMMs and cuSOLVER's trtri only sees
+ * blocks of up to INVERSE_LEAF rows. The strict upper triangle of x is left
+ * as it was. */
 static gs_status triangle_invert(tile_run *r, int q, int n, const double *l, double *x, int ld, char *msg)
 {
   gs_status st = GS_OK;
@@ -664,9 +664,9 @@ done:
  * on the device, [3] tiles stored to the host (seconds; [0..2] only with
  * cache_tiles = 0); [4] bytes to the device, [5] to the host, [6] tile slots,
  * [7] tile loads, of the last run; [8] seconds of one BENCH_GEMM_N DGEMM
- * (with cache_tiles = 0 and n >= 3 BENCH_GEMM_N). cache_tiles > 0 caps the cache; < 0 runs
- * only the stored factorization with the cache the device holds, for a
- * matrix larger than device memory. */
+ * (with cache_tiles = 0 and n >= 3 BENCH_GEMM_N). cache_tiles > 0 caps the
+ * cache; < 0 runs only the stored factorization with the cache the device
+ * holds, for a matrix larger than device memory. */
 extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[9],
                                             char *msg)
 {
