@@ -5,9 +5,9 @@
 # Writes OUTDIR/bench.md (all tables with the machine description),
 # OUTDIR/bench.csv (long form: benchmark, size, device, seconds, rate) and
 # OUTDIR/accuracy.md, and prints the tables with a compact summary last.
-# Sizes: see bessel.R, matern.R, gp.R, stable.R and tile_chol.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
+# Sizes: see bessel.R, matern.R, gp.R, stable.R, tile_chol.R and gbees.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
 
-for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R", "stable.R", "tile_chol.R")) {
+for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R", "stable.R", "tile_chol.R", "gbees.R")) {
   source(file.path("inst", "bench", s))
 }
 
@@ -58,10 +58,14 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
   tch <- tryCatch(bench_tile_chol(gpu = gpu, trace_file = file.path(outdir, "tile_chol_trace.csv")), error = function(e) {
     message("tile Cholesky benchmarks failed: ", conditionMessage(e)); NULL })
 
+  message("== GBEES")
+  gbs <- tryCatch(bench_gbees(), error = function(e) {
+    message("GBEES benchmarks failed: ", conditionMessage(e)); NULL })
+
   bt <- if (!is.null(bes)) bessel_tables(bes) else NULL
   mt <- if (!is.null(mat)) matern_tables(mat) else NULL
   st <- if (!is.null(stb)) stable_tables(stb) else NULL
-  long <- rbind(bes, mat, gpr, stb, tch)
+  long <- rbind(bes, mat, gpr, stb, tch, if (!is.null(gbs)) gbees_long(gbs))
   if (!is.null(long)) {
     utils::write.csv(long, file.path(outdir, "bench.csv"), row.names = FALSE)
   }
@@ -75,6 +79,7 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
           if (!is.null(gpr)) gp_tables(gpr) else "Gaussian-process benchmarks failed (see the log).", "",
           if (!is.null(st)) st$md else "Stable benchmarks failed (see the log).", "",
           if (!is.null(tch)) tile_chol_tables(tch) else "Tile Cholesky benchmarks failed (see the log).", "",
+          if (!is.null(gbs)) gbees_tables(gbs) else "GBEES benchmarks failed (see the log).", "",
           "## Summary", "", summ, "",
           sprintf("Total run time %.0f s. Accuracy tables: accuracy.md.", elapsed), "")
   writeLines(md, file.path(outdir, "bench.md"))
@@ -84,7 +89,7 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
   cat(paste(md, collapse = "\n"), "\n")
   cat(sprintf("wrote %s\n", paste(file.path(outdir, c("bench.md", "bench.csv", "accuracy.md")),
                                   collapse = ", ")))
-  invisible(list(bessel = bes, matern = mat, stable = stb, tile_chol = tch, accuracy = acc))
+  invisible(list(bessel = bes, matern = mat, stable = stb, tile_chol = tch, gbees = gbs, accuracy = acc))
 }
 
 summary_table <- function(b, m, s, acc_core = NULL) {

@@ -1,0 +1,180 @@
+#' Propagate a probability density with GBEES
+#'
+#' Grid-based Bayesian estimation exploiting sparsity (GBEES; Hanson, Rubio,
+#' García-Gutiérrez and Bewley): the probability density of the state of
+#' `dx/dt = f(x, t)` is advected on a sparse grid of cells of width `dx`,
+#' kept only where there is probability. Each time step
+#'
+#' 1. adds, next to every cell holding at least `threshold` of the mass, the
+#'    neighbours downwind of it (faces and edges);
+#' 2. takes the step `dt = cfl / max_cells sum_i |v_i| / dx_i` (shortened to
+#'    land on the requested times);
+#' 3. moves mass across cell faces with donor-cell upwind fluxes,
+#'    corner-transport-upwind transverse terms and a second-order correction
+#'    limited by the monotonized-central limiter. Every flux is applied to
+#'    both cells of its face and faces with a missing cell carry nothing, so
+#'    a step conserves the mass to rounding; cells that would turn negative
+#'    are set to zero and the mass renormalized;
+#' 4. every `prune_every` steps removes cells below `threshold` that receive
+#'    no significant inflow, smallest first, while the removed mass stays
+#'    below `threshold` relative to what remains.
+#'
+#' Velocities are evaluated at the centre of each cell's upper faces. The
+#' initial density is the Gaussian `N(x0, cov)` on the box of cells within
+#' three standard deviations of `x0`. At measurement times the density is
+#' multiplied by the measurement likelihood (Bayes' rule), renormalized and
+#' pruned.
+#'
+#' The hash table holding the cells is enlarged and rehashed as the grid
+#' grows; running out of memory stops with an error giving the number of
+#' cells needed. The computation can be interrupted.
+#'
+#' @param model A [gbees_model][lorenz63] (e.g. `lorenz63()`).
+#' @param x0 Mean of the initial Gaussian density.
+#' @param cov Its covariance matrix (or variances).
+#' @param dx Cell widths: one per state or a single width.
+#' @param times Times at which the density is returned, increasing, not
+#'   before `t0`.
+#' @param measurements Optional [gbees_measurements()]; their times must lie
+#'   in `[t0, max(times)]`.
+#' @param threshold Probability mass below which a cell may be pruned and
+#'   above which it grows the grid.
+#' @param cfl Courant number of the time step, in `(0, 1]`.
+#' @param prune_every Steps between prunes.
+#' @param t0 Time of the initial density.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`; GBEES currently runs on the
+#'   CPU (all cores).
+#' @return An object of class `gbees`: the sparse density at each requested
+#'   time (at a measurement time, both before and after the update) with
+#'   `print`, `summary`, `as.data.frame`, [marginal()] and `plot` methods.
+#' @seealso [gbees_mc()] and [bhattacharyya()] for a Monte Carlo check.
+#' @examples
+#' \donttest{
+#' fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5,
+#'              times = c(0.5, 1), threshold = 1e-6)
+#' fit
+#' plot(fit, dims = c(1, 3))
+#' }
+#' @export
+gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e-7, cfl = 1, prune_every = 20L,
+                  t0 = 0, device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  spec <- gbees_spec(model, x0, cov, dx, times, measurements, threshold, cfl, prune_every, t0, call)
+  dev <- resolve_device(device, 0, "map", call)
+  if (dev >= 0) {
+    cli::cli_abort(c("GBEES has no GPU path in this version of gpustats.", i = "Use {.code device = \"cpu\"}."),
+                   class = c("gpustats_error_no_gpu", "gpustats_error"), call = call)
+  }
+  events <- sort(unique(c(spec$times, measurements$time)))
+  span <- max(events) - t0
+  id <- cli::cli_progress_bar("gbees", total = 100, .envir = call)
+  start <- t0
+  progress <- function(done) {
+    cli::cli_progress_update(set = floor(100 * (start - t0 + done * (now - start)) / max(span, 1e-300)), id = id,
+                             .envir = call)
+  }
+  now <- t0
+  started <- proc.time()[["elapsed"]]
+  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(), NULL), call)
+  snapshots <- list()
+  for (te in events) {
+    start <- now
+    now <- te
+    gs_call(.Call(gs_r_gbees_propagate, ptr, te, progress), call)
+    k <- match(te, measurements$time)
+    output <- te %in% spec$times
+    if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = FALSE)
+    if (!is.na(k)) {
+      cells <- .Call(gs_r_gbees_cells, ptr)
+      ll <- gbees_loglik(measurements, k, gbees_centers(cells[[1L]], spec), call)
+      gs_call(.Call(gs_r_gbees_reweight, ptr, ll), call)
+      if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = TRUE)
+    }
+  }
+  cli::cli_progress_done(id = id, .envir = call)
+  info <- gbees_info(ptr)
+  structure(list(model = model, dim = model$dim, x0 = spec$x0, cov = spec$cov, dx = spec$dx, center = spec$x0,
+                 threshold = threshold, cfl = cfl, prune_every = as.integer(prune_every), t0 = t0,
+                 times = spec$times, measurements = measurements, snapshots = snapshots, info = info,
+                 seconds = proc.time()[["elapsed"]] - started, device = "cpu"),
+            class = "gbees")
+}
+
+gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, prune_every, t0, call) {
+  if (!inherits(model, "gbees_model")) {
+    abort_arg("{.arg model} must be a GBEES model such as {.code lorenz63()} or one made by {.fn gbees_model}.", call)
+  }
+  n <- model$dim
+  check_numeric_arg(x0, "x0", call)
+  if (length(x0) != n || any(!is.finite(x0))) abort_arg("{.arg x0} must be {n} finite number{?s} (the model has {n} state{?s}).", call)
+  check_numeric_arg(cov, "cov", call)
+  cov <- if (is.matrix(cov)) cov else if (length(cov) %in% c(1L, n)) diag(rep_len(as.double(cov), n), n) else cov
+  if (!is.matrix(cov) || !identical(dim(cov), c(n, n))) abort_arg("{.arg cov} must be a {n} x {n} covariance matrix.", call)
+  R <- if (all(is.finite(cov)) && isSymmetric(unname(cov))) tryCatch(chol(cov), error = function(e) NULL)
+  if (is.null(R)) abort_arg("{.arg cov} must be symmetric positive definite.", call)
+  check_numeric_arg(dx, "dx", call)
+  if (!length(dx) %in% c(1L, n) || any(!is.finite(dx)) || any(dx <= 0)) {
+    abort_arg("{.arg dx} must be positive cell widths: one, or one per state ({n}).", call)
+  }
+  dx <- rep_len(as.double(dx), n)
+  check_scalar(t0, "t0", call)
+  check_numeric_arg(times, "times", call)
+  if (!length(times) || any(!is.finite(times)) || is.unsorted(times, strictly = TRUE) || times[1L] < t0) {
+    abort_arg("{.arg times} must be strictly increasing finite times, not before {.arg t0} = {t0}.", call)
+  }
+  if (!is.null(measurements)) {
+    if (!inherits(measurements, "gbees_measurements")) {
+      abort_arg("{.arg measurements} must come from {.fn gbees_measurements}.", call)
+    }
+    if (measurements$time[1L] < t0 || max(measurements$time) > max(times)) {
+      abort_arg("Measurement times must lie between {.arg t0} and the last of {.arg times}.", call)
+    }
+    if (!is.null(measurements$index) && any(measurements$index > n)) {
+      abort_arg("The measurement observes state {max(measurements$index)}; the model has {n}.", call)
+    }
+  }
+  check_scalar(threshold, "threshold", call, 0)
+  if (threshold >= 1) abort_arg("{.arg threshold} must be below 1.", call)
+  check_scalar(cfl, "cfl", call, 0, open = TRUE)
+  if (cfl > 1) abort_arg("{.arg cfl} must be at most 1 (the scheme is stable up to a Courant number of 1).", call)
+  check_scalar(prune_every, "prune_every", call, 1)
+  half_width <- as.integer(round(3 * sqrt(diag(cov)) / dx))
+  if (prod(2 * half_width + 1) > 2^30) {
+    abort_arg("The initial box of +-3 standard deviations has {format(prod(2 * half_width + 1))} cells; use wider cells.", call)
+  }
+  prec <- chol2inv(R)
+  list(x0 = as.double(x0), cov = cov, dx = dx, times = as.double(times),
+       native = list(as.double(x0), dx, prec, half_width, as.double(threshold), as.double(cfl),
+                     as.integer(prune_every), as.double(t0)))
+}
+
+gbees_snapshot_take <- function(ptr, time, posterior) {
+  cells <- .Call(gs_r_gbees_cells, ptr)
+  list(time = time, posterior = posterior, keys = cells[[1L]], prob = cells[[2L]], info = gbees_info(ptr))
+}
+
+gbees_info <- function(ptr) {
+  as.list(stats::setNames(.Call(gs_r_gbees_info, ptr),
+                          c("time", "cells", "peak_cells", "steps", "cell_updates", "memory_bytes",
+                            "peak_memory_bytes", "mass_error", "clipped_mass", "pruned_mass")))
+}
+
+# Cell centres of integer keys (one row per cell).
+gbees_centers <- function(keys, spec) {
+  keys * rep(spec$dx, each = nrow(keys)) + rep(spec$x0, each = nrow(keys))
+}
+
+# The snapshot at `time` (the last one when NULL); at a measurement time the
+# one after the update unless posterior = FALSE.
+gbees_snapshot <- function(object, time, posterior, call) {
+  t_all <- vapply(object$snapshots, `[[`, 0, "time")
+  if (is.null(time)) time <- t_all[length(t_all)]
+  check_scalar(time, "time", call)
+  at <- which(abs(t_all - time) <= 1e-9 * max(1, abs(time)))
+  if (!length(at)) abort_arg("No density was recorded at time {time}; the recorded times are {unique(t_all)}.", call)
+  post <- vapply(object$snapshots[at], `[[`, TRUE, "posterior")
+  pick <- if (posterior) at[length(at)] else at[which(!post)[1L]] %|NA|% at[1L]
+  object$snapshots[[pick]]
+}
+
+`%|NA|%` <- function(a, b) if (is.na(a)) b else a

@@ -1,0 +1,198 @@
+# Dynamical models and measurements for gbees(): built-in vector fields
+# evaluated natively, and user fields given as R functions.
+
+gbees_kind <- c(lorenz63 = 1L, lorenz96 = 2L, pcr3bp = 3L, user = 4L)
+
+new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = NULL, autonomous = TRUE) {
+  structure(list(kind = gbees_kind[[kind]], dim = as.integer(dim), par = as.double(par), autonomous = autonomous,
+                 fn = fn, name = name, state_names = state_names),
+            class = "gbees_model")
+}
+
+#' Dynamical models for GBEES
+#'
+#' Vector fields `dx/dt = f(x, t)` for [gbees()] and [gbees_mc()]. The
+#' built-in models are evaluated in compiled code; `gbees_model()` wraps an R
+#' function.
+#'
+#' - `lorenz63()`: the Lorenz '63 system in the form of the GBEES papers,
+#'   `f = (sigma (x2 - x1), -x2 - x1 x3, -b x3 + x1 x2 - b r)`.
+#' - `lorenz96()`: `dx_i/dt = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F`, cyclic
+#'   in `i`, for `n >= 4` states.
+#' - `pcr3bp()`: the planar circular restricted three-body problem in the
+#'   rotating frame, states `(x, y, vx, vy)` in units of the primaries'
+#'   distance and inverse mean motion; `mu` is the mass ratio (default
+#'   Earth-Moon).
+#'
+#' @param sigma,b,r Lorenz '63 parameters.
+#' @param n Number of states.
+#' @param F Lorenz '96 forcing.
+#' @param mu Mass ratio of the smaller primary.
+#' @param f An R function of a matrix of states, one state per row, and of
+#'   the time: `f(x, t)` (or `f(x)`) returns the matrix of derivatives, of
+#'   the same shape. It is called with many states at once, and only for new
+#'   cells when the model is autonomous.
+#' @param name A label for printing.
+#' @param autonomous Whether `f` does not depend on `t` (then the velocities
+#'   of a cell are computed once).
+#' @param state_names Names of the states.
+#' @return An object of class `gbees_model`.
+#' @examples
+#' lorenz63()
+#' rossler <- gbees_model(function(x, t) cbind(-x[, 2] - x[, 3], x[, 1] + 0.2 * x[, 2],
+#'                                             0.2 + x[, 3] * (x[, 1] - 5.7)), n = 3, name = "Rossler")
+#' rossler
+#' @export
+lorenz63 <- function(sigma = 4, b = 1, r = 48) {
+  call <- environment()
+  for (a in c("sigma", "b", "r")) check_scalar(get(a), a, call)
+  new_gbees_model("lorenz63", 3L, c(sigma, b, r), sprintf("Lorenz '63 (sigma = %g, b = %g, r = %g)", sigma, b, r),
+                  c("x1", "x2", "x3"))
+}
+
+#' @rdname lorenz63
+#' @export
+lorenz96 <- function(n = 6, F = 4) {
+  call <- environment()
+  check_scalar(n, "n", call, 4)
+  check_scalar(F, "F", call)
+  if (n != round(n) || n > 8) abort_arg("{.arg n} must be a whole number from 4 to 8.", call)
+  new_gbees_model("lorenz96", n, F, sprintf("Lorenz '96 (n = %d, F = %g)", as.integer(n), F), paste0("x", seq_len(n)))
+}
+
+#' @rdname lorenz63
+#' @export
+pcr3bp <- function(mu = 0.012150584269940356) {
+  call <- environment()
+  check_scalar(mu, "mu", call, 0, open = TRUE)
+  if (mu >= 1) abort_arg("{.arg mu} must be below 1.", call)
+  new_gbees_model("pcr3bp", 4L, mu, sprintf("planar circular restricted three-body problem (mu = %g)", mu),
+                  c("x", "y", "vx", "vy"))
+}
+
+#' @rdname lorenz63
+#' @export
+gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_names = NULL) {
+  call <- environment()
+  if (!is.function(f)) abort_arg("{.arg f} must be an R function of a matrix of states (and of the time).", call)
+  check_scalar(n, "n", call, 1)
+  if (n != round(n) || n > 8) abort_arg("{.arg n} must be a whole number from 1 to 8.", call)
+  check_flag(autonomous, "autonomous", call)
+  state_names <- state_names %||% paste0("x", seq_len(n))
+  if (length(state_names) != n) abort_arg("{.arg state_names} must have {n} element{?s}.", call)
+  new_gbees_model("user", n, numeric(), as.character(name), as.character(state_names),
+                  fn = gbees_field_wrapper(f, as.integer(n)), autonomous = autonomous)
+}
+
+# The user's function as the native code calls it: a numeric matrix of the
+# states' shape, or one string saying what went wrong (never an R error,
+# which must not unwind through the native code).
+gbees_field_wrapper <- function(f, n) {
+  takes_time <- length(formals(f)) >= 2L || "..." %in% names(formals(f))
+  function(x, t) {
+    tryCatch({
+      v <- if (takes_time) f(x, t) else f(x)
+      if (!is.numeric(v) || length(v) != length(x) || (!is.null(dim(v)) && !identical(dim(v), dim(x)))) {
+        return(sprintf("the model function must return a %d x %d numeric matrix (one row per state), not %s",
+                       nrow(x), n, paste(class(v), collapse = "/")))
+      }
+      bad <- which(!is.finite(v))
+      if (length(bad)) {
+        row <- (bad[1L] - 1L) %% nrow(x) + 1L
+        return(sprintf("the model function returned a non-finite value at the state (%s)",
+                       paste(signif(x[row, ], 6), collapse = ", ")))
+      }
+      v <- matrix(as.double(v), nrow(x), n)
+      v
+    }, error = function(e) paste("the model function failed:", conditionMessage(e)))
+  }
+}
+
+# The list the native code reads: kind, dim, par, autonomous, fn.
+gbees_model_native <- function(model) {
+  list(model$kind, model$dim, model$par, model$autonomous, model$fn)
+}
+
+#' @export
+print.gbees_model <- function(x, ...) {
+  cat(sprintf("<gbees_model> %s: %d states (%s)%s\n", x$name, x$dim, paste(x$state_names, collapse = ", "),
+              if (x$autonomous) "" else ", time-dependent"))
+  invisible(x)
+}
+
+#' Measurements for a GBEES Bayesian update
+#'
+#' Observations `y_k = h(x(t_k)) + e_k` with Gaussian noise
+#' `e_k ~ N(0, cov)`. At each measurement time [gbees()] multiplies the
+#' density by the likelihood of the observation (Bayes' rule), renormalizes
+#' and prunes.
+#'
+#' @param time Measurement times, increasing.
+#' @param y The observations: a matrix with one row per time (or a vector
+#'   when one quantity is observed).
+#' @param h The measurement function: integer indices of the observed states,
+#'   or an R function of a matrix of states (one per row) and of the time,
+#'   returning one row of observed quantities per state.
+#' @param cov The noise covariance: a matrix, or variances (a scalar or one
+#'   per observed quantity).
+#' @return An object of class `gbees_measurements`.
+#' @examples
+#' gbees_measurements(time = 1, y = -8, h = 3, cov = 1)
+#' @export
+gbees_measurements <- function(time, y, h, cov) {
+  call <- environment()
+  check_numeric_arg(time, "time", call)
+  if (!length(time) || anyNA(time) || any(!is.finite(time))) abort_arg("{.arg time} must be finite numbers.", call)
+  if (is.unsorted(time, strictly = TRUE)) {
+    abort_arg("Measurement times must be strictly increasing (the measurements are out of time order).", call)
+  }
+  check_numeric_arg(y, "y", call)
+  y <- if (is.matrix(y)) y else matrix(y, nrow = length(time))
+  if (nrow(y) != length(time)) abort_arg("{.arg y} must have one row per measurement time.", call)
+  if (anyNA(y) || any(!is.finite(y))) abort_arg("{.arg y} must be finite.", call)
+  m <- ncol(y)
+  if (is.numeric(h)) {
+    idx <- as.integer(h)
+    if (length(idx) != m || anyNA(idx) || any(idx < 1L)) {
+      abort_arg("{.arg h} must give {m} state ind{?ex/ices}, one per observed quantity.", call)
+    }
+    h_fn <- function(x, t) x[, idx, drop = FALSE]
+  } else if (is.function(h)) {
+    takes_time <- length(formals(h)) >= 2L || "..." %in% names(formals(h))
+    h_fn <- if (takes_time) h else function(x, t) h(x)
+    idx <- NULL
+  } else {
+    abort_arg("{.arg h} must be state indices or an R function.", call)
+  }
+  check_numeric_arg(cov, "cov", call)
+  cov <- if (is.matrix(cov)) cov else diag(rep_len(as.double(cov), m), m)
+  if (!identical(dim(cov), c(m, m))) abort_arg("{.arg cov} must be {m} x {m}.", call)
+  R <- tryCatch(chol(cov), error = function(e) NULL)
+  if (is.null(R) || !isSymmetric(unname(cov))) abort_arg("{.arg cov} must be symmetric positive definite.", call)
+  structure(list(time = as.double(time), y = unname(y), h = h_fn, index = idx, cov = cov, cov_chol = R),
+            class = "gbees_measurements")
+}
+
+#' @export
+print.gbees_measurements <- function(x, ...) {
+  cat(sprintf("<gbees_measurements> %d time%s (%s), %d observed quantit%s\n", length(x$time),
+              if (length(x$time) == 1L) "" else "s", paste(format(x$time), collapse = ", "), ncol(x$y),
+              if (ncol(x$y) == 1L) "y" else "ies"))
+  invisible(x)
+}
+
+# Log-likelihood of measurement k for each row of the states matrix.
+gbees_loglik <- function(meas, k, states, call) {
+  hx <- tryCatch(meas$h(states, meas$time[k]), error = function(e) {
+    abort_arg(c("The measurement function failed.", x = conditionMessage(e)), call)
+  })
+  m <- ncol(meas$y)
+  if (!is.numeric(hx) || length(hx) != nrow(states) * m) {
+    abort_arg("The measurement function must return a matrix of {m} column{?s}, one row per state.", call)
+  }
+  r <- matrix(hx, nrow(states), m) - rep(meas$y[k, ], each = nrow(states))
+  z <- forwardsolve(t(meas$cov_chol), t(r))
+  ll <- -0.5 * colSums(z * z)
+  ll[!is.finite(ll)] <- -Inf
+  ll
+}

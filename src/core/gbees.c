@@ -1,0 +1,169 @@
+/* GBEES driver: the initial Gaussian grid, time marching to a requested
+ * time, Bayesian measurement updates and read-out. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbees_internal.h"
+#include "gs_cpu.h"
+
+static gs_status check_options(const gs_gbees_model *model, const gs_gbees_options *opt, char *msg)
+{
+  int d = model->dim;
+  if (d < 1 || d > GS_GBEES_MAX_DIM)
+    return gs_set_msg(msg, GS_ERR_ARG, "GBEES needs 1 to %d dimensions, not %d", GS_GBEES_MAX_DIM, d);
+  if (model->kind == GS_GBEES_CALLBACK ? !model->field : (model->kind < GS_GBEES_LORENZ63 || model->kind > GS_GBEES_PCR3BP))
+    return gs_set_msg(msg, GS_ERR_ARG, "unknown GBEES model");
+  for (int i = 0; i < d; i++)
+    if (!(opt->dx[i] > 0.0) || !isfinite(opt->dx[i]) || !isfinite(opt->center[i]))
+      return gs_set_msg(msg, GS_ERR_ARG, "cell widths must be positive and finite and the centre finite");
+  if (!(opt->threshold >= 0.0 && opt->threshold < 1.0))
+    return gs_set_msg(msg, GS_ERR_ARG, "the threshold must be in [0, 1)");
+  if (!(opt->cfl > 0.0 && opt->cfl <= 1.0)) return gs_set_msg(msg, GS_ERR_ARG, "cfl must be in (0, 1]");
+  if (opt->prune_every < 1) return gs_set_msg(msg, GS_ERR_ARG, "prune_every must be at least 1");
+  return GS_OK;
+}
+
+static void note_size(gs_gbees *g)
+{
+  if ((size_t)g->n_cells > g->info.peak_cells) g->info.peak_cells = (size_t)g->n_cells;
+}
+
+/* Inserts the box of keys |k_i| <= half_width[i] with Gaussian weights. */
+static gs_status fill_box(gs_gbees *g, const double *prec, const int *half_width, char *msg)
+{
+  int d = g->dim;
+  double total = 1.0;
+  for (int i = 0; i < d; i++) {
+    if (half_width[i] < 0) return gs_set_msg(msg, GS_ERR_ARG, "negative initial box half-width");
+    total *= 2.0 * half_width[i] + 1.0;
+  }
+  gs_status st = gbees_grid_reserve(g, (int64_t)fmin(total, 4e9), msg);
+  if (st != GS_OK) return st;
+  int32_t key[GS_GBEES_MAX_DIM];
+  for (int i = 0; i < d; i++) key[i] = -half_width[i];
+  for (;;) {
+    int32_t c = gbees_grid_insert(g, key, msg);
+    if (c == GBEES_NONE) return GS_ERR_NOMEM;
+    double q = 0.0;
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) q += key[a] * g->opt.dx[a] * prec[a + b * d] * key[b] * g->opt.dx[b];
+    g->prob[c] = exp(-0.5 * q);
+    int i = 0;
+    while (i < d && key[i] == half_width[i]) key[i] = -half_width[i], i++;
+    if (i == d) break;
+    key[i]++;
+  }
+  return GS_OK;
+}
+
+gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *opt, const double *prec,
+                          const int *half_width, double t0, gs_gbees **out, char *msg)
+{
+  *out = NULL;
+  gs_status st = check_options(model, opt, msg);
+  if (st != GS_OK) return st;
+  gs_gbees *g = (gs_gbees *)calloc(1, sizeof *g);
+  if (!g) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  g->model = *model;
+  g->opt = *opt;
+  g->opt.threads = gs_cpu_threads(opt->threads);
+  g->dim = model->dim;
+  g->time = t0;
+  st = fill_box(g, prec, half_width, msg);
+  if (st == GS_OK) st = gbees_velocities(g, 0, t0, msg);
+  if (st != GS_OK) {
+    gs_gbees_free(g);
+    return st;
+  }
+  gbees_grid_link(g, 0);
+  gbees_normalize(g);
+  note_size(g);
+  *out = g;
+  return GS_OK;
+}
+
+void gs_gbees_free(gs_gbees *g)
+{
+  if (!g) return;
+  gbees_grid_free(g);
+  free(g);
+}
+
+/* One step of at most t_end - time; returns the step taken. */
+static gs_status step(gs_gbees *g, double t_end, char *msg)
+{
+  gs_status st = gbees_grow(g, msg);
+  if (st == GS_OK && !g->model.autonomous) st = gbees_velocities(g, 0, g->time, msg);
+  if (st != GS_OK) return st;
+  double rate = gbees_max_rate(g), dt = t_end - g->time;
+  int last = 1;
+  if (rate > 0.0 && g->opt.cfl / rate < dt) {
+    dt = g->opt.cfl / rate;
+    last = 0;
+  }
+  gbees_advect(g, dt);
+  gbees_normalize(g);
+  g->time = last ? t_end : g->time + dt;
+  g->info.steps++;
+  g->info.cell_updates += g->n_cells;
+  note_size(g);
+  if (++g->steps_since_prune >= g->opt.prune_every) {
+    st = gbees_prune(g, msg);
+    gbees_normalize(g);
+  }
+  return st;
+}
+
+gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)
+{
+  if (!(t_end >= g->time))
+    return gs_set_msg(msg, GS_ERR_ARG, "cannot propagate backwards, from time %.6g to %.6g", g->time, t_end);
+  double t_start = g->time;
+  while (g->time < t_end) {
+    gs_status st = step(g, t_end, msg);
+    if (st != GS_OK) return st;
+    if (g->opt.progress && g->opt.progress((g->time - t_start) / (t_end - t_start))) return gs_interrupted(msg);
+  }
+  return GS_OK;
+}
+
+gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
+{
+  double top = -INFINITY;
+  for (int32_t c = 0; c < g->n_cells; c++) {
+    if (isnan(loglik[c])) return gs_set_msg(msg, GS_ERR_ARG, "the measurement log-likelihood is NaN at cell %d", c + 1);
+    if (g->prob[c] > 0.0) top = fmax(top, loglik[c]);
+  }
+  if (!isfinite(top))
+    return gs_set_msg(msg, GS_ERR_ARG, "the measurement has zero likelihood wherever the density is positive");
+  for (int32_t c = 0; c < g->n_cells; c++) g->prob[c] *= exp(loglik[c] - top);
+  gbees_normalize(g);
+  gs_status st = gbees_prune(g, msg);
+  gbees_normalize(g);
+  return st;
+}
+
+size_t gs_gbees_cell_count(const gs_gbees *g)
+{
+  return (size_t)g->n_cells;
+}
+
+int gs_gbees_dim(const gs_gbees *g)
+{
+  return g->dim;
+}
+
+void gs_gbees_cells(const gs_gbees *g, int32_t *keys, double *prob)
+{
+  memcpy(keys, g->key, (size_t)g->n_cells * g->dim * sizeof(int32_t));
+  memcpy(prob, g->prob, (size_t)g->n_cells * sizeof(double));
+}
+
+void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info)
+{
+  *info = g->info;
+  info->cells = (size_t)g->n_cells;
+  info->time = g->time;
+  info->memory_bytes = gbees_grid_bytes(g);
+}

@@ -1,0 +1,59 @@
+/* The GBEES grid: cells in structure-of-arrays form, an open-addressing hash
+ * table from integer keys to cells, and each cell's face neighbours. */
+#ifndef GBEES_INTERNAL_H
+#define GBEES_INTERNAL_H
+
+#include <stdint.h>
+
+#include "gs_gbees.h"
+
+#define GBEES_NONE (-1)
+
+struct gs_gbees {
+  gs_gbees_model model;
+  gs_gbees_options opt;
+  int dim;
+  double time;
+
+  /* cells 0 .. n_cells-1; arrays hold `capacity` cells */
+  int32_t n_cells, capacity;
+  int32_t *key;   /* dim per cell */
+  double *prob;
+  double *v;      /* dim per cell: velocity component i at the cell's + face in dimension i */
+  double *rate;   /* sum_i |v_i| / dx_i: the cell's CFL rate */
+  int32_t *nbr;   /* 2 dim per cell: [2i] = cell - e_i, [2i + 1] = cell + e_i, or GBEES_NONE */
+  double *face;   /* dim per cell: dt (P - P(cell - e_i)) / (2 dx_i), 0 without that neighbour */
+  double *flux;   /* dim per cell: total flux through the + face in dimension i */
+
+  /* hash slots (a power of two), each a cell index or GBEES_NONE */
+  int32_t *slot;
+  int64_t n_slots;
+
+  int steps_since_prune;
+  gs_gbees_info info;
+};
+
+/* Grid storage (gbees_grid.c) */
+gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg);
+int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key);
+/* The cell with this key, appended with probability 0 when absent
+ * (velocities and links are left to the caller); GBEES_NONE if out of memory
+ * (msg set). */
+int32_t gbees_grid_insert(gs_gbees *g, const int32_t *key, char *msg);
+/* Links cells first .. n_cells-1 with their face neighbours (both ways). */
+void gbees_grid_link(gs_gbees *g, int32_t first);
+/* Keeps the cells with keep[c] != 0, in order, and rebuilds table and links. */
+void gbees_grid_compact(gs_gbees *g, const unsigned char *keep);
+double gbees_grid_bytes(const gs_gbees *g);
+void gbees_grid_free(gs_gbees *g);
+
+/* One time step and its parts on the CPU (gbees_step_cpu.c) */
+gs_status gbees_grow(gs_gbees *g, char *msg);
+/* Velocities and rates of cells first .. n_cells-1 at time t. */
+gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg);
+double gbees_max_rate(const gs_gbees *g);
+void gbees_advect(gs_gbees *g, double dt);
+void gbees_normalize(gs_gbees *g);
+gs_status gbees_prune(gs_gbees *g, char *msg);
+
+#endif

@@ -1,0 +1,99 @@
+/* GBEES: Eulerian propagation of a probability density on a sparse grid
+ * (Hanson, Rubio, García-Gutiérrez, Bewley). The density lives on cells of
+ * width dx keyed by integer coordinates relative to a centre; each cell holds
+ * its probability mass. A step grows the grid downwind of significant cells,
+ * advects the mass with donor-cell fluxes plus corner-transport-upwind and
+ * MC-limited second-order corrections, all in conservative flux form, and
+ * every few steps prunes cells that hold negligible mass and receive none. */
+#ifndef GS_GBEES_H
+#define GS_GBEES_H
+
+#include <stdint.h>
+
+#include "gs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_GBEES_MAX_DIM 8
+
+typedef enum {
+  GS_GBEES_LORENZ63 = 1, /* par: sigma, b, r */
+  GS_GBEES_LORENZ96,     /* par: F; any dim >= 4 */
+  GS_GBEES_PCR3BP,       /* par: mu; state x, y, vx, vy (rotating frame) */
+  GS_GBEES_CALLBACK      /* the field function below */
+} gs_gbees_model_kind;
+
+/* The vector field at n_points states x (state p in x[p*dim .. p*dim+dim-1])
+ * into f (same layout). Returns 0, or non-zero with a message in msg (e.g.
+ * a user function failed or returned NaN). Called from the thread that
+ * entered the core. */
+typedef int (*gs_gbees_field_fn)(void *ctx, double t, const double *x, size_t n_points, double *f,
+                                 char *msg);
+
+typedef struct {
+  int kind;       /* gs_gbees_model_kind */
+  int dim;
+  double par[4];
+  int autonomous; /* non-zero: f does not depend on t (velocities are cached) */
+  gs_gbees_field_fn field;
+  void *ctx;
+} gs_gbees_model;
+
+typedef struct {
+  double center[GS_GBEES_MAX_DIM]; /* cell key 0 is centred here */
+  double dx[GS_GBEES_MAX_DIM];
+  double threshold;                /* cells below it may be pruned; cells above it grow */
+  double cfl;                      /* dt = cfl / max over cells of sum_i |v_i| / dx_i */
+  int prune_every;                 /* steps between prunes */
+  int threads;
+  gs_progress_fn progress;
+} gs_gbees_options;
+
+typedef struct {
+  size_t cells;
+  size_t peak_cells;
+  double time;
+  long steps;
+  double cell_updates;    /* sum over steps of the cells advanced */
+  double memory_bytes;    /* host memory held by the grid now */
+  double peak_memory_bytes;
+  double mass_error;      /* largest |sum P after - sum P before| of one flux update */
+  double clipped_mass;    /* total mass added by setting negative cells to zero */
+  double pruned_mass;     /* total mass removed by pruning (before renormalization) */
+} gs_gbees_info;
+
+typedef struct gs_gbees gs_gbees;
+
+/* A grid at time t0 holding exp(-(x - center)' prec (x - center) / 2) on
+ * the box of keys |k_i| <= half_width[i], normalized to mass 1. prec is the
+ * dim x dim inverse covariance (column-major). */
+gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *opt, const double *prec,
+                          const int *half_width, double t0, gs_gbees **out, char *msg);
+void gs_gbees_free(gs_gbees *g);
+
+/* Advances the density to t_end (>= the current time). */
+gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg);
+
+/* Bayes' rule with the log-likelihood of each cell (in the order of
+ * gs_gbees_cells): P <- P exp(loglik), normalized, then pruned. */
+gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg);
+
+size_t gs_gbees_cell_count(const gs_gbees *g);
+int gs_gbees_dim(const gs_gbees *g);
+/* Keys (cell c in keys[c*dim ..]) and probabilities of every cell. */
+void gs_gbees_cells(const gs_gbees *g, int32_t *keys, double *prob);
+void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
+
+/* Monte Carlo reference: advances the n states x (state p in
+ * x[p*dim ..], in place) from t0 to t1 with classical Runge-Kutta steps of
+ * at most `step`. */
+gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, double *x, size_t n, double t0, double t1,
+                               double step, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

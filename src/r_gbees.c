@@ -1,0 +1,209 @@
+/* GBEES for R: an external pointer owns the grid; a user model is an R
+ * function called from the core through field_from_r. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gs_gbees.h"
+#include "r_util.h"
+
+/* The R function of a user model: the R side wraps it so that it returns
+ * either a numeric n x dim matrix or a character string (the reason it
+ * failed), never an R error. Kept alive by the external pointer's
+ * protected field. */
+typedef struct {
+  SEXP fn;
+  int dim;
+} r_field;
+
+static gs_gbees *gbees_get(SEXP ptr)
+{
+  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a GBEES grid");
+  gs_gbees *g = (gs_gbees *)R_ExternalPtrAddr(ptr);
+  if (!g) Rf_error("the GBEES grid has been released");
+  return g;
+}
+
+static void gbees_finalize(SEXP ptr)
+{
+  gs_gbees *g = (gs_gbees *)R_ExternalPtrAddr(ptr);
+  if (g) {
+    gs_gbees_free(g);
+    R_ClearExternalPtr(ptr);
+  }
+}
+
+static void field_context_finalize(SEXP ptr)
+{
+  free(R_ExternalPtrAddr(ptr));
+  R_ClearExternalPtr(ptr);
+}
+
+static int field_from_r(void *ctx, double t, const double *x, size_t n_points, double *f, char *msg)
+{
+  r_field *rf = (r_field *)ctx;
+  int d = rf->dim;
+  SEXP m = PROTECT(Rf_allocMatrix(REALSXP, (int)n_points, d));
+  double *mx = REAL(m);
+  for (size_t p = 0; p < n_points; p++)
+    for (int i = 0; i < d; i++) mx[p + i * n_points] = x[p * d + i];
+  SEXP call = PROTECT(Rf_lang3(rf->fn, m, Rf_ScalarReal(t)));
+  int failed = 0;
+  SEXP out = R_tryEval(call, R_GlobalEnv, &failed);
+  if (failed) {
+    UNPROTECT(2);
+    gs_set_msg(msg, GS_ERR_INTERRUPTED, "the model function was interrupted");
+    return 1;
+  }
+  PROTECT(out);
+  if (TYPEOF(out) == STRSXP) {
+    gs_set_msg(msg, GS_ERR_ARG, "%s", Rf_length(out) > 0 ? CHAR(STRING_ELT(out, 0)) : "model error");
+    UNPROTECT(3);
+    return 1;
+  }
+  if (TYPEOF(out) != REALSXP || (size_t)XLENGTH(out) != n_points * d) {
+    gs_set_msg(msg, GS_ERR_ARG, "the model function must return a %d x %d numeric matrix", (int)n_points, d);
+    UNPROTECT(3);
+    return 1;
+  }
+  const double *fo = REAL(out);
+  for (size_t p = 0; p < n_points; p++)
+    for (int i = 0; i < d; i++) f[p * d + i] = fo[p + i * n_points];
+  UNPROTECT(3);
+  return 0;
+}
+
+/* model: list(kind, dim, par, autonomous, fn) (validated in R). Returns a
+ * protected external pointer that owns the callback context of a user
+ * model and keeps its function alive; the caller unprotects it. */
+static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
+{
+  memset(mod, 0, sizeof *mod);
+  mod->kind = Rf_asInteger(VECTOR_ELT(model, 0));
+  mod->dim = Rf_asInteger(VECTOR_ELT(model, 1));
+  SEXP par = VECTOR_ELT(model, 2);
+  for (int i = 0; i < Rf_length(par) && i < 4; i++) mod->par[i] = REAL(par)[i];
+  mod->autonomous = Rf_asLogical(VECTOR_ELT(model, 3));
+  if (mod->dim < 1 || mod->dim > GS_GBEES_MAX_DIM) Rf_error("GBEES needs 1 to %d dimensions", GS_GBEES_MAX_DIM);
+  SEXP fn = VECTOR_ELT(model, 4);
+  SEXP ctx_ptr = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, fn));
+  R_RegisterCFinalizerEx(ctx_ptr, field_context_finalize, TRUE);
+  if (mod->kind == GS_GBEES_CALLBACK) {
+    r_field *rf = (r_field *)malloc(sizeof *rf);
+    if (!rf) Rf_error("out of memory");
+    rf->fn = fn;
+    rf->dim = mod->dim;
+    R_SetExternalPtrAddr(ctx_ptr, rf);
+    mod->field = field_from_r;
+    mod->ctx = rf;
+  }
+  return ctx_ptr;
+}
+
+/* grid: list(center, dx, prec, half_width, threshold, cfl, prune_every, t0)
+ * (validated in R). */
+SEXP gs_r_gbees_new(SEXP model, SEXP grid, SEXP threads, SEXP progress)
+{
+  gs_r_progress_set(progress);
+  gs_gbees_model mod;
+  SEXP ctx_ptr = model_from_r(model, &mod);
+  gs_gbees_options opt;
+  memset(&opt, 0, sizeof opt);
+  for (int i = 0; i < mod.dim; i++) {
+    opt.center[i] = REAL(VECTOR_ELT(grid, 0))[i];
+    opt.dx[i] = REAL(VECTOR_ELT(grid, 1))[i];
+  }
+  opt.threshold = Rf_asReal(VECTOR_ELT(grid, 4));
+  opt.cfl = Rf_asReal(VECTOR_ELT(grid, 5));
+  opt.prune_every = Rf_asInteger(VECTOR_ELT(grid, 6));
+  opt.threads = gs_r_int(threads, "threads");
+  opt.progress = gs_r_progress;
+
+  char msg[GS_MSG_LEN];
+  gs_gbees *g = NULL;
+  gs_status st = gs_gbees_create(&mod, &opt, REAL(VECTOR_ELT(grid, 2)), INTEGER(VECTOR_ELT(grid, 3)),
+                                 Rf_asReal(VECTOR_ELT(grid, 7)), &g, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP ptr = PROTECT(R_MakeExternalPtr(g, Rf_install("gs_gbees"), ctx_ptr));
+  R_RegisterCFinalizerEx(ptr, gbees_finalize, TRUE);
+  UNPROTECT(2);
+  return ptr;
+}
+
+SEXP gs_r_gbees_propagate(SEXP ptr, SEXP t_end, SEXP progress)
+{
+  gs_gbees *g = gbees_get(ptr);
+  gs_r_progress_set(progress);
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_propagate(g, Rf_asReal(t_end), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}
+
+SEXP gs_r_gbees_reweight(SEXP ptr, SEXP loglik)
+{
+  gs_gbees *g = gbees_get(ptr);
+  if (TYPEOF(loglik) != REALSXP || (size_t)XLENGTH(loglik) != gs_gbees_cell_count(g))
+    Rf_error("one double log-likelihood per cell is needed");
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_reweight(g, REAL(loglik), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}
+
+/* list(keys = integer matrix cells x dim, prob) */
+SEXP gs_r_gbees_cells(SEXP ptr)
+{
+  gs_gbees *g = gbees_get(ptr);
+  size_t n = gs_gbees_cell_count(g);
+  int d = gs_gbees_dim(g);
+  int32_t *rowwise = (int32_t *)R_alloc(n * d + 1, sizeof(int32_t));
+  SEXP keys = PROTECT(Rf_allocMatrix(INTSXP, (int)n, d));
+  SEXP prob = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
+  gs_gbees_cells(g, rowwise, REAL(prob));
+  int *k = INTEGER(keys);
+  for (size_t c = 0; c < n; c++)
+    for (int i = 0; i < d; i++) k[c + i * n] = rowwise[c * d + i];
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(out, 0, keys);
+  SET_VECTOR_ELT(out, 1, prob);
+  UNPROTECT(3);
+  return out;
+}
+
+/* c(time, cells, peak_cells, steps, cell_updates, memory_bytes,
+ *   peak_memory_bytes, mass_error, clipped_mass, pruned_mass) */
+SEXP gs_r_gbees_info(SEXP ptr)
+{
+  gs_gbees_info info;
+  gs_gbees_get_info(gbees_get(ptr), &info);
+  double v[] = {info.time, (double)info.cells, (double)info.peak_cells, (double)info.steps, info.cell_updates,
+                info.memory_bytes, info.peak_memory_bytes, info.mass_error, info.clipped_mass, info.pruned_mass};
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, sizeof v / sizeof v[0]));
+  memcpy(REAL(out), v, sizeof v);
+  UNPROTECT(1);
+  return out;
+}
+
+/* Advances the states (an n x dim matrix, one per row) from t0 to t1. */
+SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEXP threads)
+{
+  gs_gbees_model mod;
+  SEXP ctx_ptr = model_from_r(model, &mod);
+  int d = mod.dim;
+  size_t n = (size_t)Rf_nrows(x);
+  if (TYPEOF(x) != REALSXP || Rf_ncols(x) != d) Rf_error("the states must be a double matrix with %d columns", d);
+  double *rowwise = (double *)R_alloc(n * d + 1, sizeof(double));
+  const double *px = REAL(x);
+  for (size_t p = 0; p < n; p++)
+    for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), rowwise, n, Rf_asReal(t0), Rf_asReal(t1),
+                                      Rf_asReal(step), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, d));
+  double *po = REAL(out);
+  for (size_t p = 0; p < n; p++)
+    for (int i = 0; i < d; i++) po[p + i * n] = rowwise[p * d + i];
+  UNPROTECT(2);
+  return out;
+}

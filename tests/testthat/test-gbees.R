@@ -1,0 +1,133 @@
+# GBEES: the scheme's exact cases, conservation, measurement updates, the
+# Monte Carlo reference, methods and input errors.
+
+shift_model <- gbees_model(function(x) cbind(rep(1, nrow(x)), rep(0, nrow(x))), n = 2, name = "shift")
+
+test_that("at Courant number 1 a constant velocity shifts the density by one cell per step, exactly", {
+  fit <- gbees(shift_model, x0 = c(0, 0), cov = diag(c(0.3, 0.2)), dx = 0.25, times = c(0, 1), threshold = 0)
+  s0 <- fit$snapshots[[1]]
+  s1 <- fit$snapshots[[2]]
+  expect_equal(fit$info$steps, 4)
+  shifted <- s0$keys
+  shifted[, 1] <- shifted[, 1] + 4L
+  at <- match(paste(shifted[, 1], shifted[, 2]), paste(s1$keys[, 1], s1$keys[, 2]))
+  expect_false(anyNA(at))
+  expect_lte(max(abs(s1$prob[at] - s0$prob)), 1e-15)
+  expect_lte(sum(s1$prob[-at]), 1e-15)
+})
+
+test_that("a rotation moves the mean along the circle and keeps the covariance", {
+  rot <- gbees_model(function(x) cbind(-x[, 2], x[, 1]), n = 2)
+  fit <- gbees(rot, x0 = c(2, 0), cov = diag(2) * 0.25, dx = 0.1, times = c(0, pi / 2), threshold = 1e-10)
+  s <- summary(fit)
+  expect_equal(unlist(s$table[2, c("mean_x1", "mean_x2")]), c(mean_x1 = 0, mean_x2 = 2), tolerance = 2e-3)
+  expect_equal(s$cov[[2]], s$cov[[1]], tolerance = 0.02, ignore_attr = TRUE)
+})
+
+test_that("a flux update conserves the mass to rounding, on Lorenz '63", {
+  fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = 0.3, threshold = 1e-6)
+  expect_lte(fit$info$mass_error, 1e-12)
+  expect_gt(fit$info$steps, 50)
+  expect_equal(sum(fit$snapshots[[1]]$prob), 1, tolerance = 1e-14)
+  expect_true(all(fit$snapshots[[1]]$prob >= 0))
+})
+
+test_that("built-in and R-function models give the same density", {
+  f63 <- function(x) cbind(4 * (x[, 2] - x[, 1]), -x[, 2] - x[, 1] * x[, 3], -x[, 3] + x[, 1] * x[, 2] - 48)
+  args <- list(x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = 0.1, threshold = 1e-6)
+  a <- do.call(gbees, c(list(lorenz63()), args))$snapshots[[1]]
+  b <- do.call(gbees, c(list(gbees_model(f63, 3)), args))$snapshots[[1]]
+  expect_identical(a$keys, b$keys)
+  expect_lte(max(abs(a$prob - b$prob)), 1e-15)
+})
+
+test_that("a measurement update applies Bayes' rule and records the density before and after", {
+  meas <- gbees_measurements(time = 0.2, y = 5, h = 3, cov = 0.5)
+  fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.3),
+               measurements = meas, threshold = 1e-6)
+  expect_equal(vapply(fit$snapshots, `[[`, TRUE, "posterior"), c(FALSE, TRUE, FALSE))
+  prior <- fit$snapshots[[1]]
+  post <- fit$snapshots[[2]]
+  # the posterior is the prior times the likelihood, renormalized, minus pruned cells
+  x3 <- prior$keys[, 3] * 0.5 + 9.5
+  bayes <- prior$prob * exp(-(x3 - 5)^2 / (2 * 0.5))
+  bayes <- bayes / sum(bayes)
+  at <- match(paste(post$keys[, 1], post$keys[, 2], post$keys[, 3]),
+              paste(prior$keys[, 1], prior$keys[, 2], prior$keys[, 3]))
+  expect_false(anyNA(at))
+  expect_equal(post$prob, bayes[at] / sum(bayes[at]), tolerance = 1e-12)
+  s <- summary(fit)
+  expect_lt(abs(s$table$mean_x3[2] - 5), abs(s$table$mean_x3[1] - 5))
+  expect_lt(s$cov[[2]][3, 3], s$cov[[1]][3, 3])
+})
+
+test_that("the Monte Carlo reference follows the trajectories and is reproducible", {
+  f <- function(x) c(4 * (x[2] - x[1]), -x[2] - x[1] * x[3], -x[3] + x[1] * x[2] - 48)
+  rk4 <- function(x, h, n) {
+    for (i in seq_len(n)) {
+      k1 <- f(x); k2 <- f(x + h / 2 * k1); k3 <- f(x + h / 2 * k2); k4 <- f(x + h * k3)
+      x <- x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    }
+    x
+  }
+  set.seed(5)
+  mc <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), times = 0.3, n = 3, step = 1e-3)
+  set.seed(5)
+  x0 <- matrix(rnorm(9), 3, 3) + rep(c(-11.5, -10, 9.5), each = 3)
+  expect_equal(unname(mc$samples[[1]]), t(apply(x0, 1, rk4, h = 1e-3, n = 300)), tolerance = 1e-12)
+  set.seed(5)
+  again <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), times = 0.3, n = 3, step = 1e-3)
+  expect_identical(again$samples, mc$samples)
+})
+
+test_that("the Bhattacharyya coefficient is near 1 for samples of the grid density itself", {
+  fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = 0.1, threshold = 1e-6)
+  s <- fit$snapshots[[1]]
+  set.seed(9)
+  cells <- sample.int(length(s$prob), 2e5, replace = TRUE, prob = s$prob)
+  x <- s$keys[cells, ] * 0.5 + rep(c(-11.5, -10, 9.5), each = length(cells))
+  jitter <- matrix(runif(length(x), -0.24, 0.24), ncol = 3)
+  bc <- bhattacharyya(fit, x + jitter)
+  expect_gt(bc, 0.99)
+  expect_lte(bc, 1)
+  expect_gt(bhattacharyya(fit, x + jitter, bin = 3), 0.99)
+  expect_equal(bhattacharyya(fit, x[, c(1, 1, 1)] + 1000), 0)
+})
+
+test_that("marginals, data frames, printing and plots", {
+  fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.05, 0.1), threshold = 1e-6)
+  m <- marginal(fit, dims = c(1, 3))
+  expect_named(m, c("x1", "x3", "prob", "density"))
+  expect_equal(sum(m$prob), 1, tolerance = 1e-12)
+  expect_equal(m$density, m$prob / 0.25)
+  expect_equal(sum(marginal(fit, dims = "x2", time = 0.05)$prob), 1, tolerance = 1e-12)
+  df <- as.data.frame(fit)
+  expect_named(df, c("time", "updated", "x1", "x2", "x3", "prob", "density"))
+  expect_equal(nrow(df), sum(vapply(fit$snapshots, function(s) length(s$prob), 1L)))
+  expect_output(print(fit), "Lorenz '63")
+  expect_output(print(summary(fit)), "cell updates")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(fit, dims = c(1, 2)))
+  expect_invisible(plot(fit, dims = 3, times = 0.1))
+})
+
+test_that("bad input gets clear errors", {
+  x0 <- c(-11.5, -10, 9.5)
+  expect_error(gbees(lorenz63(), x0[1:2], diag(3), 0.5, 1), "x0")
+  expect_error(gbees(lorenz63(), x0, diag(c(1, -1, 1)), 0.5, 1), "positive definite")
+  expect_error(gbees(lorenz63(), x0, diag(3), c(0.5, 0.5), 1), "dx")
+  expect_error(gbees(lorenz63(), x0, diag(3), 0.5, c(1, 0.5)), "increasing")
+  expect_error(gbees(lorenz63(), x0, diag(3), 0.5, 1, cfl = 1.5), "cfl")
+  expect_error(gbees("lorenz", x0, diag(3), 0.5, 1), "model")
+  expect_error(gbees_measurements(c(1, 0.5), c(1, 2), 3, 1), "time order")
+  expect_error(gbees(lorenz63(), x0, diag(3), 0.5, 1, measurements = gbees_measurements(2, 1, 3, 1)), "between")
+  nan_model <- gbees_model(function(x) x / ifelse(x[, 1] > -11, 0, 1) * 0, n = 3)
+  expect_error(gbees(nan_model, x0, diag(3), 0.5, 0.1), "non-finite value at the state")
+  shape_model <- gbees_model(function(x) x[, 1:2], n = 3)
+  expect_error(gbees(shape_model, x0, diag(3), 0.5, 0.1), "3 numeric matrix")
+  failing <- gbees_model(function(x) stop("no such orbit"), n = 3)
+  expect_error(gbees(failing, x0, diag(3), 0.5, 0.1), "no such orbit")
+  expect_error(gbees(lorenz63(), x0, diag(3), 1e-3, 1), "initial box")
+  expect_error(lorenz96(n = 3), "n")
+})
