@@ -6,8 +6,8 @@ print.gbees <- function(x, ...) {
   cat(sprintf("  cells of width %s, threshold %g, cfl %g, %s\n", paste(format(x$dx), collapse = " x "),
               x$threshold, x$cfl, x$device))
   for (s in x$snapshots) {
-    cat(sprintf("  t = %-8s %s%9d cells\n", format(s$time), if (s$posterior) "(after update) " else "",
-                length(s$prob)))
+    cat(sprintf("  t = %-8s %9d cells%s\n", format(s$time), length(s$prob),
+                if (s$posterior) ", after the measurement update" else ""))
   }
   cat(sprintf("  %d steps, %.3g cell updates, peak %d cells (%s), %.2f s\n", as.integer(x$info$steps),
               x$info$cell_updates, as.integer(x$info$peak_cells), format_bytes(x$info$peak_memory_bytes),

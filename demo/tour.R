@@ -1,11 +1,12 @@
 # A tour of gpustats: Bessel K, its log, scaled form and derivatives, the
 # Matern correlation and covariance matrices, a Gaussian-process analysis
-# (simulate, fit, krige), alpha-stable laws (d/p/q/r and a fit) and a tile
-# Cholesky factorization, on the GPU when one is present.
+# (simulate, fit, krige), alpha-stable laws (d/p/q/r and a fit), a tile
+# Cholesky factorization and a GBEES density propagation, on the GPU when one
+# is present.
 #
 #   Rscript demo/tour.R [OUTDIR]        (or demo("tour", package = "gpustats"))
 #
-# Writes five PNG plots into OUTDIR (default "demo-output").
+# Writes six PNG plots into OUTDIR (default "demo-output").
 
 library(gpustats)
 
@@ -138,9 +139,15 @@ if (n_tc <= 5000) {
       format(2 * sum(log(diag(ref))), digits = 15), "\n")
 }
 
+rule("Propagating a density through Lorenz '63 (GBEES)")
+l63 <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.5, 1),
+             measurements = gbees_measurements(time = 1, y = -8, h = 3, cov = 1), threshold = 1e-6)
+print(l63)
+cat("mass change in one flux update, at most:", format(l63$info$mass_error, digits = 2), "\n")
+
 rule("Plots")
 files <- file.path(outdir, c("matern-correlation.png", "matern-covariance.png",
-                             "log-besselk.png", "gp-kriging.png", "stable-densities.png"))
+                             "log-besselk.png", "gp-kriging.png", "stable-densities.png", "gbees-lorenz63.png"))
 
 png(files[1], width = 900, height = 600, res = 120)
 dd <- seq(0, 0.6, length.out = 400)
@@ -190,6 +197,10 @@ dens <- sapply(alphas, function(a) dstable(xx, alpha = a, beta = 0.5))
 matplot(xx, dens, type = "l", lty = 1, lwd = 2, col = cols, xlab = "x", ylab = "density",
         main = "Alpha-stable densities, beta = 0.5 (S0)")
 legend("topright", legend = paste("alpha =", alphas), col = cols, lwd = 2, bty = "n")
+invisible(dev.off())
+
+png(files[6], width = 1200, height = 420, res = 120)
+plot(l63, dims = c(1, 3))
 invisible(dev.off())
 
 cat("wrote:\n", paste0("  ", normalizePath(files), "\n"), sep = "")
