@@ -67,13 +67,13 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   }
   events <- sort(unique(c(spec$times, measurements$time)))
   span <- max(events) - t0
+  # the native code reports the fraction done of the segment from `start` to `now`
+  start <- now <- t0
   id <- cli::cli_progress_bar("gbees", total = 100, .envir = call)
-  start <- t0
   progress <- function(done) {
     cli::cli_progress_update(set = floor(100 * (start - t0 + done * (now - start)) / max(span, 1e-300)), id = id,
                              .envir = call)
   }
-  now <- t0
   started <- proc.time()[["elapsed"]]
   ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(), NULL), call)
   snapshots <- list()
@@ -100,7 +100,8 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
             class = "gbees")
 }
 
-gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, prune_every, t0, call) {
+# The checks gbees() and gbees_mc() share: model, initial Gaussian, times.
+gbees_check_start <- function(model, x0, cov, times, t0, call) {
   if (!inherits(model, "gbees_model")) {
     abort_arg("{.arg model} must be a GBEES model such as {.code lorenz63()} or one made by {.fn gbees_model}.", call)
   }
@@ -112,16 +113,22 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
   if (!is.matrix(cov) || !identical(dim(cov), c(n, n))) abort_arg("{.arg cov} must be a {n} x {n} covariance matrix.", call)
   R <- if (all(is.finite(cov)) && isSymmetric(unname(cov))) tryCatch(chol(cov), error = function(e) NULL)
   if (is.null(R)) abort_arg("{.arg cov} must be symmetric positive definite.", call)
-  check_numeric_arg(dx, "dx", call)
-  if (!length(dx) %in% c(1L, n) || any(!is.finite(dx)) || any(dx <= 0)) {
-    abort_arg("{.arg dx} must be positive cell widths: one, or one per state ({n}).", call)
-  }
-  dx <- rep_len(as.double(dx), n)
   check_scalar(t0, "t0", call)
   check_numeric_arg(times, "times", call)
   if (!length(times) || any(!is.finite(times)) || is.unsorted(times, strictly = TRUE) || times[1L] < t0) {
     abort_arg("{.arg times} must be strictly increasing finite times, not before {.arg t0} = {t0}.", call)
   }
+  list(x0 = as.double(x0), cov = cov, cov_chol = R, times = as.double(times))
+}
+
+gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, prune_every, t0, call) {
+  start <- gbees_check_start(model, x0, cov, times, t0, call)
+  n <- model$dim
+  check_numeric_arg(dx, "dx", call)
+  if (!length(dx) %in% c(1L, n) || any(!is.finite(dx)) || any(dx <= 0)) {
+    abort_arg("{.arg dx} must be positive cell widths: one, or one per state ({n}).", call)
+  }
+  dx <- rep_len(as.double(dx), n)
   if (!is.null(measurements)) {
     if (!inherits(measurements, "gbees_measurements")) {
       abort_arg("{.arg measurements} must come from {.fn gbees_measurements}.", call)
@@ -138,14 +145,12 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
   check_scalar(cfl, "cfl", call, 0, open = TRUE)
   if (cfl > 1) abort_arg("{.arg cfl} must be at most 1 (the scheme is stable up to a Courant number of 1).", call)
   check_scalar(prune_every, "prune_every", call, 1)
-  half_width <- as.integer(round(3 * sqrt(diag(cov)) / dx))
+  half_width <- as.integer(round(3 * sqrt(diag(start$cov)) / dx))
   if (prod(2 * half_width + 1) > 2^30) {
     abort_arg("The initial box of +-3 standard deviations has {format(prod(2 * half_width + 1))} cells; use wider cells.", call)
   }
-  prec <- chol2inv(R)
-  list(x0 = as.double(x0), cov = cov, dx = dx, times = as.double(times),
-       native = list(as.double(x0), dx, prec, half_width, as.double(threshold), as.double(cfl),
-                     as.integer(prune_every), as.double(t0)))
+  c(start, list(dx = dx, native = list(start$x0, dx, chol2inv(start$cov_chol), half_width, as.double(threshold),
+                                       as.double(cfl), as.integer(prune_every), as.double(t0))))
 }
 
 gbees_snapshot_take <- function(ptr, time, posterior) {
@@ -173,8 +178,6 @@ gbees_snapshot <- function(object, time, posterior, call) {
   at <- which(abs(t_all - time) <= 1e-9 * max(1, abs(time)))
   if (!length(at)) abort_arg("No density was recorded at time {time}; the recorded times are {unique(t_all)}.", call)
   post <- vapply(object$snapshots[at], `[[`, TRUE, "posterior")
-  pick <- if (posterior) at[length(at)] else at[which(!post)[1L]] %|NA|% at[1L]
+  pick <- if (posterior) at[length(at)] else c(at[!post], at)[1L]
   object$snapshots[[pick]]
 }
-
-`%|NA|%` <- function(a, b) if (is.na(a)) b else a

@@ -18,7 +18,7 @@
 gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
                      device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  spec <- gbees_spec(model, x0, cov, 1, times, NULL, 0, 1, 1, t0, call)
+  spec <- gbees_check_start(model, x0, cov, times, t0, call)
   check_scalar(n, "n", call, 1)
   check_scalar(step, "step", call, 0, open = TRUE)
   dev <- resolve_device(device, 0, "map", call)
@@ -28,7 +28,7 @@ gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
                    class = c("gpustats_error_no_gpu", "gpustats_error"), call = call)
   }
   d <- model$dim
-  x <- matrix(stats::rnorm(n * d), n, d) %*% chol(spec$cov) + rep(spec$x0, each = n)
+  x <- matrix(stats::rnorm(n * d), n, d) %*% spec$cov_chol + rep(spec$x0, each = n)
   samples <- vector("list", length(spec$times))
   t_prev <- t0
   for (k in seq_along(spec$times)) {
@@ -85,7 +85,7 @@ bhattacharyya <- function(object, samples, time = NULL, posterior = FALSE, bin =
     abort_arg("{.arg samples} must be a matrix with {object$dim} columns or a {.fn gbees_mc} result.", call)
   }
   n <- nrow(samples)
-  samples <- samples[stats::complete.cases(samples) & rowSums(!is.finite(samples)) == 0, , drop = FALSE]
+  samples <- samples[rowSums(!is.finite(samples)) == 0, , drop = FALSE]
   sample_keys <- round((samples - rep(object$center, each = nrow(samples))) / rep(object$dx, each = nrow(samples)))
   sample_keys <- sample_keys[rowSums(abs(sample_keys) < 2^30) == ncol(sample_keys), , drop = FALSE]
   codes <- gbees_key_code(list(floor(s$keys / bin), floor(sample_keys / bin)))

@@ -88,10 +88,10 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
 # states' shape, or one string saying what went wrong (never an R error,
 # which must not unwind through the native code).
 gbees_field_wrapper <- function(f, n) {
-  takes_time <- length(formals(f)) >= 2L || "..." %in% names(formals(f))
+  f <- with_time_argument(f)
   function(x, t) {
     tryCatch({
-      v <- if (takes_time) f(x, t) else f(x)
+      v <- f(x, t)
       if (!is.numeric(v) || length(v) != length(x) || (!is.null(dim(v)) && !identical(dim(v), dim(x)))) {
         return(sprintf("the model function must return a %d x %d numeric matrix (one row per state), not %s",
                        nrow(x), n, paste(class(v), collapse = "/")))
@@ -106,6 +106,11 @@ gbees_field_wrapper <- function(f, n) {
       v
     }, error = function(e) paste("the model function failed:", conditionMessage(e)))
   }
+}
+
+# f as a function of (states, time), whether or not it takes the time.
+with_time_argument <- function(f) {
+  if (length(formals(f)) >= 2L || "..." %in% names(formals(f))) f else function(x, t) f(x)
 }
 
 # The list the native code reads: kind, dim, par, autonomous, fn.
@@ -158,8 +163,7 @@ gbees_measurements <- function(time, y, h, cov) {
     }
     h_fn <- function(x, t) x[, idx, drop = FALSE]
   } else if (is.function(h)) {
-    takes_time <- length(formals(h)) >= 2L || "..." %in% names(formals(h))
-    h_fn <- if (takes_time) h else function(x, t) h(x)
+    h_fn <- with_time_argument(h)
     idx <- NULL
   } else {
     abort_arg("{.arg h} must be state indices or an R function.", call)

@@ -15,13 +15,7 @@ typedef struct {
   int dim;
 } r_field;
 
-static gs_gbees *gbees_get(SEXP ptr)
-{
-  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a GBEES grid");
-  gs_gbees *g = (gs_gbees *)R_ExternalPtrAddr(ptr);
-  if (!g) Rf_error("the GBEES grid has been released");
-  return g;
-}
+static gs_gbees *gbees_get(SEXP ptr) { return (gs_gbees *)gs_r_handle(ptr, "GBEES grid"); }
 
 static void gbees_finalize(SEXP ptr)
 {

@@ -3,13 +3,7 @@
 #include "core/gs_gp.h"
 #include "r_util.h"
 
-static gs_gp *gp_get(SEXP ptr)
-{
-  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a Gaussian-process object");
-  gs_gp *gp = (gs_gp *)R_ExternalPtrAddr(ptr);
-  if (!gp) Rf_error("the Gaussian-process object has been released");
-  return gp;
-}
+static gs_gp *gp_get(SEXP ptr) { return (gs_gp *)gs_r_handle(ptr, "Gaussian-process object"); }
 
 static void gp_finalize(SEXP ptr)
 {

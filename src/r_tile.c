@@ -8,13 +8,7 @@
 #include "core/tile_plan.h"
 #include "r_util.h"
 
-static gs_tile_matrix *tile_get(SEXP ptr)
-{
-  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a tile_chol factor");
-  gs_tile_matrix *m = (gs_tile_matrix *)R_ExternalPtrAddr(ptr);
-  if (!m) Rf_error("the tile_chol factor has been released");
-  return m;
-}
+static gs_tile_matrix *tile_get(SEXP ptr) { return (gs_tile_matrix *)gs_r_handle(ptr, "tile_chol factor"); }
 
 static void tile_finalize(SEXP ptr)
 {

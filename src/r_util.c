@@ -28,6 +28,14 @@ int gs_r_progress(double done)
 
 void gs_r_stop(gs_status status, const char *msg) { Rf_error("gpustats[%d] %s", (int)status, msg); }
 
+void *gs_r_handle(SEXP ptr, const char *what)
+{
+  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a %s", what);
+  void *p = R_ExternalPtrAddr(ptr);
+  if (!p) Rf_error("the %s has been released", what);
+  return p;
+}
+
 int gs_r_int(SEXP x, const char *what)
 {
   if (Rf_length(x) != 1) Rf_error("%s must be a single number", what);

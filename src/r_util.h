@@ -17,6 +17,9 @@ void gs_r_progress_set(SEXP fn);
 /* Raises the R error for a failed core call; the R side turns the
  * "gpustats[<status>]" prefix into a classed condition. */
 void gs_r_stop(gs_status status, const char *msg);
+/* The object an external pointer owns; an R error when ptr is not an
+ * external pointer or its object has been released. `what` names it. */
+void *gs_r_handle(SEXP ptr, const char *what);
 /* An integer argument (device id, thread count, size) from R. */
 int gs_r_int(SEXP x, const char *what);
 

@@ -90,7 +90,7 @@ void gs_gbees_free(gs_gbees *g)
   free(g);
 }
 
-/* One step of at most t_end - time; returns the step taken. */
+/* One step, shortened to end at t_end if it would pass it. */
 static gs_status step(gs_gbees *g, double t_end, char *msg)
 {
   gs_status st = gbees_grow(g, msg);

@@ -78,6 +78,9 @@ test_that("the Monte Carlo reference follows the trajectories and is reproducibl
   set.seed(5)
   again <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), times = 0.3, n = 3, step = 1e-3)
   expect_identical(again$samples, mc$samples)
+  # no grid is built, so a wide initial spread is no concern of the Monte Carlo
+  wide <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(1e8, 3), times = 1e-4, n = 5)
+  expect_equal(dim(wide$samples[[1]]), c(5L, 3L))
 })
 
 test_that("the Bhattacharyya coefficient is near 1 for samples of the grid density itself", {
