@@ -42,8 +42,10 @@
 #' @param cfl Courant number of the time step, in `(0, 1]`.
 #' @param prune_every Steps between prunes.
 #' @param t0 Time of the initial density.
-#' @param device `"auto"`, `"cpu"` or `"gpu"`; GBEES currently runs on the
-#'   CPU (all cores).
+#' @param device `"auto"`, `"cpu"` or `"gpu"`. The built-in models run on
+#'   either (`"auto"` takes the GPU when there is one); a model given as an R
+#'   function runs on the CPU (all cores). Both give the same cells, with
+#'   probabilities that agree to rounding.
 #' @return An object of class `gbees`: the sparse density at each requested
 #'   time (at a measurement time, both before and after the update) with
 #'   `print`, `summary`, `as.data.frame`, [marginal()] and `plot` methods.
@@ -60,11 +62,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
                   t0 = 0, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   spec <- gbees_spec(model, x0, cov, dx, times, measurements, threshold, cfl, prune_every, t0, call)
-  dev <- resolve_device(device, 0, "map", call)
-  if (dev >= 0) {
-    cli::cli_abort(c("GBEES has no GPU path in this version of gpustats.", i = "Use {.code device = \"cpu\"}."),
-                   class = c("gpustats_error_no_gpu", "gpustats_error"), call = call)
-  }
+  dev <- gbees_device(device, model, call)
   events <- sort(unique(c(spec$times, measurements$time)))
   span <- max(events) - t0
   # the native code reports the fraction done of the segment from `start` to `now`
@@ -75,7 +73,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
                              .envir = call)
   }
   started <- proc.time()[["elapsed"]]
-  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(), NULL), call)
+  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(), dev, NULL), call)
   snapshots <- list()
   for (te in events) {
     start <- now
@@ -96,8 +94,18 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   structure(list(model = model, dim = model$dim, x0 = spec$x0, cov = spec$cov, dx = spec$dx, center = spec$x0,
                  threshold = threshold, cfl = cfl, prune_every = as.integer(prune_every), t0 = t0,
                  times = spec$times, measurements = measurements, snapshots = snapshots, info = info,
-                 seconds = proc.time()[["elapsed"]] - started, device = "cpu"),
+                 seconds = proc.time()[["elapsed"]] - started, device = if (dev >= 0) "gpu" else "cpu"),
             class = "gbees")
+}
+
+# The device of gbees() and gbees_mc(): a GPU runs the built-in models only.
+gbees_device <- function(device, model, call) {
+  dev <- resolve_device(device, Inf, "map", call)
+  if (dev < 0 || model$kind != gbees_kind[["user"]]) return(dev)
+  if (identical(device, "auto")) return(-1L)
+  cli::cli_abort(c("A model given as an R function runs on the CPU only.",
+                   i = "Use {.code device = \"cpu\"}, or a built-in model on the GPU."),
+                 class = c("gpustats_error_argument", "gpustats_error"), call = call)
 }
 
 # The checks gbees() and gbees_mc() share: model, initial Gaussian, times.

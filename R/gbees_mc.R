@@ -3,8 +3,8 @@
 #' Draws `n` states from `N(x0, cov)` (with R's random number generator, so
 #' reproducible under [set.seed()]) and follows each with classical
 #' fourth-order Runge-Kutta steps of at most `step`. Built-in models run in
-#' compiled code on all cores; a [gbees_model()] function is called once per
-#' stage for all samples.
+#' compiled code on the GPU or all cores; a [gbees_model()] function is
+#' called once per stage for all samples, on the CPU.
 #'
 #' @inheritParams gbees
 #' @param n Number of samples.
@@ -21,19 +21,14 @@ gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
   spec <- gbees_check_start(model, x0, cov, times, t0, call)
   check_scalar(n, "n", call, 1)
   check_scalar(step, "step", call, 0, open = TRUE)
-  dev <- resolve_device(device, 0, "map", call)
-  if (dev >= 0) {
-    cli::cli_abort(c("The GBEES Monte Carlo reference has no GPU path in this version of gpustats.",
-                     i = "Use {.code device = \"cpu\"}."),
-                   class = c("gpustats_error_no_gpu", "gpustats_error"), call = call)
-  }
+  dev <- gbees_device(device, model, call)
   d <- model$dim
   x <- matrix(stats::rnorm(n * d), n, d) %*% spec$cov_chol + rep(spec$x0, each = n)
   samples <- vector("list", length(spec$times))
   t_prev <- t0
   for (k in seq_along(spec$times)) {
     x <- gs_call(.Call(gs_r_gbees_monte_carlo, gbees_model_native(model), x, t_prev, spec$times[k], as.double(step),
-                       gs_threads()), call)
+                       gs_threads(), dev), call)
     colnames(x) <- model$state_names
     samples[[k]] <- x
     t_prev <- spec$times[k]

@@ -24,12 +24,12 @@ SEXP gs_r_tile_solve(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_upper(SEXP, SEXP);
 SEXP gs_r_tile_plan(SEXP, SEXP);
 SEXP gs_r_bench_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_gbees_new(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_propagate(SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_reweight(SEXP, SEXP);
 SEXP gs_r_gbees_cells(SEXP);
 SEXP gs_r_gbees_info(SEXP);
-SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -53,12 +53,12 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_tile_upper", (DL_FUNC)&gs_r_tile_upper, 2},
   {"gs_r_tile_plan", (DL_FUNC)&gs_r_tile_plan, 2},
   {"gs_r_bench_tile_chol", (DL_FUNC)&gs_r_bench_tile_chol, 5},
-  {"gs_r_gbees_new", (DL_FUNC)&gs_r_gbees_new, 4},
+  {"gs_r_gbees_new", (DL_FUNC)&gs_r_gbees_new, 5},
   {"gs_r_gbees_propagate", (DL_FUNC)&gs_r_gbees_propagate, 3},
   {"gs_r_gbees_reweight", (DL_FUNC)&gs_r_gbees_reweight, 2},
   {"gs_r_gbees_cells", (DL_FUNC)&gs_r_gbees_cells, 1},
   {"gs_r_gbees_info", (DL_FUNC)&gs_r_gbees_info, 1},
-  {"gs_r_gbees_monte_carlo", (DL_FUNC)&gs_r_gbees_monte_carlo, 6},
+  {"gs_r_gbees_monte_carlo", (DL_FUNC)&gs_r_gbees_monte_carlo, 7},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

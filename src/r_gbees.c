@@ -95,7 +95,7 @@ static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
 
 /* grid: list(center, dx, prec, half_width, threshold, cfl, prune_every, t0)
  * (validated in R). */
-SEXP gs_r_gbees_new(SEXP model, SEXP grid, SEXP threads, SEXP progress)
+SEXP gs_r_gbees_new(SEXP model, SEXP grid, SEXP threads, SEXP device, SEXP progress)
 {
   gs_r_progress_set(progress);
   gs_gbees_model mod;
@@ -110,6 +110,7 @@ SEXP gs_r_gbees_new(SEXP model, SEXP grid, SEXP threads, SEXP progress)
   opt.cfl = Rf_asReal(VECTOR_ELT(grid, 5));
   opt.prune_every = Rf_asInteger(VECTOR_ELT(grid, 6));
   opt.threads = gs_r_int(threads, "threads");
+  opt.device = gs_r_int(device, "device");
   opt.progress = gs_r_progress;
 
   char msg[GS_MSG_LEN];
@@ -153,7 +154,9 @@ SEXP gs_r_gbees_cells(SEXP ptr)
   int32_t *rowwise = (int32_t *)R_alloc(n * d + 1, sizeof(int32_t));
   SEXP keys = PROTECT(Rf_allocMatrix(INTSXP, (int)n, d));
   SEXP prob = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
-  gs_gbees_cells(g, rowwise, REAL(prob));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_cells(g, rowwise, REAL(prob), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
   int *k = INTEGER(keys);
   for (size_t c = 0; c < n; c++)
     for (int i = 0; i < d; i++) k[c + i * n] = rowwise[c * d + i];
@@ -178,8 +181,9 @@ SEXP gs_r_gbees_info(SEXP ptr)
   return out;
 }
 
-/* Advances the states (an n x dim matrix, one per row) from t0 to t1. */
-SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEXP threads)
+/* Advances the states (an n x dim matrix, one per row) from t0 to t1 on the
+ * CPU (device < 0) or a GPU. */
+SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEXP threads, SEXP device)
 {
   gs_gbees_model mod;
   SEXP ctx_ptr = model_from_r(model, &mod);
@@ -191,8 +195,11 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
   for (size_t p = 0; p < n; p++)
     for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
   char msg[GS_MSG_LEN];
-  gs_status st = gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), rowwise, n, Rf_asReal(t0), Rf_asReal(t1),
-                                      Rf_asReal(step), msg);
+  int dev = gs_r_int(device, "device");
+  gs_status st = dev >= 0 ? gs_gbees_monte_carlo_gpu(dev, &mod, rowwise, n, Rf_asReal(t0), Rf_asReal(t1),
+                                                     Rf_asReal(step), msg)
+                          : gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), rowwise, n, Rf_asReal(t0),
+                                                 Rf_asReal(t1), Rf_asReal(step), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, d));
   double *po = REAL(out);

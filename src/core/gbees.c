@@ -21,6 +21,8 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
     return gs_set_msg(msg, GS_ERR_ARG, "the threshold must be in [0, 1)");
   if (!(opt->cfl > 0.0 && opt->cfl <= 1.0)) return gs_set_msg(msg, GS_ERR_ARG, "cfl must be in (0, 1]");
   if (opt->prune_every < 1) return gs_set_msg(msg, GS_ERR_ARG, "prune_every must be at least 1");
+  if (opt->device >= 0 && model->kind == GS_GBEES_CALLBACK)
+    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
   return GS_OK;
 }
 
@@ -79,6 +81,10 @@ gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *o
   gbees_grid_link(g, 0);
   gbees_normalize(g);
   note_size(g);
+  if (opt->device >= 0 && (st = gbees_gpu_start(g, opt->device, msg)) != GS_OK) {
+    gs_gbees_free(g);
+    return st;
+  }
   *out = g;
   return GS_OK;
 }
@@ -86,6 +92,7 @@ gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *o
 void gs_gbees_free(gs_gbees *g)
 {
   if (!g) return;
+  gbees_gpu_free(g->gpu);
   gbees_grid_free(g);
   free(g);
 }
@@ -115,32 +122,60 @@ static gs_status step(gs_gbees *g, double t_end, char *msg)
   return st;
 }
 
+int gbees_progress(gs_gbees *g, double t_start, double t_end)
+{
+  double now = gs_wall_seconds();
+  if (!g->opt.progress || now - g->last_report < 0.1) return 0;
+  g->last_report = now;
+  return g->opt.progress((g->time - t_start) / (t_end - t_start));
+}
+
 gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)
 {
   if (!(t_end >= g->time))
     return gs_set_msg(msg, GS_ERR_ARG, "cannot propagate backwards, from time %.6g to %.6g", g->time, t_end);
+  if (g->gpu) return gbees_gpu_propagate(g, t_end, msg);
   double t_start = g->time;
   while (g->time < t_end) {
     gs_status st = step(g, t_end, msg);
     if (st != GS_OK) return st;
-    if (g->opt.progress && g->opt.progress((g->time - t_start) / (t_end - t_start))) return gs_interrupted(msg);
+    if (gbees_progress(g, t_start, t_end)) return gs_interrupted(msg);
   }
   return GS_OK;
 }
 
 gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
 {
-  double top = -INFINITY;
-  for (int32_t c = 0; c < g->n_cells; c++) {
-    if (isnan(loglik[c])) return gs_set_msg(msg, GS_ERR_ARG, "the measurement log-likelihood is NaN at cell %d", c + 1);
-    if (g->prob[c] > 0.0) top = fmax(top, loglik[c]);
+  int32_t n = g->n_cells;
+  double *prob = g->prob;
+  if (g->gpu) {
+    if (!(prob = (double *)malloc((size_t)n * sizeof(double) + 1)))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for %d probabilities", n);
+    gs_status st = gbees_gpu_cells(g, NULL, prob, msg);
+    if (st != GS_OK) {
+      free(prob);
+      return st;
+    }
   }
-  if (!isfinite(top))
-    return gs_set_msg(msg, GS_ERR_ARG, "the measurement has zero likelihood wherever the density is positive");
-  for (int32_t c = 0; c < g->n_cells; c++) g->prob[c] *= exp(loglik[c] - top);
-  gbees_normalize(g);
-  gs_status st = gbees_prune(g, msg);
-  gbees_normalize(g);
+  double top = -INFINITY;
+  gs_status st = GS_OK;
+  for (int32_t c = 0; c < n && st == GS_OK; c++) {
+    if (isnan(loglik[c])) st = gs_set_msg(msg, GS_ERR_ARG, "the measurement log-likelihood is NaN at cell %d", c + 1);
+    if (prob[c] > 0.0) top = fmax(top, loglik[c]);
+  }
+  if (st == GS_OK && !isfinite(top))
+    st = gs_set_msg(msg, GS_ERR_ARG, "the measurement has zero likelihood wherever the density is positive");
+  if (st == GS_OK) {
+    for (int32_t c = 0; c < n; c++) prob[c] *= exp(loglik[c] - top);
+    if (g->gpu) {
+      st = gbees_gpu_reweighted(g, prob, msg);
+    } else {
+      gbees_normalize(g);
+      st = gbees_prune(g, msg);
+      gbees_normalize(g);
+    }
+  }
+  if (g->gpu) free(prob);
   return st;
 }
 
@@ -154,10 +189,12 @@ int gs_gbees_dim(const gs_gbees *g)
   return g->dim;
 }
 
-void gs_gbees_cells(const gs_gbees *g, int32_t *keys, double *prob)
+gs_status gs_gbees_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg)
 {
+  if (g->gpu) return gbees_gpu_cells(g, keys, prob, msg);
   memcpy(keys, g->key, (size_t)g->n_cells * g->dim * sizeof(int32_t));
   memcpy(prob, g->prob, (size_t)g->n_cells * sizeof(double));
+  return GS_OK;
 }
 
 void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info)
@@ -165,5 +202,5 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info)
   *info = g->info;
   info->cells = (size_t)g->n_cells;
   info->time = g->time;
-  info->memory_bytes = gbees_grid_bytes(g);
+  if (!g->gpu) info->memory_bytes = gbees_grid_bytes(g);
 }

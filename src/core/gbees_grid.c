@@ -6,23 +6,6 @@
 
 #include "gbees_internal.h"
 
-static uint64_t key_hash(const int32_t *key, int dim)
-{
-  uint64_t h = 0x9E3779B97F4A7C15ull;
-  for (int i = 0; i < dim; i++) {
-    h = (h ^ (uint32_t)key[i]) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  return h;
-}
-
-static int key_equal(const int32_t *a, const int32_t *b, int dim)
-{
-  for (int i = 0; i < dim; i++)
-    if (a[i] != b[i]) return 0;
-  return 1;
-}
-
 static size_t cell_bytes(int dim)
 {
   /* key, prob, v, rate, nbr, face, flux */
@@ -36,7 +19,7 @@ double gbees_grid_bytes(const gs_gbees *g)
 
 static void slot_put(int32_t *slot, int64_t n_slots, const gs_gbees *g, int32_t c)
 {
-  uint64_t mask = (uint64_t)n_slots - 1, s = key_hash(g->key + (size_t)c * g->dim, g->dim) & mask;
+  uint64_t mask = (uint64_t)n_slots - 1, s = gbees_key_hash(g->key + (size_t)c * g->dim, g->dim) & mask;
   while (slot[s] != GBEES_NONE) s = (s + 1) & mask;
   slot[s] = c;
 }
@@ -95,12 +78,7 @@ gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
 
 int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key)
 {
-  uint64_t mask = (uint64_t)g->n_slots - 1, s = key_hash(key, g->dim) & mask;
-  for (;;) {
-    int32_t c = g->slot[s];
-    if (c == GBEES_NONE || key_equal(g->key + (size_t)c * g->dim, key, g->dim)) return c;
-    s = (s + 1) & mask;
-  }
+  return gbees_table_find(g->slot, g->n_slots, g->key, g->dim, key);
 }
 
 int32_t gbees_grid_insert(gs_gbees *g, const int32_t *key, char *msg)
@@ -176,4 +154,8 @@ void gbees_grid_free(gs_gbees *g)
   free(g->face);
   free(g->flux);
   free(g->slot);
+  g->key = g->nbr = g->slot = NULL;
+  g->prob = g->v = g->rate = g->face = g->flux = NULL;
+  g->capacity = 0;
+  g->n_slots = 0;
 }

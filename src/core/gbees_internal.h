@@ -5,9 +5,14 @@
 
 #include <stdint.h>
 
+#include "gbees_math.h"
 #include "gs_gbees.h"
 
-#define GBEES_NONE (-1)
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gbees_gpu gbees_gpu;
 
 struct gs_gbees {
   gs_gbees_model model;
@@ -30,8 +35,16 @@ struct gs_gbees {
   int64_t n_slots;
 
   int steps_since_prune;
+  double last_report; /* wall time of the last progress report */
   gs_gbees_info info;
+
+  /* the grid's home on a GPU (gbees_cuda.cu): after gbees_gpu_start the
+   * cells live there and the host arrays above are released */
+  gbees_gpu *gpu;
 };
+
+/* The host arrays as the shared arithmetic sees them. */
+gbees_cells gbees_host_cells(const gs_gbees *g);
 
 /* Grid storage (gbees_grid.c) */
 gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg);
@@ -51,9 +64,29 @@ void gbees_grid_free(gs_gbees *g);
 gs_status gbees_grow(gs_gbees *g, char *msg);
 /* Velocities and rates of cells first .. n_cells-1 at time t. */
 gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg);
+/* The error for a field that is not finite at the cell with this key. */
+gs_status gbees_nonfinite_field(const gs_gbees *g, const int32_t *key, char *msg);
 double gbees_max_rate(const gs_gbees *g);
 void gbees_advect(gs_gbees *g, double dt);
 void gbees_normalize(gs_gbees *g);
 gs_status gbees_prune(gs_gbees *g, char *msg);
+
+/* Reports progress from t_start towards t_end at most every 0.1 s (a report
+ * runs R code, slow next to a step); non-zero if the user interrupted. */
+int gbees_progress(gs_gbees *g, double t_start, double t_end);
+
+/* The GPU path (gbees_cuda.cu; without CUDA, gpu_none.c explains). */
+/* Moves the grid (built on the host) to the device and frees the host arrays. */
+gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg);
+gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg);
+/* Keys and probabilities of every cell (keys may be NULL). */
+gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg);
+/* Replaces the probabilities, then normalizes, prunes and normalizes. */
+gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg);
+void gbees_gpu_free(gbees_gpu *gpu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

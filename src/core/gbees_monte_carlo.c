@@ -12,23 +12,10 @@
 GS_CPU_DISPATCH
 static void builtin_rk4(const gs_gbees_model *m, int threads, double *x, size_t n, double t0, double t1, double step)
 {
-  int d = m->dim;
   long n_steps = (long)ceil((t1 - t0) / step);
   double h = (t1 - t0) / (double)n_steps;
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (size_t p = 0; p < n; p++) {
-    double y[GS_GBEES_MAX_DIM], k[4][GS_GBEES_MAX_DIM], z[GS_GBEES_MAX_DIM];
-    memcpy(y, x + p * d, d * sizeof(double));
-    for (long s = 0; s < n_steps; s++) {
-      static const double frac[4] = {0.0, 0.5, 0.5, 1.0};
-      for (int st = 0; st < 4; st++) {
-        for (int i = 0; i < d; i++) z[i] = st ? y[i] + frac[st] * h * k[st - 1][i] : y[i];
-        for (int i = 0; i < d; i++) k[st][i] = gbees_builtin_field(m->kind, m->par, d, z, i);
-      }
-      for (int i = 0; i < d; i++) y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
-    }
-    memcpy(x + p * d, y, d * sizeof(double));
-  }
+  for (size_t p = 0; p < n; p++) gbees_builtin_rk4(m->kind, m->par, m->dim, x + p * m->dim, n_steps, h);
 }
 
 static gs_status callback_rk4(const gs_gbees_model *m, double *x, size_t n, double t0, double t1, double step,

@@ -1,15 +1,6 @@
 /* One GBEES time step on the CPU: growth, velocities, the CFL rate, the
- * conservative flux update, normalization and pruning.
- *
- * Every flux lives on a face and is owned by the face's lower cell: the
- * donor-cell flux, the corner-transport-upwind (CTU) transverse terms and
- * the MC-limited second-order correction of the face between X and X + e_j
- * are summed into flux[X, j], and each cell then changes by
- * -dt/dx_j (flux[X, j] - flux[X - e_j, j]). A face with a missing cell on
- * either side carries nothing, so the update conserves mass exactly (to
- * rounding); the reference code lets mass leave through missing + faces.
- * The CTU terms are gathered by the cell that owns the face they land on,
- * so cells are updated in parallel without atomics. */
+ * conservative flux update (gbees_math.h says how fluxes are owned),
+ * normalization and pruning. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,47 +10,43 @@
 #include "gbees_math.h"
 #include "gs_cpu.h"
 
-#define NB(g, c, i, side) ((g)->nbr[(size_t)(c) * 2 * (g)->dim + 2 * (i) + (side)])
-#define V(g, c, i) ((g)->v[(size_t)(c) * (g)->dim + (i)])
+gbees_cells gbees_host_cells(const gs_gbees *g)
+{
+  gbees_cells v = {g->dim, {0}, g->key, g->nbr, g->v, g->prob, g->face};
+  for (int i = 0; i < g->dim; i++) v.dx[i] = g->opt.dx[i];
+  return v;
+}
 
 static void cell_center(const gs_gbees *g, int32_t c, double *x)
 {
   for (int i = 0; i < g->dim; i++) x[i] = g->opt.center[i] + g->opt.dx[i] * g->key[(size_t)c * g->dim + i];
 }
 
+gs_status gbees_nonfinite_field(const gs_gbees *g, const int32_t *key, char *msg)
+{
+  char at[160];
+  int len = 0;
+  for (int i = 0; i < g->dim && len < (int)sizeof at - 24; i++)
+    len += snprintf(at + len, sizeof at - len, "%s%.6g", i ? ", " : "", g->opt.center[i] + g->opt.dx[i] * key[i]);
+  return gs_set_msg(msg, GS_ERR_ARG, "the model's vector field is not finite near the state (%s) at time %.6g", at,
+                    g->time);
+}
+
 static gs_status check_velocities(const gs_gbees *g, int32_t first, char *msg)
 {
-  for (int32_t c = first; c < g->n_cells; c++) {
-    if (isfinite(g->rate[c])) continue;
-    double x[GS_GBEES_MAX_DIM];
-    cell_center(g, c, x);
-    char at[160];
-    int len = 0;
-    for (int i = 0; i < g->dim && len < (int)sizeof at - 24; i++)
-      len += snprintf(at + len, sizeof at - len, "%s%.6g", i ? ", " : "", x[i]);
-    return gs_set_msg(msg, GS_ERR_ARG, "the model's vector field is not finite near the state (%s) at time %.6g", at,
-                      g->time);
-  }
+  for (int32_t c = first; c < g->n_cells; c++)
+    if (!isfinite(g->rate[c])) return gbees_nonfinite_field(g, g->key + (size_t)c * g->dim, msg);
   return GS_OK;
 }
 
 GS_CPU_DISPATCH
 static void builtin_velocities(gs_gbees *g, int32_t first)
 {
-  int d = g->dim;
 #pragma omp parallel for schedule(static) num_threads(g->opt.threads)
   for (int32_t c = first; c < g->n_cells; c++) {
-    double x[GS_GBEES_MAX_DIM], rate = 0.0;
+    double x[GS_GBEES_MAX_DIM];
     cell_center(g, c, x);
-    for (int i = 0; i < d; i++) {
-      double xi = x[i];
-      x[i] += 0.5 * g->opt.dx[i];
-      double v = gbees_builtin_field(g->model.kind, g->model.par, d, x, i);
-      x[i] = xi;
-      V(g, c, i) = v;
-      rate += fabs(v) / g->opt.dx[i];
-    }
-    g->rate[c] = rate;
+    g->rate[c] = gbees_builtin_velocity(g->model.kind, g->model.par, g->dim, g->opt.dx, x, g->v + (size_t)c * g->dim);
   }
 }
 
@@ -92,7 +79,7 @@ static gs_status callback_velocities(gs_gbees *g, int32_t first, double t, char 
     double rate = 0.0;
     for (int i = 0; i < d; i++) {
       double v = f[(k * d + i) * d + i];
-      V(g, c, i) = v;
+      g->v[(size_t)c * d + i] = v;
       rate += fabs(v) / g->opt.dx[i];
     }
     g->rate[c] = rate;
@@ -111,36 +98,22 @@ gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg)
   return st != GS_OK ? st : check_velocities(g, first, msg);
 }
 
-/* New cells downwind of every cell at or above the threshold: the face
- * neighbour in the direction of each velocity component and the edge
- * neighbours beside it, as in the GBEES papers. */
+/* New cells at the growth targets (gbees_growth_targets) of every cell at
+ * or above the threshold, appended in the order of the cells and their
+ * targets. */
 gs_status gbees_grow(gs_gbees *g, char *msg)
 {
-  int d = g->dim;
   int32_t n = g->n_cells, first = n;
   for (int32_t c = 0; c < n; c++) {
     if (!(g->prob[c] >= g->opt.threshold)) continue;
-    int32_t key[GS_GBEES_MAX_DIM];
-    memcpy(key, g->key + (size_t)c * d, d * sizeof(int32_t));
-    for (int i = 0; i < d; i++) {
-      double vi = V(g, c, i);
-      if (vi == 0.0) continue;
-      int si = vi > 0.0, step_i = si ? 1 : -1;
-      int32_t face = NB(g, c, i, si);
-      key[i] += step_i;
-      if (face == GBEES_NONE && gbees_grid_insert(g, key, msg) == GBEES_NONE) return GS_ERR_NOMEM;
-      for (int j = 0; j < d; j++) {
-        double vj = V(g, c, j);
-        if (j == i || vj == 0.0) continue;
-        int sj = vj > 0.0;
-        if (face != GBEES_NONE && NB(g, face, j, sj) != GBEES_NONE) continue;
-        key[j] += sj ? 1 : -1;
-        int32_t added = gbees_grid_insert(g, key, msg);
-        key[j] -= sj ? 1 : -1;
-        if (added == GBEES_NONE) return GS_ERR_NOMEM;
-      }
-      key[i] -= step_i;
-    }
+    /* all keys first: inserting may move the arrays the view points into */
+    gbees_cells cells = gbees_host_cells(g);
+    unsigned char codes[GS_GBEES_MAX_DIM * GS_GBEES_MAX_DIM];
+    int32_t keys[GS_GBEES_MAX_DIM * GS_GBEES_MAX_DIM][GS_GBEES_MAX_DIM];
+    int n_targets = gbees_growth_targets(&cells, c, codes);
+    for (int t = 0; t < n_targets; t++) gbees_growth_key(&cells, c, codes[t], keys[t]);
+    for (int t = 0; t < n_targets; t++)
+      if (gbees_grid_insert(g, keys[t], msg) == GBEES_NONE) return GS_ERR_NOMEM;
   }
   if (g->n_cells == first) return GS_OK;
   gs_status st = gbees_velocities(g, first, g->time, msg);
@@ -157,85 +130,34 @@ double gbees_max_rate(const gs_gbees *g)
   return m;
 }
 
-/* The jump term dt (P(A) - P(A - e_i)) / (2 dx_i) of A's lower face in
- * dimension i, 0 where there is no such face or A is missing. */
-static inline double face_jump(const gs_gbees *g, int32_t a, int i)
-{
-  return a == GBEES_NONE ? 0.0 : g->face[(size_t)a * g->dim + i];
-}
-
-/* Total flux through the + face of cell x in dimension j. */
-static double upper_face_flux(const gs_gbees *g, int32_t x, int j, double dt)
-{
-  int32_t k = NB(g, x, j, 1);
-  if (k == GBEES_NONE) return 0.0;
-  int d = g->dim;
-  const double *P = g->prob;
-  double u = V(g, x, j), vj_pos = fmax(u, 0.0), vj_neg = fmin(u, 0.0);
-  double flux = vj_pos * P[x] + vj_neg * P[k];
-
-  /* CTU: the transverse part of the waves crossing the faces in dimension
-   * i != j next to this face. */
-  for (int i = 0; i < d; i++) {
-    if (i == j) continue;
-    int32_t xm = NB(g, x, i, 0), xp = NB(g, x, i, 1), km = NB(g, k, i, 0), kp = NB(g, k, i, 1);
-    if (xm != GBEES_NONE) flux -= fmax(V(g, xm, i), 0.0) * vj_pos * face_jump(g, x, i);
-    flux -= fmin(V(g, x, i), 0.0) * vj_pos * face_jump(g, xp, i);
-    if (km != GBEES_NONE) flux -= fmax(V(g, km, i), 0.0) * vj_neg * face_jump(g, k, i);
-    flux -= fmin(V(g, k, i), 0.0) * vj_neg * face_jump(g, kp, i);
-  }
-
-  /* second-order correction, limited by the upwind jump */
-  double jump = face_jump(g, k, j);
-  if (jump != 0.0) {
-    double dP = P[k] - P[x], theta;
-    if (u > 0.0) {
-      int32_t xm = NB(g, x, j, 0);
-      theta = (P[x] - (xm == GBEES_NONE ? 0.0 : P[xm])) / dP;
-    } else {
-      int32_t kp = NB(g, k, j, 1);
-      theta = ((kp == GBEES_NONE ? 0.0 : P[kp]) - P[k]) / dP;
-    }
-    double au = fabs(u);
-    flux += au * (g->opt.dx[j] / dt - au) * jump * gbees_mc_limiter(theta);
-  }
-  return flux;
-}
-
 GS_CPU_DISPATCH
 void gbees_advect(gs_gbees *g, double dt)
 {
   int d = g->dim;
   int32_t n = g->n_cells;
-  double *P = g->prob, before = 0.0, after = 0.0, clipped = 0.0;
+  gbees_cells cells = gbees_host_cells(g);
+  double before = 0.0, after = 0.0, clipped = 0.0;
 
 #pragma omp parallel num_threads(g->opt.threads)
   {
 #pragma omp for schedule(static) reduction(+ : before)
     for (int32_t c = 0; c < n; c++) {
-      before += P[c];
-      for (int i = 0; i < d; i++) {
-        int32_t m = NB(g, c, i, 0);
-        g->face[(size_t)c * d + i] = m == GBEES_NONE ? 0.0 : dt * (P[c] - P[m]) / (2.0 * g->opt.dx[i]);
-      }
+      before += g->prob[c];
+      gbees_face_jumps(&cells, c, dt, g->face + (size_t)c * d);
     }
 #pragma omp for schedule(static)
     for (int32_t c = 0; c < n; c++)
-      for (int j = 0; j < d; j++) g->flux[(size_t)c * d + j] = upper_face_flux(g, c, j, dt);
+      for (int j = 0; j < d; j++) g->flux[(size_t)c * d + j] = gbees_upper_face_flux(&cells, c, j, dt);
+    /* a cell's update reads only its own probability and the fluxes */
 #pragma omp for schedule(static) reduction(+ : after, clipped)
     for (int32_t c = 0; c < n; c++) {
-      double p = P[c];
-      for (int j = 0; j < d; j++) {
-        int32_t m = NB(g, c, j, 0);
-        double in = m == GBEES_NONE ? 0.0 : g->flux[(size_t)m * d + j];
-        p -= dt / g->opt.dx[j] * (g->flux[(size_t)c * d + j] - in);
-      }
+      double p = gbees_updated_prob(&cells, g->flux, c, dt);
       after += p;
       if (p < 0.0) {
         clipped -= p;
         p = 0.0;
       }
-      P[c] = p;
+      g->prob[c] = p;
     }
   }
   g->info.mass_error = fmax(g->info.mass_error, fabs(after - before));
@@ -251,32 +173,6 @@ void gbees_normalize(gs_gbees *g)
   if (!(sum > 0.0)) return;
 #pragma omp parallel for schedule(static) num_threads(g->opt.threads)
   for (int32_t c = 0; c < n; c++) g->prob[c] /= sum;
-}
-
-/* Whether a significant neighbour (face or edge) sends mass into cell c. */
-static int receives_inflow(const gs_gbees *g, int32_t c)
-{
-  int d = g->dim;
-  double thr = g->opt.threshold;
-  for (int i = 0; i < d; i++) {
-    for (int side = 0; side < 2; side++) {
-      /* side 0: the cell below, inflow if its v_i > 0; side 1: above, v_i < 0 */
-      int32_t a = NB(g, c, i, side);
-      if (a == GBEES_NONE) continue;
-      double sign_i = side ? -1.0 : 1.0;
-      if (sign_i * V(g, a, i) > 0.0 && g->prob[a] >= thr) return 1;
-      for (int j = 0; j < d; j++) {
-        if (j == i) continue;
-        for (int sj = 0; sj < 2; sj++) {
-          int32_t e = NB(g, a, j, sj);
-          double sign_j = sj ? -1.0 : 1.0;
-          if (e != GBEES_NONE && sign_i * V(g, e, i) > 0.0 && sign_j * V(g, e, j) > 0.0 && g->prob[e] >= thr)
-            return 1;
-        }
-      }
-    }
-  }
-  return 0;
 }
 
 typedef struct {
@@ -306,8 +202,9 @@ gs_status gbees_prune(gs_gbees *g, char *msg)
     free(cand);
     return gs_set_msg(msg, GS_ERR_NOMEM, "pruning %d GBEES cells ran out of host memory", n);
   }
+  gbees_cells cells = gbees_host_cells(g);
 #pragma omp parallel for schedule(static) num_threads(g->opt.threads)
-  for (int32_t c = 0; c < n; c++) keep[c] = !(g->prob[c] < g->opt.threshold) || receives_inflow(g, c);
+  for (int32_t c = 0; c < n; c++) keep[c] = !(g->prob[c] < g->opt.threshold) || gbees_receives_inflow(&cells, c, g->opt.threshold);
   int32_t n_cand = 0;
   for (int32_t c = 0; c < n; c++)
     if (!keep[c]) cand[n_cand++] = (prune_candidate){g->prob[c], c};
@@ -316,7 +213,7 @@ gs_status gbees_prune(gs_gbees *g, char *msg)
   double removed = 0.0;
   for (int32_t k = 0; k < n_cand; k++) {
     double total = removed + cand[k].prob;
-    if (!(cand[k].prob / (1.0 - total) < g->opt.threshold)) break;
+    if (!gbees_prune_removable(cand[k].prob, total, g->opt.threshold)) break;
     removed = total;
     keep[cand[k].cell] = 0;
   }

@@ -8,6 +8,7 @@
 #include "gs_bench.h"
 #include "gp_internal.h"
 #include "gs_tile.h"
+#include "gbees_internal.h"
 
 static gs_status no_gpu(char *msg)
 {
@@ -101,5 +102,41 @@ void gs_host_free(void *p, int pinned)
 gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[9], char *msg)
 {
   (void)device, (void)n, (void)nb, (void)cache_tiles, (void)reps, (void)out;
+  return no_gpu(msg);
+}
+
+gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
+{
+  (void)g, (void)device;
+  return no_gpu(msg);
+}
+
+gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
+{
+  (void)g, (void)t_end;
+  return no_gpu(msg);
+}
+
+gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg)
+{
+  (void)g, (void)keys, (void)prob;
+  return no_gpu(msg);
+}
+
+gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg)
+{
+  (void)g, (void)prob;
+  return no_gpu(msg);
+}
+
+void gbees_gpu_free(gbees_gpu *gpu)
+{
+  (void)gpu;
+}
+
+gs_status gs_gbees_monte_carlo_gpu(int device, const gs_gbees_model *model, double *x, size_t n, double t0,
+                                   double t1, double step, char *msg)
+{
+  (void)device, (void)model, (void)x, (void)n, (void)t0, (void)t1, (void)step;
   return no_gpu(msg);
 }

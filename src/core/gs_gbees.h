@@ -48,6 +48,7 @@ typedef struct {
   double cfl;                      /* dt = cfl / max over cells of sum_i |v_i| / dx_i */
   int prune_every;                 /* steps between prunes */
   int threads;
+  int device;                      /* a GPU's index, or -1 for the CPU */
   gs_progress_fn progress;
 } gs_gbees_options;
 
@@ -57,7 +58,7 @@ typedef struct {
   double time;
   long steps;
   double cell_updates;    /* sum over steps of the cells advanced */
-  double memory_bytes;    /* host memory held by the grid now */
+  double memory_bytes;    /* memory (host or GPU) held by the grid now */
   double peak_memory_bytes;
   double mass_error;      /* largest |sum P after - sum P before| of one flux update */
   double clipped_mass;    /* total mass added by setting negative cells to zero */
@@ -83,7 +84,7 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg);
 size_t gs_gbees_cell_count(const gs_gbees *g);
 int gs_gbees_dim(const gs_gbees *g);
 /* Keys (cell c in keys[c*dim ..]) and probabilities of every cell. */
-void gs_gbees_cells(const gs_gbees *g, int32_t *keys, double *prob);
+gs_status gs_gbees_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg);
 void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
 
 /* Monte Carlo reference: advances the n states x (state p in
@@ -91,6 +92,9 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
  * at most `step`. */
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, double *x, size_t n, double t0, double t1,
                                double step, char *msg);
+/* The same on a GPU, for the built-in models. */
+gs_status gs_gbees_monte_carlo_gpu(int device, const gs_gbees_model *model, double *x, size_t n, double t0, double t1,
+                                   double step, char *msg);
 
 #ifdef __cplusplus
 }

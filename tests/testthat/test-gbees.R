@@ -35,7 +35,7 @@ test_that("a flux update conserves the mass to rounding, on Lorenz '63", {
 test_that("built-in and R-function models give the same density", {
   f63 <- function(x) cbind(4 * (x[, 2] - x[, 1]), -x[, 2] - x[, 1] * x[, 3], -x[, 3] + x[, 1] * x[, 2] - 48)
   args <- list(x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = 0.1, threshold = 1e-6)
-  a <- do.call(gbees, c(list(lorenz63()), args))$snapshots[[1]]
+  a <- do.call(gbees, c(list(lorenz63(), device = "cpu"), args))$snapshots[[1]]
   b <- do.call(gbees, c(list(gbees_model(f63, 3)), args))$snapshots[[1]]
   expect_identical(a$keys, b$keys)
   expect_lte(max(abs(a$prob - b$prob)), 1e-15)
@@ -133,4 +133,63 @@ test_that("bad input gets clear errors", {
   expect_error(gbees(failing, x0, diag(3), 0.5, 0.1), "no such orbit")
   expect_error(gbees(lorenz63(), x0, diag(3), 1e-3, 1), "initial box")
   expect_error(lorenz96(n = 3), "n")
+  # the field of the three-body model is infinite at the primary
+  mu <- pcr3bp()$par
+  expect_error(gbees(pcr3bp(), c(-mu, 0, 0, 0), diag(4) * 1e-4, 0.01, 0.1, device = "cpu"), "not finite near the state")
+})
+
+# CPU and GPU: the same cells in the same order, probabilities to rounding.
+expect_same_density <- function(gpu, cpu, tol = 1e-10) {
+  expect_equal(length(gpu$snapshots), length(cpu$snapshots))
+  for (k in seq_along(cpu$snapshots)) {
+    a <- gpu$snapshots[[k]]
+    b <- cpu$snapshots[[k]]
+    expect_identical(a$keys, b$keys)
+    big <- b$prob > 1e-14
+    expect_lte(max(abs(a$prob[big] / b$prob[big] - 1)), tol)
+    expect_lte(max(abs(a$prob - b$prob)), 1e-16)
+  }
+  expect_equal(gpu$info$steps, cpu$info$steps)
+  expect_equal(gpu$info$peak_cells, cpu$info$peak_cells)
+}
+
+test_that("GPU and CPU give the same Lorenz '63 density, through growth, pruning and a measurement", {
+  skip_without_gpu()
+  args <- list(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.4),
+               measurements = gbees_measurements(0.2, -8, 3, 1), threshold = 1e-7)
+  gpu <- do.call(gbees, c(args, device = "gpu"))
+  cpu <- do.call(gbees, c(args, device = "cpu"))
+  expect_equal(gpu$device, "gpu")
+  expect_gt(cpu$info$peak_cells, 4096) # beyond the initial arrays (13^3 cells, room for 4096)
+  expect_same_density(gpu, cpu)
+  expect_lte(gpu$info$mass_error, 1e-12)
+  expect_equal(gpu$info$pruned_mass, cpu$info$pruned_mass, tolerance = 1e-8)
+  expect_equal(gpu$info$clipped_mass, cpu$info$clipped_mass, tolerance = 1e-8)
+})
+
+test_that("GPU and CPU agree on Lorenz '96 and the three-body model", {
+  skip_without_gpu()
+  for (case in list(list(lorenz96(4, 4), x0 = c(4.5, 4, 4, 4), cov = diag(0.04, 4), dx = 0.1, times = 0.05,
+                         threshold = 1e-8, prune_every = 3L),
+                    list(pcr3bp(), x0 = c(0.5, 0.1, 0, 0.5), cov = diag(1e-4, 4), dx = 0.005, times = 0.02,
+                         threshold = 1e-7))) {
+    expect_same_density(do.call(gbees, c(case, device = "gpu")), do.call(gbees, c(case, device = "cpu")))
+  }
+})
+
+test_that("the GPU reports a non-finite field and refuses R-function models", {
+  skip_without_gpu()
+  mu <- pcr3bp()$par
+  expect_error(gbees(pcr3bp(), c(-mu, 0, 0, 0), diag(4) * 1e-4, 0.01, 0.1, device = "gpu"), "not finite near the state")
+  expect_error(gbees(shift_model, c(0, 0), diag(2), 0.25, 1, device = "gpu"), "R function")
+  expect_error(gbees_mc(shift_model, c(0, 0), diag(2), 1, n = 10, device = "gpu"), "R function")
+})
+
+test_that("the Monte Carlo reference agrees on GPU and CPU", {
+  skip_without_gpu()
+  set.seed(3)
+  gpu <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), times = c(0.1, 0.3), n = 2000, device = "gpu")
+  set.seed(3)
+  cpu <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), times = c(0.1, 0.3), n = 2000, device = "cpu")
+  for (k in 1:2) expect_lte(max(abs(gpu$samples[[k]] - cpu$samples[[k]]) / (1 + abs(cpu$samples[[k]]))), 1e-10)
 })

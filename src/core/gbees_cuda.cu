@@ -1,0 +1,905 @@
+/* GBEES on a GPU. The grid lives on the device in the layout of the host
+ * (gbees_cells) and every step runs the arithmetic of gbees_math.h, so the
+ * GPU follows the CPU path cell for cell:
+ *
+ * - Growth lists each significant cell's growth targets at offsets from a
+ *   scan over the cells, drops those already in the grid, and keeps the
+ *   first listing of every new key (a second hash table with atomicMin on
+ *   the listing index). A scan over the kept listings numbers the new cells
+ *   in the order in which the CPU appends them. Nothing is committed when
+ *   the arrays are too small: they are enlarged and growth is repeated.
+ * - Sums (mass, normalization) and the largest CFL rate are reduced over a
+ *   fixed number of blocks, so results do not depend on timing.
+ * - Pruning sorts the candidates by probability (a stable radix sort, ties in
+ *   cell order as on the CPU), finds the removable prefix from the running
+ *   sum and compacts the arrays into a spare set.
+ * - The host waits once per step, after growth, to learn the new cell count
+ *   and whether the requested time has been reached. dt is chosen on the
+ *   device. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "gbees_internal.h"
+#include "gbees_math.h"
+#include "gs_gpu_ctx.cuh"
+
+#define GBEES_THREADS 256
+/* Blocks of the reductions: a fixed number, so sums are reproducible. */
+#define GBEES_REDUCE_BLOCKS 1024
+#define GBEES_MIN_TARGETS 4096
+
+/* What the device tells the host after growth. */
+typedef struct {
+  double time, t_end, dt;
+  double mass_error, clipped_mass, pruned_mass;
+  double norm;      /* the sum that the next scale divides by */
+  int32_t n_cells;
+  int32_t n_targets; /* growth targets listed */
+  int32_t n_new;     /* new cells they hold */
+  int32_t bad_cell;  /* lowest cell with a non-finite field, or INT32_MAX */
+  int32_t n_pruned;
+} gbees_gpu_state;
+
+/* The model and grid geometry that kernels need besides the cells. */
+typedef struct {
+  int kind, dim;
+  double par[4];
+  double center[GS_GBEES_MAX_DIM];
+  double threshold, cfl;
+} gbees_gpu_params;
+
+/* One set of per-cell arrays (the live one and the spare for compaction). */
+typedef struct {
+  int32_t *key, *nbr;
+  double *prob, *v, *rate;
+} gbees_gpu_arrays;
+
+struct gbees_gpu {
+  gs_gpu_ctx *ctx;
+  cudaStream_t stream;
+  gbees_gpu_params par;
+  int32_t capacity;
+  int64_t n_slots;
+  gbees_gpu_arrays cell, spare;
+  double *face, *flux;
+  int32_t *slot;
+  /* per-cell scratch: growth counts and offsets; pruning keep flags, new
+   * indices, sort keys and cells, running sums */
+  int32_t *count, *offset, *sort_cell[2];
+  double *sort_key[2], *cum;
+  /* growth targets */
+  int32_t target_capacity;
+  int64_t n_target_slots;
+  int32_t *target_cell, *target_slot, *target_pos, *target_flag, *target_rank;
+  unsigned char *target_code;
+  double *partial; /* 4 x GBEES_REDUCE_BLOCKS */
+  void *cub_temp;
+  size_t cub_bytes;
+  gbees_gpu_state *state, *host_state; /* device, pinned host */
+  int max_blocks;
+};
+
+static int blocks_for(const gbees_gpu *gpu, int64_t n)
+{
+  int64_t b = (n + GBEES_THREADS - 1) / GBEES_THREADS;
+  return (int)(b < 1 ? 1 : b > gpu->max_blocks ? gpu->max_blocks : b);
+}
+
+static gbees_cells device_cells(const gs_gbees *g)
+{
+  const gbees_gpu *gpu = g->gpu;
+  gbees_cells v = {g->dim, {0}, gpu->cell.key, gpu->cell.nbr, gpu->cell.v, gpu->cell.prob, gpu->face};
+  for (int i = 0; i < g->dim; i++) v.dx[i] = g->opt.dx[i];
+  return v;
+}
+
+#define GRID_STRIDE(c, n) for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < (n); c += (int64_t)gridDim.x * blockDim.x)
+
+/* ---- hash table ----------------------------------------------------------- */
+
+__global__ static void table_insert_all(const int32_t *n_cells, gbees_cells g, int32_t *slot, int64_t n_slots)
+{
+  uint64_t mask = (uint64_t)n_slots - 1;
+  GRID_STRIDE(c, *n_cells)
+  {
+    uint64_t s = gbees_key_hash(g.key + c * g.dim, g.dim) & mask;
+    while (atomicCAS(slot + s, GBEES_NONE, (int32_t)c) != GBEES_NONE) s = (s + 1) & mask;
+  }
+}
+
+/* ---- growth -------------------------------------------------------------- */
+
+__device__ static inline int step_pending(const gbees_gpu_state *st)
+{
+  return st->time < st->t_end;
+}
+
+__global__ static void growth_count(gbees_cells g, const gbees_gpu_state *st, double threshold, int32_t n_bound,
+                                    int32_t *count)
+{
+  int32_t n = step_pending(st) ? st->n_cells : 0;
+  GRID_STRIDE(c, (int64_t)n_bound + 1)
+  count[c] = c < n && g.prob[c] >= threshold ? gbees_growth_targets(&g, (int32_t)c, NULL) : 0;
+}
+
+__global__ static void growth_list(gbees_cells g, gbees_gpu_state *st, int32_t n_bound, const int32_t *offset,
+                                   int32_t capacity, int32_t *target_cell, unsigned char *target_code)
+{
+  int32_t total = offset[n_bound];
+  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_targets = total;
+  if (total > capacity) return;
+  GRID_STRIDE(c, n_bound)
+  {
+    int32_t at = offset[c];
+    if (offset[c + 1] == at) continue;
+    unsigned char codes[GS_GBEES_MAX_DIM * GS_GBEES_MAX_DIM];
+    int k = gbees_growth_targets(&g, (int32_t)c, codes);
+    for (int t = 0; t < k; t++) {
+      target_cell[at + t] = (int32_t)c;
+      target_code[at + t] = codes[t];
+    }
+  }
+}
+
+__device__ static inline int32_t listed_targets(const gbees_gpu_state *st, int32_t capacity)
+{
+  return st->n_targets <= capacity ? st->n_targets : 0;
+}
+
+/* Marks the first listing of every key not in the grid: target_pos[p] is the
+ * slot of p's key in the target table, or -1 if the cell exists. */
+__global__ static void growth_dedupe(gbees_cells g, const gbees_gpu_state *st, int32_t capacity,
+                                     const int32_t *slot, int64_t n_slots, const int32_t *target_cell,
+                                     const unsigned char *target_code, int32_t *target_slot,
+                                     int64_t n_target_slots, int32_t *target_pos)
+{
+  uint64_t mask = (uint64_t)n_target_slots - 1;
+  GRID_STRIDE(p, listed_targets(st, capacity))
+  {
+    int32_t key[GS_GBEES_MAX_DIM], other[GS_GBEES_MAX_DIM];
+    gbees_growth_key(&g, target_cell[p], target_code[p], key);
+    if (gbees_table_find(slot, n_slots, g.key, g.dim, key) != GBEES_NONE) {
+      target_pos[p] = -1;
+      continue;
+    }
+    uint64_t s = gbees_key_hash(key, g.dim) & mask;
+    for (;;) {
+      int32_t q = atomicCAS(target_slot + s, GBEES_NONE, (int32_t)p);
+      if (q == GBEES_NONE) break;
+      gbees_growth_key(&g, target_cell[q], target_code[q], other);
+      if (gbees_key_equal(key, other, g.dim)) {
+        atomicMin(target_slot + s, (int32_t)p);
+        break;
+      }
+      s = (s + 1) & mask;
+    }
+    target_pos[p] = (int32_t)s;
+  }
+}
+
+__global__ static void growth_flag(const gbees_gpu_state *st, int32_t capacity, const int32_t *target_slot,
+                                   const int32_t *target_pos, int32_t *target_flag)
+{
+  int32_t n = listed_targets(st, capacity);
+  GRID_STRIDE(p, (int64_t)capacity + 1)
+  target_flag[p] = p < n && target_pos[p] >= 0 && target_slot[target_pos[p]] == (int32_t)p;
+}
+
+/* Appends the new cells if they fit (the host enlarges the arrays and repeats
+ * growth otherwise) and clears the target table. */
+__global__ static void growth_commit(gbees_cells g, gbees_gpu_state *st, int32_t capacity, int32_t cell_capacity,
+                                     int32_t *slot, int64_t n_slots, const int32_t *target_cell,
+                                     const unsigned char *target_code, int32_t *target_slot,
+                                     const int32_t *target_pos, const int32_t *target_flag,
+                                     const int32_t *target_rank, gbees_gpu_arrays cell)
+{
+  int32_t n_targets = listed_targets(st, capacity), n = st->n_cells, n_new = target_rank[n_targets];
+  int fits = st->n_targets <= capacity && (int64_t)n + n_new <= cell_capacity;
+  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_new = n_new;
+  uint64_t mask = (uint64_t)n_slots - 1;
+  GRID_STRIDE(p, n_targets)
+  {
+    if (target_pos[p] >= 0) target_slot[target_pos[p]] = GBEES_NONE;
+    if (!fits || !target_flag[p]) continue;
+    int32_t c = n + target_rank[p], d = g.dim;
+    gbees_growth_key(&g, target_cell[p], target_code[p], cell.key + (size_t)c * d);
+    cell.prob[c] = 0.0;
+    cell.rate[c] = 0.0;
+    for (int i = 0; i < d; i++) cell.v[(size_t)c * d + i] = 0.0;
+    for (int i = 0; i < 2 * d; i++) cell.nbr[(size_t)c * 2 * d + i] = GBEES_NONE;
+    uint64_t s = gbees_key_hash(cell.key + (size_t)c * d, d) & mask;
+    while (atomicCAS(slot + s, GBEES_NONE, c) != GBEES_NONE) s = (s + 1) & mask;
+  }
+}
+
+/* Velocities of cells first .. n-1; also records the new cell count. */
+__global__ static void cell_velocities(gbees_cells g, gbees_gpu_params par, gbees_gpu_state *st, int32_t first,
+                                       int32_t n, double *v, double *rate)
+{
+  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_cells = n;
+  GRID_STRIDE(k, n - first)
+  {
+    int32_t c = first + (int32_t)k;
+    double x[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < g.dim; i++) x[i] = par.center[i] + g.dx[i] * g.key[(size_t)c * g.dim + i];
+    double r = gbees_builtin_velocity(par.kind, par.par, g.dim, g.dx, x, v + (size_t)c * g.dim);
+    rate[c] = r;
+    if (!isfinite(r)) atomicMin(&st->bad_cell, c);
+  }
+}
+
+/* Links cells first .. n-1 with their face neighbours, as gbees_grid_link. */
+__global__ static void cell_link(gbees_cells g, int32_t first, int32_t n, const int32_t *slot, int64_t n_slots,
+                                 int32_t *nbr)
+{
+  int d = g.dim;
+  GRID_STRIDE(k, n - first)
+  {
+    int32_t c = first + (int32_t)k, key[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < d; i++) key[i] = g.key[(size_t)c * d + i];
+    for (int i = 0; i < d; i++) {
+      for (int side = 0; side < 2; side++) {
+        key[i] += side ? 1 : -1;
+        int32_t m = gbees_table_find(slot, n_slots, g.key, d, key);
+        key[i] -= side ? 1 : -1;
+        nbr[(size_t)c * 2 * d + 2 * i + side] = m;
+        if (m != GBEES_NONE && m < first) nbr[(size_t)m * 2 * d + 2 * i + 1 - side] = c;
+      }
+    }
+  }
+}
+
+/* ---- reductions ------------------------------------------------------------ */
+
+/* Sum (max = 0) or maximum of a block's values, in thread 0. */
+__device__ static double block_reduce(double x, int max)
+{
+  __shared__ double part[GBEES_THREADS];
+  part[threadIdx.x] = x;
+  __syncthreads();
+  for (int w = GBEES_THREADS / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) part[threadIdx.x] = max ? fmax(part[threadIdx.x], part[threadIdx.x + w])
+                                                 : part[threadIdx.x] + part[threadIdx.x + w];
+    __syncthreads();
+  }
+  double r = part[0];
+  __syncthreads();
+  return r;
+}
+
+/* The reduction of GBEES_REDUCE_BLOCKS partials, in every thread. */
+__device__ static double reduce_partials(const double *partial, int max)
+{
+  double x = 0.0; /* rates are not negative */
+  for (int b = threadIdx.x; b < GBEES_REDUCE_BLOCKS; b += blockDim.x)
+    x = max ? fmax(x, partial[b]) : x + partial[b];
+  return block_reduce(x, max);
+}
+
+__global__ static void rate_partials(const gbees_gpu_state *st, const double *rate, double *partial)
+{
+  double m = 0.0;
+  GRID_STRIDE(c, st->n_cells) m = fmax(m, rate[c]);
+  m = block_reduce(m, 1);
+  if (threadIdx.x == 0) partial[blockIdx.x] = m;
+}
+
+/* dt = cfl / (largest rate), shortened to land on t_end, as the CPU path. */
+__global__ static void choose_dt(gbees_gpu_state *st, double cfl, const double *partial)
+{
+  double rate = reduce_partials(partial, 1);
+  if (threadIdx.x != 0) return;
+  double dt = st->t_end - st->time;
+  if (rate > 0.0 && cfl / rate < dt) {
+    st->dt = cfl / rate;
+    st->time += st->dt;
+  } else {
+    st->dt = dt;
+    st->time = st->t_end;
+  }
+}
+
+__global__ static void mass_partials(const gbees_gpu_state *st, const double *prob, double *partial)
+{
+  double s = 0.0;
+  GRID_STRIDE(c, st->n_cells) s += prob[c];
+  s = block_reduce(s, 0);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+__global__ static void mass_total(gbees_gpu_state *st, const double *partial)
+{
+  double s = reduce_partials(partial, 0);
+  if (threadIdx.x == 0) st->norm = s;
+}
+
+__global__ static void scale_prob(const gbees_gpu_state *st, double *prob)
+{
+  double s = st->norm;
+  if (!(s > 0.0)) return;
+  GRID_STRIDE(c, st->n_cells) prob[c] /= s;
+}
+
+/* ---- the flux update ---------------------------------------------------- */
+
+__global__ static void advect_faces(gbees_cells g, const gbees_gpu_state *st, int32_t n, double *face)
+{
+  double dt = st->dt;
+  GRID_STRIDE(c, n) gbees_face_jumps(&g, (int32_t)c, dt, face + c * g.dim);
+}
+
+__global__ static void advect_fluxes(gbees_cells g, const gbees_gpu_state *st, int32_t n, double *flux)
+{
+  double dt = st->dt;
+  GRID_STRIDE(c, n)
+  for (int j = 0; j < g.dim; j++) flux[c * g.dim + j] = gbees_upper_face_flux(&g, (int32_t)c, j, dt);
+}
+
+/* The update; partials of the mass before, after, clipped, and kept. */
+__global__ static void advect_update(gbees_cells g, const gbees_gpu_state *st, int32_t n, const double *flux,
+                                     double *prob, double *partial)
+{
+  double dt = st->dt, before = 0.0, after = 0.0, clipped = 0.0, kept = 0.0;
+  GRID_STRIDE(c, n)
+  {
+    before += g.prob[c];
+    double p = gbees_updated_prob(&g, flux, (int32_t)c, dt);
+    after += p;
+    if (p < 0.0) {
+      clipped -= p;
+      p = 0.0;
+    }
+    kept += p;
+    prob[c] = p;
+  }
+  double s[4] = {before, after, clipped, kept};
+  for (int k = 0; k < 4; k++) {
+    double r = block_reduce(s[k], 0);
+    if (threadIdx.x == 0) partial[k * GBEES_REDUCE_BLOCKS + blockIdx.x] = r;
+  }
+}
+
+__global__ static void advect_finish(gbees_gpu_state *st, const double *partial)
+{
+  double s[4];
+  for (int k = 0; k < 4; k++) s[k] = reduce_partials(partial + k * GBEES_REDUCE_BLOCKS, 0);
+  if (threadIdx.x != 0) return;
+  st->mass_error = fmax(st->mass_error, fabs(s[1] - s[0]));
+  st->clipped_mass += s[2];
+  st->norm = s[3];
+}
+
+/* ---- pruning --------------------------------------------------------------- */
+
+__global__ static void prune_candidates(gbees_cells g, gbees_gpu_state *st, double threshold, int32_t n,
+                                        double *sort_key, int32_t *sort_cell, int32_t *keep)
+{
+  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_pruned = n;
+  GRID_STRIDE(c, (int64_t)n + 1)
+  {
+    if (c == n) {
+      keep[c] = 0;
+      continue;
+    }
+    int candidate = g.prob[c] < threshold && !gbees_receives_inflow(&g, (int32_t)c, threshold);
+    sort_key[c] = candidate ? g.prob[c] : INFINITY;
+    sort_cell[c] = (int32_t)c;
+    keep[c] = 1;
+  }
+}
+
+__global__ static void prune_cut(gbees_gpu_state *st, double threshold, int32_t n, const double *sorted,
+                                 const double *cum)
+{
+  GRID_STRIDE(k, n)
+  if (!(sorted[k] < INFINITY && gbees_prune_removable(sorted[k], cum[k], threshold)))
+    atomicMin(&st->n_pruned, (int32_t)k);
+}
+
+__global__ static void prune_mark(gbees_gpu_state *st, const int32_t *sorted_cell, const double *cum, int32_t *keep)
+{
+  int32_t m = st->n_pruned;
+  if (blockIdx.x == 0 && threadIdx.x == 0 && m > 0) st->pruned_mass += cum[m - 1];
+  GRID_STRIDE(k, m) keep[sorted_cell[k]] = 0;
+}
+
+__global__ static void prune_scatter(int dim, gbees_gpu_state *st, int32_t n, const int32_t *keep,
+                                     const int32_t *index, gbees_gpu_arrays from, gbees_gpu_arrays to)
+{
+  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_cells = index[n];
+  GRID_STRIDE(c, n)
+  {
+    if (!keep[c]) continue;
+    int32_t t = index[c];
+    for (int i = 0; i < dim; i++) {
+      to.key[(size_t)t * dim + i] = from.key[c * dim + i];
+      to.v[(size_t)t * dim + i] = from.v[c * dim + i];
+    }
+    for (int i = 0; i < 2 * dim; i++) {
+      int32_t m = from.nbr[c * 2 * dim + i];
+      to.nbr[(size_t)t * 2 * dim + i] = m == GBEES_NONE || !keep[m] ? GBEES_NONE : index[m];
+    }
+    to.prob[t] = from.prob[c];
+    to.rate[t] = from.rate[c];
+  }
+}
+
+/* ---- Monte Carlo ----------------------------------------------------------- */
+
+__global__ static void monte_carlo_rk4(gs_gbees_model m, double *x, size_t n, long n_steps, double h)
+{
+  GRID_STRIDE(p, (int64_t)n) gbees_builtin_rk4(m.kind, m.par, m.dim, x + p * m.dim, n_steps, h);
+}
+
+/* ---- host side --------------------------------------------------------------- */
+
+static void arrays_free(gbees_gpu_arrays *a)
+{
+  cudaFree(a->key);
+  cudaFree(a->nbr);
+  cudaFree(a->prob);
+  cudaFree(a->v);
+  cudaFree(a->rate);
+  memset(a, 0, sizeof *a);
+}
+
+static cudaError_t arrays_alloc(gbees_gpu_arrays *a, int dim, size_t cells)
+{
+  cudaError_t e;
+  if ((e = cudaMalloc(&a->key, cells * dim * sizeof(int32_t))) != cudaSuccess) return e;
+  if ((e = cudaMalloc(&a->nbr, cells * 2 * dim * sizeof(int32_t))) != cudaSuccess) return e;
+  if ((e = cudaMalloc(&a->prob, cells * sizeof(double))) != cudaSuccess) return e;
+  if ((e = cudaMalloc(&a->v, cells * dim * sizeof(double))) != cudaSuccess) return e;
+  return cudaMalloc(&a->rate, cells * sizeof(double));
+}
+
+static cudaError_t arrays_copy(gbees_gpu_arrays *to, const gbees_gpu_arrays *from, int dim, size_t cells,
+                               cudaStream_t s)
+{
+  cudaError_t e;
+  if ((e = cudaMemcpyAsync(to->key, from->key, cells * dim * sizeof(int32_t), cudaMemcpyDeviceToDevice, s))) return e;
+  if ((e = cudaMemcpyAsync(to->nbr, from->nbr, cells * 2 * dim * sizeof(int32_t), cudaMemcpyDeviceToDevice, s)))
+    return e;
+  if ((e = cudaMemcpyAsync(to->prob, from->prob, cells * sizeof(double), cudaMemcpyDeviceToDevice, s))) return e;
+  if ((e = cudaMemcpyAsync(to->v, from->v, cells * dim * sizeof(double), cudaMemcpyDeviceToDevice, s))) return e;
+  return cudaMemcpyAsync(to->rate, from->rate, cells * sizeof(double), cudaMemcpyDeviceToDevice, s);
+}
+
+static void scratch_free(gbees_gpu *gpu)
+{
+  void *p[] = {gpu->face, gpu->flux, gpu->count, gpu->offset, gpu->sort_cell[0], gpu->sort_cell[1],
+               gpu->sort_key[0], gpu->sort_key[1], gpu->cum, gpu->slot};
+  for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) cudaFree(p[k]);
+  gpu->face = gpu->flux = gpu->sort_key[0] = gpu->sort_key[1] = gpu->cum = NULL;
+  gpu->count = gpu->offset = gpu->sort_cell[0] = gpu->sort_cell[1] = gpu->slot = NULL;
+}
+
+static void targets_free(gbees_gpu *gpu)
+{
+  void *p[] = {gpu->target_cell, gpu->target_slot, gpu->target_pos, gpu->target_flag, gpu->target_rank,
+               gpu->target_code};
+  for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) cudaFree(p[k]);
+  gpu->target_cell = gpu->target_slot = gpu->target_pos = gpu->target_flag = gpu->target_rank = NULL;
+  gpu->target_code = NULL;
+  gpu->target_capacity = 0;
+}
+
+static double device_bytes(const gs_gbees *g)
+{
+  const gbees_gpu *gpu = g->gpu;
+  double d = g->dim;
+  /* two sets of key, nbr, prob, v, rate; face, flux; five int and three
+   * double scratch arrays; slots; growth targets */
+  double per_cell = 2.0 * (4.0 * d + 8.0 * d + 8.0 + 8.0 * d + 8.0) + 16.0 * d + 4.0 * 4.0 + 3.0 * 8.0;
+  return gpu->capacity * per_cell + 4.0 * gpu->n_slots + gpu->target_capacity * 17.0 +
+         4.0 * gpu->n_target_slots + (double)gpu->cub_bytes;
+}
+
+static gs_status no_room(const gs_gbees *g, double cells, cudaError_t e, char *msg)
+{
+  cudaGetLastError();
+  if (e != cudaErrorMemoryAllocation)
+    return gs_set_msg(msg, GS_ERR_CUDA, "GBEES on the GPU: %s", cudaGetErrorString(e));
+  return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %.0f cells; GPU memory ran out (%.2f GB held)", cells,
+                    device_bytes(g) / 1e9);
+}
+
+/* Scratch space of the cub scans and sorts for the current capacities. */
+static cudaError_t cub_reserve(gbees_gpu *gpu)
+{
+  size_t need = 0, b = 0;
+  int32_t n = gpu->capacity;
+  cub::DeviceRadixSort::SortPairs(NULL, b, (double *)NULL, (double *)NULL, (int32_t *)NULL, (int32_t *)NULL, n);
+  need = b > need ? b : need;
+  cub::DeviceScan::InclusiveSum(NULL, b, (double *)NULL, (double *)NULL, n);
+  need = b > need ? b : need;
+  cub::DeviceScan::ExclusiveSum(NULL, b, (int32_t *)NULL, (int32_t *)NULL, n + 1);
+  need = b > need ? b : need;
+  cub::DeviceScan::ExclusiveSum(NULL, b, (int32_t *)NULL, (int32_t *)NULL, gpu->target_capacity + 1);
+  need = b > need ? b : need;
+  if (need <= gpu->cub_bytes) return cudaSuccess;
+  cudaFree(gpu->cub_temp);
+  gpu->cub_temp = NULL;
+  gpu->cub_bytes = 0;
+  cudaError_t e = cudaMalloc(&gpu->cub_temp, need);
+  if (e == cudaSuccess) gpu->cub_bytes = need;
+  return e;
+}
+
+static void note_memory(gs_gbees *g)
+{
+  g->info.memory_bytes = device_bytes(g);
+  if (g->info.memory_bytes > g->info.peak_memory_bytes) g->info.peak_memory_bytes = g->info.memory_bytes;
+}
+
+/* Room for `cells` cells (n of them live): larger arrays with the live cells
+ * copied, fresh scratch, and the table rebuilt. */
+static gs_status reserve_cells(gs_gbees *g, int64_t cells, int32_t n, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  if (cells <= gpu->capacity) return GS_OK;
+  int64_t cap = gpu->capacity > 0 ? gpu->capacity : 1024;
+  while (cap < cells) cap *= 2;
+  if (cap > INT32_MAX / 2) cap = INT32_MAX / 2;
+  if (cells > cap)
+    return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %.0f cells, more than the %d it can index",
+                      (double)cells, (int)cap);
+  int d = g->dim;
+  size_t nc = (size_t)cap;
+  int64_t slots = 2048;
+  while (slots < 2 * cap) slots *= 2;
+  gbees_gpu_arrays fresh;
+  memset(&fresh, 0, sizeof fresh);
+  cudaError_t e = arrays_alloc(&fresh, d, nc);
+  if (e == cudaSuccess && n > 0) e = arrays_copy(&fresh, &gpu->cell, d, (size_t)n, gpu->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(gpu->stream);
+  if (e != cudaSuccess) {
+    arrays_free(&fresh);
+    return no_room(g, (double)cells, e, msg);
+  }
+  arrays_free(&gpu->cell);
+  arrays_free(&gpu->spare);
+  scratch_free(gpu);
+  gpu->cell = fresh;
+  gpu->capacity = (int32_t)cap;
+  gpu->n_slots = slots;
+  if ((e = arrays_alloc(&gpu->spare, d, nc)) || (e = cudaMalloc(&gpu->face, nc * d * sizeof(double))) ||
+      (e = cudaMalloc(&gpu->flux, nc * d * sizeof(double))) || (e = cudaMalloc(&gpu->count, (nc + 1) * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->offset, (nc + 1) * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->sort_cell[0], nc * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->sort_cell[1], nc * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->sort_key[0], nc * sizeof(double))) ||
+      (e = cudaMalloc(&gpu->sort_key[1], nc * sizeof(double))) || (e = cudaMalloc(&gpu->cum, nc * sizeof(double))) ||
+      (e = cudaMalloc(&gpu->slot, (size_t)slots * sizeof(int32_t))) || (e = cub_reserve(gpu)) ||
+      (e = cudaMemsetAsync(gpu->slot, 0xff, (size_t)slots * sizeof(int32_t), gpu->stream)))
+    return no_room(g, (double)cells, e, msg);
+  gbees_cells view = device_cells(g);
+  table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(&gpu->state->n_cells, view, gpu->slot,
+                                                                            slots);
+  note_memory(g);
+  return GS_OK;
+}
+
+static gs_status reserve_targets(gs_gbees *g, int64_t targets, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  if (targets <= gpu->target_capacity) return GS_OK;
+  int64_t cap = GBEES_MIN_TARGETS;
+  while (cap < targets) cap *= 2;
+  if (cap > INT32_MAX / 2) return gs_set_msg(msg, GS_ERR_NOMEM, "GBEES growth lists too many cells");
+  targets_free(gpu);
+  int64_t slots = 2048;
+  while (slots < 2 * cap) slots *= 2;
+  size_t nt = (size_t)cap;
+  cudaError_t e;
+  if ((e = cudaMalloc(&gpu->target_cell, nt * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->target_code, nt)) || (e = cudaMalloc(&gpu->target_pos, nt * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->target_flag, (nt + 1) * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->target_rank, (nt + 1) * sizeof(int32_t))) ||
+      (e = cudaMalloc(&gpu->target_slot, (size_t)slots * sizeof(int32_t))) ||
+      (e = cudaMemsetAsync(gpu->target_slot, 0xff, (size_t)slots * sizeof(int32_t), gpu->stream))) {
+    targets_free(gpu);
+    return no_room(g, (double)g->n_cells, e, msg);
+  }
+  gpu->target_capacity = (int32_t)cap;
+  gpu->n_target_slots = slots;
+  if ((e = cub_reserve(gpu)) != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
+  note_memory(g);
+  return GS_OK;
+}
+
+static gs_status launch_check(const gs_gbees *g, char *msg)
+{
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return GS_OK;
+  return no_room(g, (double)g->n_cells, e, msg);
+}
+
+/* Waits for the device and copies its state to the host. */
+static gs_status sync_state(gs_gbees *g, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  cudaError_t e = cudaMemcpyAsync(gpu->host_state, gpu->state, sizeof(gbees_gpu_state), cudaMemcpyDeviceToHost,
+                                  gpu->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(gpu->stream);
+  if (e != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
+  const gbees_gpu_state *hs = gpu->host_state;
+  g->time = hs->time;
+  g->n_cells = hs->n_cells;
+  g->info.mass_error = hs->mass_error;
+  g->info.clipped_mass = hs->clipped_mass;
+  g->info.pruned_mass = hs->pruned_mass;
+  if (hs->bad_cell != INT32_MAX) {
+    int32_t key[GS_GBEES_MAX_DIM];
+    if (cudaMemcpy(key, gpu->cell.key + (size_t)hs->bad_cell * g->dim, g->dim * sizeof(int32_t),
+                   cudaMemcpyDeviceToHost) != cudaSuccess)
+      return no_room(g, (double)g->n_cells, cudaGetLastError(), msg);
+    return gbees_nonfinite_field(g, key, msg);
+  }
+  return GS_OK;
+}
+
+static void normalize(gs_gbees *g)
+{
+  gbees_gpu *gpu = g->gpu;
+  mass_partials<<<GBEES_REDUCE_BLOCKS, GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob, gpu->partial);
+  mass_total<<<1, GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->partial);
+  scale_prob<<<blocks_for(gpu, g->n_cells), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob);
+}
+
+/* Prunes the n live cells (gbees_prune) and renormalizes; the new count
+ * reaches the host with the next sync. */
+static gs_status prune(gs_gbees *g, int32_t n, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  cudaStream_t s = gpu->stream;
+  g->steps_since_prune = 0;
+  gbees_cells view = device_cells(g);
+  int blocks = blocks_for(gpu, (int64_t)n + 1);
+  int32_t *keep = gpu->count, *index = gpu->offset;
+  prune_candidates<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.threshold, n, gpu->sort_key[0],
+                                                     gpu->sort_cell[0], keep);
+  size_t bytes = gpu->cub_bytes;
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(gpu->cub_temp, bytes, gpu->sort_key[0], gpu->sort_key[1],
+                                                  gpu->sort_cell[0], gpu->sort_cell[1], n, 0, 64, s);
+  bytes = gpu->cub_bytes;
+  if (e == cudaSuccess) e = cub::DeviceScan::InclusiveSum(gpu->cub_temp, bytes, gpu->sort_key[1], gpu->cum, n, s);
+  if (e != cudaSuccess) return no_room(g, n, e, msg);
+  prune_cut<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, gpu->par.threshold, n, gpu->sort_key[1], gpu->cum);
+  prune_mark<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, gpu->sort_cell[1], gpu->cum, keep);
+  bytes = gpu->cub_bytes;
+  e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, keep, index, n + 1, s);
+  if (e != cudaSuccess) return no_room(g, n, e, msg);
+  prune_scatter<<<blocks, GBEES_THREADS, 0, s>>>(g->dim, gpu->state, n, keep, index, gpu->cell, gpu->spare);
+  gbees_gpu_arrays live = gpu->spare;
+  gpu->spare = gpu->cell;
+  gpu->cell = live;
+  view = device_cells(g);
+  if ((e = cudaMemsetAsync(gpu->slot, 0xff, (size_t)gpu->n_slots * sizeof(int32_t), s)) != cudaSuccess)
+    return no_room(g, n, e, msg);
+  table_insert_all<<<blocks, GBEES_THREADS, 0, s>>>(&gpu->state->n_cells, view, gpu->slot, gpu->n_slots);
+  normalize(g);
+  return launch_check(g, msg);
+}
+
+/* Growth of one step; on return the host knows the new cells (or that the
+ * requested time is reached, when nothing grows). */
+static gs_status grow(gs_gbees *g, int32_t *n_after, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  cudaStream_t s = gpu->stream;
+  int32_t n = g->n_cells; /* an upper bound: pruning may have removed cells since */
+  for (;;) {
+    gbees_cells view = device_cells(g);
+    int32_t cap = gpu->target_capacity;
+    growth_count<<<blocks_for(gpu, (int64_t)n + 1), GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.threshold, n,
+                                                                          gpu->count);
+    size_t bytes = gpu->cub_bytes;
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->count, gpu->offset, n + 1, s);
+    if (e != cudaSuccess) return no_room(g, n, e, msg);
+    growth_list<<<blocks_for(gpu, n), GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->offset, cap, gpu->target_cell,
+                                                             gpu->target_code);
+    growth_dedupe<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->slot, gpu->n_slots,
+                                                                 gpu->target_cell, gpu->target_code, gpu->target_slot,
+                                                                 gpu->n_target_slots, gpu->target_pos);
+    growth_flag<<<blocks_for(gpu, (int64_t)cap + 1), GBEES_THREADS, 0, s>>>(gpu->state, cap, gpu->target_slot,
+                                                                            gpu->target_pos, gpu->target_flag);
+    bytes = gpu->cub_bytes;
+    e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->target_flag, gpu->target_rank, cap + 1, s);
+    if (e != cudaSuccess) return no_room(g, n, e, msg);
+    growth_commit<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->capacity, gpu->slot,
+                                                                 gpu->n_slots, gpu->target_cell, gpu->target_code,
+                                                                 gpu->target_slot, gpu->target_pos, gpu->target_flag,
+                                                                 gpu->target_rank, gpu->cell);
+    gs_status st = launch_check(g, msg);
+    if (st == GS_OK) st = sync_state(g, msg);
+    if (st != GS_OK) return st;
+    const gbees_gpu_state *hs = gpu->host_state;
+    n = hs->n_cells;
+    if (hs->n_targets > cap) {
+      st = reserve_targets(g, hs->n_targets, msg);
+    } else if ((int64_t)n + hs->n_new > gpu->capacity) {
+      st = reserve_cells(g, (int64_t)n + hs->n_new, n, msg);
+    } else {
+      *n_after = n + hs->n_new;
+      return GS_OK;
+    }
+    if (st != GS_OK) return st;
+  }
+}
+
+/* One step after growth: velocities and links of the new cells, dt, the
+ * flux update, normalization, and pruning when due. */
+static gs_status advance(gs_gbees *g, int32_t n, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  cudaStream_t s = gpu->stream;
+  int32_t first = g->model.autonomous ? g->n_cells : 0, grown = g->n_cells;
+  gbees_cells view = device_cells(g);
+  cell_velocities<<<blocks_for(gpu, n - first), GBEES_THREADS, 0, s>>>(view, gpu->par, gpu->state, first, n,
+                                                                      gpu->cell.v, gpu->cell.rate);
+  if (n > grown)
+    cell_link<<<blocks_for(gpu, n - grown), GBEES_THREADS, 0, s>>>(view, grown, n, gpu->slot, gpu->n_slots,
+                                                                  gpu->cell.nbr);
+  g->n_cells = n;
+  rate_partials<<<GBEES_REDUCE_BLOCKS, GBEES_THREADS, 0, s>>>(gpu->state, gpu->cell.rate, gpu->partial);
+  choose_dt<<<1, GBEES_THREADS, 0, s>>>(gpu->state, gpu->par.cfl, gpu->partial);
+  int blocks = blocks_for(gpu, n);
+  advect_faces<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->face);
+  advect_fluxes<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->flux);
+  advect_update<<<GBEES_REDUCE_BLOCKS, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->flux, gpu->cell.prob,
+                                                              gpu->partial);
+  advect_finish<<<1, GBEES_THREADS, 0, s>>>(gpu->state, gpu->partial);
+  scale_prob<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, gpu->cell.prob);
+  g->info.steps++;
+  g->info.cell_updates += n;
+  if ((size_t)n > g->info.peak_cells) g->info.peak_cells = (size_t)n;
+  if (++g->steps_since_prune >= g->opt.prune_every) return prune(g, n, msg);
+  return launch_check(g, msg);
+}
+
+extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
+{
+  if (!(t_end >= g->time))
+    return gs_set_msg(msg, GS_ERR_ARG, "cannot propagate backwards, from time %.6g to %.6g", g->time, t_end);
+  gbees_gpu *gpu = g->gpu;
+  gs_status st = GS_OK;
+  double t_start = g->time;
+  GS_CUDA_TRY(cudaSetDevice(gpu->ctx->device));
+  GS_CUDA_TRY(cudaMemcpyAsync(&gpu->state->t_end, &t_end, sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
+  for (;;) {
+    int32_t n;
+    GS_TRY(grow(g, &n, msg));
+    if (!(g->time < t_end)) break;
+    if (gbees_progress(g, t_start, t_end)) {
+      st = gs_interrupted(msg);
+      break;
+    }
+    GS_TRY(advance(g, n, msg));
+  }
+done:
+  return st;
+}
+
+extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
+{
+  gs_status st = GS_OK;
+  gbees_gpu *gpu = (gbees_gpu *)calloc(1, sizeof *gpu);
+  if (!gpu) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  g->gpu = gpu;
+  int d = g->dim;
+  size_t n = (size_t)g->n_cells;
+  GS_TRY(gs_gpu_ctx_get(device, &gpu->ctx, msg));
+  gpu->stream = gpu->ctx->stream[0];
+  gpu->max_blocks = 16 * gpu->ctx->multiprocessors;
+  gpu->par.kind = g->model.kind;
+  gpu->par.dim = d;
+  memcpy(gpu->par.par, g->model.par, sizeof gpu->par.par);
+  memcpy(gpu->par.center, g->opt.center, sizeof gpu->par.center);
+  gpu->par.threshold = g->opt.threshold;
+  gpu->par.cfl = g->opt.cfl;
+  GS_CUDA_TRY(cudaMalloc(&gpu->state, sizeof(gbees_gpu_state)));
+  GS_CUDA_TRY(cudaMallocHost(&gpu->host_state, sizeof(gbees_gpu_state)));
+  GS_CUDA_TRY(cudaMalloc(&gpu->partial, 4 * GBEES_REDUCE_BLOCKS * sizeof(double)));
+  {
+    /* the cells arrive after the arrays are made, so the state counts none
+     * until then (pageable copies: the source may be reused on return) */
+    gbees_gpu_state init;
+    memset(&init, 0, sizeof init);
+    init.time = init.t_end = g->time;
+    init.bad_cell = INT32_MAX;
+    init.mass_error = g->info.mass_error;
+    GS_CUDA_TRY(cudaMemcpyAsync(gpu->state, &init, sizeof init, cudaMemcpyHostToDevice, gpu->stream));
+  }
+  GS_TRY(reserve_targets(g, GBEES_MIN_TARGETS, msg));
+  GS_TRY(reserve_cells(g, (int64_t)n, 0, msg));
+  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.key, g->key, n * d * sizeof(int32_t), cudaMemcpyHostToDevice, gpu->stream));
+  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.nbr, g->nbr, n * 2 * d * sizeof(int32_t), cudaMemcpyHostToDevice, gpu->stream));
+  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.prob, g->prob, n * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
+  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.v, g->v, n * d * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
+  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.rate, g->rate, n * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
+  GS_CUDA_TRY(cudaMemcpyAsync(&gpu->state->n_cells, &g->n_cells, sizeof(int32_t), cudaMemcpyHostToDevice,
+                              gpu->stream));
+  table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(&gpu->state->n_cells, device_cells(g),
+                                                                          gpu->slot, gpu->n_slots);
+  GS_TRY(launch_check(g, msg));
+  GS_TRY(sync_state(g, msg));
+  gbees_grid_free(g);
+done:
+  return st;
+}
+
+extern "C" gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg)
+{
+  const gbees_gpu *gpu = g->gpu;
+  gs_status st = GS_OK;
+  size_t n = (size_t)g->n_cells;
+  GS_CUDA_TRY(cudaSetDevice(gpu->ctx->device));
+  if (keys)
+    GS_CUDA_TRY(cudaMemcpyAsync(keys, gpu->cell.key, n * g->dim * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                                gpu->stream));
+  GS_CUDA_TRY(cudaMemcpyAsync(prob, gpu->cell.prob, n * sizeof(double), cudaMemcpyDeviceToHost, gpu->stream));
+  GS_CUDA_TRY(cudaStreamSynchronize(gpu->stream));
+done:
+  return st;
+}
+
+extern "C" gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  gs_status st = GS_OK;
+  GS_CUDA_TRY(cudaSetDevice(gpu->ctx->device));
+  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.prob, prob, (size_t)g->n_cells * sizeof(double), cudaMemcpyHostToDevice,
+                              gpu->stream));
+  normalize(g);
+  GS_TRY(prune(g, g->n_cells, msg));
+  GS_TRY(sync_state(g, msg));
+done:
+  return st;
+}
+
+extern "C" void gbees_gpu_free(gbees_gpu *gpu)
+{
+  if (!gpu) return;
+  if (gpu->ctx) cudaSetDevice(gpu->ctx->device);
+  arrays_free(&gpu->cell);
+  arrays_free(&gpu->spare);
+  scratch_free(gpu);
+  targets_free(gpu);
+  cudaFree(gpu->partial);
+  cudaFree(gpu->cub_temp);
+  cudaFree(gpu->state);
+  cudaFreeHost(gpu->host_state);
+  free(gpu);
+}
+
+extern "C" gs_status gs_gbees_monte_carlo_gpu(int device, const gs_gbees_model *model, double *x, size_t n,
+                                              double t0, double t1, double step, char *msg)
+{
+  if (!(t1 >= t0) || !(step > 0.0)) return gs_set_msg(msg, GS_ERR_ARG, "need t1 >= t0 and a positive step");
+  if (model->kind == GS_GBEES_CALLBACK)
+    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
+  if (t1 == t0 || n == 0) return GS_OK;
+  gs_gpu_ctx *ctx = NULL;
+  double *dx = NULL;
+  gs_status st = gs_gpu_ctx_get(device, &ctx, msg);
+  if (st != GS_OK) return st;
+  long n_steps = (long)ceil((t1 - t0) / step);
+  double h = (t1 - t0) / (double)n_steps;
+  size_t bytes = n * model->dim * sizeof(double);
+  int blocks = (int)((n + GBEES_THREADS - 1) / GBEES_THREADS);
+  GS_CUDA_TRY(cudaMalloc(&dx, bytes));
+  GS_CUDA_TRY(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, ctx->stream[0]));
+  monte_carlo_rk4<<<blocks, GBEES_THREADS, 0, ctx->stream[0]>>>(*model, dx, n, n_steps, h);
+  GS_CUDA_TRY(cudaGetLastError());
+  GS_CUDA_TRY(cudaMemcpyAsync(x, dx, bytes, cudaMemcpyDeviceToHost, ctx->stream[0]));
+  GS_CUDA_TRY(cudaStreamSynchronize(ctx->stream[0]));
+done:
+  cudaFree(dx);
+  return st;
+}
