@@ -127,7 +127,7 @@ int gbees_progress(gs_gbees *g, double t_start, double t_end)
   double now = gs_wall_seconds();
   if (!g->opt.progress || now - g->last_report < 0.1) return 0;
   g->last_report = now;
-  return g->opt.progress((g->time - t_start) / (t_end - t_start));
+  return g->opt.progress(t_end > t_start ? (g->time - t_start) / (t_end - t_start) : 1.0);
 }
 
 gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)

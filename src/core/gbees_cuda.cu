@@ -13,9 +13,11 @@
  * - Pruning sorts the candidates by probability (a stable radix sort, ties in
  *   cell order as on the CPU), finds the removable prefix from the running
  *   sum and compacts the arrays into a spare set.
- * - The host waits once per step, after growth, to learn the new cell count
- *   and whether the requested time has been reached. dt is chosen on the
- *   device. */
+ * - A step is two CUDA graphs, growth and the update, whose kernels read the
+ *   cell count from the device; dt is chosen there too. The host waits once
+ *   per step, after growth, to learn whether the arrays were large enough
+ *   and whether the requested time has been reached. The graphs are
+ *   captured again when the arrays are enlarged. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,12 +39,14 @@
 typedef struct {
   double time, t_end, dt;
   double mass_error, clipped_mass, pruned_mass;
-  double norm;      /* the sum that the next scale divides by */
-  int32_t n_cells;
-  int32_t n_targets; /* growth targets listed */
-  int32_t n_new;     /* new cells they hold */
-  int32_t bad_cell;  /* lowest cell with a non-finite field, or INT32_MAX */
+  double norm;        /* the sum that the next scale divides by */
+  int32_t n_cells;    /* cells before this step's growth */
+  int32_t n_new;      /* cells the growth appended (0 if they did not fit) */
+  int32_t n_wanted;   /* cells the growth needed */
+  int32_t n_targets;  /* growth targets listed */
+  int32_t bad_cell;   /* lowest cell with a non-finite field, or INT32_MAX */
   int32_t n_pruned;
+  unsigned int blocks_done; /* blocks finished in a reduction (last_block) */
 } gbees_gpu_state;
 
 /* The model and grid geometry that kernels need besides the cells. */
@@ -81,7 +85,8 @@ struct gbees_gpu {
   void *cub_temp;
   size_t cub_bytes;
   gbees_gpu_state *state, *host_state; /* device, pinned host */
-  int max_blocks;
+  int max_blocks, reduce_blocks;
+  cudaGraphExec_t grow_graph, advance_graph; /* NULL until captured for the current arrays */
 };
 
 static int blocks_for(const gbees_gpu *gpu, int64_t n)
@@ -100,12 +105,18 @@ static gbees_cells device_cells(const gs_gbees *g)
 
 #define GRID_STRIDE(c, n) for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < (n); c += (int64_t)gridDim.x * blockDim.x)
 
+/* Cells in the grid: those before growth plus those it appended. */
+__device__ static inline int32_t live_cells(const gbees_gpu_state *st)
+{
+  return st->n_cells + st->n_new;
+}
+
 /* ---- hash table ----------------------------------------------------------- */
 
-__global__ static void table_insert_all(const int32_t *n_cells, gbees_cells g, int32_t *slot, int64_t n_slots)
+__global__ static void table_insert_all(const gbees_gpu_state *st, gbees_cells g, int32_t *slot, int64_t n_slots)
 {
   uint64_t mask = (uint64_t)n_slots - 1;
-  GRID_STRIDE(c, *n_cells)
+  GRID_STRIDE(c, live_cells(st))
   {
     uint64_t s = gbees_key_hash(g.key + c * g.dim, g.dim) & mask;
     while (atomicCAS(slot + s, GBEES_NONE, (int32_t)c) != GBEES_NONE) s = (s + 1) & mask;
@@ -114,15 +125,10 @@ __global__ static void table_insert_all(const int32_t *n_cells, gbees_cells g, i
 
 /* ---- growth -------------------------------------------------------------- */
 
-__device__ static inline int step_pending(const gbees_gpu_state *st)
-{
-  return st->time < st->t_end;
-}
-
 __global__ static void growth_count(gbees_cells g, const gbees_gpu_state *st, double threshold, int32_t n_bound,
                                     int32_t *count)
 {
-  int32_t n = step_pending(st) ? st->n_cells : 0;
+  int32_t n = st->time < st->t_end ? st->n_cells : 0;
   GRID_STRIDE(c, (int64_t)n_bound + 1)
   count[c] = c < n && g.prob[c] >= threshold ? gbees_growth_targets(&g, (int32_t)c, NULL) : 0;
 }
@@ -200,7 +206,10 @@ __global__ static void growth_commit(gbees_cells g, gbees_gpu_state *st, int32_t
 {
   int32_t n_targets = listed_targets(st, capacity), n = st->n_cells, n_new = target_rank[n_targets];
   int fits = st->n_targets <= capacity && (int64_t)n + n_new <= cell_capacity;
-  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_new = n_new;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    st->n_wanted = n_new;
+    st->n_new = fits ? n_new : 0;
+  }
   uint64_t mask = (uint64_t)n_slots - 1;
   GRID_STRIDE(p, n_targets)
   {
@@ -217,38 +226,32 @@ __global__ static void growth_commit(gbees_cells g, gbees_gpu_state *st, int32_t
   }
 }
 
-/* Velocities of cells first .. n-1; also records the new cell count. */
-__global__ static void cell_velocities(gbees_cells g, gbees_gpu_params par, gbees_gpu_state *st, int32_t first,
-                                       int32_t n, double *v, double *rate)
-{
-  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_cells = n;
-  GRID_STRIDE(k, n - first)
-  {
-    int32_t c = first + (int32_t)k;
-    double x[GS_GBEES_MAX_DIM];
-    for (int i = 0; i < g.dim; i++) x[i] = par.center[i] + g.dx[i] * g.key[(size_t)c * g.dim + i];
-    double r = gbees_builtin_velocity(par.kind, par.par, g.dim, g.dx, x, v + (size_t)c * g.dim);
-    rate[c] = r;
-    if (!isfinite(r)) atomicMin(&st->bad_cell, c);
-  }
-}
-
-/* Links cells first .. n-1 with their face neighbours, as gbees_grid_link. */
-__global__ static void cell_link(gbees_cells g, int32_t first, int32_t n, const int32_t *slot, int64_t n_slots,
-                                 int32_t *nbr)
+/* Velocities of the new cells and their links with their face neighbours
+ * (both ways, as gbees_grid_link). The built-in fields do not depend on
+ * time, so older cells keep theirs. */
+__global__ static void growth_settle(gbees_cells g, gbees_gpu_params par, gbees_gpu_state *st, const int32_t *slot,
+                                     int64_t n_slots, gbees_gpu_arrays cell)
 {
   int d = g.dim;
-  GRID_STRIDE(k, n - first)
+  int32_t first = st->n_cells;
+  GRID_STRIDE(k, st->n_new)
   {
     int32_t c = first + (int32_t)k, key[GS_GBEES_MAX_DIM];
-    for (int i = 0; i < d; i++) key[i] = g.key[(size_t)c * d + i];
+    double x[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < d; i++) {
+      key[i] = g.key[(size_t)c * d + i];
+      x[i] = par.center[i] + g.dx[i] * key[i];
+    }
+    double r = gbees_builtin_velocity(par.kind, par.par, d, g.dx, x, cell.v + (size_t)c * d);
+    cell.rate[c] = r;
+    if (!isfinite(r)) atomicMin(&st->bad_cell, c);
     for (int i = 0; i < d; i++) {
       for (int side = 0; side < 2; side++) {
         key[i] += side ? 1 : -1;
         int32_t m = gbees_table_find(slot, n_slots, g.key, d, key);
         key[i] -= side ? 1 : -1;
-        nbr[(size_t)c * 2 * d + 2 * i + side] = m;
-        if (m != GBEES_NONE && m < first) nbr[(size_t)m * 2 * d + 2 * i + 1 - side] = c;
+        cell.nbr[(size_t)c * 2 * d + 2 * i + side] = m;
+        if (m != GBEES_NONE && m < first) cell.nbr[(size_t)m * 2 * d + 2 * i + 1 - side] = c;
       }
     }
   }
@@ -256,7 +259,7 @@ __global__ static void cell_link(gbees_cells g, int32_t first, int32_t n, const 
 
 /* ---- reductions ------------------------------------------------------------ */
 
-/* Sum (max = 0) or maximum of a block's values, in thread 0. */
+/* Sum (max = 0) or maximum of a block's values, in every thread. */
 __device__ static double block_reduce(double x, int max)
 {
   __shared__ double part[GBEES_THREADS];
@@ -272,31 +275,51 @@ __device__ static double block_reduce(double x, int max)
   return r;
 }
 
-/* The reduction of GBEES_REDUCE_BLOCKS partials, in every thread. */
+/* Called by every thread after thread 0 has written the block's partials:
+ * true in the block that finishes last, which may then read all of them.
+ * The partials are reduced in block order, so sums do not depend on timing. */
+__device__ static bool last_block(gbees_gpu_state *st)
+{
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
+    if (last) st->blocks_done = 0;
+  }
+  __syncthreads();
+  return last;
+}
+
+/* The reduction of the grid's partials (one per block), in every thread of
+ * the last block. */
 __device__ static double reduce_partials(const double *partial, int max)
 {
-  double x = 0.0; /* rates are not negative */
-  for (int b = threadIdx.x; b < GBEES_REDUCE_BLOCKS; b += blockDim.x)
-    x = max ? fmax(x, partial[b]) : x + partial[b];
+  double x = 0.0; /* sums, and maxima of rates, which are not negative */
+  for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+    x = max ? fmax(x, __ldcg(partial + b)) : x + __ldcg(partial + b);
   return block_reduce(x, max);
 }
 
-__global__ static void rate_partials(const gbees_gpu_state *st, const double *rate, double *partial)
+/* dt = cfl / (largest rate), shortened to land on t_end, as the CPU path;
+ * and the face jumps, in the same pass over the cells. */
+__global__ static void choose_dt(gbees_cells g, gbees_gpu_state *st, double cfl, const double *rate, double *face,
+                                 double *partial)
 {
   double m = 0.0;
-  GRID_STRIDE(c, st->n_cells) m = fmax(m, rate[c]);
+  GRID_STRIDE(c, live_cells(st))
+  {
+    m = fmax(m, rate[c]);
+    gbees_face_jumps(&g, (int32_t)c, face + c * g.dim);
+  }
   m = block_reduce(m, 1);
   if (threadIdx.x == 0) partial[blockIdx.x] = m;
-}
-
-/* dt = cfl / (largest rate), shortened to land on t_end, as the CPU path. */
-__global__ static void choose_dt(gbees_gpu_state *st, double cfl, const double *partial)
-{
-  double rate = reduce_partials(partial, 1);
+  if (!last_block(st)) return;
+  double top = reduce_partials(partial, 1);
   if (threadIdx.x != 0) return;
   double dt = st->t_end - st->time;
-  if (rate > 0.0 && cfl / rate < dt) {
-    st->dt = cfl / rate;
+  if (top > 0.0 && cfl / top < dt) {
+    st->dt = cfl / top;
     st->time += st->dt;
   } else {
     st->dt = dt;
@@ -304,48 +327,45 @@ __global__ static void choose_dt(gbees_gpu_state *st, double cfl, const double *
   }
 }
 
-__global__ static void mass_partials(const gbees_gpu_state *st, const double *prob, double *partial)
+/* The mass of the grid into st->norm. */
+__global__ static void mass_total(gbees_gpu_state *st, const double *prob, double *partial)
 {
   double s = 0.0;
-  GRID_STRIDE(c, st->n_cells) s += prob[c];
+  GRID_STRIDE(c, live_cells(st)) s += prob[c];
   s = block_reduce(s, 0);
   if (threadIdx.x == 0) partial[blockIdx.x] = s;
-}
-
-__global__ static void mass_total(gbees_gpu_state *st, const double *partial)
-{
-  double s = reduce_partials(partial, 0);
+  if (!last_block(st)) return;
+  s = reduce_partials(partial, 0);
   if (threadIdx.x == 0) st->norm = s;
 }
 
-__global__ static void scale_prob(const gbees_gpu_state *st, double *prob)
+/* Divides by st->norm; then the cells appended by growth become part of the
+ * grid (by the last block, when no block reads the count any more). */
+__global__ static void scale_prob(gbees_gpu_state *st, double *prob)
 {
   double s = st->norm;
-  if (!(s > 0.0)) return;
-  GRID_STRIDE(c, st->n_cells) prob[c] /= s;
+  if (s > 0.0) GRID_STRIDE(c, live_cells(st)) prob[c] /= s;
+  if (!last_block(st) || threadIdx.x != 0) return;
+  st->n_cells += st->n_new;
+  st->n_new = 0;
 }
 
 /* ---- the flux update ---------------------------------------------------- */
 
-__global__ static void advect_faces(gbees_cells g, const gbees_gpu_state *st, int32_t n, double *face)
+__global__ static void advect_fluxes(gbees_cells g, const gbees_gpu_state *st, double *flux)
 {
   double dt = st->dt;
-  GRID_STRIDE(c, n) gbees_face_jumps(&g, (int32_t)c, dt, face + c * g.dim);
-}
-
-__global__ static void advect_fluxes(gbees_cells g, const gbees_gpu_state *st, int32_t n, double *flux)
-{
-  double dt = st->dt;
-  GRID_STRIDE(c, n)
+  GRID_STRIDE(c, live_cells(st))
   for (int j = 0; j < g.dim; j++) flux[c * g.dim + j] = gbees_upper_face_flux(&g, (int32_t)c, j, dt);
 }
 
-/* The update; partials of the mass before, after, clipped, and kept. */
-__global__ static void advect_update(gbees_cells g, const gbees_gpu_state *st, int32_t n, const double *flux,
-                                     double *prob, double *partial)
+/* The update, and the mass before, after and clipped, and the mass kept
+ * (what the scale divides by). */
+__global__ static void advect_update(gbees_cells g, gbees_gpu_state *st, const double *flux, double *prob,
+                                     double *partial)
 {
   double dt = st->dt, before = 0.0, after = 0.0, clipped = 0.0, kept = 0.0;
-  GRID_STRIDE(c, n)
+  GRID_STRIDE(c, live_cells(st))
   {
     before += g.prob[c];
     double p = gbees_updated_prob(&g, flux, (int32_t)c, dt);
@@ -362,11 +382,7 @@ __global__ static void advect_update(gbees_cells g, const gbees_gpu_state *st, i
     double r = block_reduce(s[k], 0);
     if (threadIdx.x == 0) partial[k * GBEES_REDUCE_BLOCKS + blockIdx.x] = r;
   }
-}
-
-__global__ static void advect_finish(gbees_gpu_state *st, const double *partial)
-{
-  double s[4];
+  if (!last_block(st)) return;
   for (int k = 0; k < 4; k++) s[k] = reduce_partials(partial + k * GBEES_REDUCE_BLOCKS, 0);
   if (threadIdx.x != 0) return;
   st->mass_error = fmax(st->mass_error, fabs(s[1] - s[0]));
@@ -408,6 +424,7 @@ __global__ static void prune_mark(gbees_gpu_state *st, const int32_t *sorted_cel
   GRID_STRIDE(k, m) keep[sorted_cell[k]] = 0;
 }
 
+/* The kept cells, in order and with their links renumbered, into `to`. */
 __global__ static void prune_scatter(int dim, gbees_gpu_state *st, int32_t n, const int32_t *keep,
                                      const int32_t *index, gbees_gpu_arrays from, gbees_gpu_arrays to)
 {
@@ -537,6 +554,13 @@ static void note_memory(gs_gbees *g)
   if (g->info.memory_bytes > g->info.peak_memory_bytes) g->info.peak_memory_bytes = g->info.memory_bytes;
 }
 
+static void graphs_drop(gbees_gpu *gpu)
+{
+  if (gpu->grow_graph) cudaGraphExecDestroy(gpu->grow_graph);
+  if (gpu->advance_graph) cudaGraphExecDestroy(gpu->advance_graph);
+  gpu->grow_graph = gpu->advance_graph = NULL;
+}
+
 /* Room for `cells` cells (n of them live): larger arrays with the live cells
  * copied, fresh scratch, and the table rebuilt. */
 static gs_status reserve_cells(gs_gbees *g, int64_t cells, int32_t n, char *msg)
@@ -578,9 +602,10 @@ static gs_status reserve_cells(gs_gbees *g, int64_t cells, int32_t n, char *msg)
       (e = cudaMalloc(&gpu->slot, (size_t)slots * sizeof(int32_t))) || (e = cub_reserve(gpu)) ||
       (e = cudaMemsetAsync(gpu->slot, 0xff, (size_t)slots * sizeof(int32_t), gpu->stream)))
     return no_room(g, (double)cells, e, msg);
-  gbees_cells view = device_cells(g);
-  table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(&gpu->state->n_cells, view, gpu->slot,
-                                                                            slots);
+  graphs_drop(gpu);
+  gpu->reduce_blocks = blocks_for(gpu, cap) < GBEES_REDUCE_BLOCKS ? blocks_for(gpu, cap) : GBEES_REDUCE_BLOCKS;
+  table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, device_cells(g), gpu->slot,
+                                                                          slots);
   note_memory(g);
   return GS_OK;
 }
@@ -606,6 +631,7 @@ static gs_status reserve_targets(gs_gbees *g, int64_t targets, char *msg)
     targets_free(gpu);
     return no_room(g, (double)g->n_cells, e, msg);
   }
+  graphs_drop(gpu);
   gpu->target_capacity = (int32_t)cap;
   gpu->n_target_slots = slots;
   if ((e = cub_reserve(gpu)) != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
@@ -620,7 +646,25 @@ static gs_status launch_check(const gs_gbees *g, char *msg)
   return no_room(g, (double)g->n_cells, e, msg);
 }
 
-/* Waits for the device and copies its state to the host. */
+/* After the device state has reached host_state: time, cell count, totals,
+ * and the error of a non-finite field. */
+static gs_status read_state(gs_gbees *g, char *msg)
+{
+  const gbees_gpu *gpu = g->gpu;
+  const gbees_gpu_state *hs = gpu->host_state;
+  g->time = hs->time;
+  g->n_cells = hs->n_cells + hs->n_new;
+  g->info.mass_error = hs->mass_error;
+  g->info.clipped_mass = hs->clipped_mass;
+  g->info.pruned_mass = hs->pruned_mass;
+  if (hs->bad_cell == INT32_MAX) return GS_OK;
+  int32_t key[GS_GBEES_MAX_DIM];
+  cudaError_t e = cudaMemcpy(key, gpu->cell.key + (size_t)hs->bad_cell * g->dim, g->dim * sizeof(int32_t),
+                             cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
+  return gbees_nonfinite_field(g, key, msg);
+}
+
 static gs_status sync_state(gs_gbees *g, char *msg)
 {
   gbees_gpu *gpu = g->gpu;
@@ -628,32 +672,18 @@ static gs_status sync_state(gs_gbees *g, char *msg)
                                   gpu->stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(gpu->stream);
   if (e != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
-  const gbees_gpu_state *hs = gpu->host_state;
-  g->time = hs->time;
-  g->n_cells = hs->n_cells;
-  g->info.mass_error = hs->mass_error;
-  g->info.clipped_mass = hs->clipped_mass;
-  g->info.pruned_mass = hs->pruned_mass;
-  if (hs->bad_cell != INT32_MAX) {
-    int32_t key[GS_GBEES_MAX_DIM];
-    if (cudaMemcpy(key, gpu->cell.key + (size_t)hs->bad_cell * g->dim, g->dim * sizeof(int32_t),
-                   cudaMemcpyDeviceToHost) != cudaSuccess)
-      return no_room(g, (double)g->n_cells, cudaGetLastError(), msg);
-    return gbees_nonfinite_field(g, key, msg);
-  }
-  return GS_OK;
+  return read_state(g, msg);
 }
 
 static void normalize(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
-  mass_partials<<<GBEES_REDUCE_BLOCKS, GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob, gpu->partial);
-  mass_total<<<1, GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->partial);
+  mass_total<<<gpu->reduce_blocks, GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob, gpu->partial);
   scale_prob<<<blocks_for(gpu, g->n_cells), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob);
 }
 
-/* Prunes the n live cells (gbees_prune) and renormalizes; the new count
- * reaches the host with the next sync. */
+/* Prunes the n cells of the grid (gbees_prune) and renormalizes; the new
+ * count reaches the host with the next sync. */
 static gs_status prune(gs_gbees *g, int32_t n, char *msg)
 {
   gbees_gpu *gpu = g->gpu;
@@ -676,91 +706,111 @@ static gs_status prune(gs_gbees *g, int32_t n, char *msg)
   e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, keep, index, n + 1, s);
   if (e != cudaSuccess) return no_room(g, n, e, msg);
   prune_scatter<<<blocks, GBEES_THREADS, 0, s>>>(g->dim, gpu->state, n, keep, index, gpu->cell, gpu->spare);
-  gbees_gpu_arrays live = gpu->spare;
-  gpu->spare = gpu->cell;
-  gpu->cell = live;
-  view = device_cells(g);
-  if ((e = cudaMemsetAsync(gpu->slot, 0xff, (size_t)gpu->n_slots * sizeof(int32_t), s)) != cudaSuccess)
+  /* copied back rather than swapped, so that the captured graphs stay valid */
+  if ((e = arrays_copy(&gpu->cell, &gpu->spare, g->dim, (size_t)n, s)) != cudaSuccess ||
+      (e = cudaMemsetAsync(gpu->slot, 0xff, (size_t)gpu->n_slots * sizeof(int32_t), s)) != cudaSuccess)
     return no_room(g, n, e, msg);
-  table_insert_all<<<blocks, GBEES_THREADS, 0, s>>>(&gpu->state->n_cells, view, gpu->slot, gpu->n_slots);
+  table_insert_all<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, view, gpu->slot, gpu->n_slots);
   normalize(g);
   return launch_check(g, msg);
 }
 
-/* Growth of one step; on return the host knows the new cells (or that the
- * requested time is reached, when nothing grows). */
-static gs_status grow(gs_gbees *g, int32_t *n_after, char *msg)
+/* Growth, as a graph: targets, their first listings, the new cells, and the
+ * device state copied to the host. */
+static cudaError_t capture_growth(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
   cudaStream_t s = gpu->stream;
-  int32_t n = g->n_cells; /* an upper bound: pruning may have removed cells since */
-  for (;;) {
-    gbees_cells view = device_cells(g);
-    int32_t cap = gpu->target_capacity;
-    growth_count<<<blocks_for(gpu, (int64_t)n + 1), GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.threshold, n,
-                                                                          gpu->count);
-    size_t bytes = gpu->cub_bytes;
-    cudaError_t e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->count, gpu->offset, n + 1, s);
-    if (e != cudaSuccess) return no_room(g, n, e, msg);
-    growth_list<<<blocks_for(gpu, n), GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->offset, cap, gpu->target_cell,
-                                                             gpu->target_code);
-    growth_dedupe<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->slot, gpu->n_slots,
-                                                                 gpu->target_cell, gpu->target_code, gpu->target_slot,
-                                                                 gpu->n_target_slots, gpu->target_pos);
-    growth_flag<<<blocks_for(gpu, (int64_t)cap + 1), GBEES_THREADS, 0, s>>>(gpu->state, cap, gpu->target_slot,
-                                                                            gpu->target_pos, gpu->target_flag);
-    bytes = gpu->cub_bytes;
-    e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->target_flag, gpu->target_rank, cap + 1, s);
-    if (e != cudaSuccess) return no_room(g, n, e, msg);
-    growth_commit<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->capacity, gpu->slot,
-                                                                 gpu->n_slots, gpu->target_cell, gpu->target_code,
-                                                                 gpu->target_slot, gpu->target_pos, gpu->target_flag,
-                                                                 gpu->target_rank, gpu->cell);
-    gs_status st = launch_check(g, msg);
-    if (st == GS_OK) st = sync_state(g, msg);
-    if (st != GS_OK) return st;
-    const gbees_gpu_state *hs = gpu->host_state;
-    n = hs->n_cells;
-    if (hs->n_targets > cap) {
-      st = reserve_targets(g, hs->n_targets, msg);
-    } else if ((int64_t)n + hs->n_new > gpu->capacity) {
-      st = reserve_cells(g, (int64_t)n + hs->n_new, n, msg);
-    } else {
-      *n_after = n + hs->n_new;
-      return GS_OK;
-    }
-    if (st != GS_OK) return st;
-  }
+  gbees_cells view = device_cells(g);
+  int32_t n = gpu->capacity, cap = gpu->target_capacity;
+  growth_count<<<blocks_for(gpu, (int64_t)n + 1), GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.threshold, n,
+                                                                        gpu->count);
+  size_t bytes = gpu->cub_bytes;
+  cudaError_t e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->count, gpu->offset, n + 1, s);
+  if (e != cudaSuccess) return e;
+  growth_list<<<blocks_for(gpu, n), GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->offset, cap, gpu->target_cell,
+                                                           gpu->target_code);
+  growth_dedupe<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->slot, gpu->n_slots,
+                                                               gpu->target_cell, gpu->target_code, gpu->target_slot,
+                                                               gpu->n_target_slots, gpu->target_pos);
+  growth_flag<<<blocks_for(gpu, (int64_t)cap + 1), GBEES_THREADS, 0, s>>>(gpu->state, cap, gpu->target_slot,
+                                                                          gpu->target_pos, gpu->target_flag);
+  bytes = gpu->cub_bytes;
+  e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->target_flag, gpu->target_rank, cap + 1, s);
+  if (e != cudaSuccess) return e;
+  growth_commit<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->capacity, gpu->slot,
+                                                               gpu->n_slots, gpu->target_cell, gpu->target_code,
+                                                               gpu->target_slot, gpu->target_pos, gpu->target_flag,
+                                                               gpu->target_rank, gpu->cell);
+  return cudaMemcpyAsync(gpu->host_state, gpu->state, sizeof(gbees_gpu_state), cudaMemcpyDeviceToHost, s);
 }
 
-/* One step after growth: velocities and links of the new cells, dt, the
- * flux update, normalization, and pruning when due. */
-static gs_status advance(gs_gbees *g, int32_t n, char *msg)
+/* The rest of a step, as a graph: the new cells' velocities and links, dt,
+ * the flux update and normalization. */
+static cudaError_t capture_advance(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
   cudaStream_t s = gpu->stream;
-  int32_t first = g->model.autonomous ? g->n_cells : 0, grown = g->n_cells;
   gbees_cells view = device_cells(g);
-  cell_velocities<<<blocks_for(gpu, n - first), GBEES_THREADS, 0, s>>>(view, gpu->par, gpu->state, first, n,
-                                                                      gpu->cell.v, gpu->cell.rate);
-  if (n > grown)
-    cell_link<<<blocks_for(gpu, n - grown), GBEES_THREADS, 0, s>>>(view, grown, n, gpu->slot, gpu->n_slots,
-                                                                  gpu->cell.nbr);
-  g->n_cells = n;
-  rate_partials<<<GBEES_REDUCE_BLOCKS, GBEES_THREADS, 0, s>>>(gpu->state, gpu->cell.rate, gpu->partial);
-  choose_dt<<<1, GBEES_THREADS, 0, s>>>(gpu->state, gpu->par.cfl, gpu->partial);
-  int blocks = blocks_for(gpu, n);
-  advect_faces<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->face);
-  advect_fluxes<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->flux);
-  advect_update<<<GBEES_REDUCE_BLOCKS, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->flux, gpu->cell.prob,
-                                                              gpu->partial);
-  advect_finish<<<1, GBEES_THREADS, 0, s>>>(gpu->state, gpu->partial);
+  int blocks = blocks_for(gpu, gpu->capacity);
+  growth_settle<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->par, gpu->state, gpu->slot, gpu->n_slots, gpu->cell);
+  choose_dt<<<gpu->reduce_blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.cfl, gpu->cell.rate, gpu->face,
+                                                         gpu->partial);
+  advect_fluxes<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->flux);
+  advect_update<<<gpu->reduce_blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->flux, gpu->cell.prob,
+                                                             gpu->partial);
   scale_prob<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, gpu->cell.prob);
-  g->info.steps++;
-  g->info.cell_updates += n;
-  if ((size_t)n > g->info.peak_cells) g->info.peak_cells = (size_t)n;
-  if (++g->steps_since_prune >= g->opt.prune_every) return prune(g, n, msg);
-  return launch_check(g, msg);
+  return cudaGetLastError();
+}
+
+static cudaError_t capture(gs_gbees *g, cudaError_t (*record)(gs_gbees *), cudaGraphExec_t *exec)
+{
+  cudaStream_t s = g->gpu->stream;
+  cudaGraph_t graph = NULL;
+  cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  if (e != cudaSuccess) return e;
+  cudaError_t recorded = record(g);
+  e = cudaStreamEndCapture(s, &graph);
+  if (recorded != cudaSuccess) e = recorded;
+  if (e == cudaSuccess) e = cudaGraphInstantiate(exec, graph, 0);
+  if (graph) cudaGraphDestroy(graph);
+  return e;
+}
+
+static gs_status graphs_ready(gs_gbees *g, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  cudaError_t e = cudaSuccess;
+  if (!gpu->grow_graph) e = capture(g, capture_growth, &gpu->grow_graph);
+  if (e == cudaSuccess && !gpu->advance_graph) e = capture(g, capture_advance, &gpu->advance_graph);
+  if (e != cudaSuccess) {
+    graphs_drop(gpu);
+    return no_room(g, (double)g->n_cells, e, msg);
+  }
+  return GS_OK;
+}
+
+/* Growth of one step; on return the host knows the new cell count (or that
+ * the requested time is reached: then nothing grows). */
+static gs_status grow(gs_gbees *g, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  for (;;) {
+    gs_status st = graphs_ready(g, msg);
+    if (st != GS_OK) return st;
+    cudaError_t e = cudaGraphLaunch(gpu->grow_graph, gpu->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(gpu->stream);
+    if (e != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
+    if ((st = read_state(g, msg)) != GS_OK) return st;
+    const gbees_gpu_state *hs = gpu->host_state;
+    if (hs->n_targets > gpu->target_capacity)
+      st = reserve_targets(g, hs->n_targets, msg);
+    else if (hs->n_new != hs->n_wanted)
+      st = reserve_cells(g, (int64_t)hs->n_cells + hs->n_wanted, hs->n_cells, msg);
+    else
+      return GS_OK;
+    if (st != GS_OK) return st;
+  }
 }
 
 extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
@@ -773,14 +823,17 @@ extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
   GS_CUDA_TRY(cudaSetDevice(gpu->ctx->device));
   GS_CUDA_TRY(cudaMemcpyAsync(&gpu->state->t_end, &t_end, sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
   for (;;) {
-    int32_t n;
-    GS_TRY(grow(g, &n, msg));
-    if (!(g->time < t_end)) break;
     if (gbees_progress(g, t_start, t_end)) {
       st = gs_interrupted(msg);
       break;
     }
-    GS_TRY(advance(g, n, msg));
+    GS_TRY(grow(g, msg));
+    if (!(g->time < t_end)) break;
+    GS_CUDA_TRY(cudaGraphLaunch(gpu->advance_graph, gpu->stream));
+    g->info.steps++;
+    g->info.cell_updates += g->n_cells;
+    if ((size_t)g->n_cells > g->info.peak_cells) g->info.peak_cells = (size_t)g->n_cells;
+    if (++g->steps_since_prune >= g->opt.prune_every) GS_TRY(prune(g, g->n_cells, msg));
   }
 done:
   return st;
@@ -825,8 +878,8 @@ extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
   GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.rate, g->rate, n * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
   GS_CUDA_TRY(cudaMemcpyAsync(&gpu->state->n_cells, &g->n_cells, sizeof(int32_t), cudaMemcpyHostToDevice,
                               gpu->stream));
-  table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(&gpu->state->n_cells, device_cells(g),
-                                                                          gpu->slot, gpu->n_slots);
+  table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, device_cells(g), gpu->slot,
+                                                                          gpu->n_slots);
   GS_TRY(launch_check(g, msg));
   GS_TRY(sync_state(g, msg));
   gbees_grid_free(g);
@@ -867,6 +920,7 @@ extern "C" void gbees_gpu_free(gbees_gpu *gpu)
 {
   if (!gpu) return;
   if (gpu->ctx) cudaSetDevice(gpu->ctx->device);
+  graphs_drop(gpu);
   arrays_free(&gpu->cell);
   arrays_free(&gpu->spare);
   scratch_free(gpu);

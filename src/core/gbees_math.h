@@ -20,7 +20,7 @@ typedef struct {
   const int32_t *nbr; /* 2 dim per cell: [2i] = cell - e_i, [2i + 1] = cell + e_i, or GBEES_NONE */
   const double *v;    /* dim per cell: velocity component i at the cell's + face in dimension i */
   const double *prob;
-  const double *face; /* dim per cell: dt (P - P(cell - e_i)) / (2 dx_i), 0 without that neighbour */
+  const double *face; /* dim per cell: (P - P(cell - e_i)) / (2 dx_i), 0 without that neighbour */
 } gbees_cells;
 
 static inline GS_HD int32_t gbees_nbr(const gbees_cells *g, int32_t c, int i, int side)
@@ -166,12 +166,14 @@ static inline GS_HD void gbees_growth_key(const gbees_cells *g, int32_t c, int c
   if (j != i) key[j] += gbees_v(g, c, j) > 0.0 ? 1 : -1;
 }
 
-/* The jump terms of cell c's lower faces for a step dt, into face. */
-static inline GS_HD void gbees_face_jumps(const gbees_cells *g, int32_t c, double dt, double *face)
+/* Half the jump across each of cell c's lower faces per unit length, into
+ * face (it does not depend on the step, so the GPU computes it alongside
+ * the CFL rate). */
+static inline GS_HD void gbees_face_jumps(const gbees_cells *g, int32_t c, double *face)
 {
   for (int i = 0; i < g->dim; i++) {
     int32_t m = gbees_nbr(g, c, i, 0);
-    face[i] = m == GBEES_NONE ? 0.0 : dt * (g->prob[c] - g->prob[m]) / (2.0 * g->dx[i]);
+    face[i] = m == GBEES_NONE ? 0.0 : (g->prob[c] - g->prob[m]) / (2.0 * g->dx[i]);
   }
 }
 
@@ -200,15 +202,17 @@ static inline GS_HD double gbees_upper_face_flux(const gbees_cells *g, int32_t x
 
   /* CTU: the transverse part of the waves crossing the faces in dimension
    * i != j next to this face. */
+  double ctu = 0.0;
   for (int i = 0; i < d; i++) {
     if (i == j) continue;
     int32_t xm = gbees_nbr(g, x, i, 0), xp = gbees_nbr(g, x, i, 1), km = gbees_nbr(g, k, i, 0),
             kp = gbees_nbr(g, k, i, 1);
-    if (xm != GBEES_NONE) flux -= fmax(gbees_v(g, xm, i), 0.0) * vj_pos * gbees_face_jump(g, x, i);
-    flux -= fmin(gbees_v(g, x, i), 0.0) * vj_pos * gbees_face_jump(g, xp, i);
-    if (km != GBEES_NONE) flux -= fmax(gbees_v(g, km, i), 0.0) * vj_neg * gbees_face_jump(g, k, i);
-    flux -= fmin(gbees_v(g, k, i), 0.0) * vj_neg * gbees_face_jump(g, kp, i);
+    if (xm != GBEES_NONE) ctu += fmax(gbees_v(g, xm, i), 0.0) * vj_pos * gbees_face_jump(g, x, i);
+    ctu += fmin(gbees_v(g, x, i), 0.0) * vj_pos * gbees_face_jump(g, xp, i);
+    if (km != GBEES_NONE) ctu += fmax(gbees_v(g, km, i), 0.0) * vj_neg * gbees_face_jump(g, k, i);
+    ctu += fmin(gbees_v(g, k, i), 0.0) * vj_neg * gbees_face_jump(g, kp, i);
   }
+  flux -= dt * ctu;
 
   /* second-order correction, limited by the upwind jump */
   double jump = gbees_face_jump(g, k, j);
@@ -222,7 +226,7 @@ static inline GS_HD double gbees_upper_face_flux(const gbees_cells *g, int32_t x
       theta = ((kp == GBEES_NONE ? 0.0 : P[kp]) - P[k]) / dP;
     }
     double au = fabs(u);
-    flux += au * (g->dx[j] / dt - au) * jump * gbees_mc_limiter(theta);
+    flux += au * (g->dx[j] - au * dt) * jump * gbees_mc_limiter(theta);
   }
   return flux;
 }

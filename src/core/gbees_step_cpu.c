@@ -143,7 +143,7 @@ void gbees_advect(gs_gbees *g, double dt)
 #pragma omp for schedule(static) reduction(+ : before)
     for (int32_t c = 0; c < n; c++) {
       before += g->prob[c];
-      gbees_face_jumps(&cells, c, dt, g->face + (size_t)c * d);
+      gbees_face_jumps(&cells, c, g->face + (size_t)c * d);
     }
 #pragma omp for schedule(static)
     for (int32_t c = 0; c < n; c++)
