@@ -567,16 +567,11 @@ static gs_status reserve_cells(gs_gbees *g, int64_t cells, int32_t n, char *msg)
 {
   gbees_gpu *gpu = g->gpu;
   if (cells <= gpu->capacity) return GS_OK;
-  int64_t cap = gpu->capacity > 0 ? gpu->capacity : 1024;
-  while (cap < cells) cap *= 2;
-  if (cap > INT32_MAX / 2) cap = INT32_MAX / 2;
-  if (cells > cap)
-    return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %.0f cells, more than the %d it can index",
-                      (double)cells, (int)cap);
+  int64_t cap, slots;
+  gs_status st = gbees_grid_size(gpu->capacity, cells, &cap, &slots, msg);
+  if (st != GS_OK) return st;
   int d = g->dim;
   size_t nc = (size_t)cap;
-  int64_t slots = 2048;
-  while (slots < 2 * cap) slots *= 2;
   gbees_gpu_arrays fresh;
   memset(&fresh, 0, sizeof fresh);
   cudaError_t e = arrays_alloc(&fresh, d, nc);

@@ -46,15 +46,29 @@ static int grow_array(void **p, size_t bytes)
   return 1;
 }
 
+gs_status gbees_grid_size(int64_t current, int64_t cells, int64_t *capacity, int64_t *slots, char *msg)
+{
+  int64_t cap = current > 0 ? current : 1024;
+  while (cap < cells) cap *= 2;
+  if (cap > INT32_MAX / 2) cap = INT32_MAX / 2;
+  if (cells > cap)
+    return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %.0f cells, more than the %d it can index",
+                      (double)cells, (int)cap);
+  int64_t s = 2048;
+  while (s < 2 * cap) s *= 2;
+  *capacity = cap;
+  *slots = s;
+  return GS_OK;
+}
+
 gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
 {
+  int64_t cap = g->capacity, slots = g->n_slots;
+  if (cells > g->capacity || g->n_slots < 2 * (int64_t)g->capacity) {
+    gs_status st = gbees_grid_size(g->capacity, cells, &cap, &slots, msg);
+    if (st != GS_OK) return st;
+  }
   if (cells > g->capacity) {
-    int64_t cap = g->capacity > 0 ? g->capacity : 1024;
-    while (cap < cells) cap *= 2;
-    if (cap > INT32_MAX / 2) cap = INT32_MAX / 2;
-    if (cells > cap)
-      return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %.0f cells, more than the %d it can index",
-                        (double)cells, (int)cap);
     int d = g->dim;
     size_t n = (size_t)cap;
     if (!grow_array((void **)&g->key, n * d * sizeof(int32_t)) || !grow_array((void **)&g->prob, n * sizeof(double)) ||
@@ -65,9 +79,7 @@ gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
                         (double)cells, (double)cap * (double)cell_bytes(d) / 1e9);
     g->capacity = (int32_t)cap;
   }
-  if (g->n_slots < 2 * (int64_t)g->capacity) {
-    int64_t slots = g->n_slots > 0 ? g->n_slots : 2048;
-    while (slots < 2 * (int64_t)g->capacity) slots *= 2;
+  if (g->n_slots < slots) {
     gs_status st = rehash(g, slots, msg);
     if (st != GS_OK) return st;
   }

@@ -47,6 +47,9 @@ struct gs_gbees {
 gbees_cells gbees_host_cells(const gs_gbees *g);
 
 /* Grid storage (gbees_grid.c) */
+/* The capacity for `cells` cells when `current` is too small (doubling from
+ * 1024) and its hash slots (a power of two, at least twice the capacity). */
+gs_status gbees_grid_size(int64_t current, int64_t cells, int64_t *capacity, int64_t *slots, char *msg);
 gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg);
 int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key);
 /* The cell with this key, appended with probability 0 when absent
