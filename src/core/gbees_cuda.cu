@@ -51,7 +51,7 @@ typedef struct {
 
 /* The model and grid geometry that kernels need besides the cells. */
 typedef struct {
-  int kind, dim;
+  int kind;
   double par[4];
   double center[GS_GBEES_MAX_DIM];
   double threshold, cfl;
@@ -846,7 +846,6 @@ extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
   gpu->stream = gpu->ctx->stream[0];
   gpu->max_blocks = 16 * gpu->ctx->multiprocessors;
   gpu->par.kind = g->model.kind;
-  gpu->par.dim = d;
   memcpy(gpu->par.par, g->model.par, sizeof gpu->par.par);
   memcpy(gpu->par.center, g->opt.center, sizeof gpu->par.center);
   gpu->par.threshold = g->opt.threshold;
