@@ -195,11 +195,8 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
   for (size_t p = 0; p < n; p++)
     for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
   char msg[GS_MSG_LEN];
-  int dev = gs_r_int(device, "device");
-  gs_status st = dev >= 0 ? gs_gbees_monte_carlo_gpu(dev, &mod, rowwise, n, Rf_asReal(t0), Rf_asReal(t1),
-                                                     Rf_asReal(step), msg)
-                          : gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), rowwise, n, Rf_asReal(t0),
-                                                 Rf_asReal(t1), Rf_asReal(step), msg);
+  gs_status st = gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), gs_r_int(device, "device"), rowwise, n,
+                                      Rf_asReal(t0), Rf_asReal(t1), Rf_asReal(step), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, d));
   double *po = REAL(out);

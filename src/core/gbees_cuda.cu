@@ -8,11 +8,12 @@
  *   the listing index). A scan over the kept listings numbers the new cells
  *   in the order in which the CPU appends them. Nothing is committed when
  *   the arrays are too small: they are enlarged and growth is repeated.
- * - Sums (mass, normalization) and the largest CFL rate are reduced over a
- *   fixed number of blocks, so results do not depend on timing.
+ * - Sums (mass, normalization) and the largest CFL rate are reduced in block
+ *   order over a number of blocks set by the array size, so results do not
+ *   depend on timing.
  * - Pruning sorts the candidates by probability (a stable radix sort, ties in
  *   cell order as on the CPU), finds the removable prefix from the running
- *   sum and compacts the arrays into a spare set.
+ *   sum, compacts the kept cells into a spare set and copies them back.
  * - A step is two CUDA graphs, growth and the update, whose kernels read the
  *   cell count from the device; dt is chosen there too. The host waits once
  *   per step, after growth, to learn whether the arrays were large enough
@@ -926,19 +927,13 @@ extern "C" void gbees_gpu_free(gbees_gpu *gpu)
   free(gpu);
 }
 
-extern "C" gs_status gs_gbees_monte_carlo_gpu(int device, const gs_gbees_model *model, double *x, size_t n,
-                                              double t0, double t1, double step, char *msg)
+extern "C" gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n,
+                                           long n_steps, double h, char *msg)
 {
-  if (!(t1 >= t0) || !(step > 0.0)) return gs_set_msg(msg, GS_ERR_ARG, "need t1 >= t0 and a positive step");
-  if (model->kind == GS_GBEES_CALLBACK)
-    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
-  if (t1 == t0 || n == 0) return GS_OK;
   gs_gpu_ctx *ctx = NULL;
   double *dx = NULL;
   gs_status st = gs_gpu_ctx_get(device, &ctx, msg);
   if (st != GS_OK) return st;
-  long n_steps = (long)ceil((t1 - t0) / step);
-  double h = (t1 - t0) / (double)n_steps;
   size_t bytes = n * model->dim * sizeof(double);
   int blocks = (int)((n + GBEES_THREADS - 1) / GBEES_THREADS);
   GS_CUDA_TRY(cudaMalloc(&dx, bytes));

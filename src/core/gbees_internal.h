@@ -27,7 +27,7 @@ struct gs_gbees {
   double *v;      /* dim per cell: velocity component i at the cell's + face in dimension i */
   double *rate;   /* sum_i |v_i| / dx_i: the cell's CFL rate */
   int32_t *nbr;   /* 2 dim per cell: [2i] = cell - e_i, [2i + 1] = cell + e_i, or GBEES_NONE */
-  double *face;   /* dim per cell: dt (P - P(cell - e_i)) / (2 dx_i), 0 without that neighbour */
+  double *face;   /* dim per cell: (P - P(cell - e_i)) / (2 dx_i), 0 without that neighbour */
   double *flux;   /* dim per cell: total flux through the + face in dimension i */
 
   /* hash slots (a power of two), each a cell index or GBEES_NONE */
@@ -87,6 +87,9 @@ gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *
 /* Replaces the probabilities, then normalizes, prunes and normalizes. */
 gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg);
 void gbees_gpu_free(gbees_gpu *gpu);
+/* n_steps Runge-Kutta steps of h for the n states x of a built-in model. */
+gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, long n_steps, double h,
+                                char *msg);
 
 #ifdef __cplusplus
 }

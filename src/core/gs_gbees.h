@@ -89,12 +89,9 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
 
 /* Monte Carlo reference: advances the n states x (state p in
  * x[p*dim ..], in place) from t0 to t1 with classical Runge-Kutta steps of
- * at most `step`. */
-gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, double *x, size_t n, double t0, double t1,
-                               double step, char *msg);
-/* The same on a GPU, for the built-in models. */
-gs_status gs_gbees_monte_carlo_gpu(int device, const gs_gbees_model *model, double *x, size_t n, double t0, double t1,
-                                   double step, char *msg);
+ * at most `step`, on the CPU (device < 0) or a GPU (built-in models). */
+gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
+                               double t1, double step, char *msg);
 
 #ifdef __cplusplus
 }
