@@ -65,7 +65,7 @@ GS_HD static inline stable_value stable_cauchy(double z)
 
 /* The standard S0 law at z into *r; 0 where fast is set and the point
  * needs the adaptive rule (stable_general). */
-GS_HD static inline int stable_standard(double z, double alpha, double beta, int fast,
+GS_HD static inline int stable_standard(double z, double alpha, double beta, int need, int fast,
                                         stable_value *r)
 {
   if (isinf(z)) {
@@ -81,7 +81,7 @@ GS_HD static inline int stable_standard(double z, double alpha, double beta, int
     *r = stable_cauchy(z);
     return 1;
   }
-  return stable_general(z, alpha, beta, fast, r);
+  return stable_general(z, alpha, beta, need, fast, r);
 }
 
 /* The density, or with STABLE_FLAG_PROB the probability, of the family at
@@ -96,8 +96,9 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
     *out = isnan(s) ? s : NAN;
     return 1;
   }
-  if (!stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta, fast,
-                       &r))
+  int need = flags & STABLE_FLAG_PROB ? STABLE_NEED_PROB : STABLE_NEED_PDF;
+  if (!stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta, need,
+                       fast, &r))
     return 0;
   int lg = flags & STABLE_FLAG_LOG;
   if (!(flags & STABLE_FLAG_PROB)) *out = lg ? r.log_pdf - log(gamma) : r.pdf / gamma;
@@ -130,7 +131,7 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
   }
   for (int it = 0; it < 400; it++) {
     stable_value r;
-    if (!stable_standard(z, alpha, beta, fast, &r)) return 0;
+    if (!stable_standard(z, alpha, beta, STABLE_NEED_ALL, fast, &r)) return 0;
     double lt = upper ? r.log_ccdf : r.log_cdf, g = lt - log_q;
     *out = z;
     if (fabs(g) < 1e-15) return 1; /* the log tail is matched */
