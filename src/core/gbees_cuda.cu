@@ -14,11 +14,15 @@
  * - Pruning sorts the candidates by probability (a stable radix sort, ties in
  *   cell order as on the CPU), finds the removable prefix from the running
  *   sum, compacts the kept cells into a spare set and copies them back.
- * - A step is two CUDA graphs, growth and the update, whose kernels read the
- *   cell count from the device; dt is chosen there too. The host waits once
- *   per step, after growth, to learn whether the arrays were large enough
- *   and whether the requested time has been reached. The graphs are
- *   captured again when the arrays are enlarged. */
+ * - A step is one CUDA graph, growth and the update, whose kernels read the
+ *   cell count from the device; dt is chosen there too, and the step count.
+ *   The host launches the steps up to the next prune and waits once for all
+ *   of them: a host wait costs about as much as a step of a small grid. A
+ *   step runs only if the one before left the device state `step_on`: not
+ *   when the requested time is reached, a field was not finite, or growth
+ *   found the arrays too small (`halted`). Then the remaining launches do
+ *   nothing, and after a halt the host enlarges the arrays, captures the
+ *   graph again and goes on from the step that halted. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,8 +39,12 @@
 /* Blocks of the reductions: a fixed number, so sums are reproducible. */
 #define GBEES_REDUCE_BLOCKS 1024
 #define GBEES_MIN_TARGETS 4096
+/* Steps launched before the host waits for them, at most: enough to hide the
+ * wait, few enough that an interrupt is seen soon and that few launches are
+ * left to do nothing once the requested time is reached. */
+#define GBEES_STEPS_PER_WAIT 32
 
-/* What the device tells the host after growth. */
+/* What the device tells the host after a batch of steps. */
 typedef struct {
   double time, t_end, dt;
   double mass_error, clipped_mass, pruned_mass;
@@ -47,6 +55,11 @@ typedef struct {
   int32_t n_targets;  /* growth targets listed */
   int32_t bad_cell;   /* lowest cell with a non-finite field, or INT32_MAX */
   int32_t n_pruned;
+  int32_t step_on;    /* the next step runs (set as the step before ends) */
+  int32_t halted;     /* growth did not fit: no step runs until the host enlarges the arrays */
+  int32_t peak_cells; /* the most cells a step advanced */
+  long long steps;    /* steps taken, and the cells they advanced */
+  double cell_updates;
   unsigned int blocks_done; /* blocks finished in a reduction (last_block) */
 } gbees_gpu_state;
 
@@ -87,7 +100,7 @@ struct gbees_gpu {
   size_t cub_bytes;
   gbees_gpu_state *state, *host_state; /* device, pinned host */
   int max_blocks, reduce_blocks;
-  cudaGraphExec_t grow_graph, advance_graph; /* NULL until captured for the current arrays */
+  cudaGraphExec_t step_graph; /* NULL until captured for the current arrays */
 };
 
 static int blocks_for(const gbees_gpu *gpu, int64_t n)
@@ -104,6 +117,10 @@ static gbees_cells device_cells(const gs_gbees *g)
   return v;
 }
 
+/* Kernels take the structs they index at run time (dx[i], the model's
+ * parameters) as __grid_constant__: without it every thread, even one with
+ * no work, first copies them to its local memory, which cost a step of a
+ * small grid more than its arithmetic. */
 #define GRID_STRIDE(c, n) for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < (n); c += (int64_t)gridDim.x * blockDim.x)
 
 /* Cells in the grid: those before growth plus those it appended. */
@@ -112,9 +129,16 @@ __device__ static inline int32_t live_cells(const gbees_gpu_state *st)
   return st->n_cells + st->n_new;
 }
 
+/* After growth: this step advances the grid. */
+__device__ static inline bool advancing(const gbees_gpu_state *st)
+{
+  return st->step_on && !st->halted;
+}
+
 /* ---- hash table ----------------------------------------------------------- */
 
-__global__ static void table_insert_all(const gbees_gpu_state *st, gbees_cells g, int32_t *slot, int64_t n_slots)
+__global__ static void table_insert_all(const gbees_gpu_state *st, const __grid_constant__ gbees_cells g, int32_t *slot,
+                                        int64_t n_slots)
 {
   uint64_t mask = (uint64_t)n_slots - 1;
   GRID_STRIDE(c, live_cells(st))
@@ -126,17 +150,19 @@ __global__ static void table_insert_all(const gbees_gpu_state *st, gbees_cells g
 
 /* ---- growth -------------------------------------------------------------- */
 
-__global__ static void growth_count(gbees_cells g, const gbees_gpu_state *st, double threshold, int32_t n_bound,
-                                    int32_t *count)
+__global__ static void growth_count(const __grid_constant__ gbees_cells g, const gbees_gpu_state *st, double threshold,
+                                    int32_t n_bound, int32_t *count)
 {
-  int32_t n = st->time < st->t_end ? st->n_cells : 0;
+  int32_t n = st->step_on ? st->n_cells : 0;
   GRID_STRIDE(c, (int64_t)n_bound + 1)
   count[c] = c < n && g.prob[c] >= threshold ? gbees_growth_targets(&g, (int32_t)c, NULL) : 0;
 }
 
-__global__ static void growth_list(gbees_cells g, gbees_gpu_state *st, int32_t n_bound, const int32_t *offset,
-                                   int32_t capacity, int32_t *target_cell, unsigned char *target_code)
+__global__ static void growth_list(const __grid_constant__ gbees_cells g, gbees_gpu_state *st, int32_t n_bound,
+                                   const int32_t *offset, int32_t capacity, int32_t *target_cell,
+                                   unsigned char *target_code)
 {
+  if (!st->step_on) return; /* n_targets may tell the host how much room a halted step needs */
   int32_t total = offset[n_bound];
   if (blockIdx.x == 0 && threadIdx.x == 0) st->n_targets = total;
   if (total > capacity) return;
@@ -155,15 +181,15 @@ __global__ static void growth_list(gbees_cells g, gbees_gpu_state *st, int32_t n
 
 __device__ static inline int32_t listed_targets(const gbees_gpu_state *st, int32_t capacity)
 {
-  return st->n_targets <= capacity ? st->n_targets : 0;
+  return st->step_on && st->n_targets <= capacity ? st->n_targets : 0;
 }
 
 /* Marks the first listing of every key not in the grid: target_pos[p] is the
  * slot of p's key in the target table, or -1 if the cell exists. */
-__global__ static void growth_dedupe(gbees_cells g, const gbees_gpu_state *st, int32_t capacity,
+__global__ static void growth_dedupe(const __grid_constant__ gbees_cells g, const gbees_gpu_state *st, int32_t capacity,
                                      const int32_t *slot, int64_t n_slots, const int32_t *target_cell,
-                                     const unsigned char *target_code, int32_t *target_slot,
-                                     int64_t n_target_slots, int32_t *target_pos)
+                                     const unsigned char *target_code, int32_t *target_slot, int64_t n_target_slots,
+                                     int32_t *target_pos)
 {
   uint64_t mask = (uint64_t)n_target_slots - 1;
   GRID_STRIDE(p, listed_targets(st, capacity))
@@ -197,19 +223,20 @@ __global__ static void growth_flag(const gbees_gpu_state *st, int32_t capacity, 
   target_flag[p] = p < n && target_pos[p] >= 0 && target_slot[target_pos[p]] == (int32_t)p;
 }
 
-/* Appends the new cells if they fit (the host enlarges the arrays and repeats
- * growth otherwise) and clears the target table. */
-__global__ static void growth_commit(gbees_cells g, gbees_gpu_state *st, int32_t capacity, int32_t cell_capacity,
-                                     int32_t *slot, int64_t n_slots, const int32_t *target_cell,
-                                     const unsigned char *target_code, int32_t *target_slot,
-                                     const int32_t *target_pos, const int32_t *target_flag,
-                                     const int32_t *target_rank, gbees_gpu_arrays cell)
+/* Appends the new cells if they fit (else the step halts: the host enlarges
+ * the arrays and repeats growth) and clears the target table. */
+__global__ static void growth_commit(const __grid_constant__ gbees_cells g, gbees_gpu_state *st, int32_t capacity,
+                                     int32_t cell_capacity, int32_t *slot, int64_t n_slots, const int32_t *target_cell,
+                                     const unsigned char *target_code, int32_t *target_slot, const int32_t *target_pos,
+                                     const int32_t *target_flag, const int32_t *target_rank, gbees_gpu_arrays cell)
 {
+  if (!st->step_on) return;
   int32_t n_targets = listed_targets(st, capacity), n = st->n_cells, n_new = target_rank[n_targets];
   int fits = st->n_targets <= capacity && (int64_t)n + n_new <= cell_capacity;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     st->n_wanted = n_new;
     st->n_new = fits ? n_new : 0;
+    st->halted = !fits;
   }
   uint64_t mask = (uint64_t)n_slots - 1;
   GRID_STRIDE(p, n_targets)
@@ -228,51 +255,60 @@ __global__ static void growth_commit(gbees_cells g, gbees_gpu_state *st, int32_t
 }
 
 /* Velocities of the new cells and their links with their face neighbours
- * (both ways, as gbees_grid_link). The built-in fields do not depend on
- * time, so older cells keep theirs. */
-__global__ static void growth_settle(gbees_cells g, gbees_gpu_params par, gbees_gpu_state *st, const int32_t *slot,
-                                     int64_t n_slots, gbees_gpu_arrays cell)
+ * (both ways, as gbees_grid_link), one thread per link: the lookups are
+ * latency-bound, so they run side by side rather than one after another.
+ * The built-in fields do not depend on time, so older cells keep theirs. */
+__global__ static void growth_settle(const __grid_constant__ gbees_cells g,
+                                     const __grid_constant__ gbees_gpu_params par, gbees_gpu_state *st,
+                                     const int32_t *slot, int64_t n_slots, gbees_gpu_arrays cell)
 {
   int d = g.dim;
   int32_t first = st->n_cells;
-  GRID_STRIDE(k, st->n_new)
+  GRID_STRIDE(t, (int64_t)st->n_new * 2 * d)
   {
-    int32_t c = first + (int32_t)k, key[GS_GBEES_MAX_DIM];
-    double x[GS_GBEES_MAX_DIM];
-    for (int i = 0; i < d; i++) {
-      key[i] = g.key[(size_t)c * d + i];
-      x[i] = par.center[i] + g.dx[i] * key[i];
+    int32_t c = first + (int32_t)(t / (2 * d)), link = (int32_t)(t % (2 * d)), i = link / 2, side = link % 2;
+    int32_t key[GS_GBEES_MAX_DIM];
+    for (int k = 0; k < d; k++) key[k] = g.key[(size_t)c * d + k];
+    if (link == 0) {
+      double x[GS_GBEES_MAX_DIM];
+      for (int k = 0; k < d; k++) x[k] = par.center[k] + g.dx[k] * key[k];
+      double r = gbees_builtin_velocity(par.kind, par.par, d, g.dx, x, cell.v + (size_t)c * d);
+      cell.rate[c] = r;
+      if (!isfinite(r)) atomicMin(&st->bad_cell, c);
     }
-    double r = gbees_builtin_velocity(par.kind, par.par, d, g.dx, x, cell.v + (size_t)c * d);
-    cell.rate[c] = r;
-    if (!isfinite(r)) atomicMin(&st->bad_cell, c);
-    for (int i = 0; i < d; i++) {
-      for (int side = 0; side < 2; side++) {
-        key[i] += side ? 1 : -1;
-        int32_t m = gbees_table_find(slot, n_slots, g.key, d, key);
-        key[i] -= side ? 1 : -1;
-        cell.nbr[(size_t)c * 2 * d + 2 * i + side] = m;
-        if (m != GBEES_NONE && m < first) cell.nbr[(size_t)m * 2 * d + 2 * i + 1 - side] = c;
-      }
-    }
+    key[i] += side ? 1 : -1;
+    int32_t m = gbees_table_find(slot, n_slots, g.key, d, key);
+    cell.nbr[(size_t)c * 2 * d + link] = m;
+    if (m != GBEES_NONE && m < first) cell.nbr[(size_t)m * 2 * d + 2 * i + 1 - side] = c;
   }
 }
 
 /* ---- reductions ------------------------------------------------------------ */
 
-/* Sum (max = 0) or maximum of a block's values, in every thread. */
+__device__ static double warp_reduce(double x, int max)
+{
+  for (int o = 16; o > 0; o /= 2) {
+    double y = __shfl_down_sync(0xffffffffu, x, o);
+    x = max ? fmax(x, y) : x + y;
+  }
+  return x;
+}
+
+/* Sum (max = 0) or maximum of a block's values (not negative), in every
+ * thread, in a fixed order. */
 __device__ static double block_reduce(double x, int max)
 {
-  __shared__ double part[GBEES_THREADS];
-  part[threadIdx.x] = x;
+  __shared__ double part[GBEES_THREADS / 32], result;
+  x = warp_reduce(x, max);
+  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = x;
   __syncthreads();
-  for (int w = GBEES_THREADS / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) part[threadIdx.x] = max ? fmax(part[threadIdx.x], part[threadIdx.x + w])
-                                                 : part[threadIdx.x] + part[threadIdx.x + w];
-    __syncthreads();
+  if (threadIdx.x < 32) {
+    x = warp_reduce(threadIdx.x < GBEES_THREADS / 32 ? part[threadIdx.x] : 0.0, max);
+    if (threadIdx.x == 0) result = x;
   }
-  double r = part[0];
   __syncthreads();
+  double r = result;
+  __syncthreads(); /* before a next call overwrites part and result */
   return r;
 }
 
@@ -303,10 +339,12 @@ __device__ static double reduce_partials(const double *partial, int max)
 }
 
 /* dt = cfl / (largest rate), shortened to land on t_end, as the CPU path;
- * and the face jumps, in the same pass over the cells. */
-__global__ static void choose_dt(gbees_cells g, gbees_gpu_state *st, double cfl, const double *rate, double *face,
-                                 double *partial)
+ * and the face jumps, in the same pass over the cells. The step is counted
+ * here, where it moves the time. */
+__global__ static void choose_dt(const __grid_constant__ gbees_cells g, gbees_gpu_state *st, double cfl,
+                                 const double *rate, double *face, double *partial)
 {
+  if (!advancing(st)) return;
   double m = 0.0;
   GRID_STRIDE(c, live_cells(st))
   {
@@ -318,6 +356,10 @@ __global__ static void choose_dt(gbees_cells g, gbees_gpu_state *st, double cfl,
   if (!last_block(st)) return;
   double top = reduce_partials(partial, 1);
   if (threadIdx.x != 0) return;
+  int32_t n = live_cells(st);
+  st->steps++;
+  st->cell_updates += n;
+  if (n > st->peak_cells) st->peak_cells = n;
   double dt = st->t_end - st->time;
   if (top > 0.0 && cfl / top < dt) {
     st->dt = cfl / top;
@@ -340,31 +382,43 @@ __global__ static void mass_total(gbees_gpu_state *st, const double *prob, doubl
   if (threadIdx.x == 0) st->norm = s;
 }
 
-/* Divides by st->norm; then the cells appended by growth become part of the
- * grid (by the last block, when no block reads the count any more). */
-__global__ static void scale_prob(gbees_gpu_state *st, double *prob)
+/* Divides by st->norm (in a step, only one that advances); then the cells
+ * appended by growth become part of the grid, and whether the next step runs
+ * is settled (by the last block, when no block reads the state any more). */
+__global__ static void scale_prob(gbees_gpu_state *st, double *prob, int in_step)
 {
   double s = st->norm;
-  if (s > 0.0) GRID_STRIDE(c, live_cells(st)) prob[c] /= s;
+  if (s > 0.0 && (!in_step || advancing(st))) GRID_STRIDE(c, live_cells(st)) prob[c] /= s;
   if (!last_block(st) || threadIdx.x != 0) return;
   st->n_cells += st->n_new;
   st->n_new = 0;
+  st->step_on = !st->halted && st->time < st->t_end && st->bad_cell == INT32_MAX;
+}
+
+/* Steps run again (towards a new t_end, or after the arrays were enlarged). */
+__global__ static void steps_resume(gbees_gpu_state *st)
+{
+  st->halted = 0;
+  st->step_on = st->time < st->t_end && st->bad_cell == INT32_MAX;
 }
 
 /* ---- the flux update ---------------------------------------------------- */
 
-__global__ static void advect_fluxes(gbees_cells g, const gbees_gpu_state *st, double *flux)
+/* One thread per face, for the same reason as in growth_settle. */
+__global__ static void advect_fluxes(const __grid_constant__ gbees_cells g, const gbees_gpu_state *st, double *flux)
 {
+  if (!advancing(st)) return;
   double dt = st->dt;
-  GRID_STRIDE(c, live_cells(st))
-  for (int j = 0; j < g.dim; j++) flux[c * g.dim + j] = gbees_upper_face_flux(&g, (int32_t)c, j, dt);
+  GRID_STRIDE(f, (int64_t)live_cells(st) * g.dim)
+  flux[f] = gbees_upper_face_flux(&g, (int32_t)(f / g.dim), (int)(f % g.dim), dt);
 }
 
 /* The update, and the mass before, after and clipped, and the mass kept
  * (what the scale divides by). */
-__global__ static void advect_update(gbees_cells g, gbees_gpu_state *st, const double *flux, double *prob,
-                                     double *partial)
+__global__ static void advect_update(const __grid_constant__ gbees_cells g, gbees_gpu_state *st, const double *flux,
+                                     double *prob, double *partial)
 {
+  if (!advancing(st)) return;
   double dt = st->dt, before = 0.0, after = 0.0, clipped = 0.0, kept = 0.0;
   GRID_STRIDE(c, live_cells(st))
   {
@@ -393,8 +447,8 @@ __global__ static void advect_update(gbees_cells g, gbees_gpu_state *st, const d
 
 /* ---- pruning --------------------------------------------------------------- */
 
-__global__ static void prune_candidates(gbees_cells g, gbees_gpu_state *st, double threshold, int32_t n,
-                                        double *sort_key, int32_t *sort_cell, int32_t *keep)
+__global__ static void prune_candidates(const __grid_constant__ gbees_cells g, gbees_gpu_state *st, double threshold,
+                                        int32_t n, double *sort_key, int32_t *sort_cell, int32_t *keep)
 {
   if (blockIdx.x == 0 && threadIdx.x == 0) st->n_pruned = n;
   GRID_STRIDE(c, (int64_t)n + 1)
@@ -449,7 +503,8 @@ __global__ static void prune_scatter(int dim, gbees_gpu_state *st, int32_t n, co
 
 /* ---- Monte Carlo ----------------------------------------------------------- */
 
-__global__ static void monte_carlo_rk4(gs_gbees_model m, double *x, size_t n, long n_steps, double h)
+__global__ static void monte_carlo_rk4(const __grid_constant__ gs_gbees_model m, double *x, size_t n, long n_steps,
+                                       double h)
 {
   GRID_STRIDE(p, (int64_t)n) gbees_builtin_rk4(m.kind, m.par, m.dim, x + p * m.dim, n_steps, h);
 }
@@ -511,7 +566,7 @@ static double device_bytes(const gs_gbees *g)
 {
   const gbees_gpu *gpu = g->gpu;
   double d = g->dim;
-  /* two sets of key, nbr, prob, v, rate; face, flux; five int and three
+  /* two sets of key, nbr, prob, v, rate; face, flux; four int and three
    * double scratch arrays; slots; growth targets */
   double per_cell = 2.0 * (4.0 * d + 8.0 * d + 8.0 + 8.0 * d + 8.0) + 16.0 * d + 4.0 * 4.0 + 3.0 * 8.0;
   return gpu->capacity * per_cell + 4.0 * gpu->n_slots + gpu->target_capacity * 17.0 +
@@ -557,9 +612,8 @@ static void note_memory(gs_gbees *g)
 
 static void graphs_drop(gbees_gpu *gpu)
 {
-  if (gpu->grow_graph) cudaGraphExecDestroy(gpu->grow_graph);
-  if (gpu->advance_graph) cudaGraphExecDestroy(gpu->advance_graph);
-  gpu->grow_graph = gpu->advance_graph = NULL;
+  if (gpu->step_graph) cudaGraphExecDestroy(gpu->step_graph);
+  gpu->step_graph = NULL;
 }
 
 /* Room for `cells` cells (n of them live): larger arrays with the live cells
@@ -650,6 +704,9 @@ static gs_status read_state(gs_gbees *g, char *msg)
   const gbees_gpu_state *hs = gpu->host_state;
   g->time = hs->time;
   g->n_cells = hs->n_cells + hs->n_new;
+  g->info.steps = hs->steps;
+  g->info.cell_updates = hs->cell_updates;
+  if ((size_t)hs->peak_cells > g->info.peak_cells) g->info.peak_cells = (size_t)hs->peak_cells;
   g->info.mass_error = hs->mass_error;
   g->info.clipped_mass = hs->clipped_mass;
   g->info.pruned_mass = hs->pruned_mass;
@@ -675,7 +732,7 @@ static void normalize(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
   mass_total<<<gpu->reduce_blocks, GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob, gpu->partial);
-  scale_prob<<<blocks_for(gpu, g->n_cells), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob);
+  scale_prob<<<blocks_for(gpu, g->n_cells), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, gpu->cell.prob, 0);
 }
 
 /* Prunes the n cells of the grid (gbees_prune) and renormalizes; the new
@@ -711,21 +768,22 @@ static gs_status prune(gs_gbees *g, int32_t n, char *msg)
   return launch_check(g, msg);
 }
 
-/* Growth, as a graph: targets, their first listings, the new cells, and the
- * device state copied to the host. */
-static cudaError_t capture_growth(gs_gbees *g)
+/* One step, as a graph: growth (targets, their first listings, the new
+ * cells, their velocities and links), dt, the flux update and normalization. */
+static cudaError_t capture_step(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
   cudaStream_t s = gpu->stream;
   gbees_cells view = device_cells(g);
   int32_t n = gpu->capacity, cap = gpu->target_capacity;
+  int blocks = blocks_for(gpu, n);
   growth_count<<<blocks_for(gpu, (int64_t)n + 1), GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.threshold, n,
                                                                         gpu->count);
   size_t bytes = gpu->cub_bytes;
   cudaError_t e = cub::DeviceScan::ExclusiveSum(gpu->cub_temp, bytes, gpu->count, gpu->offset, n + 1, s);
   if (e != cudaSuccess) return e;
-  growth_list<<<blocks_for(gpu, n), GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->offset, cap, gpu->target_cell,
-                                                           gpu->target_code);
+  growth_list<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, n, gpu->offset, cap, gpu->target_cell,
+                                               gpu->target_code);
   growth_dedupe<<<blocks_for(gpu, cap), GBEES_THREADS, 0, s>>>(view, gpu->state, cap, gpu->slot, gpu->n_slots,
                                                                gpu->target_cell, gpu->target_code, gpu->target_slot,
                                                                gpu->n_target_slots, gpu->target_pos);
@@ -738,24 +796,14 @@ static cudaError_t capture_growth(gs_gbees *g)
                                                                gpu->n_slots, gpu->target_cell, gpu->target_code,
                                                                gpu->target_slot, gpu->target_pos, gpu->target_flag,
                                                                gpu->target_rank, gpu->cell);
-  return cudaMemcpyAsync(gpu->host_state, gpu->state, sizeof(gbees_gpu_state), cudaMemcpyDeviceToHost, s);
-}
-
-/* The rest of a step, as a graph: the new cells' velocities and links, dt,
- * the flux update and normalization. */
-static cudaError_t capture_advance(gs_gbees *g)
-{
-  gbees_gpu *gpu = g->gpu;
-  cudaStream_t s = gpu->stream;
-  gbees_cells view = device_cells(g);
-  int blocks = blocks_for(gpu, gpu->capacity);
-  growth_settle<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->par, gpu->state, gpu->slot, gpu->n_slots, gpu->cell);
+  growth_settle<<<blocks_for(gpu, (int64_t)n * 2 * g->dim), GBEES_THREADS, 0, s>>>(view, gpu->par, gpu->state,
+                                                                                  gpu->slot, gpu->n_slots, gpu->cell);
   choose_dt<<<gpu->reduce_blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.cfl, gpu->cell.rate, gpu->face,
                                                          gpu->partial);
-  advect_fluxes<<<blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->flux);
+  advect_fluxes<<<blocks_for(gpu, (int64_t)n * g->dim), GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->flux);
   advect_update<<<gpu->reduce_blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->flux, gpu->cell.prob,
                                                              gpu->partial);
-  scale_prob<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, gpu->cell.prob);
+  scale_prob<<<blocks, GBEES_THREADS, 0, s>>>(gpu->state, gpu->cell.prob, 1);
   return cudaGetLastError();
 }
 
@@ -773,12 +821,11 @@ static cudaError_t capture(gs_gbees *g, cudaError_t (*record)(gs_gbees *), cudaG
   return e;
 }
 
-static gs_status graphs_ready(gs_gbees *g, char *msg)
+static gs_status graph_ready(gs_gbees *g, char *msg)
 {
   gbees_gpu *gpu = g->gpu;
-  cudaError_t e = cudaSuccess;
-  if (!gpu->grow_graph) e = capture(g, capture_growth, &gpu->grow_graph);
-  if (e == cudaSuccess && !gpu->advance_graph) e = capture(g, capture_advance, &gpu->advance_graph);
+  if (gpu->step_graph) return GS_OK;
+  cudaError_t e = capture(g, capture_step, &gpu->step_graph);
   if (e != cudaSuccess) {
     graphs_drop(gpu);
     return no_room(g, (double)g->n_cells, e, msg);
@@ -786,27 +833,34 @@ static gs_status graphs_ready(gs_gbees *g, char *msg)
   return GS_OK;
 }
 
-/* Growth of one step; on return the host knows the new cell count (or that
- * the requested time is reached: then nothing grows). */
-static gs_status grow(gs_gbees *g, char *msg)
+/* After a halted step: room for the targets or the cells it needed. */
+static gs_status enlarge(gs_gbees *g, char *msg)
 {
   gbees_gpu *gpu = g->gpu;
-  for (;;) {
-    gs_status st = graphs_ready(g, msg);
-    if (st != GS_OK) return st;
-    cudaError_t e = cudaGraphLaunch(gpu->grow_graph, gpu->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(gpu->stream);
+  const gbees_gpu_state *hs = gpu->host_state;
+  if (hs->n_targets > gpu->target_capacity) return reserve_targets(g, hs->n_targets, msg);
+  return reserve_cells(g, (int64_t)hs->n_cells + hs->n_wanted, hs->n_cells, msg);
+}
+
+/* The steps up to the next prune (at most GBEES_STEPS_PER_WAIT), or fewer if
+ * one halts or the requested time is reached; one wait for all of them. */
+static gs_status steps_run(gs_gbees *g, char *msg)
+{
+  gbees_gpu *gpu = g->gpu;
+  long before = g->info.steps;
+  gs_status st = graph_ready(g, msg);
+  if (st != GS_OK) return st;
+  int n = g->opt.prune_every - g->steps_since_prune;
+  for (int k = 0; k < n && k < GBEES_STEPS_PER_WAIT; k++) {
+    cudaError_t e = cudaGraphLaunch(gpu->step_graph, gpu->stream);
     if (e != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
-    if ((st = read_state(g, msg)) != GS_OK) return st;
-    const gbees_gpu_state *hs = gpu->host_state;
-    if (hs->n_targets > gpu->target_capacity)
-      st = reserve_targets(g, hs->n_targets, msg);
-    else if (hs->n_new != hs->n_wanted)
-      st = reserve_cells(g, (int64_t)hs->n_cells + hs->n_wanted, hs->n_cells, msg);
-    else
-      return GS_OK;
-    if (st != GS_OK) return st;
   }
+  if ((st = sync_state(g, msg)) != GS_OK) return st;
+  g->steps_since_prune += (int)(g->info.steps - before);
+  if (!gpu->host_state->halted) return GS_OK;
+  if ((st = enlarge(g, msg)) != GS_OK) return st;
+  steps_resume<<<1, 1, 0, gpu->stream>>>(gpu->state);
+  return launch_check(g, msg);
 }
 
 extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
@@ -818,18 +872,15 @@ extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
   double t_start = g->time;
   GS_CUDA_TRY(cudaSetDevice(gpu->ctx->device));
   GS_CUDA_TRY(cudaMemcpyAsync(&gpu->state->t_end, &t_end, sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
-  for (;;) {
+  steps_resume<<<1, 1, 0, gpu->stream>>>(gpu->state);
+  GS_TRY(launch_check(g, msg));
+  while (g->time < t_end) {
     if (gbees_progress(g, t_start, t_end)) {
       st = gs_interrupted(msg);
       break;
     }
-    GS_TRY(grow(g, msg));
-    if (!(g->time < t_end)) break;
-    GS_CUDA_TRY(cudaGraphLaunch(gpu->advance_graph, gpu->stream));
-    g->info.steps++;
-    g->info.cell_updates += g->n_cells;
-    if ((size_t)g->n_cells > g->info.peak_cells) g->info.peak_cells = (size_t)g->n_cells;
-    if (++g->steps_since_prune >= g->opt.prune_every) GS_TRY(prune(g, g->n_cells, msg));
+    GS_TRY(steps_run(g, msg));
+    if (g->steps_since_prune >= g->opt.prune_every) GS_TRY(prune(g, g->n_cells, msg));
   }
 done:
   return st;

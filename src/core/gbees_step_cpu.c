@@ -130,46 +130,93 @@ double gbees_max_rate(const gs_gbees *g)
   return m;
 }
 
+/* Sums over the cells are taken in an order that depends only on the number
+ * of cells, so that a run rounds as the one before it did, on any number of
+ * threads (an OpenMP reduction adds the threads' sums in the order in which
+ * they finish): the cells are cut into at most GBEES_SUM_PARTS ranges of at
+ * least GBEES_SUM_MIN_PART cells, each range is summed in order, then the
+ * ranges in order. */
+#define GBEES_SUM_PARTS 1024
+#define GBEES_SUM_MIN_PART 1024
+
+typedef struct {
+  int32_t n, size, count;
+} cell_parts;
+
+static cell_parts cell_parts_of(int32_t n)
+{
+  int32_t size = (n + GBEES_SUM_PARTS - 1) / GBEES_SUM_PARTS;
+  if (size < GBEES_SUM_MIN_PART) size = GBEES_SUM_MIN_PART;
+  cell_parts p = {n, size, (n + size - 1) / size};
+  return p;
+}
+
+static int32_t part_begin(const cell_parts *p, int k) { return k * p->size; }
+static int32_t part_end(const cell_parts *p, int k) { return k == p->count - 1 ? p->n : (k + 1) * p->size; }
+
+static double parts_total(const double *part, int count)
+{
+  double s = 0.0;
+  for (int k = 0; k < count; k++) s += part[k];
+  return s;
+}
+
 GS_CPU_DISPATCH
 void gbees_advect(gs_gbees *g, double dt)
 {
   int d = g->dim;
   int32_t n = g->n_cells;
   gbees_cells cells = gbees_host_cells(g);
-  double before = 0.0, after = 0.0, clipped = 0.0;
+  cell_parts parts = cell_parts_of(n);
+  double before[GBEES_SUM_PARTS], after[GBEES_SUM_PARTS], clipped[GBEES_SUM_PARTS];
 
 #pragma omp parallel num_threads(g->opt.threads)
   {
-#pragma omp for schedule(static) reduction(+ : before)
-    for (int32_t c = 0; c < n; c++) {
-      before += g->prob[c];
-      gbees_face_jumps(&cells, c, g->face + (size_t)c * d);
+#pragma omp for schedule(static)
+    for (int k = 0; k < parts.count; k++) {
+      double s = 0.0;
+      for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) {
+        s += g->prob[c];
+        gbees_face_jumps(&cells, c, g->face + (size_t)c * d);
+      }
+      before[k] = s;
     }
 #pragma omp for schedule(static)
     for (int32_t c = 0; c < n; c++)
       for (int j = 0; j < d; j++) g->flux[(size_t)c * d + j] = gbees_upper_face_flux(&cells, c, j, dt);
     /* a cell's update reads only its own probability and the fluxes */
-#pragma omp for schedule(static) reduction(+ : after, clipped)
-    for (int32_t c = 0; c < n; c++) {
-      double p = gbees_updated_prob(&cells, g->flux, c, dt);
-      after += p;
-      if (p < 0.0) {
-        clipped -= p;
-        p = 0.0;
+#pragma omp for schedule(static)
+    for (int k = 0; k < parts.count; k++) {
+      double a = 0.0, cl = 0.0;
+      for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) {
+        double p = gbees_updated_prob(&cells, g->flux, c, dt);
+        a += p;
+        if (p < 0.0) {
+          cl -= p;
+          p = 0.0;
+        }
+        g->prob[c] = p;
       }
-      g->prob[c] = p;
+      after[k] = a;
+      clipped[k] = cl;
     }
   }
-  g->info.mass_error = fmax(g->info.mass_error, fabs(after - before));
-  g->info.clipped_mass += clipped;
+  g->info.mass_error = fmax(g->info.mass_error, fabs(parts_total(after, parts.count) - parts_total(before, parts.count)));
+  g->info.clipped_mass += parts_total(clipped, parts.count);
 }
 
 void gbees_normalize(gs_gbees *g)
 {
-  double sum = 0.0;
   int32_t n = g->n_cells;
-#pragma omp parallel for schedule(static) reduction(+ : sum) num_threads(g->opt.threads)
-  for (int32_t c = 0; c < n; c++) sum += g->prob[c];
+  cell_parts parts = cell_parts_of(n);
+  double part[GBEES_SUM_PARTS];
+#pragma omp parallel for schedule(static) num_threads(g->opt.threads)
+  for (int k = 0; k < parts.count; k++) {
+    double s = 0.0;
+    for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) s += g->prob[c];
+    part[k] = s;
+  }
+  double sum = parts_total(part, parts.count);
   if (!(sum > 0.0)) return;
 #pragma omp parallel for schedule(static) num_threads(g->opt.threads)
   for (int32_t c = 0; c < n; c++) g->prob[c] /= sum;
