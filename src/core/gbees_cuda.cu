@@ -58,6 +58,7 @@ typedef struct {
   int32_t step_on;    /* the next step runs (set as the step before ends) */
   int32_t halted;     /* growth did not fit: no step runs until the host enlarges the arrays */
   int32_t peak_cells; /* the most cells a step advanced */
+  int32_t most_new, most_targets; /* the most cells a step appended, and growth targets it listed */
   long long steps;    /* steps taken, and the cells they advanced */
   double cell_updates;
   unsigned int blocks_done; /* blocks finished in a reduction (last_block) */
@@ -164,7 +165,10 @@ __global__ static void growth_list(const __grid_constant__ gbees_cells g, gbees_
 {
   if (!st->step_on) return; /* n_targets may tell the host how much room a halted step needs */
   int32_t total = offset[n_bound];
-  if (blockIdx.x == 0 && threadIdx.x == 0) st->n_targets = total;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    st->n_targets = total;
+    if (total > st->most_targets) st->most_targets = total;
+  }
   if (total > capacity) return;
   GRID_STRIDE(c, n_bound)
   {
@@ -237,6 +241,7 @@ __global__ static void growth_commit(const __grid_constant__ gbees_cells g, gbee
     st->n_wanted = n_new;
     st->n_new = fits ? n_new : 0;
     st->halted = !fits;
+    if (n_new > st->most_new) st->most_new = n_new;
   }
   uint64_t mask = (uint64_t)n_slots - 1;
   GRID_STRIDE(p, n_targets)
@@ -842,16 +847,30 @@ static gs_status enlarge(gs_gbees *g, char *msg)
   return reserve_cells(g, (int64_t)hs->n_cells + hs->n_wanted, hs->n_cells, msg);
 }
 
+/* Room for `steps` more steps, judged by the most that one step has needed
+ * so far, so that a step rarely halts: a halt costs a wait, new arrays and
+ * the launches left to do nothing. (g->n_cells may still count cells that a
+ * prune has just removed: then it asks for a little more than it needs.) */
+static gs_status reserve_ahead(gs_gbees *g, int steps, char *msg)
+{
+  const gbees_gpu_state *hs = g->gpu->host_state;
+  gs_status st = reserve_targets(g, (int64_t)hs->most_targets * 5 / 4, msg);
+  if (st != GS_OK) return st;
+  return reserve_cells(g, (int64_t)g->n_cells + (int64_t)steps * hs->most_new, g->n_cells, msg);
+}
+
 /* The steps up to the next prune (at most GBEES_STEPS_PER_WAIT), or fewer if
  * one halts or the requested time is reached; one wait for all of them. */
 static gs_status steps_run(gs_gbees *g, char *msg)
 {
   gbees_gpu *gpu = g->gpu;
   long before = g->info.steps;
-  gs_status st = graph_ready(g, msg);
-  if (st != GS_OK) return st;
   int n = g->opt.prune_every - g->steps_since_prune;
-  for (int k = 0; k < n && k < GBEES_STEPS_PER_WAIT; k++) {
+  if (n > GBEES_STEPS_PER_WAIT) n = GBEES_STEPS_PER_WAIT;
+  gs_status st = reserve_ahead(g, n, msg);
+  if (st == GS_OK) st = graph_ready(g, msg);
+  if (st != GS_OK) return st;
+  for (int k = 0; k < n; k++) {
     cudaError_t e = cudaGraphLaunch(gpu->step_graph, gpu->stream);
     if (e != cudaSuccess) return no_room(g, (double)g->n_cells, e, msg);
   }
@@ -877,11 +896,13 @@ extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
   while (g->time < t_end) {
     if (gbees_progress(g, t_start, t_end)) {
       st = gs_interrupted(msg);
-      break;
+      goto done;
     }
     GS_TRY(steps_run(g, msg));
     if (g->steps_since_prune >= g->opt.prune_every) GS_TRY(prune(g, g->n_cells, msg));
   }
+  /* a prune after the last step: the host learns the cell count it left */
+  GS_TRY(sync_state(g, msg));
 done:
   return st;
 }
