@@ -299,8 +299,9 @@ __device__ static double warp_reduce(double x, int max)
   return x;
 }
 
-/* Sum (max = 0) or maximum of a block's values (not negative), in every
- * thread, in a fixed order. */
+/* Sum (max = 0) or maximum of a block's values, in every thread, in a fixed
+ * order (0 pads the last warp: the maxima taken are of rates, which are not
+ * negative). */
 __device__ static double block_reduce(double x, int max)
 {
   __shared__ double part[GBEES_THREADS / 32], result;
