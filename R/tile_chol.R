@@ -28,8 +28,29 @@
 #' host while the next ones are computed. When the matrix fits in device
 #' memory every tile is loaded (or generated) once.
 #'
-#' The factor lives in host memory (about \eqn{4 n^2} bytes), outside R's
-#' heap; it is released when the object is garbage-collected.
+#' **Mixed precision.** With `precision = "mixed"` each tile below the
+#' diagonal is stored, moved and multiplied in the lowest precision that
+#' keeps the factorization accurate to `accuracy`, by Higham and Mary's
+#' adaptive-precision rule: tile \eqn{A_{ij}} is held in a format of unit
+#' roundoff \eqn{u} (FP32, \eqn{u = 2^{-24}}, or FP16, \eqn{u = 2^{-11}})
+#' when \eqn{n_t \|A_{ij}\|_F / \|A\|_F \le} `accuracy` \eqn{/ u}, with
+#' \eqn{n_t} the number of tile rows, so that rounding all the tiles moves
+#' \eqn{A} by at most `accuracy` \eqn{\|A\|_F} in Frobenius norm. The
+#' diagonal tiles stay FP64. The tiles of a covariance that decays with
+#' distance get smaller away from the diagonal, so weak correlation leaves
+#' most of them in FP16. FP16 tiles carry a power-of-two scale each (from
+#' the largest entry of the tile of \eqn{A}), so that small entries do not
+#' underflow. On the GPU, updates of FP16 tiles run on the tensor cores (FP16
+#' products, FP32 sums), those of FP32 tiles in FP32; on the CPU the tiles
+#' are kept in their formats (less memory) and computed in FP64. If a value
+#' does not fit its tile's format, or a diagonal tile is not positive
+#' definite while lower-precision tiles feed it, those tiles are promoted
+#' one precision and the factorization is run again; `info$attempts` counts
+#' the runs.
+#'
+#' The factor lives in host memory (about \eqn{4 n^2} bytes in FP64, less in
+#' mixed precision), outside R's heap; it is released when the object is
+#' garbage-collected.
 #'
 #' @param A A symmetric positive-definite numeric matrix (only its lower
 #'   triangle is read), or a Matérn covariance from `matern_spec()`.
@@ -38,6 +59,11 @@
 #'   512 when R's BLAS is multi-threaded (each BLAS call then uses all cores),
 #'   else about `n` over twice the number of threads, from 64 to 512, with
 #'   one tile per thread.
+#' @param precision `"double"` (every tile in FP64) or `"mixed"` (each tile
+#'   in the lowest precision that `accuracy` allows; see Details).
+#' @param accuracy For `precision = "mixed"`: the relative accuracy, in
+#'   Frobenius norm, to which the tiles represent \eqn{A}; from `1e-15` to
+#'   `0.1`.
 #' @param trace On a GPU, `TRUE` times every tile operation (with CUDA
 #'   events, at a small cost) and returns the event trace.
 #' @param memory GPU memory, in bytes, that the tile cache may use; `NULL`:
@@ -57,6 +83,9 @@
 #'   `op` (load, syrk, gemm, potrf, trsm, store), the tile coordinates `i`,
 #'   `j` and the column `k` (1-based; loads and stores name the tile moved),
 #'   and `start` and `end` in seconds from the start of the factorization.
+#'   Element `precision` is the precision map: a tile-rows by tile-rows
+#'   character matrix of `"double"`, `"single"` and `"half"` (`NA` above the
+#'   diagonal); `info$attempts` counts the factorizations run.
 #'   A matrix that is not positive definite gives an error of class
 #'   `gpustats_error_not_pd` that names the order of the first leading minor
 #'   that is not positive, as [chol()] does.
@@ -75,9 +104,12 @@
 #' f <- tile_chol(matern_spec(locs, range = 0.1, nugget = 0.01))
 #' determinant(f)
 #' @export
-tile_chol <- function(A, tile = NULL, memory = NULL, trace = FALSE,
-                      device = getOption("gpustats.device", "auto")) {
+tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy = 1e-8, memory = NULL,
+                      trace = FALSE, device = getOption("gpustats.device", "auto")) {
   call <- environment()
+  precision <- match.arg(precision)
+  check_scalar(accuracy, "accuracy", call, 1e-15)
+  if (accuracy > 0.1) abort_arg("{.arg accuracy} must be at most 0.1, not {accuracy}.", call)
   spec <- inherits(A, "gs_matern_spec")
   if (!spec) A <- as_spd_matrix(A, call)
   n <- if (spec) A$n else nrow(A)
@@ -86,18 +118,29 @@ tile_chol <- function(A, tile = NULL, memory = NULL, trace = FALSE,
   if (!is.null(memory)) check_scalar(memory, "memory", call, 0, open = TRUE)
   check_flag(trace, "trace", call)
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
+  mixed_accuracy <- if (precision == "mixed") as.double(accuracy) else 0
   res <- if (spec) {
-    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, dev, as.double(memory %||% 0), gs_threads(),
-                  trace, bar), call)
+    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, dev, as.double(memory %||% 0),
+                  mixed_accuracy, gs_threads(), trace, bar), call)
   } else {
-    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, dev, as.double(memory %||% 0), gs_threads(), trace,
-                  bar), call)
+    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, dev, as.double(memory %||% 0), mixed_accuracy,
+                  gs_threads(), trace, bar), call)
   }
   info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
-                                               "cache_tiles", "workers")))
+                                               "cache_tiles", "workers", "attempts")))
   structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev,
+                 precision = tile_precision_map(res[[6L]]), accuracy = if (precision == "mixed") accuracy,
                  dimnames = if (spec) NULL else dimnames(A), info = info, trace = tile_trace(res[[4L]])),
             class = "tile_chol")
+}
+
+# The precision of every tile, given row by row of the lower triangle, as a
+# tile-rows by tile-rows matrix.
+tile_precision_map <- function(codes) {
+  nt <- as.integer(round((sqrt(8 * length(codes) + 1) - 1) / 2))
+  map <- matrix(NA_character_, nt, nt)
+  map[upper.tri(map, diag = TRUE)] <- c("double", "single", "half")[codes + 1L] # the upper triangle by columns
+  t(map)
 }
 
 # The event trace as a data frame (NULL without one).
@@ -144,6 +187,13 @@ print.tile_chol <- function(x, ...) {
   cat(sprintf("Tile Cholesky factor of a %d x %d matrix: %d x %d tiles of %d, on %s in %.3g s\n",
               x$n, x$n, nt, nt, x$tile, where, x$info$seconds))
   cat(sprintf("log det = %.10g\n", x$logdet))
+  if (!is.null(x$accuracy)) {
+    map <- x$precision[lower.tri(x$precision, diag = TRUE)]
+    counts <- table(factor(map, levels = c("double", "single", "half")))
+    cat(sprintf("mixed precision, accuracy %g: tiles %s%s\n", x$accuracy,
+                paste(sprintf("%s %.1f%%", names(counts), 100 * counts / sum(counts)), collapse = ", "),
+                if (x$info$attempts > 1) sprintf(" (after %d runs)", as.integer(x$info$attempts)) else ""))
+  }
   if (x$device >= 0) {
     cat(sprintf("cache: %d tile slots; %d tiles loaded or generated; %s to the GPU, %s back\n",
                 as.integer(x$info$cache_tiles), as.integer(x$info$tile_loads), format_bytes(x$info$bytes_to_gpu),
@@ -201,4 +251,37 @@ tile_size <- function(tile, call) {
 # (for tests and the benchmark's traffic estimate).
 tile_plan_traffic <- function(nt, slots) {
   stats::setNames(.Call(gs_r_tile_plan, as.integer(nt), as.integer(slots)), c("loads", "stores"))
+}
+
+#' Order locations along a Z-order (Morton) curve
+#'
+#' Returns the permutation that sorts the rows of `locs` along a Z-order
+#' curve: each coordinate is scaled to a grid of \eqn{2^b} cells (\eqn{b =
+#' \lfloor 52 / d \rfloor} bits, at most 20, for \eqn{d} coordinates) and
+#' the bits of the cell numbers are interleaved. Nearby points then get
+#' nearby indices, so the tiles of a covariance matrix far from the diagonal
+#' hold distant pairs, small covariances, which the mixed-precision
+#' factorization of [tile_chol()] stores in low precision. The log-determinant
+#' does not depend on the order; solves must use the same permutation.
+#'
+#' @param locs Locations, one per row.
+#' @return An integer vector: `locs[morton_order(locs), ]` is in Z-order.
+#' @examples
+#' locs <- matrix(runif(2000), ncol = 2)
+#' locs <- locs[morton_order(locs), ]
+#' f <- tile_chol(matern_spec(locs, range = 0.05), tile = 100, precision = "mixed", accuracy = 1e-6)
+#' table(f$precision)
+#' @export
+morton_order <- function(locs) {
+  call <- environment()
+  locs <- as_locations(locs, "locs", "euclidean", call)
+  bits <- min(20L, 52L %/% ncol(locs))
+  cells <- apply(locs, 2L, function(x) {
+    width <- max(x) - min(x)
+    if (width > 0) pmin(floor((x - min(x)) / width * 2^bits), 2^bits - 1) else numeric(length(x))
+  })
+  cells <- matrix(cells, nrow(locs))
+  key <- numeric(nrow(locs))
+  for (b in (bits - 1L):0L) for (d in seq_len(ncol(cells))) key <- key * 2 + (cells[, d] %/% 2^b) %% 2
+  order(key)
 }

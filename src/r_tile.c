@@ -22,12 +22,13 @@ static void tile_finalize(SEXP ptr)
 /* memory: bytes the device cache may use (0: all free memory).
  * a: a square double matrix, or NULL with locs and params (sigma2, range,
  * smoothness, nugget; validated in R) for a Matérn covariance;
- * tile <= 0 chooses the tile size. Returns
- * list(ptr, logdet, info, trace, tile) with info = c(seconds, bytes to device,
- * bytes to host, tile loads, cache tiles, workers) and trace a matrix with
- * GS_TILE_TRACE_COLS columns (NULL without a trace). */
+ * tile <= 0 chooses the tile size; accuracy > 0: mixed precision. Returns
+ * list(ptr, logdet, info, trace, tile, precision) with info = c(seconds,
+ * bytes to device, bytes to host, tile loads, cache tiles, workers, attempts),
+ * trace a matrix with GS_TILE_TRACE_COLS columns (NULL without a trace) and
+ * precision the gs_tile_precision of every tile, in gs_tile_index order. */
 SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP device_, SEXP memory,
-                    SEXP threads, SEXP trace, SEXP progress)
+                    SEXP accuracy, SEXP threads, SEXP trace, SEXP progress)
 {
   gs_r_progress_set(progress);
   const int device = gs_r_int(device_, "device");
@@ -59,7 +60,8 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
     if (st != GS_OK) gs_r_stop(st, msg);
   }
   memset(&info, 0, sizeof info);
-  gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace")};
+  gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace"),
+                         Rf_asReal(accuracy)};
   int nb = gs_r_int(tile, "tile");
   if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
   if (nb > n) nb = (int)n;
@@ -79,8 +81,12 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
   }
   SEXP ptr = PROTECT(R_MakeExternalPtr(m, Rf_install("gs_tile_matrix"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, tile_finalize, TRUE);
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));
   SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(m->nb));
+  const long ntiles = gs_tile_count(m->nt);
+  SEXP prec = Rf_allocVector(INTSXP, (R_xlen_t)ntiles);
+  SET_VECTOR_ELT(out, 5, prec);
+  for (long t = 0; t < ntiles; ++t) INTEGER(prec)[t] = m->precision[t];
   if (info.trace) { /* row-major in the core, column-major in R */
     SEXP tr = Rf_allocMatrix(REALSXP, (int)info.trace_rows, GS_TILE_TRACE_COLS);
     SET_VECTOR_ELT(out, 3, tr);
@@ -91,10 +97,10 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
   }
   SET_VECTOR_ELT(out, 0, ptr);
   SET_VECTOR_ELT(out, 1, Rf_ScalarReal(info.logdet));
-  SEXP v = Rf_allocVector(REALSXP, 6);
+  SEXP v = Rf_allocVector(REALSXP, 7);
   SET_VECTOR_ELT(out, 2, v);
-  const double values[6] = {info.seconds, info.bytes_to_device, info.bytes_to_host, (double)info.tile_loads,
-                            (double)info.cache_tiles, (double)info.workers};
+  const double values[7] = {info.seconds, info.bytes_to_device, info.bytes_to_host, (double)info.tile_loads,
+                            (double)info.cache_tiles, (double)info.workers, (double)info.attempts};
   memcpy(REAL(v), values, sizeof values);
   UNPROTECT(2);
   return out;
@@ -154,6 +160,29 @@ SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP d
   char msg[GS_MSG_LEN];
   gs_status st = gs_bench_tile_chol_gpu(gs_r_int(device, "device"), (long)Rf_asReal(n), gs_r_int(tile, "tile"),
                                         gs_r_int(cache_tiles, "cache_tiles"), gs_r_int(reps, "reps"), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* Mixed precision against FP64 on the Matérn covariance of locs (2 columns)
+ * with params c(sigma2, range, smoothness, nugget): gs_bench_tile_chol_mixed_gpu's out. */
+SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP params, SEXP tile, SEXP accuracy, SEXP reps, SEXP device)
+{
+  if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
+  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
+  gs_tile_source src;
+  memset(&src, 0, sizeof src);
+  src.locs = REAL(locs);
+  src.dim = Rf_ncols(locs);
+  src.sigma2 = REAL(params)[0];
+  src.range = REAL(params)[1];
+  src.smoothness = REAL(params)[2];
+  src.nugget = REAL(params)[3];
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 9));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_bench_tile_chol_mixed_gpu(gs_r_int(device, "device"), &src, Rf_nrows(locs), gs_r_int(tile, "tile"),
+                                              Rf_asReal(accuracy), gs_r_int(reps, "reps"), REAL(out), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

@@ -19,6 +19,8 @@
 #   tile_trace     file for the event trace of one factorization at the largest
 #                  GPU size (CSV; default none)
 #   tile_trace_size its tile size (default the largest of tile_sizes)
+#   tile_mixed_n   sizes of the mixed-precision study (default 65536; 0: none)
+#   tile_mixed_size its tile size (default 2048)
 #   reps           timed repeats (default 3)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
@@ -118,6 +120,54 @@ tile_trace_run <- function(n, nb, file) {
   invisible(tr)
 }
 
+# Mixed precision against FP64 on the Matérn covariance (sigma2 1,
+# smoothness 0.5, no nugget) of n random points of the unit square in Morton
+# order, for weak, medium and strong correlation: both factorizations with
+# the tiles generated on the device and the factor stored to host memory
+# (the host tiles allocated once), the precision map (a pass over the tiles'
+# norms) timed on its own. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0), half
+# the difference of the log-determinants.
+bench_tile_chol_mixed <- function(sizes = bench_opt("tile_mixed_n", 65536, 8192),
+                                  nb = bench_opt("tile_mixed_size", 2048, 1024),
+                                  ranges = c(0.02627, 0.078809, 0.210158), accuracies = c(1e-5, 1e-8),
+                                  reps = bench_opt("reps", 3, 1)) {
+  hook <- get("gs_r_bench_tile_chol_mixed", envir = asNamespace("gpustats"))
+  id <- as.integer(getOption("gpustats.gpus", 0L)[1L])
+  rows <- list()
+  for (n in sizes[sizes > 0]) {
+    set.seed(7)
+    locs <- matrix(runif(2 * n), ncol = 2)
+    locs <- locs[morton_order(locs), ]
+    for (range in ranges) for (accuracy in accuracies) {
+      o <- .Call(hook, locs, c(1, range, 0.5, 0), as.integer(nb), accuracy, as.integer(reps), id)
+      share <- o[4:6] / sum(o[4:6])
+      kl <- (o[8] - o[7]) / 2
+      rows[[length(rows) + 1L]] <- data.frame(
+        n = n, range = range, accuracy = accuracy, fp64_seconds = o[1], mixed_seconds = o[2], map_seconds = o[3],
+        speedup = o[1] / o[2], fp64_share = share[1], fp32_share = share[2], fp16_share = share[3], kl = kl,
+        overflow = o[9])
+      message(sprintf("mixed n = %s tile %d range %g accuracy %g: %.3f s against %.3f s in FP64 (%.2fx; %.2f TFLOP/s FP64-equivalent), map %.3f s; tiles FP64 %.1f%%, FP32 %.1f%%, FP16 %.1f%%; D_KL %.3g%s",
+                      fmt_n(n), nb, range, accuracy, o[2], o[1], o[1] / o[2], n^3 / 3 / o[2] / 1e12, o[3],
+                      100 * share[1], 100 * share[2], 100 * share[3], kl,
+                      if (o[9] > 0) "; a value overflowed its format" else ""))
+    }
+  }
+  do.call(rbind, rows)
+}
+
+tile_chol_mixed_table <- function(res) {
+  pct <- function(x) sprintf("%.1f", 100 * x)
+  tab <- data.frame(n = fmt_n(res$n), range = res$range, accuracy = fmt_g(res$accuracy),
+                    `FP64 s` = fmt_sec(res$fp64_seconds), `mixed s` = fmt_sec(res$mixed_seconds),
+                    speedup = fmt_ratio(res$speedup), `map s` = fmt_sec(res$map_seconds), `% FP64` = pct(res$fp64_share),
+                    `% FP32` = pct(res$fp32_share), `% FP16` = pct(res$fp16_share), `D_KL` = fmt_g(res$kl),
+                    stringsAsFactors = FALSE, check.names = FALSE)
+  paste(c("## Tile Cholesky, mixed precision (Matérn, smoothness 0.5, no nugget, points in Morton order; GPU)", "",
+          md_table(tab, "rrrrrrrrrrr"), "",
+          "Both factorizations generate the tiles on the device and store the factor to host memory; the precision map (a pass over the tiles' norms) is timed on its own. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0). Tiles: shares of the lower triangle's tiles, diagonal included.",
+          ""), collapse = "\n")
+}
+
 tile_chol_tables <- function(res) {
   tab <- data.frame(benchmark = res$benchmark, device = res$device, n = fmt_n(res$size),
                     seconds = fmt_sec(res$seconds), `TFLOP/s` = fmt_g(res$rate / 1e12, 3),
@@ -132,4 +182,8 @@ if (sys.nframe() == 0L) {
   res <- bench_tile_chol()
   print(res)
   cat(tile_chol_tables(res), "\n")
+  if (bench_gpu_ok("GPU mixed-precision tile Cholesky benchmarks")) {
+    mixed <- bench_tile_chol_mixed()
+    if (!is.null(mixed)) cat(tile_chol_mixed_table(mixed), "\n")
+  }
 }

@@ -86,6 +86,13 @@ gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *
   return no_gpu(msg);
 }
 
+gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_source *src, double *sumsq,
+                            double *max_abs, char *msg)
+{
+  (void)device, (void)m, (void)src, (void)sumsq, (void)max_abs;
+  return no_gpu(msg);
+}
+
 void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)
 {
   (void)want_pinned;
@@ -138,5 +145,12 @@ gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double 
                                 char *msg)
 {
   (void)device, (void)model, (void)x, (void)n, (void)n_steps, (void)h;
+  return no_gpu(msg);
+}
+
+gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int reps,
+                                       double out[9], char *msg)
+{
+  (void)device, (void)src, (void)n, (void)nb, (void)accuracy, (void)reps, (void)out;
   return no_gpu(msg);
 }

@@ -7,6 +7,7 @@
 
 #include "gs_common.h"
 #include "gs_matern.h"
+#include "tile_precision.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,12 +15,20 @@ extern "C" {
 
 /* The lower triangle of an n x n matrix in nb x nb tiles, nt = ceil(n / nb)
  * tile rows; tile (i, j), i >= j, is column-major with leading dimension
- * gs_tile_rows(m, i) and starts at data + offset[gs_tile_index(i, j)]. */
+ * gs_tile_rows(m, i), in the format precision[t] (tile_precision.h; the
+ * diagonal tiles are FP64), and starts offset[t] bytes into data, with
+ * t = gs_tile_index(i, j). */
 typedef struct {
   long n;
   int nb, nt;
-  double *data;
+  unsigned char *data;
   size_t *offset;
+  unsigned char *precision;
+  float *scale;           /* FP16 tiles hold scale[t] times the values */
+  unsigned char *overflow; /* set by a factorization for the tiles whose values did not fit their format */
+  long low_tiles;         /* tiles not in FP64 */
+  size_t bytes;           /* of data */
+  int want_pinned;
   int pinned; /* data is page-locked (GPU builds), so copies run at bus speed */
 } gs_tile_matrix;
 
@@ -38,18 +47,37 @@ static inline int gs_tile_rows(const gs_tile_matrix *m, int i)
 {
   return (i < m->nt - 1) ? m->nb : (int)(m->n - (long)(m->nt - 1) * m->nb);
 }
-static inline double *gs_tile_at(const gs_tile_matrix *m, int i, int j)
+static inline void *gs_tile_ptr(const gs_tile_matrix *m, int i, int j)
 {
   return m->data + m->offset[gs_tile_index(i, j)];
+}
+/* An FP64 tile. */
+static inline double *gs_tile_at(const gs_tile_matrix *m, int i, int j) { return (double *)gs_tile_ptr(m, i, j); }
+static inline size_t gs_tile_bytes(const gs_tile_matrix *m, long t)
+{
+  int i, j;
+  gs_tile_coords(t, &i, &j);
+  return (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j) * tile_precision_bytes(m->precision[t]);
 }
 
 /* The tile size for an n x n matrix on `device` (< 0: the CPU with
  * `threads` threads and R's BLAS). */
 int gs_tile_default_size(long n, int device, int threads);
 
-/* pinned: allocate page-locked memory when a GPU is present (else plain). */
+/* pinned: allocate page-locked memory when a GPU is present (else plain).
+ * The tiles get their memory from gs_tile_matrix_layout (gs_tile_chol calls
+ * it). */
 gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out, char *msg);
 void gs_tile_matrix_free(gs_tile_matrix *m);
+/* The format of every tile (NULL: all FP64) and the FP16 scales (NULL: 1):
+ * the memory is reallocated when its size changes. */
+gs_status gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale, char *msg);
+/* Tile (i, j) as doubles: the tile itself when it is FP64, else converted
+ * into work (nb * nb doubles). */
+const double *gs_tile_read(const gs_tile_matrix *m, int i, int j, double *work);
+/* x (gs_tile_rows(m, i) x gs_tile_rows(m, j), column-major) into tile (i, j)
+ * in its format; 0 when a value does not fit (m->overflow is then set). */
+int gs_tile_write(gs_tile_matrix *m, int i, int j, const double *x);
 
 /* What the matrix is: a dense column-major matrix (only its lower triangle is
  * read), or a Matérn covariance generated tile by tile where it is used, so
@@ -69,8 +97,31 @@ typedef struct {
  * absolute entry). */
 gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, char *msg);
 
-/* The tiles of the source into m, on `threads` CPU threads. */
+/* The tiles of the source into m, each in its format, on `threads` CPU
+ * threads. */
 gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg);
+
+/* For every tile of the source: the sum of squares of its entries (of both
+ * triangles on the diagonal) and its largest absolute entry, on the CPU or
+ * (a Matérn source) generated on the GPU. */
+gs_status gs_tile_norms(const gs_tile_matrix *m, const gs_tile_source *src, int threads, double *sumsq,
+                        double *max_abs, char *msg);
+gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_source *src, double *sumsq,
+                            double *max_abs, char *msg);
+
+/* The precision of every tile for a factorization accurate to `accuracy`
+ * (Higham and Mary's adaptive-precision rule): an off-diagonal tile is
+ * stored in the lowest precision, of unit roundoff u, for which
+ *   nt ||A_ij||_F / ||A||_F <= accuracy / u,
+ * so that rounding it perturbs A by at most accuracy ||A||_F / nt in
+ * Frobenius norm and all the tiles together by at most accuracy ||A||_F;
+ * diagonal tiles stay FP64. */
+void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, unsigned char *precision);
+
+/* The precision map of the source's tiles (gs_tile_precision_map) and their
+ * FP16 scales (tile_half_scale), for gs_tile_matrix_layout. */
+gs_status gs_tile_map(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy, int threads,
+                      unsigned char *precision, float *scale, char *msg);
 
 /* The locations of a Matérn source regrouped by tile row: those of row i as
  * one column-major gs_tile_rows(m, i) x dim block from i * nb * dim. The
@@ -82,6 +133,7 @@ typedef struct {
   int threads;       /* CPU: threads (<= 0: all) */
   gs_progress_fn progress;
   int trace;         /* GPU: time every op (see gs_tile_info.trace) */
+  double accuracy;   /* > 0: mixed precision with this accuracy (gs_tile_precision_map); 0: all FP64 */
 } gs_tile_options;
 
 /* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
@@ -99,13 +151,19 @@ typedef struct {
   int workers;          /* compute streams (GPU) or threads (CPU) */
   double *trace;        /* with opt->trace: trace_rows x GS_TILE_TRACE_COLS, row-major; the caller frees it */
   long trace_rows;
+  long tiles[GS_TILE_PRECISIONS]; /* tiles in each precision, in the factorization that succeeded */
+  int attempts;         /* factorizations run: more than one when tiles were promoted */
 } gs_tile_info;
 
 /* Factors A = L L' in place (the tiles of m become those of L). The source
  * fills the tiles first (CPU), or the GPU reads them from m (src->a != NULL,
  * after gs_tile_fill) or generates them in device memory (Matérn source).
  * A matrix that is not positive definite: GS_ERR_NOT_PD with
- * info->failed_minor set. device < 0: the CPU. */
+ * info->failed_minor set. device < 0: the CPU.
+ * In mixed precision (opt->accuracy > 0) m is laid out by the precision
+ * map; when values do not fit a tile's format, or a diagonal tile is not
+ * positive definite while lower-precision tiles feed it, those tiles are
+ * promoted one precision and the factorization is run again. */
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                        gs_tile_info *info, char *msg);
 gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg);
@@ -126,6 +184,17 @@ double gs_tile_logdet(const gs_tile_matrix *m);
 
 /* L' (upper triangular, like R's chol) as an n x n column-major matrix. */
 void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);
+
+/* Mixed precision against FP64 on the Matérn covariance of src (whose
+ * locations the caller orders), generation included, the factor stored to
+ * host memory, the tiles laid out once. out: [0] FP64 seconds, [1] mixed
+ * seconds (medians of `reps` runs), [2] seconds of the precision map (the
+ * pass over the tiles' norms), [3..5] tiles in FP64, FP32, FP16, [6] and [7]
+ * the log-determinants in FP64 and mixed precision, [8] 1 when a value of
+ * the mixed run did not fit its tile's format (tile_chol() would then
+ * promote the tile and run again). */
+gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int reps,
+                                       double out[9], char *msg);
 
 /* Page-locked host memory where a GPU build can have it, plain otherwise;
  * *pinned says which, for gs_host_free. */

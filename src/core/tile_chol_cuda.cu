@@ -10,7 +10,14 @@
  *     before the tile is loaded again.
  * Every wait refers to work issued earlier, so the streams cannot deadlock.
  * The host stays at most TILE_LAG columns ahead of the device, so progress,
- * an interrupt and a failed POTRF are seen within a few columns. */
+ * an interrupt and a failed POTRF are seen within a few columns.
+ *
+ * Mixed precision: a slot holds its tile in the tile's format once the tile
+ * is finished (and while it is loaded as an operand); a tile that is not
+ * FP64 accumulates in FP32. An update runs in the precision of the tile it
+ * updates (DGEMM, SGEMM, or FP16 tensor-core products with FP32 sums),
+ * with operands in another format converted into a per-stream buffer; FP16
+ * operands carry their tile's scale, undone by the product's alpha. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +62,9 @@ typedef struct {
   double *inverse;        /* L_kk^-1 of column k at (k % (TILE_LAG + 1)) * nb * nb */
   double *scratch;        /* per compute stream: the out-of-place products of a solve or an inversion */
   double *locs; /* Matérn source: the locations of tile row i from i * nb * dim */
+  void *operand[GS_TILE_COMPUTE]; /* mixed precision: per stream, two operand tiles in a product's format */
+  float *inverse32;               /* mixed precision: the FP32 copies of the inverses, laid out as `inverse` */
+  unsigned char *overflow;        /* mixed precision: per tile, a value did not fit its format */
   matern_tile_args gen;
   long op;                /* the op being issued */
   cudaEvent_t *trace;     /* with a trace: start and end of op p at 2p, 2p + 1 */
@@ -73,11 +83,40 @@ static double *inverse_ptr(const tile_run *r, int k)
 
 static double *scratch_ptr(const tile_run *r, int q) { return r->scratch + (size_t)q * r->m->nb * r->m->nb; }
 
-static size_t tile_bytes(const gs_tile_matrix *m, int t)
+static float *inverse32_ptr(const tile_run *r, int k)
+{
+  return r->inverse32 + (size_t)(k % (TILE_LAG + 1)) * r->m->nb * r->m->nb;
+}
+
+static void *operand_ptr(const tile_run *r, int q, int which)
+{
+  return (char *)r->operand[q] + (size_t)which * r->m->nb * r->m->nb * sizeof(double);
+}
+
+static size_t tile_entries(const gs_tile_matrix *m, int t)
 {
   int i, j;
   gs_tile_coords(t, &i, &j);
-  return (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j) * sizeof(double);
+  return (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
+}
+
+/* dst (format dp, scale ds) = src (format sp, scale ss), count entries; a
+ * value that does not fit sets *overflow. */
+__global__ void tile_convert_kernel(const void *src, int sp, float ss, void *dst, int dp, float ds, size_t count,
+                                    unsigned char *overflow)
+{
+  int fits = 1;
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+    fits &= tile_entry_put(dst, dp, ds, k, tile_entry_get(src, sp, ss, k));
+  if (!fits) *overflow = 1;
+}
+
+static cudaError_t tile_convert(const void *src, int sp, float ss, void *dst, int dp, float ds, size_t count,
+                                unsigned char *overflow, cudaStream_t s)
+{
+  const unsigned blocks = (unsigned)((count + 255) / 256 < 1024 ? (count + 255) / 256 : 1024);
+  tile_convert_kernel<<<blocks, 256, 0, s>>>(src, sp, ss, dst, dp, ds, count, overflow);
+  return cudaGetLastError();
 }
 
 static cudaError_t event_record(cudaEvent_t *e, cudaStream_t s)
@@ -167,7 +206,7 @@ done:
   return st;
 }
 
-/* A_ij of a Matérn source, generated in slot s on stream q. */
+/* A_ij of a Matérn source, generated in dst on stream q. */
 static cudaError_t load_generate(tile_run *r, int q, int i, int j, double *dst)
 {
   const gs_tile_matrix *m = r->m;
@@ -182,6 +221,39 @@ static cudaError_t load_generate(tile_run *r, int q, int i, int j, double *dst)
   return matern_tile_launch(&g, 0, g.n2, dst, run_stream(r, q));
 }
 
+/* A tile's initial value into slot s: generated, or copied in its format;
+ * a tile that is not FP64 is then converted to its FP32 accumulator (an
+ * FP16 one through its format, as the host would have stored it). */
+static cudaError_t load_initial(tile_run *r, int q, int t, int s, int generate)
+{
+  const gs_tile_matrix *m = r->m;
+  const int p = m->precision[t];
+  const size_t count = tile_entries(m, t);
+  char *slot = (char *)slot_ptr(r, s), *upper = slot + count * sizeof(float);
+  int i, j;
+  cudaError_t err;
+  gs_tile_coords(t, &i, &j);
+  if (p == GS_TILE_FP64) {
+    if (generate) return load_generate(r, q, i, j, (double *)slot);
+    return cudaMemcpyAsync(slot, gs_tile_ptr(m, i, j), gs_tile_bytes(m, t), cudaMemcpyHostToDevice, run_stream(r, q));
+  }
+  if (generate) {
+    double *values = scratch_ptr(r, q);
+    if ((err = load_generate(r, q, i, j, values)) != cudaSuccess) return err;
+    if (p == GS_TILE_FP32)
+      return tile_convert(values, GS_TILE_FP64, 1.0f, slot, GS_TILE_FP32, 1.0f, count, r->overflow + t,
+                          run_stream(r, q));
+    if ((err = tile_convert(values, GS_TILE_FP64, 1.0f, upper, p, m->scale[t], count, r->overflow + t,
+                            run_stream(r, q))) != cudaSuccess)
+      return err;
+  } else {
+    err = cudaMemcpyAsync(p == GS_TILE_FP32 ? slot : upper, gs_tile_ptr(m, i, j), gs_tile_bytes(m, t),
+                          cudaMemcpyHostToDevice, run_stream(r, q));
+    if (err != cudaSuccess || p == GS_TILE_FP32) return err;
+  }
+  return tile_convert(upper, p, m->scale[t], slot, GS_TILE_FP32, 1.0f, count, r->overflow + t, run_stream(r, q));
+}
+
 static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
@@ -193,13 +265,12 @@ static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
   GS_CUDA_TRY(slot_claim(r, q, s));
   if (r->final[t]) GS_CUDA_TRY(cudaStreamWaitEvent(run_stream(r, q), r->stored[t], 0));
   GS_CUDA_TRY(trace_mark(r, q, 0));
-  if (generate) {
-    GS_CUDA_TRY(load_generate(r, q, i, j, slot_ptr(r, s)));
-  } else {
-    GS_CUDA_TRY(cudaMemcpyAsync(slot_ptr(r, s), gs_tile_at(r->m, i, j), tile_bytes(r->m, t), cudaMemcpyHostToDevice,
-                                run_stream(r, q)));
-    r->info->bytes_to_device += (double)tile_bytes(r->m, t);
-  }
+  if (r->final[t])
+    GS_CUDA_TRY(cudaMemcpyAsync(slot_ptr(r, s), gs_tile_ptr(r->m, i, j), gs_tile_bytes(r->m, t),
+                                cudaMemcpyHostToDevice, run_stream(r, q)));
+  else
+    GS_CUDA_TRY(load_initial(r, q, t, s, generate));
+  if (!generate) r->info->bytes_to_device += (double)gs_tile_bytes(r->m, t);
   GS_CUDA_TRY(trace_mark(r, q, 1));
   GS_CUDA_TRY(tile_ready(r, q, t));
   GS_CUDA_TRY(slot_use(r, q, s));
@@ -215,12 +286,12 @@ static gs_status op_store(tile_run *r, const tile_op *op, char *msg)
   if (!r->store) return GS_OK;
   GS_CUDA_TRY(tile_wait(r, q, t));
   GS_CUDA_TRY(trace_mark(r, q, 0));
-  GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_at(r->m, op->i, op->k), slot_ptr(r, s), tile_bytes(r->m, t),
+  GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_ptr(r->m, op->i, op->k), slot_ptr(r, s), gs_tile_bytes(r->m, t),
                               cudaMemcpyDeviceToHost, run_stream(r, q)));
   GS_CUDA_TRY(trace_mark(r, q, 1));
   GS_CUDA_TRY(event_record(&r->stored[t], run_stream(r, q)));
   GS_CUDA_TRY(slot_use(r, q, s));
-  r->info->bytes_to_host += (double)tile_bytes(r->m, t);
+  r->info->bytes_to_host += (double)gs_tile_bytes(r->m, t);
 done:
   return st;
 }
@@ -296,25 +367,94 @@ done:
   return st;
 }
 
+/* Operand x (1 or 2) of op, finished in its slot, in format p for a
+ * product that updates tile c: the slot itself, or a converted copy. */
+static gs_status operand_in(tile_run *r, const tile_op *op, int x, int p, const void **out, char *msg)
+{
+  gs_status st = GS_OK;
+  const gs_tile_matrix *m = r->m;
+  const int t = op->tile[x], q = op->worker;
+  *out = slot_ptr(r, op->slot[x]);
+  if (m->precision[t] == p) return GS_OK;
+  void *copy = operand_ptr(r, q, x - 1);
+  GS_CUDA_TRY(tile_convert(*out, m->precision[t], m->scale[t], copy, p, m->scale[t], tile_entries(m, t),
+                           r->overflow + op->tile[0], run_stream(r, q)));
+  *out = copy;
+done:
+  return st;
+}
+
+/* c -= a b' in the precision p of tile c. */
+static gs_status update_gemm(tile_run *r, const tile_op *op, int p, char *msg)
+{
+  gs_status st = GS_OK;
+  const gs_tile_matrix *m = r->m;
+  const int ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k), nb = m->nb;
+  cublasHandle_t blas = r->c->tile_blas[op->worker];
+  void *c = slot_ptr(r, op->slot[0]);
+  const void *a, *b;
+  GS_TRY(operand_in(r, op, 1, p, &a, msg));
+  GS_TRY(operand_in(r, op, 2, p, &b, msg));
+  if (p == GS_TILE_FP64) {
+    const double one = 1.0, minus = -1.0;
+    return library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const double *)a, ri,
+                                     (const double *)b, rk, &one, (double *)c, ri) == CUBLAS_STATUS_SUCCESS,
+                         "cublasDgemm", msg);
+  }
+  if (p == GS_TILE_FP32) {
+    const float one = 1.0f, minus = -1.0f;
+    return library_check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const float *)a, ri,
+                                     (const float *)b, rk, &one, (float *)c, ri) == CUBLAS_STATUS_SUCCESS,
+                         "cublasSgemm", msg);
+  }
+  {
+    const float one = 1.0f, alpha = -1.0f / (m->scale[op->tile[1]] * m->scale[op->tile[2]]);
+    return library_check(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &alpha, a, CUDA_R_16F, ri, b,
+                                      CUDA_R_16F, rk, &one, c, CUDA_R_32F, ri, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS, "cublasGemmEx", msg);
+  }
+done:
+  return st;
+}
+
+/* L_ik = A_ik L_kk'^-1 of a tile that is not FP64: an SGEMM with the FP32
+ * inverse, then the tile in its format back into its slot. */
+static gs_status solve_low(tile_run *r, const tile_op *op, char *msg)
+{
+  gs_status st = GS_OK;
+  const gs_tile_matrix *m = r->m;
+  const int q = op->worker, t = op->tile[0], ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k);
+  const float one = 1.0f, zero = 0.0f;
+  float *c = (float *)slot_ptr(r, op->slot[0]), *x = (float *)scratch_ptr(r, q);
+  GS_TRY(library_check(cublasSgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri,
+                                   inverse32_ptr(r, op->k), rk, &zero, x, ri) == CUBLAS_STATUS_SUCCESS,
+                       "cublasSgemm", msg));
+  GS_CUDA_TRY(tile_convert(x, GS_TILE_FP32, 1.0f, c, m->precision[t], m->scale[t], (size_t)ri * rk, r->overflow + t,
+                           run_stream(r, q)));
+done:
+  return st;
+}
+
 static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
   const int q = op->worker, ri = gs_tile_rows(r->m, op->i), rk = gs_tile_rows(r->m, op->k), nb = r->m->nb;
+  const int p = r->m->precision[op->tile[0]];
   const double one = 1.0, minus = -1.0, zero = 0.0;
   cublasHandle_t blas = r->c->tile_blas[q];
   double *c = slot_ptr(r, op->slot[0]);
-  double *a = op->slot[1] >= 0 ? slot_ptr(r, op->slot[1]) : NULL, *b = op->slot[2] >= 0 ? slot_ptr(r, op->slot[2]) : NULL;
+  const void *a = NULL;
   for (int x = 0; x < 3; ++x)
     if (op->tile[x] >= 0) GS_CUDA_TRY(tile_wait(r, q, op->tile[x]));
   GS_CUDA_TRY(trace_mark(r, q, 0));
   switch (op->kind) {
   case TILE_OP_SYRK:
-    GS_TRY(library_check(cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus, a, rk, &one, c, rk) ==
-                             CUBLAS_STATUS_SUCCESS, "cublasDsyrk", msg));
+    GS_TRY(operand_in(r, op, 1, GS_TILE_FP64, &a, msg));
+    GS_TRY(library_check(cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus, (const double *)a, rk,
+                                     &one, c, rk) == CUBLAS_STATUS_SUCCESS, "cublasDsyrk", msg));
     break;
   case TILE_OP_GEMM:
-    GS_TRY(library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, a, ri, b, rk, &one, c, ri) ==
-                             CUBLAS_STATUS_SUCCESS, "cublasDgemm", msg));
+    GS_TRY(update_gemm(r, op, p, msg));
     break;
   case TILE_OP_POTRF:
     GS_TRY(library_check(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
@@ -324,8 +464,15 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
     GS_CUDA_TRY(cudaMemcpyAsync(r->info_host + op->k, r->info_dev + op->k, sizeof(int), cudaMemcpyDeviceToHost,
                                 run_stream(r, q)));
     GS_TRY(diagonal_invert(r, q, op->k, c, msg));
+    if (r->inverse32)
+      GS_CUDA_TRY(tile_convert(inverse_ptr(r, op->k), GS_TILE_FP64, 1.0f, inverse32_ptr(r, op->k), GS_TILE_FP32, 1.0f,
+                               (size_t)rk * rk, r->overflow + op->tile[0], run_stream(r, q)));
     break;
   case TILE_OP_TRSM: /* L_ik = A_ik L_kk'^-1 as a GEMM with the inverse, then back into the slot */
+    if (p != GS_TILE_FP64) {
+      GS_TRY(solve_low(r, op, msg));
+      break;
+    }
     GS_TRY(library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri, inverse_ptr(r, op->k),
                                      rk, &zero, scratch_ptr(r, q), ri) == CUBLAS_STATUS_SUCCESS,
                          "cublasDgemm", msg));
@@ -423,6 +570,12 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
     for (int k = 0; k <= TILE_LAG; ++k)
       GS_CUDA_TRY(cudaEventCreateWithFlags(&r->column_done[k][w], cudaEventDisableTiming));
   }
+  if (m->low_tiles) {
+    for (int w = 0; w < GS_TILE_COMPUTE; ++w) GS_CUDA_TRY(cudaMalloc(&r->operand[w], 2 * tile_size));
+    GS_CUDA_TRY(cudaMalloc(&r->inverse32, (size_t)(TILE_LAG + 1) * tile_size / 2));
+    GS_CUDA_TRY(cudaMalloc(&r->overflow, (size_t)ntiles));
+    GS_CUDA_TRY(cudaMemset(r->overflow, 0, (size_t)ntiles));
+  }
   GS_CUDA_TRY(cudaMalloc(&r->info_dev, (size_t)m->nt * sizeof(int)));
   GS_CUDA_TRY(cudaMemset(r->info_dev, 0, (size_t)m->nt * sizeof(int)));
   GS_CUDA_TRY(cudaHostAlloc(&r->info_host, (size_t)m->nt * sizeof(int), cudaHostAllocDefault));
@@ -497,6 +650,9 @@ static void run_release(tile_run *r)
       if (r->column_done[k][w]) cudaEventDestroy(r->column_done[k][w]);
   }
   cudaFree(r->slots);
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w) cudaFree(r->operand[w]);
+  cudaFree(r->inverse32);
+  cudaFree(r->overflow);
   cudaFree(r->inverse);
   cudaFree(r->scratch);
   cudaFree(r->trtri_info);
@@ -546,6 +702,11 @@ static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_sour
     if (r.trace) GS_TRY(trace_collect(&r, msg));
   }
 done:
+  if (r.overflow && (st == GS_OK || st == GS_ERR_NOT_PD)) { /* the caller promotes the tiles that overflowed */
+    for (int q = 0; q < TILE_STREAMS; ++q) cudaStreamSynchronize(run_stream(&r, q));
+    if (cudaMemcpy(m->overflow, r.overflow, (size_t)gs_tile_count(m->nt), cudaMemcpyDeviceToHost) != cudaSuccess)
+      st = gs_set_msg(msg, GS_ERR_CUDA, "reading the overflow flags from GPU %d failed", device);
+  }
   run_release(&r);
   return st;
 }
@@ -554,6 +715,104 @@ extern "C" gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_ti
                                       const gs_tile_options *opt, gs_tile_info *info, char *msg)
 {
   return tile_chol_run(device, m, src, opt, 1, info, msg);
+}
+
+#define NORM_BLOCKS 120
+
+/* Per block: the sum of squares and the largest absolute value of its share
+ * of x (count entries), into part[2 * blockIdx.x + {0, 1}]. */
+__global__ void tile_norm_parts_kernel(const double *x, size_t count, double *part)
+{
+  __shared__ double sums[256], bigs[256];
+  double s = 0.0, big = 0.0;
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+    s += x[k] * x[k];
+    big = fmax(big, fabs(x[k]));
+  }
+  sums[threadIdx.x] = s;
+  bigs[threadIdx.x] = big;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) {
+      sums[threadIdx.x] += sums[threadIdx.x + w];
+      bigs[threadIdx.x] = fmax(bigs[threadIdx.x], bigs[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    part[2 * blockIdx.x] = sums[0];
+    part[2 * blockIdx.x + 1] = bigs[0];
+  }
+}
+
+/* The block parts in order (so the sums do not depend on timing) into
+ * out[0] (sum of squares) and out[1] (largest value). */
+__global__ void tile_norm_total_kernel(const double *part, int parts, double *out)
+{
+  double s = 0.0, big = 0.0;
+  for (int b = 0; b < parts; ++b) {
+    s += part[2 * b];
+    big = fmax(big, part[2 * b + 1]);
+  }
+  out[0] = s;
+  out[1] = big;
+}
+
+extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_source *src, double *sumsq,
+                                       double *max_abs, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_gpu_ctx *c = NULL;
+  const long ntiles = gs_tile_count(m->nt);
+  const size_t block = (size_t)m->nb * src->dim;
+  double *locs = NULL, *tile = NULL, *part = NULL, *out = NULL, *host = NULL, *blocks = NULL;
+  GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  if (!(blocks = gs_tile_locs_blocked(m, src)) || !(host = (double *)malloc((size_t)ntiles * 2 * sizeof(double)))) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  GS_CUDA_TRY(cudaMalloc(&locs, (size_t)m->n * src->dim * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&tile, (size_t)m->nb * m->nb * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&part, 2 * NORM_BLOCKS * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&out, (size_t)ntiles * 2 * sizeof(double)));
+  GS_TRY(gs_gpu_copy_to_device(c, locs, blocks, (size_t)m->n * src->dim * sizeof(double), 0, msg));
+  {
+    const gs_matern_cov_args a = {NULL, m->n, NULL, 0, src->dim, src->metric, src->sigma2, src->range,
+                                  src->smoothness, src->nugget, 1, NULL};
+    const matern_tile_args base = matern_tile_setup(&a, locs, NULL);
+    cudaStream_t s = c->stream[0];
+    for (long t = 0; t < ntiles; ++t) {
+      int i, j;
+      gs_tile_coords(t, &i, &j);
+      matern_tile_args g = base;
+      g.sym = (i == j);
+      g.lower_only = 0; /* both triangles of a diagonal tile count */
+      g.locs1 = locs + (size_t)i * block;
+      g.locs2 = locs + (size_t)j * block;
+      g.n1 = gs_tile_rows(m, i);
+      g.n2 = gs_tile_rows(m, j);
+      GS_CUDA_TRY(matern_tile_launch(&g, 0, g.n2, tile, s));
+      tile_norm_parts_kernel<<<NORM_BLOCKS, 256, 0, s>>>(tile, (size_t)g.n1 * g.n2, part);
+      tile_norm_total_kernel<<<1, 1, 0, s>>>(part, NORM_BLOCKS, out + 2 * t);
+      GS_CUDA_TRY(cudaGetLastError());
+    }
+    GS_CUDA_TRY(cudaMemcpyAsync(host, out, (size_t)ntiles * 2 * sizeof(double), cudaMemcpyDeviceToHost, s));
+    GS_CUDA_TRY(cudaStreamSynchronize(s));
+  }
+  for (long t = 0; t < ntiles; ++t) {
+    sumsq[t] = host[2 * t];
+    max_abs[t] = host[2 * t + 1];
+  }
+done:
+  if (c) cudaStreamSynchronize(c->stream[0]);
+  cudaFree(locs);
+  cudaFree(tile);
+  cudaFree(part);
+  cudaFree(out);
+  free(host);
+  free(blocks);
+  cudaGetLastError();
+  return st;
 }
 
 /* Random points in the unit square, as the GP benchmark uses. */
@@ -691,5 +950,48 @@ extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cach
   out[7] = (double)info.tile_loads;
 done:
   free(locs);
+  return st;
+}
+
+extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb,
+                                                  double accuracy, int reps, double out[9], char *msg)
+{
+  gs_status st = GS_OK;
+  gs_tile_matrix *m = NULL;
+  gs_tile_info info;
+  unsigned char *precision = NULL;
+  float *scale = NULL;
+  const gs_tile_options opt = {0, 0, NULL, 0, accuracy};
+  for (int k = 0; k < 9; ++k) out[k] = NAN;
+  GS_TRY(gs_tile_matrix_create(n, nb, 1, &m, msg));
+  {
+    const long ntiles = gs_tile_count(m->nt);
+    precision = (unsigned char *)malloc((size_t)ntiles);
+    scale = (float *)malloc((size_t)ntiles * sizeof(float));
+    if (!precision || !scale) {
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    for (int mixed = 0; mixed <= 1; ++mixed) {
+      if (mixed) {
+        const double t0 = gs_wall_seconds();
+        GS_TRY(gs_tile_map(device, m, src, accuracy, 0, precision, scale, msg));
+        out[2] = gs_wall_seconds() - t0;
+      }
+      GS_TRY(gs_tile_matrix_layout(m, mixed ? precision : NULL, mixed ? scale : NULL, msg));
+      GS_TRY(bench_wall_time(reps, [&] {
+        memset(&info, 0, sizeof info);
+        return tile_chol_run(device, m, src, &opt, 1, &info, msg);
+      }, &out[mixed], msg));
+      out[6 + mixed] = gs_tile_logdet(m);
+    }
+    for (int p = 0; p < GS_TILE_PRECISIONS; ++p) out[3 + p] = 0;
+    for (long t = 0; t < ntiles; ++t) out[3 + m->precision[t]] += 1;
+    out[8] = memchr(m->overflow, 1, (size_t)ntiles) != NULL;
+  }
+done:
+  free(precision);
+  free(scale);
+  gs_tile_matrix_free(m);
   return st;
 }

@@ -8,6 +8,10 @@
 #include "gs_tile.h"
 #include "lapack.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out, char *msg)
 {
   if (n < 1 || nb < 1) return gs_set_msg(msg, GS_ERR_ARG, "a tiled matrix needs n >= 1 and a tile size >= 1");
@@ -16,31 +20,17 @@ gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out
   m->n = n;
   m->nb = (long)nb > n ? (int)n : nb;
   m->nt = (int)((n + m->nb - 1) / m->nb);
-  m->offset = (size_t *)malloc((size_t)gs_tile_count(m->nt) * sizeof *m->offset);
-  if (!m->offset) {
-    free(m);
+  m->want_pinned = pinned;
+  const long ntiles = gs_tile_count(m->nt);
+  m->offset = (size_t *)malloc((size_t)ntiles * sizeof *m->offset);
+  m->precision = (unsigned char *)calloc((size_t)ntiles, 1);
+  m->overflow = (unsigned char *)calloc((size_t)ntiles, 1);
+  m->scale = (float *)malloc((size_t)ntiles * sizeof *m->scale);
+  if (!m->offset || !m->precision || !m->overflow || !m->scale) {
+    gs_tile_matrix_free(m);
     return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   }
-  size_t total = 0;
-  for (int i = 0; i < m->nt; ++i)
-    for (int j = 0; j <= i; ++j) {
-      m->offset[gs_tile_index(i, j)] = total;
-      total += (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
-    }
-  const double mem = gs_host_memory_bytes();
-  if (mem > 0 && total * 8.0 > 0.9 * mem) { /* Linux would promise it and fail on first touch */
-    free(m->offset);
-    free(m);
-    return gs_set_msg(msg, GS_ERR_NOMEM, "the tiles of the %ld x %ld matrix need %.1f GB; this machine has %.1f GB",
-                      n, n, total * 8.0 / 1e9, mem / 1e9);
-  }
-  m->data = (double *)gs_host_alloc(total * sizeof(double), pinned, &m->pinned);
-  if (!m->data) {
-    free(m->offset);
-    free(m);
-    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate %.1f GB of host memory for the tiles of the %ld x %ld matrix",
-                      total * 8.0 / 1e9, n, n);
-  }
+  for (long t = 0; t < ntiles; ++t) m->scale[t] = 1.0f;
   *out = m;
   return GS_OK;
 }
@@ -50,7 +40,68 @@ void gs_tile_matrix_free(gs_tile_matrix *m)
   if (!m) return;
   gs_host_free(m->data, m->pinned);
   free(m->offset);
+  free(m->precision);
+  free(m->overflow);
+  free(m->scale);
   free(m);
+}
+
+gs_status gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale, char *msg)
+{
+  const long ntiles = gs_tile_count(m->nt);
+  size_t total = 0;
+  m->low_tiles = 0;
+  for (long t = 0; t < ntiles; ++t) {
+    int i, j;
+    gs_tile_coords(t, &i, &j);
+    m->precision[t] = (unsigned char)(precision && i != j ? precision[t] : GS_TILE_FP64);
+    m->scale[t] = scale ? scale[t] : 1.0f;
+    m->low_tiles += m->precision[t] != GS_TILE_FP64;
+    m->offset[t] = total;
+    total += (gs_tile_bytes(m, t) + 15) / 16 * 16; /* every tile 16-byte aligned */
+  }
+  memset(m->overflow, 0, (size_t)ntiles);
+  if (m->data && total == m->bytes) return GS_OK;
+  gs_host_free(m->data, m->pinned);
+  m->data = NULL;
+  m->bytes = 0;
+  const double mem = gs_host_memory_bytes();
+  if (mem > 0 && total > 0.9 * mem) /* Linux would promise it and fail on first touch */
+    return gs_set_msg(msg, GS_ERR_NOMEM, "the tiles of the %ld x %ld matrix need %.1f GB; this machine has %.1f GB",
+                      m->n, m->n, total / 1e9, mem / 1e9);
+  m->data = (unsigned char *)gs_host_alloc(total, m->want_pinned, &m->pinned);
+  if (!m->data)
+    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate %.1f GB of host memory for the tiles of the %ld x %ld matrix",
+                      total / 1e9, m->n, m->n);
+  m->bytes = total;
+  return GS_OK;
+}
+
+const double *gs_tile_read(const gs_tile_matrix *m, int i, int j, double *work)
+{
+  const long t = gs_tile_index(i, j);
+  const int p = m->precision[t];
+  if (p == GS_TILE_FP64) return gs_tile_at(m, i, j);
+  const size_t count = (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
+  const void *x = gs_tile_ptr(m, i, j);
+  for (size_t k = 0; k < count; ++k) work[k] = tile_entry_get(x, p, m->scale[t], k);
+  return work;
+}
+
+int gs_tile_write(gs_tile_matrix *m, int i, int j, const double *x)
+{
+  const long t = gs_tile_index(i, j);
+  const int p = m->precision[t];
+  const size_t count = (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
+  void *dst = gs_tile_ptr(m, i, j);
+  int fits = 1;
+  if (p == GS_TILE_FP64) {
+    if (dst != x) memcpy(dst, x, count * sizeof(double));
+    return 1;
+  }
+  for (size_t k = 0; k < count; ++k) fits &= tile_entry_put(dst, p, m->scale[t], k, x[k]);
+  if (!fits) m->overflow[t] = 1;
+  return fits;
 }
 
 double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src)
@@ -66,25 +117,44 @@ double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src)
   return blocks;
 }
 
-/* Tile (i, j) of a dense matrix: its lower part when on the diagonal. */
-static void fill_dense(gs_tile_matrix *m, const gs_tile_source *src, int i, int j)
+/* Tile (i, j) of a dense matrix into t (leading dimension its rows): its
+ * lower part when on the diagonal, or with `full` both triangles. */
+static void dense_tile(const gs_tile_matrix *m, const gs_tile_source *src, int i, int j, int full, double *t)
 {
   const int ri = gs_tile_rows(m, i), cj = gs_tile_rows(m, j);
   const long i0 = (long)i * m->nb, j0 = (long)j * m->nb;
-  double *t = gs_tile_at(m, i, j);
   for (int c = 0; c < cj; ++c) {
-    const int r0 = (i == j) ? c : 0;
+    const int r0 = (i == j && !full) ? c : 0;
     memcpy(t + (size_t)c * ri + r0, src->a + (size_t)(j0 + c) * src->lda + i0 + r0, (size_t)(ri - r0) * sizeof(double));
   }
 }
 
-static void fill_matern(gs_tile_matrix *m, const gs_tile_source *src, const double *blocks, int i, int j)
+/* Tile (i, j) of a Matérn covariance into t: the lower part on the
+ * diagonal, or with `full` both triangles. */
+static void matern_tile(const gs_tile_matrix *m, const gs_tile_source *src, const double *blocks, int i, int j,
+                        int full, double *t)
 {
-  const gs_matern_cov_args a = {blocks + (size_t)i * m->nb * src->dim, gs_tile_rows(m, i),
-                                (i == j) ? NULL : blocks + (size_t)j * m->nb * src->dim, gs_tile_rows(m, j), src->dim,
-                                src->metric, src->sigma2, src->range, src->smoothness, src->nugget, 1,
-                                gs_tile_at(m, i, j)};
+  const int ri = gs_tile_rows(m, i), sym = (i == j);
+  const gs_matern_cov_args a = {blocks + (size_t)i * m->nb * src->dim, ri,
+                                sym ? NULL : blocks + (size_t)j * m->nb * src->dim, gs_tile_rows(m, j), src->dim,
+                                src->metric, src->sigma2, src->range, src->smoothness, src->nugget, 1, t};
   gs_matern_cov_cpu(&a, 1, NULL, NULL);
+  if (sym && full) /* the generator writes the lower triangle of a symmetric block */
+    for (int c = 0; c < ri; ++c)
+      for (int r = 0; r < c; ++r) t[(size_t)c * ri + r] = t[(size_t)r * ri + c];
+}
+
+/* Tile (i, j) of the source: into the matrix when it is FP64, else into
+ * work. */
+static double *source_tile(const gs_tile_matrix *m, const gs_tile_source *src, const double *blocks, int i, int j,
+                           int full, double *work)
+{
+  double *t = (m->precision[gs_tile_index(i, j)] == GS_TILE_FP64 && !full) ? gs_tile_at(m, i, j) : work;
+  if (src->a)
+    dense_tile(m, src, i, j, full, t);
+  else
+    matern_tile(m, src, blocks, i, j, full, t);
+  return t;
 }
 
 gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, char *msg)
@@ -117,22 +187,98 @@ gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, c
   return GS_OK;
 }
 
-gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg)
+typedef void (*tile_visit_fn)(gs_tile_matrix *m, long t, int i, int j, const double *x, void *ctx);
+
+/* visit(tile index, (i, j), its values, ctx) for every tile of the source,
+ * on `threads` threads, each with a work tile. */
+static gs_status source_tiles_visit(gs_tile_matrix *m, const gs_tile_source *src, int threads, int full,
+                                    tile_visit_fn visit, void *ctx, char *msg)
 {
   const long ntiles = gs_tile_count(m->nt);
-  double *blocks = NULL;
-  if (!src->a && !(blocks = gs_tile_locs_blocked(m, src))) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-#pragma omp parallel for schedule(dynamic, 1) num_threads(gs_cpu_threads(threads))
+  const size_t tile = (size_t)m->nb * m->nb;
+  const int nthreads = gs_cpu_threads(threads);
+  double *blocks = NULL, *work = (double *)malloc((size_t)nthreads * tile * sizeof(double));
+  if (!work || (!src->a && !(blocks = gs_tile_locs_blocked(m, src)))) {
+    free(work);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  }
+#pragma omp parallel num_threads(nthreads)
+  {
+#ifdef _OPENMP
+    double *mine = work + (size_t)omp_get_thread_num() * tile;
+#else
+    double *mine = work;
+#endif
+#pragma omp for schedule(dynamic, 1)
+    for (long t = 0; t < ntiles; ++t) {
+      int i, j;
+      gs_tile_coords(t, &i, &j);
+      visit(m, t, i, j, source_tile(m, src, blocks, i, j, full, mine), ctx);
+    }
+  }
+  free(blocks);
+  free(work);
+  return GS_OK;
+}
+
+static void visit_fill(gs_tile_matrix *m, long t, int i, int j, const double *x, void *ctx)
+{
+  (void)t;
+  (void)ctx;
+  gs_tile_write(m, i, j, x);
+}
+
+gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg)
+{
+  return source_tiles_visit(m, src, threads, 0, visit_fill, NULL, msg);
+}
+
+typedef struct {
+  double *sumsq, *max_abs;
+} tile_norms;
+
+static void visit_norms(gs_tile_matrix *m, long t, int i, int j, const double *x, void *ctx)
+{
+  tile_norms *out = (tile_norms *)ctx;
+  const size_t count = (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
+  double s = 0.0, big = 0.0;
+  for (size_t k = 0; k < count; ++k) {
+    s += x[k] * x[k];
+    big = fabs(x[k]) > big ? fabs(x[k]) : big;
+  }
+  out->sumsq[t] = s;
+  out->max_abs[t] = big;
+}
+
+gs_status gs_tile_norms(const gs_tile_matrix *m, const gs_tile_source *src, int threads, double *sumsq,
+                        double *max_abs, char *msg)
+{
+  tile_norms out = {sumsq, max_abs};
+  return source_tiles_visit((gs_tile_matrix *)m, src, threads, 1, visit_norms, &out, msg);
+}
+
+void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, unsigned char *precision)
+{
+  const long ntiles = gs_tile_count(m->nt);
+  double total = 0.0;
   for (long t = 0; t < ntiles; ++t) {
     int i, j;
     gs_tile_coords(t, &i, &j);
-    if (src->a)
-      fill_dense(m, src, i, j);
-    else
-      fill_matern(m, src, blocks, i, j);
+    total += (i == j ? 1.0 : 2.0) * sumsq[t]; /* the upper triangle mirrors the lower */
   }
-  free(blocks);
-  return GS_OK;
+  for (long t = 0; t < ntiles; ++t) {
+    int i, j;
+    gs_tile_coords(t, &i, &j);
+    const double ratio = m->nt * sqrt(sumsq[t] / total);
+    int p = GS_TILE_FP64;
+    if (i != j)
+      for (int q = GS_TILE_PRECISIONS - 1; q > GS_TILE_FP64; --q)
+        if (ratio * tile_precision_roundoff(q) <= accuracy) {
+          p = q;
+          break;
+        }
+    precision[t] = (unsigned char)p;
+  }
 }
 
 double gs_tile_logdet(const gs_tile_matrix *m)
@@ -146,8 +292,28 @@ double gs_tile_logdet(const gs_tile_matrix *m)
   return 2.0 * s;
 }
 
+/* Per-thread work tiles for reading the tiles that are not FP64 (NULL when
+ * all are: none is needed). */
+static gs_status read_work(const gs_tile_matrix *m, int threads, double **work, char *msg)
+{
+  *work = NULL;
+  if (!m->low_tiles) return GS_OK;
+  *work = (double *)malloc((size_t)threads * m->nb * m->nb * sizeof(double));
+  return *work ? GS_OK : gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+}
+
+static double *thread_work(const gs_tile_matrix *m, double *work)
+{
+#ifdef _OPENMP
+  return work ? work + (size_t)omp_get_thread_num() * m->nb * m->nb : NULL;
+#else
+  return work;
+#endif
+}
+
 /* b_i -= op(L_xy) b_j over the rows of block i, for every block in [lo, hi). */
-static void solve_updates(const gs_tile_matrix *m, int j, int lo, int hi, int trans, double *b, long k, int threads)
+static void solve_updates(const gs_tile_matrix *m, int j, int lo, int hi, int trans, double *b, long k, int threads,
+                          double *work)
 {
   const int nk = (int)k, ldb = (int)m->n, cj = gs_tile_rows(m, j);
   const double one = 1.0, minus = -1.0;
@@ -156,9 +322,11 @@ static void solve_updates(const gs_tile_matrix *m, int j, int lo, int hi, int tr
     const int ri = gs_tile_rows(m, i);
     double *bi = b + (size_t)i * m->nb, *bj = b + (size_t)j * m->nb;
     if (trans) /* b_i -= L_ji' b_j */
-      dgemm_("T", "N", &ri, &nk, &cj, &minus, gs_tile_at(m, j, i), &cj, bj, &ldb, &one, bi, &ldb, 1, 1);
+      dgemm_("T", "N", &ri, &nk, &cj, &minus, gs_tile_read(m, j, i, thread_work(m, work)), &cj, bj, &ldb, &one, bi,
+             &ldb, 1, 1);
     else /* b_i -= L_ij b_j */
-      dgemm_("N", "N", &ri, &nk, &cj, &minus, gs_tile_at(m, i, j), &ri, bj, &ldb, &one, bi, &ldb, 1, 1);
+      dgemm_("N", "N", &ri, &nk, &cj, &minus, gs_tile_read(m, i, j, thread_work(m, work)), &ri, bj, &ldb, &one, bi,
+             &ldb, 1, 1);
   }
 }
 
@@ -169,18 +337,22 @@ gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, in
   if (k == 0) return GS_OK;
   const int nk = (int)k, ldb = (int)m->n, nthreads = gs_blas_threads() > 1 ? 1 : gs_cpu_threads(threads);
   const double one = 1.0;
+  double *work;
+  gs_status st = read_work(m, nthreads, &work, msg);
+  if (st != GS_OK) return st;
   if (what & GS_TILE_FORWARD)
     for (int j = 0; j < m->nt; ++j) {
       const int cj = gs_tile_rows(m, j);
       dtrsm_("L", "L", "N", "N", &cj, &nk, &one, gs_tile_at(m, j, j), &cj, b + (size_t)j * m->nb, &ldb, 1, 1, 1, 1);
-      solve_updates(m, j, j + 1, m->nt, 0, b, k, nthreads);
+      solve_updates(m, j, j + 1, m->nt, 0, b, k, nthreads, work);
     }
   if (what & GS_TILE_BACKWARD)
     for (int j = m->nt - 1; j >= 0; --j) {
       const int cj = gs_tile_rows(m, j);
       dtrsm_("L", "L", "T", "N", &cj, &nk, &one, gs_tile_at(m, j, j), &cj, b + (size_t)j * m->nb, &ldb, 1, 1, 1, 1);
-      solve_updates(m, j, 0, j, 1, b, k, nthreads);
+      solve_updates(m, j, 0, j, 1, b, k, nthreads, work);
     }
+  free(work);
   return GS_OK;
 }
 
@@ -190,8 +362,14 @@ gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threa
   if (k == 0) return GS_OK;
   const int nk = (int)k, ldb = (int)m->n, nthreads = gs_blas_threads() > 1 ? 1 : gs_cpu_threads(threads);
   const double one = 1.0;
+  double *work;
+  gs_status st = read_work(m, nthreads, &work, msg);
+  if (st != GS_OK) return st;
   double *x = (double *)malloc((size_t)m->n * k * sizeof(double));
-  if (!x) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  if (!x) {
+    free(work);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  }
   memcpy(x, b, (size_t)m->n * k * sizeof(double));
   /* block row i of L b from the blocks of the copy x: rows are independent */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
@@ -200,10 +378,11 @@ gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threa
     double *bi = b + (size_t)i * m->nb;
     dtrmm_("L", "L", "N", "N", &ri, &nk, &one, gs_tile_at(m, i, i), &ri, bi, &ldb, 1, 1, 1, 1);
     for (int j = 0; j < i; ++j)
-      dgemm_("N", "N", &ri, &nk, &m->nb, &one, gs_tile_at(m, i, j), &ri, x + (size_t)j * m->nb, &ldb, &one, bi, &ldb,
-             1, 1);
+      dgemm_("N", "N", &ri, &nk, &m->nb, &one, gs_tile_read(m, i, j, thread_work(m, work)), &ri, x + (size_t)j * m->nb,
+             &ldb, &one, bi, &ldb, 1, 1);
   }
   free(x);
+  free(work);
   return GS_OK;
 }
 
@@ -213,15 +392,19 @@ void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(gs_cpu_threads(threads))
   for (int i = 0; i < m->nt; ++i) { /* tile row i of L is tile column i of L' */
     const int ri = gs_tile_rows(m, i);
+    for (int j = 0; j <= i; ++j) {
+      const int cj = gs_tile_rows(m, j);
+      const long t = gs_tile_index(i, j);
+      const void *x = gs_tile_ptr(m, i, j);
+      for (int c = 0; c < ri; ++c) {
+        double *rc = r + (size_t)((long)i * m->nb + c) * n + (long)j * m->nb;
+        const int top = (j == i) ? c + 1 : cj;
+        for (int q = 0; q < top; ++q) rc[q] = tile_entry_get(x, m->precision[t], m->scale[t], (size_t)q * ri + c);
+      }
+    }
     for (int c = 0; c < ri; ++c) {
       const long col = (long)i * m->nb + c;
-      double *rc = r + (size_t)col * n;
-      for (int j = 0; j <= i; ++j) {
-        const int cj = gs_tile_rows(m, j), top = (j == i) ? c + 1 : cj;
-        const double *t = gs_tile_at(m, i, j);
-        for (int q = 0; q < top; ++q) rc[(long)j * m->nb + q] = t[(size_t)q * ri + c];
-      }
-      memset(rc + col + 1, 0, (size_t)(n - col - 1) * sizeof(double));
+      memset(r + (size_t)col * n + col + 1, 0, (size_t)(n - col - 1) * sizeof(double));
     }
   }
 }

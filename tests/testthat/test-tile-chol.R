@@ -141,3 +141,125 @@ test_that("the GPU reports a matrix that is not positive definite", {
   expect_matches_chol(tile_chol(random_spd(300, 1), tile = 64, device = "gpu"), random_spd(300, 1))
   expect_error(tile_chol(diag(3), memory = 10, device = "gpu"), "three", class = "gpustats_error_argument")
 })
+
+# Mixed precision: ||A - L L'||_F / ||A||_F of a factor.
+backward_error <- function(f, A) {
+  R <- as.matrix(f)
+  norm(A - crossprod(R), "F") / norm(A, "F")
+}
+
+# The precision every tile should get by the rule tile_chol() states.
+expected_map <- function(A, tile, accuracy) {
+  nt <- ceiling(nrow(A) / tile)
+  rows <- split(seq_len(nrow(A)), (seq_len(nrow(A)) - 1) %/% tile)
+  total <- norm(A, "F")
+  map <- matrix(NA_character_, nt, nt)
+  for (i in 1:nt) for (j in 1:i) {
+    ratio <- nt * norm(A[rows[[i]], rows[[j]], drop = FALSE], "F") / total
+    map[i, j] <- if (i == j) "double" else if (ratio * 2^-11 <= accuracy) "half" else
+      if (ratio * 2^-24 <= accuracy) "single" else "double"
+  }
+  map
+}
+
+morton_matern <- function(n, range, seed) {
+  set.seed(seed)
+  locs <- matrix(runif(2 * n), ncol = 2)
+  locs[morton_order(locs), ]
+}
+
+test_that("the Morton order keeps nearby points together", {
+  locs <- as.matrix(expand.grid(0:7, 0:7))[sample(64), ]
+  z <- locs[morton_order(locs), ]
+  expect_setequal(paste(z[, 1], z[, 2]), paste(locs[, 1], locs[, 2]))
+  # each run of 4 is one 2 x 2 cell of the grid, each run of 16 one 4 x 4 cell
+  for (size in c(2, 4)) {
+    cell <- paste(z[, 1] %/% size, z[, 2] %/% size)
+    expect_identical(length(rle(cell)$lengths), as.integer(64 / size^2))
+  }
+  expect_identical(morton_order(matrix(5, 3, 2)), 1:3)
+  expect_error(morton_order("a"), class = "gpustats_error_argument")
+})
+
+test_that("mixed precision follows the stated rule and reaches the accuracy asked for (CPU)", {
+  locs <- morton_matern(1500, 0.02627, 21)
+  for (range in c(0.02627, 0.210158)) {
+    spec <- matern_spec(locs, range = range, smoothness = 0.5)
+    A <- matern_cov(locs, range = range, smoothness = 0.5, device = "cpu")
+    full <- tile_chol(spec, tile = 100, device = "cpu")
+    for (accuracy in c(1e-4, 1e-8)) {
+      f <- tile_chol(spec, tile = 100, precision = "mixed", accuracy = accuracy, device = "cpu")
+      expect_identical(f$precision, expected_map(A, 100, accuracy))
+      expect_lte(backward_error(f, A), accuracy)
+      expect_lte(abs(determinant(f)$modulus - determinant(full)$modulus), 1500 * accuracy)
+      expect_identical(f$info$attempts, 1)
+    }
+    expect_true(any(f$precision == "half", na.rm = TRUE) || range > 0.1)
+  }
+  expect_output(print(f), "mixed precision, accuracy 1e-08: tiles double")
+  # a dense matrix, and an accuracy that leaves every tile in FP64
+  A <- random_spd(300, 2)
+  f <- tile_chol(A, tile = 64, precision = "mixed", accuracy = 1e-3, device = "cpu")
+  expect_identical(f$precision, expected_map(A, 64, 1e-3))
+  expect_lte(backward_error(f, A), 1e-3)
+  b <- rnorm(300)
+  expect_lte(max(abs(A %*% solve(f, b) - b)) / max(abs(b)), 1e-3 * kappa(A))
+  exact <- tile_chol(A, tile = 64, precision = "mixed", accuracy = 1e-15, device = "cpu")
+  expect_true(all(exact$precision == "double", na.rm = TRUE))
+  expect_identical(as.matrix(exact), as.matrix(tile_chol(A, tile = 64, device = "cpu")))
+  expect_error(tile_chol(A, precision = "mixed", accuracy = 0.5), "at most 0.1", class = "gpustats_error_argument")
+  expect_error(tile_chol(A, precision = "mixed", accuracy = 0), "accuracy", class = "gpustats_error_argument")
+  expect_error(tile_chol(A, precision = "quad"), "should be one of")
+})
+
+# A matrix whose FP16 tile (3, 1) of the factor outgrows its tile of A: the
+# small eigenvalue of the first diagonal tile amplifies it 1e4 times.
+overflow_matrix <- function() {
+  A <- diag(12)
+  A[4, 4] <- 1e-8
+  A[9:12, 4] <- A[4, 9:12] <- 1e-6
+  A
+}
+
+# A matrix with an eigenvalue far below the FP16 rounding of its tiles.
+nearly_singular <- function() {
+  e <- eigen(random_spd(40, 3), symmetric = TRUE)
+  A <- e$vectors %*% diag(c(e$values[-40], 1e-9)) %*% t(e$vectors)
+  (A + t(A)) / 2
+}
+
+test_that("mixed precision promotes tiles that overflow or break positive definiteness", {
+  for (device in c("cpu", if (gpu_available()) "gpu")) {
+    A <- overflow_matrix()
+    f <- tile_chol(A, tile = 4, precision = "mixed", accuracy = 0.1, device = device)
+    expect_gt(f$info$attempts, 1)
+    expect_identical(f$precision[3, 1], "single")
+    expect_lte(backward_error(f, A), 1e-6)
+    A <- nearly_singular()
+    f <- tile_chol(A, tile = 10, precision = "mixed", accuracy = 0.1, device = device)
+    expect_gt(f$info$attempts, 1)
+    expect_lte(backward_error(f, A), 1e-6)
+  }
+})
+
+test_that("GPU and CPU mixed-precision factors agree, in core and out of core", {
+  skip_without_gpu()
+  locs <- morton_matern(6000, 0.02627, 22)
+  for (range in c(0.02627, 0.078809)) {
+    spec <- matern_spec(locs, range = range, smoothness = 0.5)
+    A <- matern_cov(locs, range = range, smoothness = 0.5, device = "cpu")
+    for (accuracy in c(1e-5, 1e-8)) {
+      cpu <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, device = "cpu")
+      expect_true(any(cpu$precision == (if (range < 0.05) "half" else "single"), na.rm = TRUE))
+      for (memory in list(NULL, 8 * 512^2 * 5)) {
+        g <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, memory = memory, device = "gpu")
+        expect_identical(g$precision, cpu$precision)
+        expect_lte(backward_error(g, A), accuracy)
+        expect_lte(abs(determinant(g)$modulus - determinant(cpu)$modulus), 6000 * accuracy)
+      }
+      dense <- tile_chol(A, tile = 512, precision = "mixed", accuracy = accuracy, device = "gpu")
+      expect_identical(dense$precision, cpu$precision)
+      expect_lte(backward_error(dense, A), accuracy)
+    }
+  }
+})
