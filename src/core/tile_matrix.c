@@ -190,14 +190,15 @@ gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, c
 typedef void (*tile_visit_fn)(gs_tile_matrix *m, long t, int i, int j, const double *x, void *ctx);
 
 /* visit(tile index, (i, j), its values, ctx) for every tile of the source,
- * on `threads` threads, each with a work tile. */
+ * on `threads` threads, each with a work tile unless every tile is written
+ * in place (an FP64 fill). */
 static gs_status source_tiles_visit(gs_tile_matrix *m, const gs_tile_source *src, int threads, int full,
                                     tile_visit_fn visit, void *ctx, char *msg)
 {
   const long ntiles = gs_tile_count(m->nt);
-  const size_t tile = (size_t)m->nb * m->nb;
+  const size_t tile = (full || m->low_tiles) ? (size_t)m->nb * m->nb : 0;
   const int nthreads = gs_cpu_threads(threads);
-  double *blocks = NULL, *work = (double *)malloc((size_t)nthreads * tile * sizeof(double));
+  double *blocks = NULL, *work = (double *)malloc((size_t)nthreads * tile * sizeof(double) + 1);
   if (!work || (!src->a && !(blocks = gs_tile_locs_blocked(m, src)))) {
     free(work);
     return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
