@@ -151,7 +151,6 @@ typedef struct {
   int workers;          /* compute streams (GPU) or threads (CPU) */
   double *trace;        /* with opt->trace: trace_rows x GS_TILE_TRACE_COLS, row-major; the caller frees it */
   long trace_rows;
-  long tiles[GS_TILE_PRECISIONS]; /* tiles in each precision, in the factorization that succeeded */
   int attempts;         /* factorizations run: more than one when tiles were promoted */
 } gs_tile_info;
 

@@ -123,14 +123,11 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
     info->tile_loads += loads;
     if (st != GS_OK && st != GS_ERR_NOT_PD) break;
     if (!map.precision || (st == GS_OK && !tile_overflowed(m)) || attempt == TILE_ATTEMPTS) break;
-    if (!tile_map_promote(m, tile_overflowed(m) ? GS_OK : st, info, &map)) break;
+    if (!tile_map_promote(m, st, info, &map)) break;
   }
   if (st == GS_OK && tile_overflowed(m))
     st = gs_set_msg(msg, GS_ERR_ARG, "the matrix has values too large for the factorization's formats");
-  if (st == GS_OK) {
-    for (long t = 0; t < gs_tile_count(m->nt); ++t) info->tiles[m->precision[t]]++;
-    info->logdet = gs_tile_logdet(m);
-  }
+  if (st == GS_OK) info->logdet = gs_tile_logdet(m);
 done:
   info->seconds = gs_wall_seconds() - t0;
   tile_map_free(&map);

@@ -207,17 +207,25 @@ done:
 }
 
 /* A_ij of a Matérn source, generated in dst on stream q. */
-static cudaError_t load_generate(tile_run *r, int q, int i, int j, double *dst)
+/* The generator's arguments for tile (i, j), from those of the whole matrix
+ * and the device locations grouped by tile row (gs_tile_locs_blocked). */
+static matern_tile_args matern_tile_of(const matern_tile_args *whole, const gs_tile_matrix *m, const double *locs,
+                                       int dim, int i, int j, int lower_only)
 {
-  const gs_tile_matrix *m = r->m;
-  const size_t block = (size_t)m->nb * r->src->dim;
-  matern_tile_args g = r->gen;
+  const size_t block = (size_t)m->nb * dim;
+  matern_tile_args g = *whole;
   g.sym = (i == j);
-  g.lower_only = g.sym;
-  g.locs1 = r->locs + (size_t)i * block;
-  g.locs2 = r->locs + (size_t)j * block;
+  g.lower_only = g.sym && lower_only;
+  g.locs1 = locs + (size_t)i * block;
+  g.locs2 = locs + (size_t)j * block;
   g.n1 = gs_tile_rows(m, i);
   g.n2 = gs_tile_rows(m, j);
+  return g;
+}
+
+static cudaError_t load_generate(tile_run *r, int q, int i, int j, double *dst)
+{
+  const matern_tile_args g = matern_tile_of(&r->gen, r->m, r->locs, r->src->dim, i, j, 1);
   return matern_tile_launch(&g, 0, g.n2, dst, run_stream(r, q));
 }
 
@@ -764,7 +772,6 @@ extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, cons
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
   const long ntiles = gs_tile_count(m->nt);
-  const size_t block = (size_t)m->nb * src->dim;
   double *locs = NULL, *tile = NULL, *part = NULL, *out = NULL, *host = NULL, *blocks = NULL;
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
   if (!(blocks = gs_tile_locs_blocked(m, src)) || !(host = (double *)malloc((size_t)ntiles * 2 * sizeof(double)))) {
@@ -784,13 +791,7 @@ extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, cons
     for (long t = 0; t < ntiles; ++t) {
       int i, j;
       gs_tile_coords(t, &i, &j);
-      matern_tile_args g = base;
-      g.sym = (i == j);
-      g.lower_only = 0; /* both triangles of a diagonal tile count */
-      g.locs1 = locs + (size_t)i * block;
-      g.locs2 = locs + (size_t)j * block;
-      g.n1 = gs_tile_rows(m, i);
-      g.n2 = gs_tile_rows(m, j);
+      const matern_tile_args g = matern_tile_of(&base, m, locs, src->dim, i, j, 0); /* both triangles count */
       GS_CUDA_TRY(matern_tile_launch(&g, 0, g.n2, tile, s));
       tile_norm_parts_kernel<<<NORM_BLOCKS, 256, 0, s>>>(tile, (size_t)g.n1 * g.n2, part);
       tile_norm_total_kernel<<<1, 1, 0, s>>>(part, NORM_BLOCKS, out + 2 * t);
