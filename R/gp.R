@@ -23,11 +23,35 @@
 #' `options(gpustats.gp_tiles = TRUE)` uses the tile Cholesky at any size.
 #' The tiled factorization can be interrupted.
 #'
+#' With `precision = "mixed"` the tile Cholesky factors the covariance at any
+#' size, each tile below the diagonal stored and multiplied in the lowest
+#' precision (FP64, FP32 or FP16) that keeps the tiles accurate to `accuracy`
+#' relative to the matrix (see [tile_chol()] for the rule). The locations are
+#' then ordered along a Z-order curve internally ([morton_order()]), so that
+#' tiles far from the diagonal hold distant pairs; results come back in the
+#' order of `locs`. The weaker the correlation, the more tiles go to low
+#' precision and the faster the factorization. The rule bounds the rounding
+#' against the size of the covariance, while the likelihood is sensitive to
+#' it on the scale of the smallest eigenvalue: after each factorization the
+#' rounding that every tile row's low-precision tiles bring into the Schur
+#' complement of its diagonal block is estimated (from the norms of those
+#' tiles of the factor, and of the covariance, over the smallest pivots
+#' \eqn{L_{jj}^2}), and a row where it exceeds a tenth of the smallest
+#' pivot of its diagonal block has its tiles promoted and the factorization
+#' rerun. Ill-conditioned trial points of a fit (long range, high
+#' smoothness) are so computed in (nearly) FP64, where low precision would
+#' have made the likelihood meaningless.
+#'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
 #'   with `nrow(locs)` rows, one data set per column.
 #' @inheritParams matern_cov
 #' @param sigma2,range,smoothness,nugget Covariance parameters, single numbers
 #'   (`sigma2`, `range`, `smoothness` > 0, `nugget` >= 0); see [matern()].
+#' @param precision `"double"` (FP64) or `"mixed"` (the tile Cholesky in
+#'   mixed precision; see Details).
+#' @param accuracy For `precision = "mixed"`: the relative accuracy, in
+#'   Frobenius norm, to which the tiles represent the covariance; from
+#'   `1e-15` to `0.1`.
 #' @return `gp_loglik()`: the log-likelihood (one per column of `y`), with
 #'   attributes `logdet` (\eqn{\log|\Sigma|}) and `quadform`
 #'   (\eqn{y^\top \Sigma^{-1} y}).
@@ -39,14 +63,15 @@
 #' gp_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8)
 #' @export
 gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
-                      distance = c("euclidean", "great_circle"),
-                      device = getOption("gpustats.device", "auto")) {
+                      distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
+                      accuracy = 1e-8, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   distance <- match.arg(distance)
+  accuracy <- mixed_accuracy(match.arg(precision), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   y <- as_observations(y, nrow(locs), call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  gp <- gp_open(locs, distance, device, call)
+  gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
   logdet <- gp_factor(gp, params, locs, call)
   z <- gp_apply(gp, "forward", y, call)
@@ -63,12 +88,16 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
 #'   matrix with one draw per column, \eqn{L z} with \eqn{\Sigma = L L^\top}
 #'   and \eqn{z} standard normal from R's generator, so `set.seed()` makes it
 #'   reproducible (the CPU and GPU paths give the same draws to rounding).
+#'   In mixed precision \eqn{L} is the factor of the Z-ordered covariance
+#'   and the rows of \eqn{z} are taken in that order, so the draws differ
+#'   from the FP64 ones for the same seed.
 #' @export
 gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
-                        distance = c("euclidean", "great_circle"),
-                        device = getOption("gpustats.device", "auto")) {
+                        distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
+                        accuracy = 1e-8, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   distance <- match.arg(distance)
+  accuracy <- mixed_accuracy(match.arg(precision), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
@@ -76,7 +105,7 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   }
   n <- nrow(locs)
   z <- matrix(stats::rnorm(n * nsim), n, nsim)
-  gp <- gp_open(locs, distance, device, call)
+  gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
   gp_factor(gp, params, locs, call)
   draws <- gp_apply(gp, "multiply", z, call)
@@ -108,21 +137,35 @@ check_covariance <- function(sigma2, range, smoothness, nugget, call) {
   c(sigma2 = sigma2, range = range, smoothness = smoothness, nugget = nugget)
 }
 
+# 0 for precision "double"; for "mixed", the accuracy, checked.
+mixed_accuracy <- function(precision, accuracy, call) {
+  check_scalar(accuracy, "accuracy", call, 1e-15)
+  if (accuracy > 0.1) abort_arg("{.arg accuracy} must be at most 0.1, not {accuracy}.", call)
+  if (precision == "mixed") as.double(accuracy) else 0
+}
+
 # The native Gaussian-process object: locations uploaded and the n x n
 # workspace allocated once, for every factorisation that follows. `tiled`
 # says whether the tile Cholesky factors it (the matrix is too large for the
-# dense path, or the option gpustats.gp_tiles is TRUE).
-gp_open <- function(locs, distance, device, call) {
+# dense path, the option gpustats.gp_tiles is TRUE, or accuracy > 0: mixed
+# precision). In mixed precision the native object holds the locations in
+# Z-order, `order`, so that tiles far from the diagonal hold distant pairs.
+gp_open <- function(locs, distance, device, call, accuracy = 0) {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
   metric <- if (distance == "great_circle") 1L else 0L
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
-  ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(), as.integer(tiles)), call)
-  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr))
+  order <- if (accuracy > 0) morton_order(locs)
+  if (!is.null(order)) locs <- locs[order, , drop = FALSE]
+  ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(), as.integer(tiles), accuracy), call)
+  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order)
 }
 
-# "gpu", "cpu", or either followed by ", tile Cholesky".
-gp_method <- function(gp) paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky")
+# "gpu" or "cpu", then how the covariance is factored.
+gp_method <- function(gp) {
+  paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky",
+         if (gp$accuracy > 0) sprintf(" in mixed precision (accuracy %g)", gp$accuracy))
+}
 
 gp_close <- function(gp) invisible(.Call(gs_r_gp_free, gp$ptr))
 
@@ -144,7 +187,17 @@ gp_factor <- function(gp, params, locs, call, not_pd = NULL) {
   )
 }
 
+# L^-1 b ("forward"), L b ("multiply") or Sigma^-1 b ("solve"), b with a
+# row per location. With locations in Z-order the rows of b go in permuted;
+# products and solves come back in the caller's order, while the forward
+# solve stays in Z-order: it whitens (its sums of squares are what is used),
+# and any orthogonal reordering of a whitening is one too.
 gp_apply <- function(gp, what, b, call) {
   code <- c(forward = 0L, multiply = 1L, solve = 2L)[[what]]
-  gs_call(.Call(gs_r_gp_apply, gp$ptr, code, b), call)
+  if (is.null(gp$order)) return(gs_call(.Call(gs_r_gp_apply, gp$ptr, code, b), call))
+  b <- if (is.matrix(b)) b[gp$order, , drop = FALSE] else b[gp$order]
+  out <- gs_call(.Call(gs_r_gp_apply, gp$ptr, code, b), call)
+  if (what == "forward") return(out)
+  if (is.matrix(out)) out[gp$order, ] <- out else out[gp$order] <- out
+  out
 }

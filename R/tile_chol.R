@@ -108,8 +108,7 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
                       trace = FALSE, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   precision <- match.arg(precision)
-  check_scalar(accuracy, "accuracy", call, 1e-15)
-  if (accuracy > 0.1) abort_arg("{.arg accuracy} must be at most 0.1, not {accuracy}.", call)
+  used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
   spec <- inherits(A, "gs_matern_spec")
   if (!spec) A <- as_spd_matrix(A, call)
   n <- if (spec) A$n else nrow(A)
@@ -118,12 +117,11 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   if (!is.null(memory)) check_scalar(memory, "memory", call, 0, open = TRUE)
   check_flag(trace, "trace", call)
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
-  mixed_accuracy <- if (precision == "mixed") as.double(accuracy) else 0
   res <- if (spec) {
     gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, dev, as.double(memory %||% 0),
-                  mixed_accuracy, gs_threads(), trace, bar), call)
+                  used_accuracy, gs_threads(), trace, bar), call)
   } else {
-    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, dev, as.double(memory %||% 0), mixed_accuracy,
+    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, dev, as.double(memory %||% 0), used_accuracy,
                   gs_threads(), trace, bar), call)
   }
   info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",

@@ -12,7 +12,7 @@ SEXP gs_r_host_memory(void);
 SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
 SEXP gs_r_gp_free(SEXP);
 SEXP gs_r_gp_factor(SEXP, SEXP);
@@ -42,7 +42,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_matern_cov", (DL_FUNC)&gs_r_matern_cov, 7},
   {"gs_r_bench_map", (DL_FUNC)&gs_r_bench_map, 4},
   {"gs_r_bench_matern_cov", (DL_FUNC)&gs_r_bench_matern_cov, 4},
-  {"gs_r_gp_new", (DL_FUNC)&gs_r_gp_new, 5},
+  {"gs_r_gp_new", (DL_FUNC)&gs_r_gp_new, 6},
   {"gs_r_gp_tiled", (DL_FUNC)&gs_r_gp_tiled, 1},
   {"gs_r_gp_free", (DL_FUNC)&gs_r_gp_free, 1},
   {"gs_r_gp_factor", (DL_FUNC)&gs_r_gp_factor, 2},

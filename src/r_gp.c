@@ -14,15 +14,16 @@ static void gp_finalize(SEXP ptr)
   }
 }
 
-/* tiles: 1 to factor with the tile Cholesky even when the matrix fits. */
-SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles)
+/* tiles: 1 to factor with the tile Cholesky even when the matrix fits;
+ * accuracy > 0: the tile Cholesky in mixed precision. */
+SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles, SEXP accuracy)
 {
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
   gs_gp *gp = NULL;
   char msg[GS_MSG_LEN];
   gs_status st = gs_gp_create(gs_r_int(device, "device"), REAL(locs), Rf_nrows(locs), Rf_ncols(locs),
                               gs_r_int(metric, "metric"), gs_r_int(threads, "threads"), gs_r_int(tiles, "tiles"),
-                              gs_r_progress, &gp, msg);
+                              Rf_asReal(accuracy), gs_r_progress, &gp, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP ptr = PROTECT(R_MakeExternalPtr(gp, Rf_install("gs_gp"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, gp_finalize, TRUE);

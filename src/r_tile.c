@@ -61,7 +61,7 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
   }
   memset(&info, 0, sizeof info);
   gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace"),
-                         Rf_asReal(accuracy)};
+                         Rf_asReal(accuracy), 0.0};
   int nb = gs_r_int(tile, "tile");
   if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
   if (nb > n) nb = (int)n;

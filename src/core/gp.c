@@ -9,6 +9,14 @@
 /* The CPU backend calls 32-bit LAPACK: a larger order would overflow it. */
 #define GP_CPU_MAX_N 46340L
 
+/* In mixed precision the tiles move Sigma by up to accuracy ||Sigma||_F. A
+ * likelihood means something only while the rounding stays well below the
+ * smallest eigenvalue, which an ill-conditioned trial point of a fit (long
+ * range, high smoothness) makes tiny: there tile rows whose rounding
+ * exceeds this share of their smallest pivot are promoted
+ * (gs_tile_options.pivot_share). */
+#define GP_PIVOT_SHARE 0.1
+
 /* The tiled backend: the lower triangle in tiles of host memory, page-locked
  * for a GPU. */
 static gs_status gp_tiles_create(gs_gp *gp, char *msg)
@@ -25,10 +33,12 @@ static int gp_cpu_dense_fits(long n)
 }
 
 gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, int tiles,
-                       gs_progress_fn progress, gs_gp **out, char *msg)
+                       double accuracy, gs_progress_fn progress, gs_gp **out, char *msg)
 {
   gs_status st = GS_OK;
   if (n < 1 || dim < 1) return gs_set_msg(msg, GS_ERR_ARG, "a Gaussian process needs at least one location");
+  if (!(accuracy >= 0.0 && accuracy < 1.0))
+    return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
   gs_gp *gp = (gs_gp *)calloc(1, sizeof *gp);
   if (!gp) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   gp->device = device;
@@ -36,6 +46,7 @@ gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metr
   gp->dim = dim;
   gp->metric = metric;
   gp->threads = threads;
+  gp->accuracy = accuracy;
   gp->progress = progress;
   gp->locs = (double *)malloc((size_t)n * dim * sizeof(double));
   if (!gp->locs) {
@@ -43,7 +54,7 @@ gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metr
     goto fail;
   }
   memcpy(gp->locs, locs, (size_t)n * dim * sizeof(double));
-  if (tiles) {
+  if (tiles || accuracy > 0.0) {
     st = gp_tiles_create(gp, msg);
   } else if (device >= 0) {
     st = gs_gp_gpu_init(gp, msg);
@@ -79,7 +90,7 @@ int gs_gp_tiled(const gs_gp *gp) { return gp->tiles != NULL; }
 static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
   const gs_tile_source src = {NULL, 0, gp->locs, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness, p->nugget};
-  const gs_tile_options opt = {0, gp->threads, gp->progress, 0};
+  const gs_tile_options opt = {0, gp->threads, gp->progress, 0, gp->accuracy, GP_PIVOT_SHARE};
   gs_tile_info info;
   gs_status st = gs_tile_chol(gp->device, gp->tiles, &src, &opt, &info, msg);
   *failed_minor = info.failed_minor;

@@ -19,6 +19,7 @@ struct gs_gp {
   double *a;     /* CPU backend: the n x n matrix, its factor after gs_gp_factor */
   gs_gp_gpu *gpu;
   gs_tile_matrix *tiles; /* the tiled backend, on the CPU or a GPU */
+  double accuracy;       /* > 0: the tiles in mixed precision */
   gs_progress_fn progress;
   int factored;
 };

@@ -22,10 +22,12 @@ typedef struct {
  * the device (or LAPACK's 32-bit indices), or with tiles set, the covariance
  * is factored by the tile Cholesky (gs_tile.h) into host memory, out of core
  * on a GPU; the solves then run on the CPU. Fails with GS_ERR_NOMEM when the
- * lower triangle does not fit in host memory either. progress (may be NULL)
- * reports and interrupts a tiled factorization. */
+ * lower triangle does not fit in host memory either. accuracy > 0: the tile
+ * Cholesky in mixed precision, accurate to `accuracy` (gs_tile_options), at
+ * any size; 0: FP64. progress (may be NULL) reports and interrupts a tiled
+ * factorization. */
 gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, int tiles,
-                       gs_progress_fn progress, gs_gp **gp, char *msg);
+                       double accuracy, gs_progress_fn progress, gs_gp **gp, char *msg);
 /* 1 when the factor is tiled. */
 int gs_gp_tiled(const gs_gp *gp);
 void gs_gp_free(gs_gp *gp);

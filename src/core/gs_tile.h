@@ -115,13 +115,22 @@ gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_s
  *   nt ||A_ij||_F / ||A||_F <= accuracy / u,
  * so that rounding it perturbs A by at most accuracy ||A||_F / nt in
  * Frobenius norm and all the tiles together by at most accuracy ||A||_F;
- * diagonal tiles stay FP64. */
+ * diagonal tiles stay FP64. sumsq: the sums of squares of the tiles of A
+ * (gs_tile_norms). */
 void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, unsigned char *precision);
 
-/* The precision map of the source's tiles (gs_tile_precision_map) and their
- * FP16 scales (tile_half_scale), for gs_tile_matrix_layout. */
-gs_status gs_tile_map(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy, int threads,
-                      unsigned char *precision, float *scale, char *msg);
+/* A precision map and the norms it derives from. */
+typedef struct {
+  unsigned char *precision; /* per tile, for gs_tile_matrix_layout */
+  float *scale;             /* FP16 scales (tile_half_scale) */
+  double *sumsq;            /* of the tiles of A */
+} gs_tile_map;
+
+/* The map of the source's tiles at `accuracy`, from their norms (on the GPU
+ * for a Matérn source on a device). */
+gs_status gs_tile_map_build(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy,
+                            int threads, gs_tile_map *map, char *msg);
+void gs_tile_map_free(gs_tile_map *map);
 
 /* The locations of a Matérn source regrouped by tile row: those of row i as
  * one column-major gs_tile_rows(m, i) x dim block from i * nb * dim. The
@@ -134,6 +143,10 @@ typedef struct {
   gs_progress_fn progress;
   int trace;         /* GPU: time every op (see gs_tile_info.trace) */
   double accuracy;   /* > 0: mixed precision with this accuracy (gs_tile_precision_map); 0: all FP64 */
+  /* > 0, in mixed precision: a tile row whose low-precision tiles may move
+   * its diagonal block's Schur complement by more than pivot_share times
+   * the smallest pivot (L_ii^2) of that block is promoted (tile_chol.c). */
+  double pivot_share;
 } gs_tile_options;
 
 /* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
@@ -162,7 +175,8 @@ typedef struct {
  * In mixed precision (opt->accuracy > 0) m is laid out by the precision
  * map; when values do not fit a tile's format, or a diagonal tile is not
  * positive definite while lower-precision tiles feed it, those tiles are
- * promoted one precision and the factorization is run again. */
+ * promoted one precision and the factorization is run again; so are the
+ * tiles of rows that fail opt->pivot_share's test. */
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                        gs_tile_info *info, char *msg);
 gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg);
@@ -180,6 +194,8 @@ gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threa
 
 /* log det A = 2 sum log diag L. */
 double gs_tile_logdet(const gs_tile_matrix *m);
+/* The sums of squares of the tiles not in FP64 (0 for the others). */
+void gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq);
 
 /* L' (upper triangular, like R's chol) as an n x n column-major matrix. */
 void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);

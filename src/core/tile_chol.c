@@ -12,54 +12,44 @@
  * promotions of a region every tile in it is FP64. */
 #define TILE_ATTEMPTS (2 * GS_TILE_PRECISIONS)
 
-typedef struct {
-  unsigned char *precision;
-  float *scale;
-} tile_map;
-
-static void tile_map_free(tile_map *map)
+void gs_tile_map_free(gs_tile_map *map)
 {
   free(map->precision);
   free(map->scale);
+  free(map->sumsq);
+  memset(map, 0, sizeof *map);
 }
 
-gs_status gs_tile_map(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy, int threads,
-                      unsigned char *precision, float *scale, char *msg)
+gs_status gs_tile_map_build(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy,
+                            int threads, gs_tile_map *map, char *msg)
 {
   gs_status st = GS_OK;
   const long ntiles = gs_tile_count(m->nt);
-  double *sumsq = (double *)malloc((size_t)ntiles * sizeof(double));
+  memset(map, 0, sizeof *map);
   double *max_abs = (double *)malloc((size_t)ntiles * sizeof(double));
-  if (!sumsq || !max_abs) {
+  map->precision = (unsigned char *)malloc((size_t)ntiles);
+  map->scale = (float *)malloc((size_t)ntiles * sizeof(float));
+  map->sumsq = (double *)malloc((size_t)ntiles * sizeof(double));
+  if (!max_abs || !map->precision || !map->scale || !map->sumsq) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
     goto done;
   }
-  st = (device >= 0 && !src->a) ? gs_tile_norms_gpu(device, m, src, sumsq, max_abs, msg)
-                                : gs_tile_norms(m, src, threads, sumsq, max_abs, msg);
+  st = (device >= 0 && !src->a) ? gs_tile_norms_gpu(device, m, src, map->sumsq, max_abs, msg)
+                                : gs_tile_norms(m, src, threads, map->sumsq, max_abs, msg);
   if (st != GS_OK) goto done;
-  gs_tile_precision_map(m, sumsq, accuracy, precision);
-  for (long t = 0; t < ntiles; ++t) scale[t] = tile_half_scale(max_abs[t]);
+  gs_tile_precision_map(m, map->sumsq, accuracy, map->precision);
+  for (long t = 0; t < ntiles; ++t) map->scale[t] = tile_half_scale(max_abs[t]);
 done:
-  free(sumsq);
   free(max_abs);
+  if (st != GS_OK) gs_tile_map_free(map);
   return st;
-}
-
-static gs_status tile_map_build(int device, const gs_tile_matrix *m, const gs_tile_source *src,
-                                const gs_tile_options *opt, tile_map *map, char *msg)
-{
-  const long ntiles = gs_tile_count(m->nt);
-  map->precision = (unsigned char *)malloc((size_t)ntiles);
-  map->scale = (float *)malloc((size_t)ntiles * sizeof(float));
-  if (!map->precision || !map->scale) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-  return gs_tile_map(device, m, src, opt->accuracy, opt->threads, map->precision, map->scale, msg);
 }
 
 /* After a failed mixed-precision attempt: promotes the tiles whose values
  * did not fit, or, when the diagonal tile of tile row k was not positive
  * definite, every tile of rows 0..k that is not FP64 (they all feed it).
  * Returns the number promoted. */
-static long tile_map_promote(const gs_tile_matrix *m, gs_status st, const gs_tile_info *info, tile_map *map)
+static long tile_map_promote(const gs_tile_matrix *m, gs_status st, const gs_tile_info *info, gs_tile_map *map)
 {
   const long ntiles = gs_tile_count(m->nt);
   long promoted = 0;
@@ -97,20 +87,76 @@ static int tile_overflowed(const gs_tile_matrix *m)
   return m->low_tiles && memchr(m->overflow, 1, (size_t)gs_tile_count(m->nt)) != NULL;
 }
 
+static double tile_min_pivot(const gs_tile_matrix *m, int k)
+{
+  const int r = gs_tile_rows(m, k);
+  const double *d = gs_tile_at(m, k, k);
+  double p = INFINITY;
+  for (int c = 0; c < r; ++c) p = fmin(p, d[(size_t)c * r + c] * d[(size_t)c * r + c]);
+  return p;
+}
+
+/* Rounding the low-precision tiles L_kj (j < k) of tile row k, of unit
+ * roundoff u_kj, moves the Schur complement that L_kk factors by about
+ *   e_k = sum_j u_kj ||L_kj||_F (||L_kj||_F + ||A_kj||_F / sqrt(p_j)),
+ * the first term from rounding L_kj, the second from rounding A_kj, which
+ * the solve against L_jj amplifies by up to 1 / sqrt(p_j), p_j the smallest
+ * pivot of L_jj. The accuracy rule bounds the tiles against ||A||, which is
+ * not enough where A is ill-conditioned: a row with e_k above
+ * opt->pivot_share times p_k has its low tiles promoted one precision.
+ * Sets *promoted to their number. */
+static gs_status tile_map_promote_rows(const gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_map *map,
+                                       long *promoted, char *msg)
+{
+  const long ntiles = gs_tile_count(m->nt);
+  double *low = (double *)malloc((size_t)ntiles * sizeof(double));
+  double *pivot = (double *)malloc((size_t)m->nt * sizeof(double));
+  *promoted = 0;
+  if (!low || !pivot) {
+    free(low);
+    free(pivot);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  }
+  gs_tile_low_sumsq(m, opt->threads, low);
+  for (int k = 0; k < m->nt; ++k) pivot[k] = tile_min_pivot(m, k);
+  for (int k = 1; k < m->nt; ++k) {
+    double e = 0.0;
+    for (int j = 0; j < k; ++j) {
+      const long t = gs_tile_index(k, j);
+      if (m->precision[t] == GS_TILE_FP64) continue;
+      const double l = sqrt(low[t]);
+      e += tile_precision_roundoff(m->precision[t]) * l * (l + sqrt(map->sumsq[t] / pivot[j]));
+    }
+    if (e <= opt->pivot_share * pivot[k]) continue;
+    for (int j = 0; j < k; ++j) {
+      const long t = gs_tile_index(k, j);
+      if (map->precision[t] != GS_TILE_FP64) {
+        map->precision[t]--;
+        ++*promoted;
+      }
+    }
+  }
+  free(low);
+  free(pivot);
+  return GS_OK;
+}
+
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                        gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
-  tile_map map = {NULL, NULL};
+  gs_tile_map map = {NULL, NULL, NULL};
   memset(info, 0, sizeof *info);
   if (!src->a && (!(src->sigma2 > 0.0) || !(src->range > 0.0) || !(src->smoothness > 0.0) || !(src->nugget >= 0.0) ||
                   !isfinite(src->sigma2 + src->range + src->smoothness + src->nugget) || src->dim < 1))
     return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, with sigma2, range and smoothness > 0 "
                                        "and nugget >= 0");
-  if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0))
+  if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0) || !(opt->pivot_share >= 0.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
   const double t0 = gs_wall_seconds();
-  if (opt->accuracy > 0.0 && m->nt > 1 && (st = tile_map_build(device, m, src, opt, &map, msg)) != GS_OK) goto done;
+  if (opt->accuracy > 0.0 && m->nt > 1 &&
+      (st = gs_tile_map_build(device, m, src, opt->accuracy, opt->threads, &map, msg)) != GS_OK)
+    goto done;
   for (int attempt = 1;; ++attempt) {
     const double bytes_to_device = info->bytes_to_device, bytes_to_host = info->bytes_to_host;
     const long loads = info->tile_loads;
@@ -122,15 +168,21 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
     info->bytes_to_host += bytes_to_host;
     info->tile_loads += loads;
     if (st != GS_OK && st != GS_ERR_NOT_PD) break;
-    if (!map.precision || (st == GS_OK && !tile_overflowed(m)) || attempt == TILE_ATTEMPTS) break;
-    if (!tile_map_promote(m, st, info, &map)) break;
+    if (!map.precision || attempt == TILE_ATTEMPTS) break;
+    long promoted = 0;
+    if (st == GS_OK && !tile_overflowed(m)) {
+      if (opt->pivot_share > 0.0 && (st = tile_map_promote_rows(m, opt, &map, &promoted, msg)) != GS_OK) goto done;
+    } else {
+      promoted = tile_map_promote(m, st, info, &map);
+    }
+    if (!promoted) break;
   }
   if (st == GS_OK && tile_overflowed(m))
     st = gs_set_msg(msg, GS_ERR_ARG, "the matrix has values too large for the factorization's formats");
   if (st == GS_OK) info->logdet = gs_tile_logdet(m);
 done:
   info->seconds = gs_wall_seconds() - t0;
-  tile_map_free(&map);
+  gs_tile_map_free(&map);
   return st;
 }
 

@@ -960,39 +960,31 @@ extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_sour
   gs_status st = GS_OK;
   gs_tile_matrix *m = NULL;
   gs_tile_info info;
-  unsigned char *precision = NULL;
-  float *scale = NULL;
-  const gs_tile_options opt = {0, 0, NULL, 0, accuracy};
+  gs_tile_map map = {NULL, NULL, NULL};
+  const gs_tile_options opt = {0, 0, NULL, 0, accuracy, 0.0};
   for (int k = 0; k < 9; ++k) out[k] = NAN;
   GS_TRY(gs_tile_matrix_create(n, nb, 1, &m, msg));
+  for (int mixed = 0; mixed <= 1; ++mixed) {
+    if (mixed) {
+      const double t0 = gs_wall_seconds();
+      GS_TRY(gs_tile_map_build(device, m, src, accuracy, 0, &map, msg));
+      out[2] = gs_wall_seconds() - t0;
+    }
+    GS_TRY(gs_tile_matrix_layout(m, map.precision, map.scale, msg));
+    GS_TRY(bench_wall_time(reps, [&] {
+      memset(&info, 0, sizeof info);
+      return tile_chol_run(device, m, src, &opt, 1, &info, msg);
+    }, &out[mixed], msg));
+    out[6 + mixed] = gs_tile_logdet(m);
+  }
   {
     const long ntiles = gs_tile_count(m->nt);
-    precision = (unsigned char *)malloc((size_t)ntiles);
-    scale = (float *)malloc((size_t)ntiles * sizeof(float));
-    if (!precision || !scale) {
-      st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-      goto done;
-    }
-    for (int mixed = 0; mixed <= 1; ++mixed) {
-      if (mixed) {
-        const double t0 = gs_wall_seconds();
-        GS_TRY(gs_tile_map(device, m, src, accuracy, 0, precision, scale, msg));
-        out[2] = gs_wall_seconds() - t0;
-      }
-      GS_TRY(gs_tile_matrix_layout(m, mixed ? precision : NULL, mixed ? scale : NULL, msg));
-      GS_TRY(bench_wall_time(reps, [&] {
-        memset(&info, 0, sizeof info);
-        return tile_chol_run(device, m, src, &opt, 1, &info, msg);
-      }, &out[mixed], msg));
-      out[6 + mixed] = gs_tile_logdet(m);
-    }
     for (int p = 0; p < GS_TILE_PRECISIONS; ++p) out[3 + p] = 0;
     for (long t = 0; t < ntiles; ++t) out[3 + m->precision[t]] += 1;
     out[8] = memchr(m->overflow, 1, (size_t)ntiles) != NULL;
   }
 done:
-  free(precision);
-  free(scale);
+  gs_tile_map_free(&map);
   gs_tile_matrix_free(m);
   return st;
 }

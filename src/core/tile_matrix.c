@@ -293,6 +293,24 @@ double gs_tile_logdet(const gs_tile_matrix *m)
   return 2.0 * s;
 }
 
+void gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq)
+{
+  const long ntiles = gs_tile_count(m->nt);
+#pragma omp parallel for schedule(dynamic, 4) num_threads(gs_cpu_threads(threads))
+  for (long t = 0; t < ntiles; ++t) {
+    double s = 0.0;
+    if (m->precision[t] != GS_TILE_FP64) {
+      const void *x = m->data + m->offset[t];
+      const size_t count = gs_tile_bytes(m, t) / tile_precision_bytes(m->precision[t]);
+      for (size_t k = 0; k < count; ++k) {
+        const double v = tile_entry_get(x, m->precision[t], m->scale[t], k);
+        s += v * v;
+      }
+    }
+    sumsq[t] = s;
+  }
+}
+
 /* Per-thread work tiles for reading the tiles that are not FP64 (NULL when
  * all are: none is needed). */
 static gs_status read_work(const gs_tile_matrix *m, int threads, double **work, char *msg)

@@ -21,3 +21,21 @@ skip_without_gpu <- function() {
 }
 
 max_rel_err <- function(x, ref) max(abs(x / ref - 1))
+
+# A weakly correlated Gaussian process (range 0.03, smoothness 0.5) at n
+# random points, its exact log-likelihood and the first-order bound on the
+# error of a mixed-precision one: the tiles move S by at most accuracy
+# ||S||_F, which moves the log-likelihood by at most
+# 0.5 accuracy ||S||_F (||S^-1||_F + ||S^-1 y||^2).
+mixed_loglik_case <- function(n, seed) {
+  set.seed(seed)
+  locs <- matrix(runif(2 * n), ncol = 2)
+  y <- gp_simulate(locs, 1, 0.03, 0.5, device = "cpu")
+  S <- matern_cov(locs, range = 0.03, smoothness = 0.5, device = "cpu")
+  Si <- chol2inv(chol(S))
+  list(locs = locs, y = y, exact = gp_loglik(y, locs, 1, 0.03, 0.5, device = "cpu"),
+       bound = function(accuracy) 0.5 * accuracy * norm(S, "F") * (norm(Si, "F") + sum((Si %*% y)^2)),
+       mixed = function(accuracy, device) {
+         gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = accuracy, device = device)
+       })
+}

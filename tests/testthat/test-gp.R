@@ -67,6 +67,44 @@ test_that("the tile Cholesky path gives the dense likelihood, draws, fits and kr
   expect_equal(predict(ref, new, se.fit = TRUE, device = "cpu"), kriged, tolerance = 1e-9)
 })
 
+test_that("mixed-precision likelihoods stay within their first-order bound and keep the caller's order", {
+  case <- mixed_loglik_case(1500, seed = 6)
+  locs <- case$locs
+  y <- case$y
+  exact <- case$exact
+  n <- nrow(locs)
+  for (acc in c(1e-4, 1e-7)) {
+    mixed <- case$mixed(acc, "cpu")
+    expect_lte(abs(mixed - exact), case$bound(acc))
+    expect_false(mixed == exact) # low-precision tiles were used
+  }
+  # all tiles FP64: the likelihood of the Z-ordered covariance, the same to rounding
+  full <- gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 1e-15, device = "cpu")
+  expect_equal(as.numeric(full), as.numeric(exact), tolerance = 1e-10)
+  expect_equal(attributes(full), attributes(exact), tolerance = 1e-10)
+  # draws: L z for the Z-ordered covariance, returned in the order of locs
+  set.seed(7)
+  a <- gp_simulate(locs, 1, 0.03, 0.5, nsim = 2, precision = "mixed", accuracy = 1e-15, device = "cpu")
+  set.seed(7)
+  z <- matrix(rnorm(2 * n), n)
+  o <- morton_order(locs)
+  S <- matern_cov(locs[o, ], range = 0.03, smoothness = 0.5, device = "cpu")
+  expected <- matrix(0, n, 2)
+  expected[o, ] <- t(chol(S)) %*% z[o, ] # the rows of z go in permuted like any input
+  expect_equal(a, expected, tolerance = 1e-11, ignore_attr = TRUE)
+  # an ill-conditioned covariance (long range, smooth): the accuracy rule alone
+  # leaves tiles in FP32 whose rounding is near the smallest eigenvalue (the
+  # likelihood was off by 0.01 to 0.1 at 1e-5); the pivot test promotes them
+  near <- locs[1:800, ]
+  yn <- y[1:800]
+  smooth <- gp_loglik(yn, near, 1, 0.14, 1, precision = "mixed", accuracy = 1e-5, device = "cpu")
+  expect_lte(abs(smooth - gp_loglik(yn, near, 1, 0.14, 1, device = "cpu")), 1e-6)
+  # bad precision arguments
+  expect_error(gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 0), class = "gpustats_error_argument")
+  expect_error(gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 0.5), class = "gpustats_error_argument")
+  expect_error(gp_simulate(locs, 1, 0.03, 0.5, precision = "single"), "should be one of")
+})
+
 test_that("gp_fit finds the maximum and recovers simulated parameters", {
   set.seed(10)
   locs <- matrix(runif(1000), ncol = 2)

@@ -147,6 +147,18 @@ test_that("Gaussian-process likelihood, draws, fits and kriging agree between GP
                tolerance = 1e-9)
 })
 
+test_that("mixed-precision likelihoods and draws on the GPU stay within their bounds", {
+  skip_without_gpu()
+  case <- mixed_loglik_case(3000, seed = 21)
+  for (acc in c(1e-4, 1e-7)) expect_lte(abs(case$mixed(acc, "gpu") - case$exact), case$bound(acc))
+  locs <- case$locs
+  set.seed(22)
+  a <- gp_simulate(locs, 1, 0.03, 0.5, nsim = 2, precision = "mixed", accuracy = 1e-15, device = "gpu")
+  set.seed(22)
+  b <- gp_simulate(locs, 1, 0.03, 0.5, nsim = 2, precision = "mixed", accuracy = 1e-15, device = "cpu")
+  expect_equal(a, b, tolerance = 1e-10)
+})
+
 test_that("the tile Cholesky path on the GPU gives the CPU likelihood and draws", {
   skip_without_gpu()
   set.seed(6)
