@@ -38,9 +38,9 @@
 #' tiles of the factor, and of the covariance, over the smallest pivots
 #' \eqn{L_{jj}^2}), and a row where it exceeds a tenth of the smallest
 #' pivot of its diagonal block has its tiles promoted and the factorization
-#' rerun. Ill-conditioned trial points of a fit (long range, high
-#' smoothness) are so computed in (nearly) FP64, where low precision would
-#' have made the likelihood meaningless.
+#' rerun. Ill-conditioned covariances (long range, high smoothness) are so
+#' factored in (nearly) FP64, where low precision would have made the
+#' likelihood meaningless.
 #'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
 #'   with `nrow(locs)` rows, one data set per column.
@@ -158,14 +158,11 @@ gp_open <- function(locs, distance, device, call, accuracy = 0) {
   order <- if (accuracy > 0) morton_order(locs)
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
   ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(), as.integer(tiles), accuracy), call)
-  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order)
+  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), order = order)
 }
 
-# "gpu" or "cpu", then how the covariance is factored.
-gp_method <- function(gp) {
-  paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky",
-         if (gp$accuracy > 0) sprintf(" in mixed precision (accuracy %g)", gp$accuracy))
-}
+# "gpu", "cpu", or either followed by ", tile Cholesky".
+gp_method <- function(gp) paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky")
 
 gp_close <- function(gp) invisible(.Call(gs_r_gp_free, gp$ptr))
 
