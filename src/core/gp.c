@@ -11,10 +11,9 @@
 
 /* In mixed precision the tiles move Sigma by up to accuracy ||Sigma||_F. A
  * likelihood means something only while the rounding stays well below the
- * smallest eigenvalue, which an ill-conditioned trial point of a fit (long
- * range, high smoothness) makes tiny: there tile rows whose rounding
- * exceeds this share of their smallest pivot are promoted
- * (gs_tile_options.pivot_share). */
+ * smallest eigenvalue, which an ill-conditioned covariance (long range,
+ * high smoothness) makes tiny: there tile rows whose rounding exceeds this
+ * share of their smallest pivot are promoted (gs_tile_options.pivot_share). */
 #define GP_PIVOT_SHARE 0.1
 
 /* The tiled backend: the lower triangle in tiles of host memory, page-locked

@@ -151,7 +151,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
                   !isfinite(src->sigma2 + src->range + src->smoothness + src->nugget) || src->dim < 1))
     return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, with sigma2, range and smoothness > 0 "
                                        "and nugget >= 0");
-  if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0) || !(opt->pivot_share >= 0.0))
+  if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
   const double t0 = gs_wall_seconds();
   if (opt->accuracy > 0.0 && m->nt > 1 &&
