@@ -17,11 +17,14 @@
 #'
 #' For a larger `n` (on the CPU: above 46,340, the limit of LAPACK's 32-bit
 #' indices, or beyond half the memory) the covariance is factored by
-#' [tile_chol()] instead: its lower triangle, \eqn{4 n^2} bytes, lives in
-#' tiles of host memory, generated and factored on the GPU out of core (or on
-#' all CPU cores), and the solves run on the CPU. Setting
-#' `options(gpustats.gp_tiles = TRUE)` uses the tile Cholesky at any size.
-#' The tiled factorization can be interrupted.
+#' [tile_chol()] instead, tile by tile, so only its lower triangle is stored,
+#' \eqn{4 n^2} bytes. On a GPU whose memory holds that triangle (n up to
+#' about 135,000 on 80 GB) the factor stays there and the solves run there
+#' too; beyond, the tiles live in host memory, generated and factored on the
+#' GPU out of core, and the solves run on the CPU, as they do on the CPU
+#' path (all cores). Setting `options(gpustats.gp_tiles = TRUE)` uses the
+#' tile Cholesky at any size. The tiled factorization can be interrupted,
+#' and then frees the device memory it held.
 #'
 #' With `precision = "mixed"` the tile Cholesky factors the covariance at any
 #' size, each tile below the diagonal stored and multiplied in the lowest

@@ -63,6 +63,7 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
                      hessian = bench_opt("gp_hessian", 1, 1),
                      tiled_n = bench_opt("gp_tiled_n", 1e5, 0),
                      tiled_fit_n = bench_opt("gp_tiled_fit_n", 0, 0),
+                     mixed_n = bench_opt("gp_mixed_n", 65536, 0),
                      reps = bench_opt("reps", 3, 1), gpu = NA) {
   if (is.na(gpu)) gpu <- bench_gpu_ok("GPU Gaussian-process benchmarks")
   rows <- list()
@@ -85,6 +86,7 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
       message(sprintf("gp_loglik n = %s end to end: %s s", fmt_n(n), fmt_sec(t)))
     }
     bench_gp_tiled(tiled_n[tiled_n > 0], tiled_fit_n[tiled_fit_n > 0], quiet, add)
+    for (n in mixed_n[mixed_n > 0]) bench_gp_mixed(n, reps, add)
     for (n in fit_n) {
       d <- gp_bench_data(n, seed = 2)
       t <- system.time(fit <- gp_fit(d$y, d$locs, device = "gpu", control = big))[["elapsed"]]
@@ -136,6 +138,34 @@ bench_gp_tiled <- function(loglik_n, fit_n, control, add) {
     add(sprintf("gp_fit 3 parameters, tile Cholesky (%d evaluations)", fit$evaluations), n, "gpu", t, 1 / t)
     message(sprintf("gp_fit n = %s with the tile Cholesky: %s s, %d evaluations; estimates %s", fmt_n(n),
                     fmt_sec(t), fit$evaluations, paste(signif(coef(fit)[1:3], 4), collapse = ", ")))
+  }
+}
+
+# One likelihood end to end, as a fit evaluates it, with the dense FP64
+# factorization (cuSOLVER), the tile Cholesky in FP64 and in mixed precision,
+# on the weak and medium correlations of the mixed-precision study (range
+# 0.02627 and 0.078809, smoothness 0.5); the rows give the log-likelihood's
+# distance from the dense one.
+bench_gp_mixed <- function(n, reps, add) {
+  d <- gp_bench_data(n, seed = 5)
+  runs <- list(list("dense FP64", "double", 0, FALSE), list("tiled FP64", "double", 0, TRUE),
+               list("mixed 1e-5", "mixed", 1e-5, FALSE), list("mixed 1e-8", "mixed", 1e-8, FALSE))
+  for (range in c(0.02627, 0.078809)) {
+    exact <- NA_real_
+    for (run in runs) {
+      old <- options(gpustats.gp_tiles = run[[4]])
+      ll <- function() {
+        if (run[[2]] == "double") return(gp_loglik(d$y, d$locs, 1, range, 0.5, device = "gpu"))
+        gp_loglik(d$y, d$locs, 1, range, 0.5, precision = "mixed", accuracy = run[[3]], device = "gpu")
+      }
+      value <- ll()
+      t <- bench_time(ll, reps = reps, warmup = 0L)
+      options(old)
+      if (is.na(exact)) exact <- value
+      add(sprintf("gp_loglik range %g, %s (end to end)", range, run[[1]]), n, "gpu", t, 1 / t)
+      message(sprintf("gp_loglik n = %s range %g %s: %s s, log-likelihood %.6f (off by %.2e)", fmt_n(n), range,
+                      run[[1]], fmt_sec(t), value, abs(value - exact)))
+    }
   }
 }
 

@@ -89,7 +89,7 @@ int gs_gp_tiled(const gs_gp *gp) { return gp->tiles != NULL; }
 static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
   const gs_tile_source src = {NULL, 0, gp->locs, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness, p->nugget};
-  const gs_tile_options opt = {0, gp->threads, gp->progress, 0, gp->accuracy, GP_PIVOT_SHARE};
+  const gs_tile_options opt = {0, gp->threads, gp->progress, 0, gp->accuracy, GP_PIVOT_SHARE, 1};
   gs_tile_info info;
   gs_status st = gs_tile_chol(gp->device, gp->tiles, &src, &opt, &info, msg);
   *failed_minor = info.failed_minor;
@@ -97,7 +97,8 @@ static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *l
   return st;
 }
 
-/* The solves of the tiled backend run on the CPU, where the tiles are. */
+/* The solves of the tiled backend run where the factor is: on the GPU that
+ * kept it, else on the CPU. */
 static gs_status gp_tiles_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
 {
   if (out != b) memcpy(out, b, (size_t)gp->n * k * sizeof(double));

@@ -93,6 +93,23 @@ gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_s
   return no_gpu(msg);
 }
 
+void gs_tile_resident_free(gs_tile_matrix *m)
+{
+  (void)m; /* only a GPU makes a resident factor */
+}
+
+gs_status gs_tile_resident_apply(const gs_tile_matrix *m, int what, double *b, long k, char *msg)
+{
+  (void)m, (void)what, (void)b, (void)k;
+  return no_gpu(msg);
+}
+
+gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, double *sumsq, char *msg)
+{
+  (void)m, (void)sumsq;
+  return no_gpu(msg);
+}
+
 void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)
 {
   (void)want_pinned;

@@ -20,9 +20,11 @@ typedef struct {
 /* device < 0: CPU (LAPACK), else that GPU (cuSOLVER). locs: n x dim,
  * column-major, copied. When the n x n matrix does not fit in the memory of
  * the device (or LAPACK's 32-bit indices), or with tiles set, the covariance
- * is factored by the tile Cholesky (gs_tile.h) into host memory, out of core
- * on a GPU; the solves then run on the CPU. Fails with GS_ERR_NOMEM when the
- * lower triangle does not fit in host memory either. accuracy > 0: the tile
+ * is factored by the tile Cholesky (gs_tile.h): on a GPU whose memory holds
+ * its lower triangle the factor stays there and so do the solves; otherwise
+ * it goes to host memory (out of core on a GPU) and the solves run on the
+ * CPU. Fails with GS_ERR_NOMEM when the lower triangle does not fit in host
+ * memory either. accuracy > 0: the tile
  * Cholesky in mixed precision, accurate to `accuracy` (gs_tile_options), at
  * any size; 0: FP64. progress (may be NULL) reports and interrupts a tiled
  * factorization. */

@@ -13,11 +13,23 @@
 extern "C" {
 #endif
 
+/* A factor kept in the memory of the GPU that computed it
+ * (gs_tile_options.resident): tile t of L, in its format, starts slot[t] *
+ * nb * nb doubles into `tiles`; the diagonal of L is also on the host, for
+ * the log-determinant and the pivots. */
+typedef struct {
+  int device;
+  void *tiles;      /* device memory for every tile, nb * nb doubles each */
+  int *slot;        /* per tile */
+  double *diagonal; /* n, host */
+} gs_tile_resident;
+
 /* The lower triangle of an n x n matrix in nb x nb tiles, nt = ceil(n / nb)
  * tile rows; tile (i, j), i >= j, is column-major with leading dimension
  * gs_tile_rows(m, i), in the format precision[t] (tile_precision.h; the
  * diagonal tiles are FP64), and starts offset[t] bytes into data, with
- * t = gs_tile_index(i, j). */
+ * t = gs_tile_index(i, j). After a factorization that kept L on a GPU,
+ * resident holds it and data (if any) does not. */
 typedef struct {
   long n;
   int nb, nt;
@@ -27,9 +39,11 @@ typedef struct {
   float *scale;           /* FP16 tiles hold scale[t] times the values */
   unsigned char *overflow; /* set by a factorization for the tiles whose values did not fit their format */
   long low_tiles;         /* tiles not in FP64 */
-  size_t bytes;           /* of data */
+  size_t layout_bytes;    /* the tiles in their formats */
+  size_t bytes;           /* allocated at data, >= layout_bytes once gs_tile_matrix_host has run */
   int want_pinned;
   int pinned; /* data is page-locked (GPU builds), so copies run at bus speed */
+  gs_tile_resident *resident;
 } gs_tile_matrix;
 
 static inline long gs_tile_index(int i, int j) { return (long)i * (i + 1) / 2 + j; }
@@ -65,13 +79,25 @@ static inline size_t gs_tile_bytes(const gs_tile_matrix *m, long t)
 int gs_tile_default_size(long n, int device, int threads);
 
 /* pinned: allocate page-locked memory when a GPU is present (else plain).
- * The tiles get their memory from gs_tile_matrix_layout (gs_tile_chol calls
- * it). */
+ * The tiles get their host memory from gs_tile_matrix_host (gs_tile_chol
+ * calls it where the tiles pass through the host). */
 gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out, char *msg);
 void gs_tile_matrix_free(gs_tile_matrix *m);
-/* The format of every tile (NULL: all FP64) and the FP16 scales (NULL: 1):
- * the memory is reallocated when its size changes. */
-gs_status gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale, char *msg);
+/* The format of every tile (NULL: all FP64) and the FP16 scales (NULL: 1). */
+void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale);
+/* Host memory for the tiles in their layout; reallocated only when it is
+ * too small, so that a changing precision map does not page-lock the tiles
+ * again on every factorization. */
+gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg);
+/* Releases the device memory of a resident factor (a no-op without one). */
+void gs_tile_resident_free(gs_tile_matrix *m);
+/* L_rr, from the host tiles or the resident factor's copy. */
+static inline double gs_tile_factor_diagonal(const gs_tile_matrix *m, long r)
+{
+  if (m->resident) return m->resident->diagonal[r];
+  const int k = (int)(r / m->nb), c = (int)(r % m->nb);
+  return gs_tile_at(m, k, k)[(size_t)c * gs_tile_rows(m, k) + c];
+}
 /* Tile (i, j) as doubles: the tile itself when it is FP64, else converted
  * into work (nb * nb doubles). */
 const double *gs_tile_read(const gs_tile_matrix *m, int i, int j, double *work);
@@ -147,6 +173,10 @@ typedef struct {
    * its diagonal block's Schur complement by more than pivot_share times
    * the smallest pivot (L_ii^2) of that block is promoted (tile_chol.c). */
   double pivot_share;
+  /* GPU: keep L in device memory when every tile fits there, so that no
+   * tile crosses to the host and the solves run on the GPU; else (out of
+   * core) L goes to host memory as without it. */
+  int resident;
 } gs_tile_options;
 
 /* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
@@ -183,19 +213,27 @@ gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_til
 gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                            gs_tile_info *info, char *msg);
 
-/* With L from gs_tile_chol, in place on b (n x k, column-major):
- * L^-1 b (GS_TILE_FORWARD), L'^-1 b (GS_TILE_BACKWARD) or A^-1 b (both). */
+/* With L from gs_tile_chol, in place on b (n x k, column-major, host):
+ * L^-1 b (GS_TILE_FORWARD), L'^-1 b (GS_TILE_BACKWARD) or A^-1 b (both); on
+ * the GPU for a resident factor. */
 enum { GS_TILE_FORWARD = 1, GS_TILE_BACKWARD = 2, GS_TILE_SOLVE = 3 };
 gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, int threads, char *msg);
 
-/* b = L b in place (b: n x k, column-major); with z standard normal, L z is
- * a draw with covariance A. */
+/* b = L b in place (b: n x k, column-major, host); with z standard normal,
+ * L z is a draw with covariance A. */
 gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threads, char *msg);
+
+/* The solves and the product of a resident factor: what as in
+ * gs_tile_solve, or GS_TILE_MULTIPLY for L b. */
+enum { GS_TILE_MULTIPLY = 4 };
+gs_status gs_tile_resident_apply(const gs_tile_matrix *m, int what, double *b, long k, char *msg);
 
 /* log det A = 2 sum log diag L. */
 double gs_tile_logdet(const gs_tile_matrix *m);
-/* The sums of squares of the tiles not in FP64 (0 for the others). */
-void gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq);
+/* The sums of squares of the tiles not in FP64 (0 for the others), of a
+ * resident factor on its GPU. */
+gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq, char *msg);
+gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, double *sumsq, char *msg);
 
 /* L' (upper triangular, like R's chol) as an n x n column-major matrix. */
 void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);

@@ -72,14 +72,11 @@ static gs_status tile_chol_once(int device, gs_tile_matrix *m, const gs_tile_sou
                                 gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
-  if (device < 0) {
-    st = gs_tile_fill(m, src, opt->threads, msg);
-    if (st == GS_OK) st = gs_tile_chol_cpu(m, opt, info, msg);
-  } else {
-    if (src->a) st = gs_tile_fill(m, src, opt->threads, msg);
-    if (st == GS_OK) st = gs_tile_chol_gpu(device, m, src, opt, info, msg);
+  if (device < 0 || src->a) { /* the tiles start in host memory */
+    if ((st = gs_tile_matrix_host(m, msg)) == GS_OK) st = gs_tile_fill(m, src, opt->threads, msg);
   }
-  return st;
+  if (st != GS_OK) return st;
+  return device < 0 ? gs_tile_chol_cpu(m, opt, info, msg) : gs_tile_chol_gpu(device, m, src, opt, info, msg);
 }
 
 static int tile_overflowed(const gs_tile_matrix *m)
@@ -89,10 +86,12 @@ static int tile_overflowed(const gs_tile_matrix *m)
 
 static double tile_min_pivot(const gs_tile_matrix *m, int k)
 {
-  const int r = gs_tile_rows(m, k);
-  const double *d = gs_tile_at(m, k, k);
+  const long r0 = (long)k * m->nb;
   double p = INFINITY;
-  for (int c = 0; c < r; ++c) p = fmin(p, d[(size_t)c * r + c] * d[(size_t)c * r + c]);
+  for (long r = r0; r < r0 + gs_tile_rows(m, k); ++r) {
+    const double l = gs_tile_factor_diagonal(m, r);
+    p = fmin(p, l * l);
+  }
   return p;
 }
 
@@ -111,13 +110,13 @@ static gs_status tile_map_promote_rows(const gs_tile_matrix *m, const gs_tile_op
   const long ntiles = gs_tile_count(m->nt);
   double *low = (double *)malloc((size_t)ntiles * sizeof(double));
   double *pivot = (double *)malloc((size_t)m->nt * sizeof(double));
+  gs_status st = GS_OK;
   *promoted = 0;
   if (!low || !pivot) {
-    free(low);
-    free(pivot);
-    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    goto done;
   }
-  gs_tile_low_sumsq(m, opt->threads, low);
+  if ((st = gs_tile_low_sumsq(m, opt->threads, low, msg)) != GS_OK) goto done;
   for (int k = 0; k < m->nt; ++k) pivot[k] = tile_min_pivot(m, k);
   for (int k = 1; k < m->nt; ++k) {
     double e = 0.0;
@@ -136,9 +135,10 @@ static gs_status tile_map_promote_rows(const gs_tile_matrix *m, const gs_tile_op
       }
     }
   }
+done:
   free(low);
   free(pivot);
-  return GS_OK;
+  return st;
 }
 
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
@@ -160,7 +160,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   for (int attempt = 1;; ++attempt) {
     const double bytes_to_device = info->bytes_to_device, bytes_to_host = info->bytes_to_host;
     const long loads = info->tile_loads;
-    if ((st = gs_tile_matrix_layout(m, map.precision, map.scale, msg)) != GS_OK) goto done;
+    gs_tile_matrix_layout(m, map.precision, map.scale);
     memset(info, 0, sizeof *info);
     st = tile_chol_once(device, m, src, opt, info, msg);
     info->attempts = attempt;

@@ -28,6 +28,7 @@
 #include "gs_gpu_ctx.cuh"
 #include "gs_matern_cuda.cuh"
 #include "gs_tile.h"
+#include "tile_kernels.cuh"
 #include "tile_plan.h"
 
 #define TILE_LAG 2
@@ -42,7 +43,7 @@ typedef struct {
   gs_tile_matrix *m;
   const gs_tile_source *src;
   gs_tile_info *info;
-  int store; /* copy each finished tile to the host (0: L stays in device memory) */
+  int store; /* copy each finished tile to the host (0: L stays in device memory, resident) */
   tile_plan plan;
   double *slots;
   cudaEvent_t *slot_used;  /* [slot * TILE_STREAMS + stream] */
@@ -98,25 +99,6 @@ static size_t tile_entries(const gs_tile_matrix *m, int t)
   int i, j;
   gs_tile_coords(t, &i, &j);
   return (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j);
-}
-
-/* dst (format dp, scale ds) = src (format sp, scale ss), count entries; a
- * value that does not fit sets *overflow. */
-__global__ void tile_convert_kernel(const void *src, int sp, float ss, void *dst, int dp, float ds, size_t count,
-                                    unsigned char *overflow)
-{
-  int fits = 1;
-  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
-    fits &= tile_entry_put(dst, dp, ds, k, tile_entry_get(src, sp, ss, k));
-  if (!fits) *overflow = 1;
-}
-
-static cudaError_t tile_convert(const void *src, int sp, float ss, void *dst, int dp, float ds, size_t count,
-                                unsigned char *overflow, cudaStream_t s)
-{
-  const unsigned blocks = (unsigned)((count + 255) / 256 < 1024 ? (count + 255) / 256 : 1024);
-  tile_convert_kernel<<<blocks, 256, 0, s>>>(src, sp, ss, dst, dp, ds, count, overflow);
-  return cudaGetLastError();
 }
 
 static cudaError_t event_record(cudaEvent_t *e, cudaStream_t s)
@@ -524,8 +506,8 @@ done:
   return st;
 }
 
-/* Tile slots: as many as the free memory holds, at most one per tile. */
-static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots, char *msg)
+/* As many slots as the free memory holds, at most one per tile. */
+static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int *slots, char *msg)
 {
   gs_status st = GS_OK;
   const size_t bytes = (size_t)r->m->nb * r->m->nb * sizeof(double);
@@ -546,6 +528,28 @@ static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots
                         free_b / 1e9, r->m->nb, r->m->nb);
     *slots = (int)n;
   }
+done:
+  return st;
+}
+
+/* Tile slots: as many as the free memory holds, at most one per tile; or
+ * the memory of the resident factor again. L stays resident when
+ * opt->resident asks for it and every tile has a slot; otherwise it goes
+ * to host memory. */
+static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_tile_matrix *m = r->m;
+  if (m->resident && opt->resident && m->resident->device == r->c->device) {
+    r->slots = (double *)m->resident->tiles;
+    *slots = (int)gs_tile_count(m->nt);
+    r->store = 0;
+    return GS_OK;
+  }
+  gs_tile_resident_free(m); /* its memory goes to the cache */
+  GS_TRY(slots_fit(r, opt, slots, msg));
+  r->store = !(opt->resident && *slots == gs_tile_count(m->nt));
+  if (r->store) GS_TRY(gs_tile_matrix_host(m, msg));
 done:
   return st;
 }
@@ -605,9 +609,6 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   }
   GS_TRY(slots_alloc(r, opt, &slots, msg));
   GS_TRY(tile_plan_build(m->nt, GS_TILE_WORKERS, slots, &r->plan, msg));
-  if (!r->store && r->plan.loads > ntiles)
-    return gs_set_msg(msg, GS_ERR_NOMEM, "the factor must stay on GPU %d, but only %d of its %ld tiles fit",
-                      r->c->device, slots, ntiles);
   r->slot_used = (cudaEvent_t *)calloc((size_t)slots * TILE_STREAMS, sizeof(cudaEvent_t));
   r->slot_users = (unsigned *)calloc((size_t)slots, sizeof(unsigned));
   r->ready = (cudaEvent_t *)calloc((size_t)ntiles, sizeof(cudaEvent_t));
@@ -677,10 +678,57 @@ static void run_release(tile_run *r)
   cudaGetLastError();
 }
 
-/* The factorization; store = 0 keeps L in device memory only (the whole
- * matrix must fit), for the benchmark against an in-core factorization. */
+/* A run that kept L on the device hands its slots to m->resident, where the
+ * next run finds them again. */
+static gs_status resident_adopt(tile_run *r, char *msg)
+{
+  gs_tile_matrix *m = r->m;
+  if (!m->resident) {
+    gs_tile_resident *res = (gs_tile_resident *)calloc(1, sizeof *res);
+    if (res) {
+      res->slot = (int *)malloc((size_t)gs_tile_count(m->nt) * sizeof(int));
+      res->diagonal = (double *)malloc((size_t)m->n * sizeof(double));
+    }
+    if (!res || !res->slot || !res->diagonal) {
+      if (res) {
+        free(res->slot);
+        free(res->diagonal);
+        free(res);
+      }
+      return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory"); /* the run frees the slots */
+    }
+    res->device = r->c->device;
+    res->tiles = r->slots;
+    m->resident = res;
+  }
+  r->slots = NULL;
+  return GS_OK;
+}
+
+/* After a resident run: where each tile is (the cache held every tile, so
+ * each sits where it was loaded), and the diagonal of L on the host. */
+static gs_status resident_finish(tile_run *r, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_tile_matrix *m = r->m;
+  gs_tile_resident *res = m->resident;
+  for (long p = 0; p < r->plan.nops; ++p)
+    if (r->plan.ops[p].kind == TILE_OP_LOAD) res->slot[r->plan.ops[p].tile[0]] = r->plan.ops[p].slot[0];
+  for (int k = 0; k < m->nt; ++k) {
+    const int rk = gs_tile_rows(m, k);
+    const double *d = (const double *)res->tiles + (size_t)res->slot[gs_tile_index(k, k)] * m->nb * m->nb;
+    GS_CUDA_TRY(cudaMemcpy2DAsync(res->diagonal + (size_t)k * m->nb, sizeof(double), d, (rk + 1) * sizeof(double),
+                                  sizeof(double), rk, cudaMemcpyDeviceToHost, run_stream(r, 0)));
+  }
+  GS_CUDA_TRY(cudaStreamSynchronize(run_stream(r, 0)));
+done:
+  return st;
+}
+
+/* The factorization: L to the host, or resident in device memory
+ * (opt->resident, when it fits). */
 static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
-                               int store, gs_tile_info *info, char *msg)
+                               gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
   tile_run r;
@@ -688,7 +736,6 @@ static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_sour
   r.m = m;
   r.src = src;
   r.info = info;
-  r.store = store;
   GS_TRY(gs_gpu_ctx_get(device, &r.c, msg));
   GS_TRY(gs_gpu_ctx_tile_workers(r.c, msg));
   GS_TRY(run_setup(&r, opt, msg));
@@ -715,6 +762,15 @@ done:
     if (cudaMemcpy(m->overflow, r.overflow, (size_t)gs_tile_count(m->nt), cudaMemcpyDeviceToHost) != cudaSuccess)
       st = gs_set_msg(msg, GS_ERR_CUDA, "reading the overflow flags from GPU %d failed", device);
   }
+  if (r.slots && !r.store) { /* a failed run, an interrupt included, frees the device memory */
+    for (int q = 0; q < TILE_STREAMS; ++q) cudaStreamSynchronize(run_stream(&r, q));
+    if (st == GS_OK) st = resident_adopt(&r, msg);
+    if (st == GS_OK) st = resident_finish(&r, msg);
+    if (st != GS_OK && m->resident) {
+      r.slots = NULL; /* they are m->resident's */
+      gs_tile_resident_free(m);
+    }
+  }
   run_release(&r);
   return st;
 }
@@ -722,48 +778,7 @@ done:
 extern "C" gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src,
                                       const gs_tile_options *opt, gs_tile_info *info, char *msg)
 {
-  return tile_chol_run(device, m, src, opt, 1, info, msg);
-}
-
-#define NORM_BLOCKS 120
-
-/* Per block: the sum of squares and the largest absolute value of its share
- * of x (count entries), into part[2 * blockIdx.x + {0, 1}]. */
-__global__ void tile_norm_parts_kernel(const double *x, size_t count, double *part)
-{
-  __shared__ double sums[256], bigs[256];
-  double s = 0.0, big = 0.0;
-  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
-    s += x[k] * x[k];
-    big = fmax(big, fabs(x[k]));
-  }
-  sums[threadIdx.x] = s;
-  bigs[threadIdx.x] = big;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) {
-      sums[threadIdx.x] += sums[threadIdx.x + w];
-      bigs[threadIdx.x] = fmax(bigs[threadIdx.x], bigs[threadIdx.x + w]);
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    part[2 * blockIdx.x] = sums[0];
-    part[2 * blockIdx.x + 1] = bigs[0];
-  }
-}
-
-/* The block parts in order (so the sums do not depend on timing) into
- * out[0] (sum of squares) and out[1] (largest value). */
-__global__ void tile_norm_total_kernel(const double *part, int parts, double *out)
-{
-  double s = 0.0, big = 0.0;
-  for (int b = 0; b < parts; ++b) {
-    s += part[2 * b];
-    big = fmax(big, part[2 * b + 1]);
-  }
-  out[0] = s;
-  out[1] = big;
+  return tile_chol_run(device, m, src, opt, info, msg);
 }
 
 extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_source *src, double *sumsq,
@@ -780,7 +795,7 @@ extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, cons
   }
   GS_CUDA_TRY(cudaMalloc(&locs, (size_t)m->n * src->dim * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&tile, (size_t)m->nb * m->nb * sizeof(double)));
-  GS_CUDA_TRY(cudaMalloc(&part, 2 * NORM_BLOCKS * sizeof(double)));
+  GS_CUDA_TRY(cudaMalloc(&part, 2 * TILE_NORM_BLOCKS * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&out, (size_t)ntiles * 2 * sizeof(double)));
   GS_TRY(gs_gpu_copy_to_device(c, locs, blocks, (size_t)m->n * src->dim * sizeof(double), 0, msg));
   {
@@ -793,9 +808,7 @@ extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, cons
       gs_tile_coords(t, &i, &j);
       const matern_tile_args g = matern_tile_of(&base, m, locs, src->dim, i, j, 0); /* both triangles count */
       GS_CUDA_TRY(matern_tile_launch(&g, 0, g.n2, tile, s));
-      tile_norm_parts_kernel<<<NORM_BLOCKS, 256, 0, s>>>(tile, (size_t)g.n1 * g.n2, part);
-      tile_norm_total_kernel<<<1, 1, 0, s>>>(part, NORM_BLOCKS, out + 2 * t);
-      GS_CUDA_TRY(cudaGetLastError());
+      GS_CUDA_TRY(tile_norm(tile, GS_TILE_FP64, 1.0f, (size_t)g.n1 * g.n2, part, out + 2 * t, s));
     }
     GS_CUDA_TRY(cudaMemcpyAsync(host, out, (size_t)ntiles * 2 * sizeof(double), cudaMemcpyDeviceToHost, s));
     GS_CUDA_TRY(cudaStreamSynchronize(s));
@@ -903,17 +916,22 @@ done:
 }
 
 /* The tile Cholesky of the same matrix, generated tile by tile: with L kept
- * in device memory (store = 0) or copied to pinned host memory (store = 1). */
-static gs_status bench_tiles(int device, const gs_tile_source *src, long n, int nb, int cache_tiles, int store,
+ * in device memory (resident, which the whole matrix must fit) or copied to
+ * pinned host memory. */
+static gs_status bench_tiles(int device, const gs_tile_source *src, long n, int nb, int cache_tiles, int resident,
                              int reps, double *seconds, gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
   gs_tile_matrix *m = NULL;
-  const gs_tile_options opt = {cache_tiles, 0, NULL, 0};
-  GS_TRY(gs_tile_matrix_create(n, nb, store, &m, msg));
+  const gs_tile_options opt = {cache_tiles, 0, NULL, 0, 0.0, 0.0, resident};
+  GS_TRY(gs_tile_matrix_create(n, nb, !resident, &m, msg));
   GS_TRY(bench_wall_time(reps, [&] {
     memset(info, 0, sizeof *info);
-    return tile_chol_run(device, m, src, &opt, store, info, msg);
+    gs_status s = tile_chol_run(device, m, src, &opt, info, msg);
+    if (s == GS_OK && resident && !m->resident)
+      s = gs_set_msg(msg, GS_ERR_NOMEM, "the factor must stay on GPU %d, but only %d of its %ld tiles fit", device,
+                     info->cache_tiles, gs_tile_count(m->nt));
+    return s;
   }, seconds, msg));
 done:
   gs_tile_matrix_free(m);
@@ -942,9 +960,9 @@ extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cach
     out[0] = cusolver[0];
     out[1] = cusolver[1];
     out[8] = cusolver[2];
-    GS_TRY(bench_tiles(device, &src, n, nb, 0, 0, reps, &out[2], &info, msg));
+    GS_TRY(bench_tiles(device, &src, n, nb, 0, 1, reps, &out[2], &info, msg));
   }
-  GS_TRY(bench_tiles(device, &src, n, nb, cache_tiles > 0 ? cache_tiles : 0, 1, reps, &out[3], &info, msg));
+  GS_TRY(bench_tiles(device, &src, n, nb, cache_tiles > 0 ? cache_tiles : 0, 0, reps, &out[3], &info, msg));
   out[4] = info.bytes_to_device;
   out[5] = info.bytes_to_host;
   out[6] = info.cache_tiles;
@@ -970,10 +988,10 @@ extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_sour
       GS_TRY(gs_tile_map_build(device, m, src, accuracy, 0, &map, msg));
       out[2] = gs_wall_seconds() - t0;
     }
-    GS_TRY(gs_tile_matrix_layout(m, map.precision, map.scale, msg));
+    gs_tile_matrix_layout(m, map.precision, map.scale);
     GS_TRY(bench_wall_time(reps, [&] {
       memset(&info, 0, sizeof info);
-      return tile_chol_run(device, m, src, &opt, 1, &info, msg);
+      return tile_chol_run(device, m, src, &opt, &info, msg);
     }, &out[mixed], msg));
     out[6 + mixed] = gs_tile_logdet(m);
   }

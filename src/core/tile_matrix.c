@@ -38,6 +38,7 @@ gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out
 void gs_tile_matrix_free(gs_tile_matrix *m)
 {
   if (!m) return;
+  gs_tile_resident_free(m);
   gs_host_free(m->data, m->pinned);
   free(m->offset);
   free(m->precision);
@@ -46,7 +47,7 @@ void gs_tile_matrix_free(gs_tile_matrix *m)
   free(m);
 }
 
-gs_status gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale, char *msg)
+void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale)
 {
   const long ntiles = gs_tile_count(m->nt);
   size_t total = 0;
@@ -61,7 +62,13 @@ gs_status gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precisio
     total += (gs_tile_bytes(m, t) + 15) / 16 * 16; /* every tile 16-byte aligned */
   }
   memset(m->overflow, 0, (size_t)ntiles);
-  if (m->data && total == m->bytes) return GS_OK;
+  m->layout_bytes = total;
+}
+
+gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg)
+{
+  const size_t total = m->layout_bytes;
+  if (m->data && total <= m->bytes) return GS_OK;
   gs_host_free(m->data, m->pinned);
   m->data = NULL;
   m->bytes = 0;
@@ -285,16 +292,13 @@ void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double 
 double gs_tile_logdet(const gs_tile_matrix *m)
 {
   double s = 0.0;
-  for (int k = 0; k < m->nt; ++k) {
-    const int r = gs_tile_rows(m, k);
-    const double *t = gs_tile_at(m, k, k);
-    for (int c = 0; c < r; ++c) s += log(t[(size_t)c * r + c]);
-  }
+  for (long r = 0; r < m->n; ++r) s += log(gs_tile_factor_diagonal(m, r));
   return 2.0 * s;
 }
 
-void gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq)
+gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq, char *msg)
 {
+  if (m->resident) return gs_tile_resident_low_sumsq(m, sumsq, msg);
   const long ntiles = gs_tile_count(m->nt);
 #pragma omp parallel for schedule(dynamic, 4) num_threads(gs_cpu_threads(threads))
   for (long t = 0; t < ntiles; ++t) {
@@ -309,6 +313,7 @@ void gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq)
     }
     sumsq[t] = s;
   }
+  return GS_OK;
 }
 
 /* Per-thread work tiles for reading the tiles that are not FP64 (NULL when
@@ -354,6 +359,7 @@ gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, in
   if (what < GS_TILE_FORWARD || what > GS_TILE_SOLVE || k < 0 || k > 2147483647L || m->n > 2147483647L)
     return gs_set_msg(msg, GS_ERR_ARG, "bad gs_tile_solve call");
   if (k == 0) return GS_OK;
+  if (m->resident) return gs_tile_resident_apply(m, what, b, k, msg);
   const int nk = (int)k, ldb = (int)m->n, nthreads = gs_blas_threads() > 1 ? 1 : gs_cpu_threads(threads);
   const double one = 1.0;
   double *work;
@@ -379,6 +385,7 @@ gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threa
 {
   if (k < 0 || k > 2147483647L || m->n > 2147483647L) return gs_set_msg(msg, GS_ERR_ARG, "bad gs_tile_multiply call");
   if (k == 0) return GS_OK;
+  if (m->resident) return gs_tile_resident_apply(m, GS_TILE_MULTIPLY, b, k, msg);
   const int nk = (int)k, ldb = (int)m->n, nthreads = gs_blas_threads() > 1 ? 1 : gs_cpu_threads(threads);
   const double one = 1.0;
   double *work;

@@ -159,17 +159,22 @@ test_that("mixed-precision likelihoods and draws on the GPU stay within their bo
   expect_equal(a, b, tolerance = 1e-10)
 })
 
-test_that("the tile Cholesky path on the GPU gives the CPU likelihood and draws", {
+test_that("the tile Cholesky path on the GPU gives the CPU likelihood, draws and predictions", {
   skip_without_gpu()
   set.seed(6)
   locs <- matrix(runif(5000), ncol = 2)
   y <- rnorm(2500)
+  fit <- gp_fit(y, locs, fixed = list(range = 0.1, smoothness = 0.9), device = "cpu", control = list(trace = FALSE))
+  new <- matrix(runif(600), ncol = 2)
   cpu <- gp_loglik(y, locs, 1, 0.1, 0.9, 0.01, device = "cpu")
+  pred_cpu <- predict(fit, new, se.fit = TRUE, device = "cpu")
   old <- options(gpustats.gp_tiles = TRUE)
   on.exit(options(old))
+  # the factor stays on the GPU (three tile rows): the solves run there
   gpu <- gp_loglik(y, locs, 1, 0.1, 0.9, 0.01, device = "gpu")
   expect_equal(attributes(gpu), attributes(cpu), tolerance = 1e-10)
   expect_equal(as.numeric(gpu), as.numeric(cpu), tolerance = 1e-10)
+  expect_equal(predict(fit, new, se.fit = TRUE, device = "gpu"), pred_cpu, tolerance = 1e-9)
   set.seed(7)
   a <- gp_simulate(locs, 1, 0.1, 0.9, 0.01, nsim = 2, device = "gpu")
   options(old)
