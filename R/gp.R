@@ -161,11 +161,14 @@ gp_open <- function(locs, distance, device, call, accuracy = 0) {
   order <- if (accuracy > 0) morton_order(locs)
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
   ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(), as.integer(tiles), accuracy), call)
-  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), order = order)
+  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order)
 }
 
-# "gpu", "cpu", or either followed by ", tile Cholesky".
-gp_method <- function(gp) paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky")
+# "gpu" or "cpu", then how the covariance is factored.
+gp_method <- function(gp) {
+  paste0(if (gp$device >= 0) "gpu" else "cpu", if (gp$tiled) ", tile Cholesky",
+         if (gp$accuracy > 0) sprintf(" in mixed precision (accuracy %g)", gp$accuracy))
+}
 
 gp_close <- function(gp) invisible(.Call(gs_r_gp_free, gp$ptr))
 

@@ -71,7 +71,8 @@ print.summary.gp_fit <- function(x, ...) {
 #' data, and on request its standard error
 #' \eqn{\sqrt{\sigma^2 - c^\top \Sigma^{-1} c}}, with \eqn{c} the covariances
 #' between the new and the observed locations (no nugget: the prediction is
-#' of the process, not of a new noisy observation).
+#' of the process, not of a new noisy observation). The covariance is
+#' factored in the precision of the fit.
 #'
 #' @param object A `gp_fit`.
 #' @param newlocs Locations to predict at, with the columns of the fitted
@@ -90,7 +91,7 @@ predict.gp_fit <- function(object, newlocs, se.fit = FALSE, device = getOption("
   }
   check_flag(se.fit, "se.fit", call)
   p <- object$coefficients
-  gp <- gp_open(object$locs, object$distance, device, call)
+  gp <- gp_open(object$locs, object$distance, device, call, object$accuracy %||% 0)
   on.exit(gp_close(gp))
   gp_factor(gp, p, object$locs, call)
   w <- gp_apply(gp, "solve", object$y, call)
@@ -124,7 +125,9 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, ...) {
   if (!is.null(seed)) set.seed(seed)
   p <- object$coefficients
   draws <- gp_simulate(object$locs, sigma2 = p[["sigma2"]], range = p[["range"]], smoothness = p[["smoothness"]],
-                       nugget = p[["nugget"]], nsim = nsim, distance = object$distance, device = object$device)
+                       nugget = p[["nugget"]], nsim = nsim, distance = object$distance,
+                       precision = object$precision, accuracy = object$accuracy %||% 1e-8,
+                       device = object$device)
   draws <- as.data.frame(matrix(draws, nrow = object$n))
   names(draws) <- paste0("sim_", seq_len(nsim))
   draws

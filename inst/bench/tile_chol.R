@@ -21,6 +21,8 @@
 #   tile_trace_size its tile size (default the largest of tile_sizes)
 #   tile_mixed_n   sizes of the mixed-precision study (default 65536; 0: none)
 #   tile_mixed_size its tile size (default 2048)
+#   gp_mixed_fit_n sizes of the gp_fit recovery study: FP64 against mixed
+#                  precision on the same data (default 20000; 0: none)
 #   reps           timed repeats (default 3)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
@@ -155,6 +157,57 @@ bench_tile_chol_mixed <- function(sizes = bench_opt("tile_mixed_n", 65536, 8192)
   do.call(rbind, rows)
 }
 
+# gp_fit in mixed precision against FP64 on the same simulated data, for the
+# three correlations of the mixed-precision study (smoothness 0.5, no
+# nugget; all three parameters estimated): how far each mixed estimate is
+# from the FP64 one, in FP64 standard errors.
+bench_gp_fit_mixed <- function(sizes = bench_opt("gp_mixed_fit_n", 20000, 2000),
+                               ranges = c(0.02627, 0.078809, 0.210158), accuracies = c(1e-5, 1e-8)) {
+  rows <- list()
+  quiet <- list(trace = FALSE)
+  params <- c("sigma2", "range", "smoothness")
+  for (n in sizes[sizes > 0]) for (range in ranges) {
+    set.seed(11)
+    locs <- matrix(runif(2 * n), ncol = 2)
+    y <- gp_simulate(locs, 1, range, 0.5, device = "gpu")
+    t <- system.time(ref <- gp_fit(y, locs, device = "gpu", control = quiet))[["elapsed"]]
+    se <- sqrt(diag(vcov(ref)))[params]
+    row <- function(precision, accuracy, fit, seconds) {
+      data.frame(n = n, range = range, precision = precision, accuracy = accuracy,
+                 sigma2 = coef(fit)[["sigma2"]], range_hat = coef(fit)[["range"]],
+                 smoothness = coef(fit)[["smoothness"]], max_se_distance = max(abs(coef(fit)[params] - coef(ref)[params]) / se),
+                 loglik = fit$loglik, evaluations = fit$evaluations, seconds = seconds)
+    }
+    rows[[length(rows) + 1L]] <- row("double", NA, ref, t)
+    message(sprintf("gp_fit n = %s range %g FP64: %s (se %s), %d evaluations, %.1f s", fmt_n(n), range,
+                    paste(signif(coef(ref)[params], 6), collapse = ", "), paste(signif(se, 3), collapse = ", "),
+                    ref$evaluations, t))
+    for (accuracy in accuracies) {
+      t <- system.time(fit <- gp_fit(y, locs, precision = "mixed", accuracy = accuracy, device = "gpu",
+                                     control = quiet))[["elapsed"]]
+      r <- row("mixed", accuracy, fit, t)
+      rows[[length(rows) + 1L]] <- r
+      message(sprintf("gp_fit n = %s range %g mixed %g: %s, %.3f standard errors from FP64 at most, %d evaluations, %.1f s",
+                      fmt_n(n), range, accuracy, paste(signif(coef(fit)[params], 6), collapse = ", "),
+                      r$max_se_distance, fit$evaluations, t))
+    }
+  }
+  do.call(rbind, rows)
+}
+
+gp_fit_mixed_table <- function(res) {
+  tab <- data.frame(n = fmt_n(res$n), range = res$range,
+                    precision = ifelse(is.na(res$accuracy), "FP64", sprintf("mixed %s", fmt_g(res$accuracy))),
+                    sigma2 = fmt_g(res$sigma2, 5), `range estimate` = fmt_g(res$range_hat, 5),
+                    smoothness = fmt_g(res$smoothness, 5), `max |mixed - FP64| / se` = fmt_g(res$max_se_distance, 2),
+                    evaluations = res$evaluations, seconds = fmt_sec(res$seconds),
+                    stringsAsFactors = FALSE, check.names = FALSE)
+  paste(c("## gp_fit in mixed precision against FP64 (Matérn, smoothness 0.5, no nugget; sigma2, range, smoothness estimated; GPU)", "",
+          md_table(tab, "rrlrrrrrr"), "",
+          "Same data for every row of a range. The distance is the largest over the three parameters of |mixed - FP64| in units of the FP64 standard error (observed information). FP64 fits use the dense factorization; mixed fits the tile Cholesky.",
+          ""), collapse = "\n")
+}
+
 tile_chol_mixed_table <- function(res) {
   pct <- function(x) sprintf("%.1f", 100 * x)
   tab <- data.frame(n = fmt_n(res$n), range = res$range, accuracy = fmt_g(res$accuracy),
@@ -185,5 +238,7 @@ if (sys.nframe() == 0L) {
   if (bench_gpu_ok("GPU mixed-precision tile Cholesky benchmarks")) {
     mixed <- bench_tile_chol_mixed()
     if (!is.null(mixed)) cat(tile_chol_mixed_table(mixed), "\n")
+    fits <- bench_gp_fit_mixed()
+    if (!is.null(fits)) cat(gp_fit_mixed_table(fits), "\n")
   }
 }

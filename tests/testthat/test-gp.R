@@ -105,6 +105,26 @@ test_that("mixed-precision likelihoods stay within their first-order bound and k
   expect_error(gp_simulate(locs, 1, 0.03, 0.5, precision = "single"), "should be one of")
 })
 
+test_that("gp_fit in mixed precision recovers the FP64 fit, and predicts and simulates in its precision", {
+  set.seed(8)
+  locs <- matrix(runif(1200), ncol = 2)
+  y <- gp_simulate(locs, 1, 0.05, 0.5, device = "cpu")
+  quiet <- list(trace = FALSE)
+  ref <- gp_fit(y, locs, fixed = list(smoothness = 0.5), device = "cpu", control = quiet)
+  fit <- gp_fit(y, locs, fixed = list(smoothness = 0.5), precision = "mixed", accuracy = 1e-5, device = "cpu",
+                control = quiet)
+  expect_match(fit$method, "tile Cholesky in mixed precision \\(accuracy 1e-05\\)")
+  expect_identical(fit$precision, "mixed")
+  se <- sqrt(diag(vcov(ref)))
+  expect_lte(max(abs(coef(fit)[names(se)] - coef(ref)[names(se)]) / se), 0.05)
+  new <- matrix(runif(20), ncol = 2)
+  expect_equal(predict(fit, new, se.fit = TRUE, device = "cpu"), predict(ref, new, se.fit = TRUE, device = "cpu"),
+               tolerance = 1e-3)
+  expect_identical(dim(simulate(fit, nsim = 2, seed = 1)), c(600L, 2L))
+  expect_error(gp_fit(y, locs, precision = "single"), "should be one of")
+  expect_error(gp_fit(y, locs, precision = "mixed", accuracy = 2), class = "gpustats_error_argument")
+})
+
 test_that("gp_fit finds the maximum and recovers simulated parameters", {
   set.seed(10)
   locs <- matrix(runif(1000), ncol = 2)

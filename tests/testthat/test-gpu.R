@@ -147,7 +147,7 @@ test_that("Gaussian-process likelihood, draws, fits and kriging agree between GP
                tolerance = 1e-9)
 })
 
-test_that("mixed-precision likelihoods and draws on the GPU stay within their bounds", {
+test_that("mixed-precision likelihoods, draws and fits on the GPU stay within their bounds", {
   skip_without_gpu()
   case <- mixed_loglik_case(3000, seed = 21)
   for (acc in c(1e-4, 1e-7)) expect_lte(abs(case$mixed(acc, "gpu") - case$exact), case$bound(acc))
@@ -157,6 +157,11 @@ test_that("mixed-precision likelihoods and draws on the GPU stay within their bo
   set.seed(22)
   b <- gp_simulate(locs, 1, 0.03, 0.5, nsim = 2, precision = "mixed", accuracy = 1e-15, device = "cpu")
   expect_equal(a, b, tolerance = 1e-10)
+  ref <- gp_fit(case$y[1:1500], locs[1:1500, ], device = "gpu", control = list(trace = FALSE))
+  fit <- gp_fit(case$y[1:1500], locs[1:1500, ], precision = "mixed", accuracy = 1e-6, device = "gpu",
+                control = list(trace = FALSE))
+  se <- sqrt(diag(vcov(ref)))
+  expect_lte(max(abs(coef(fit)[names(se)] - coef(ref)[names(se)]) / se), 0.05)
 })
 
 test_that("the tile Cholesky path on the GPU gives the CPU likelihood, draws and predictions", {
