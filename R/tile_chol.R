@@ -48,6 +48,16 @@
 #' one precision and the factorization is run again; `info$attempts` counts
 #' the runs.
 #'
+#' **Several GPUs.** With more than one id in `gpus`, tile row \eqn{i}
+#' belongs to GPU number \eqn{i \bmod g} of the \eqn{g} given (1-D
+#' block-cyclic, as in the static schedule of Ren et al.): each GPU updates,
+#' factors and solves the tiles of its rows with its own streams and tile
+#' cache, and reads the finished tiles of the other GPUs' rows that its
+#' updates need from host memory, where every finished tile is copied. One
+#' host thread issues all the work, column by column, the owner of the
+#' column's diagonal tile first, so no GPU waits for a tile that has not
+#' been scheduled.
+#'
 #' The factor lives in host memory (about \eqn{4 n^2} bytes in FP64, less in
 #' mixed precision), outside R's heap; it is released when the object is
 #' garbage-collected.
@@ -66,9 +76,12 @@
 #'   `0.1`.
 #' @param trace On a GPU, `TRUE` times every tile operation (with CUDA
 #'   events, at a small cost) and returns the event trace.
-#' @param memory GPU memory, in bytes, that the tile cache may use; `NULL`:
-#'   all that is free. A smaller value forces the out-of-core path. Ignored on
-#'   the CPU.
+#' @param memory GPU memory, in bytes, that the tile cache of each GPU may
+#'   use; `NULL`: all that is free. A smaller value forces the out-of-core
+#'   path. Ignored on the CPU.
+#' @param gpus The ids of the GPUs to factor on (see [gpu_info()]); by
+#'   default the option `gpustats.gpus`, else GPU 0. With several, the tile
+#'   rows are dealt round-robin to them (see Details). Ignored on the CPU.
 #' @inheritParams matern_cov
 #' @return `tile_chol()`: an object of class `tile_chol` with methods
 #'   `determinant()` (the log-determinant of \eqn{A}, from the factor),
@@ -105,7 +118,8 @@
 #' determinant(f)
 #' @export
 tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy = 1e-8, memory = NULL,
-                      trace = FALSE, device = getOption("gpustats.device", "auto")) {
+                      trace = FALSE, gpus = getOption("gpustats.gpus", 0L),
+                      device = getOption("gpustats.device", "auto")) {
   call <- environment()
   precision <- match.arg(precision)
   used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
@@ -113,23 +127,36 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   if (!spec) A <- as_spd_matrix(A, call)
   n <- if (spec) A$n else nrow(A)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
+  devices <- if (dev >= 0) tile_gpus(gpus, call) else -1L
+  if (length(devices) > 1L && trace) abort_arg("{.arg trace} needs a single GPU.", call)
+  dev <- devices[[1L]]
   tile <- tile_size(tile, call)
   if (!is.null(memory)) check_scalar(memory, "memory", call, 0, open = TRUE)
   check_flag(trace, "trace", call)
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
   res <- if (spec) {
-    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, dev, as.double(memory %||% 0),
+    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, devices, as.double(memory %||% 0),
                   used_accuracy, gs_threads(), trace, bar), call)
   } else {
-    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, dev, as.double(memory %||% 0), used_accuracy,
+    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, devices, as.double(memory %||% 0), used_accuracy,
                   gs_threads(), trace, bar), call)
   }
   info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
                                                "cache_tiles", "workers", "attempts")))
-  structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev,
+  structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev, gpus = devices[devices >= 0],
                  precision = tile_precision_map(res[[6L]]), accuracy = if (precision == "mixed") accuracy,
                  dimnames = if (spec) NULL else dimnames(A), info = info, trace = tile_trace(res[[4L]])),
             class = "tile_chol")
+}
+
+# The GPUs of a factorization: distinct ids of this machine's GPUs.
+tile_gpus <- function(gpus, call) {
+  count <- if (gpu_available()) gs_state$count else 0L
+  if (!is.numeric(gpus) || !length(gpus) || anyNA(gpus) || any(gpus != round(gpus)) || anyDuplicated(gpus) ||
+      any(gpus < 0 | gpus >= count)) {
+    abort_arg("{.arg gpus} must be distinct GPU ids from 0 to {count - 1L} (see {.fn gpu_info}).", call)
+  }
+  as.integer(gpus)
 }
 
 # The precision of every tile, given row by row of the lower triangle, as a
@@ -181,7 +208,11 @@ print.gs_matern_spec <- function(x, ...) {
 #' @export
 print.tile_chol <- function(x, ...) {
   nt <- ceiling(x$n / x$tile)
-  where <- if (x$device < 0) sprintf("the CPU (%d threads)", x$info$workers) else sprintf("GPU %d", x$device)
+  where <- if (x$device < 0) {
+    sprintf("the CPU (%d threads)", x$info$workers)
+  } else {
+    sprintf("GPU%s %s", if (length(x$gpus) > 1L) "s" else "", paste(x$gpus, collapse = ", "))
+  }
   cat(sprintf("Tile Cholesky factor of a %d x %d matrix: %d x %d tiles of %d, on %s in %.3g s\n",
               x$n, x$n, nt, nt, x$tile, where, x$info$seconds))
   cat(sprintf("log det = %.10g\n", x$logdet))
@@ -246,9 +277,11 @@ tile_size <- function(tile, call) {
 }
 
 # The cache plan's tile loads and stores for nt tile rows and `slots` slots
-# (for tests and the benchmark's traffic estimate).
-tile_plan_traffic <- function(nt, slots) {
-  stats::setNames(.Call(gs_r_tile_plan, as.integer(nt), as.integer(slots)), c("loads", "stores"))
+# on device `owner` of `owners`, its compute ops and those that read another
+# device's tiles (for tests and the benchmark's traffic estimate).
+tile_plan_traffic <- function(nt, slots, owners = 1L, owner = 0L) {
+  stats::setNames(.Call(gs_r_tile_plan, as.integer(nt), as.integer(slots), as.integer(owners), as.integer(owner)),
+                  c("loads", "stores", "compute", "foreign"))
 }
 
 #' Order locations along a Z-order (Morton) curve

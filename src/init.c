@@ -22,7 +22,7 @@ SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, 
 SEXP gs_r_tile_free(SEXP);
 SEXP gs_r_tile_solve(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_upper(SEXP, SEXP);
-SEXP gs_r_tile_plan(SEXP, SEXP);
+SEXP gs_r_tile_plan(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_tile_chol_mixed(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_new(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -52,7 +52,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_tile_free", (DL_FUNC)&gs_r_tile_free, 1},
   {"gs_r_tile_solve", (DL_FUNC)&gs_r_tile_solve, 4},
   {"gs_r_tile_upper", (DL_FUNC)&gs_r_tile_upper, 2},
-  {"gs_r_tile_plan", (DL_FUNC)&gs_r_tile_plan, 2},
+  {"gs_r_tile_plan", (DL_FUNC)&gs_r_tile_plan, 4},
   {"gs_r_bench_tile_chol", (DL_FUNC)&gs_r_bench_tile_chol, 5},
   {"gs_r_bench_tile_chol_mixed", (DL_FUNC)&gs_r_bench_tile_chol_mixed, 6},
   {"gs_r_gbees_new", (DL_FUNC)&gs_r_gbees_new, 5},

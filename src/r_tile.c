@@ -19,7 +19,9 @@ static void tile_finalize(SEXP ptr)
   }
 }
 
-/* memory: bytes the device cache may use (0: all free memory).
+/* device_: -1 (the CPU), or the GPUs to factor on, the first holding the
+ * factor's bookkeeping; memory: bytes each device's cache may use (0: all
+ * free memory).
  * a: a square double matrix, or NULL with locs and params (sigma2, range,
  * smoothness, nugget; validated in R) for a Matérn covariance;
  * tile <= 0 chooses the tile size; accuracy > 0: mixed precision. Returns
@@ -31,7 +33,8 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
                     SEXP accuracy, SEXP threads, SEXP trace, SEXP progress)
 {
   gs_r_progress_set(progress);
-  const int device = gs_r_int(device_, "device");
+  if (TYPEOF(device_) != INTSXP || Rf_length(device_) < 1) Rf_error("device must be a non-empty integer vector");
+  const int device = INTEGER(device_)[0];
   gs_tile_source src;
   memset(&src, 0, sizeof src);
   long n;
@@ -61,7 +64,7 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
   }
   memset(&info, 0, sizeof info);
   gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace"),
-                         Rf_asReal(accuracy), 0.0};
+                         Rf_asReal(accuracy), 0.0, 0, INTEGER(device_), Rf_length(device_)};
   int nb = gs_r_int(tile, "tile");
   if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
   if (nb > n) nb = (int)n;
@@ -138,18 +141,38 @@ SEXP gs_r_tile_upper(SEXP ptr, SEXP threads)
   return out;
 }
 
-/* The cache plan of a factorization with nt tile rows and `slots` device tile
- * slots: c(loads, stores). */
-SEXP gs_r_tile_plan(SEXP nt, SEXP slots)
+/* The cache plan of device `owner` of `owners` for a factorization with nt
+ * tile rows and `slots` device tile slots: c(loads, stores, compute ops,
+ * compute ops that read a tile of another device's rows). */
+SEXP gs_r_tile_plan(SEXP nt, SEXP slots, SEXP owners, SEXP owner)
 {
   tile_plan p;
   char msg[GS_MSG_LEN];
+  const int g = gs_r_int(owners, "owners");
   /* the worker count labels the ops; it changes neither their order nor the loads */
-  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), &p, msg);
+  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), g, gs_r_int(owner, "owner"), &p,
+                                 msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  SEXP out = Rf_allocVector(REALSXP, 2);
+  double compute = 0, foreign = 0;
+  for (long q = 0; q < p.nops; ++q) {
+    const tile_op *op = &p.ops[q];
+    if (op->kind == TILE_OP_LOAD || op->kind == TILE_OP_STORE) continue;
+    compute++;
+    for (int x = 1; x < 3; ++x)
+      if (op->tile[x] >= 0) {
+        int i, j;
+        gs_tile_coords(op->tile[x], &i, &j);
+        if (i % g != op->i % g) {
+          foreign++;
+          break;
+        }
+      }
+  }
+  SEXP out = Rf_allocVector(REALSXP, 4);
   REAL(out)[0] = (double)p.loads;
   REAL(out)[1] = (double)p.stores;
+  REAL(out)[2] = compute;
+  REAL(out)[3] = foreign;
   tile_plan_free(&p);
   return out;
 }
@@ -158,7 +181,8 @@ SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP d
 {
   SEXP out = PROTECT(Rf_allocVector(REALSXP, 9));
   char msg[GS_MSG_LEN];
-  gs_status st = gs_bench_tile_chol_gpu(gs_r_int(device, "device"), (long)Rf_asReal(n), gs_r_int(tile, "tile"),
+  if (TYPEOF(device) != INTSXP || Rf_length(device) < 1) Rf_error("device must be a non-empty integer vector");
+  gs_status st = gs_bench_tile_chol_gpu(INTEGER(device), Rf_length(device), (long)Rf_asReal(n), gs_r_int(tile, "tile"),
                                         gs_r_int(cache_tiles, "cache_tiles"), gs_r_int(reps, "reps"), REAL(out), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);

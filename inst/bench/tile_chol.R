@@ -101,6 +101,39 @@ bench_tile_chol_big <- function(n, nb, add) {
                   fmt_n(n), nb, o[4], rate / 1e12, o[7], nt * (nt + 1) / 2, o[5] / 1e9, o[6] / 1e9, bytes / 1e9))
 }
 
+# The FP64 factorization on 1, 2, ... of the GPUs of gpustats.gpus (all GPUs
+# by default), L stored to host memory, the Matérn matrix of the benchmark
+# generated on the devices: the rate, and the parallel efficiency against one
+# GPU (the rate on g GPUs over g times the rate on one).
+bench_tile_chol_gpus <- function(sizes = bench_opt("tile_gpus_n", c(100000, 200000), 0),
+                                 nb = bench_opt("tile_gpus_size", 2048, 2048),
+                                 reps = bench_opt("reps", 3, 1), gpus = getOption("gpustats.gpus", gpu_info()$id)) {
+  hook <- get("gs_r_bench_tile_chol", envir = asNamespace("gpustats"))
+  rows <- list()
+  for (n in sizes[sizes > 0]) {
+    nt <- ceiling(n / nb)
+    bytes <- 8 * nb^2 * nt * (nt + 1) / 2
+    avail <- bench_mem_available()
+    if (!is.na(avail) && avail < 1.05 * bytes) {
+      message(sprintf("n = %s on several GPUs: skipped, the tiles need %.1f GB of host memory", fmt_n(n), bytes / 1e9))
+      next
+    }
+    one <- NA_real_
+    for (g in seq_along(gpus)) {
+      o <- .Call(hook, as.double(n), as.integer(nb), 0L, as.integer(reps), as.integer(gpus[seq_len(g)]))
+      rate <- n^3 / 3 / o[4]
+      if (g == 1L) one <- rate
+      rows[[length(rows) + 1L]] <- data.frame(n = n, tile = nb, gpus = g, seconds = o[4], tflops = rate / 1e12,
+                                              efficiency = rate / (g * one), to_gpu_gb = o[5] / 1e9,
+                                              to_host_gb = o[6] / 1e9)
+      message(sprintf("n = %s tile %d on %d GPU%s: %.2f s, %.2f TFLOP/s with generation, efficiency %.0f%%; %.1f GB to the GPUs, %.1f GB back",
+                      fmt_n(n), nb, g, if (g > 1) "s" else "", o[4], rate / 1e12, 100 * rate / (g * one), o[5] / 1e9,
+                      o[6] / 1e9))
+    }
+  }
+  do.call(rbind, rows)
+}
+
 # One traced factorization of the benchmark's matrix: the trace goes to
 # `file`, a summary to the log (how busy each stream was, the rate of the
 # GEMMs themselves, the time spent in POTRF).

@@ -123,9 +123,10 @@ void gs_host_free(void *p, int pinned)
   free(p);
 }
 
-gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[9], char *msg)
+gs_status gs_bench_tile_chol_gpu(const int *gpus, int ngpus, long n, int nb, int cache_tiles, int reps, double out[9],
+                                  char *msg)
 {
-  (void)device, (void)n, (void)nb, (void)cache_tiles, (void)reps, (void)out;
+  (void)gpus, (void)ngpus, (void)n, (void)nb, (void)cache_tiles, (void)reps, (void)out;
   return no_gpu(msg);
 }
 

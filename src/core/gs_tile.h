@@ -177,7 +177,14 @@ typedef struct {
    * tile crosses to the host and the solves run on the GPU; else (out of
    * core) L goes to host memory as without it. */
   int resident;
+  /* ngpus > 1: the factorization runs on the GPUs gpus[0..ngpus-1] (the
+   * device argument is ignored), each with the tile rows i mod ngpus = its
+   * index, L to host memory; at most GS_TILE_MAX_GPUS, no trace. */
+  const int *gpus;
+  int ngpus;
 } gs_tile_options;
+
+#define GS_TILE_MAX_GPUS 16
 
 /* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
  * to device, 6 device to host), the op (tile_op_kind), its tile coordinates and its start

@@ -12,6 +12,13 @@
  * The host stays at most TILE_LAG columns ahead of the device, so progress,
  * an interrupt and a failed POTRF are seen within a few columns.
  *
+ * Several GPUs: the tile rows are dealt round-robin to them, each with its
+ * own plan, cache and streams (a tile_run), and every finished tile goes to
+ * host memory. A device reads another's tiles from there once their
+ * `stored` event (shared, recorded on the owner's copy stream) has passed:
+ * the host issues column k to the owner of tile row k first, so every such
+ * event is recorded before it is waited for.
+ *
  * Mixed precision: a slot holds its tile in the tile's format once the tile
  * is finished (and while it is loaded as an operand); a tile that is not
  * FP64 accumulates in FP32. An update runs in the precision of the tile it
@@ -38,8 +45,18 @@
 /* Device memory left to cuBLAS, cuSOLVER and the runtime. */
 #define TILE_RESERVE_BYTES ((size_t)768 << 20)
 
+/* What the devices of one factorization share, per tile: finished (the
+ * host issued its last op) and its copy to the host. */
+typedef struct {
+  unsigned char *final;
+  cudaEvent_t *stored;
+} tile_shared;
+
 typedef struct {
   gs_gpu_ctx *c;
+  tile_shared *shared;
+  int owner, owners; /* this device's tile rows: i mod owners = owner */
+  int inverted;      /* the last column whose diagonal tile, another device's, this one inverted */
   gs_tile_matrix *m;
   const gs_tile_source *src;
   gs_tile_info *info;
@@ -48,9 +65,8 @@ typedef struct {
   double *slots;
   cudaEvent_t *slot_used;  /* [slot * TILE_STREAMS + stream] */
   unsigned *slot_users;    /* streams that used the slot since its tile arrived */
-  cudaEvent_t *ready, *stored;
+  cudaEvent_t *ready;
   signed char *ready_on;   /* stream of the last `ready` record, -1 before */
-  unsigned char *final;
   cudaEvent_t column_done[TILE_LAG + 1][GS_TILE_COMPUTE];
   int *info_dev, *info_host; /* POTRF status per tile column */
   void *potrf_work[GS_TILE_COMPUTE];
@@ -244,18 +260,39 @@ static cudaError_t load_initial(tile_run *r, int q, int t, int s, int generate)
   return tile_convert(upper, p, m->scale[t], slot, GS_TILE_FP32, 1.0f, count, r->overflow + t, run_stream(r, q));
 }
 
+static gs_status diagonal_invert(tile_run *r, int q, int k, const double *d, char *msg);
+
+/* The inverse of another device's diagonal tile L_kk, just loaded into slot
+ * s, for this device's solves of column k: computed on the diagonal stream,
+ * which has no factorization of its own in that column; the tile is ready
+ * for the solves once it is. */
+static gs_status foreign_diagonal_invert(tile_run *r, int k, int s, char *msg)
+{
+  gs_status st = GS_OK;
+  const int q = GS_TILE_WORKERS, t = (int)gs_tile_index(k, k), rk = gs_tile_rows(r->m, k);
+  GS_CUDA_TRY(tile_wait(r, q, t));
+  GS_TRY(diagonal_invert(r, q, k, slot_ptr(r, s), msg));
+  if (r->inverse32)
+    GS_CUDA_TRY(tile_convert(inverse_ptr(r, k), GS_TILE_FP64, 1.0f, inverse32_ptr(r, k), GS_TILE_FP32, 1.0f,
+                             (size_t)rk * rk, r->overflow + t, run_stream(r, q)));
+  GS_CUDA_TRY(tile_ready(r, q, t));
+  GS_CUDA_TRY(slot_use(r, q, s));
+done:
+  return st;
+}
+
 static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
   const int t = op->tile[0], s = op->slot[0];
-  const int generate = !r->final[t] && !r->src->a;
+  const int generate = !r->shared->final[t] && !r->src->a;
   const int q = generate ? op->worker : TILE_H2D;
   int i, j;
   gs_tile_coords(t, &i, &j);
   GS_CUDA_TRY(slot_claim(r, q, s));
-  if (r->final[t]) GS_CUDA_TRY(cudaStreamWaitEvent(run_stream(r, q), r->stored[t], 0));
+  if (r->shared->final[t]) GS_CUDA_TRY(cudaStreamWaitEvent(run_stream(r, q), r->shared->stored[t], 0));
   GS_CUDA_TRY(trace_mark(r, q, 0));
-  if (r->final[t])
+  if (r->shared->final[t])
     GS_CUDA_TRY(cudaMemcpyAsync(slot_ptr(r, s), gs_tile_ptr(r->m, i, j), gs_tile_bytes(r->m, t),
                                 cudaMemcpyHostToDevice, run_stream(r, q)));
   else
@@ -265,6 +302,10 @@ static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
   GS_CUDA_TRY(tile_ready(r, q, t));
   GS_CUDA_TRY(slot_use(r, q, s));
   r->info->tile_loads++;
+  if (i == j && i % r->owners != r->owner && i != r->inverted) { /* once: a reload must not rewrite it under a solve */
+    GS_TRY(foreign_diagonal_invert(r, i, s, msg));
+    r->inverted = i;
+  }
 done:
   return st;
 }
@@ -279,7 +320,7 @@ static gs_status op_store(tile_run *r, const tile_op *op, char *msg)
   GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_ptr(r->m, op->i, op->k), slot_ptr(r, s), gs_tile_bytes(r->m, t),
                               cudaMemcpyDeviceToHost, run_stream(r, q)));
   GS_CUDA_TRY(trace_mark(r, q, 1));
-  GS_CUDA_TRY(event_record(&r->stored[t], run_stream(r, q)));
+  GS_CUDA_TRY(event_record(&r->shared->stored[t], run_stream(r, q)));
   GS_CUDA_TRY(slot_use(r, q, s));
   r->info->bytes_to_host += (double)gs_tile_bytes(r->m, t);
 done:
@@ -472,7 +513,7 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
   }
   GS_CUDA_TRY(trace_mark(r, q, 1));
   if (op->kind == TILE_OP_POTRF || op->kind == TILE_OP_TRSM) {
-    r->final[op->tile[0]] = 1;
+    r->shared->final[op->tile[0]] = 1;
     GS_CUDA_TRY(tile_ready(r, q, op->tile[0]));
   }
   for (int x = 0; x < 3; ++x)
@@ -498,7 +539,7 @@ static gs_status column_wait(tile_run *r, int k, const gs_tile_options *opt, cha
     r->info->failed_minor = (long)k * r->m->nb + r->info_host[k];
     return gs_set_msg(msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", r->info->failed_minor);
   }
-  if (opt->progress && k + 1 < nt) {
+  if (opt->progress && r->owner == 0 && k + 1 < nt) { /* one report per column */
     const double left = (double)(nt - k - 1) / nt;
     if (opt->progress(1.0 - left * left * left)) return gs_interrupted(msg);
   }
@@ -540,7 +581,8 @@ static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots
 {
   gs_status st = GS_OK;
   gs_tile_matrix *m = r->m;
-  if (m->resident && opt->resident && m->resident->device == r->c->device) {
+  const int resident = opt->resident && r->owners == 1; /* several devices share their tiles through the host */
+  if (m->resident && resident && m->resident->device == r->c->device) {
     r->slots = (double *)m->resident->tiles;
     *slots = (int)gs_tile_count(m->nt);
     r->store = 0;
@@ -548,7 +590,7 @@ static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots
   }
   gs_tile_resident_free(m); /* its memory goes to the cache */
   GS_TRY(slots_fit(r, opt, slots, msg));
-  r->store = !(opt->resident && *slots == gs_tile_count(m->nt));
+  r->store = !(resident && *slots == gs_tile_count(m->nt));
   if (r->store) GS_TRY(gs_tile_matrix_host(m, msg));
 done:
   return st;
@@ -608,14 +650,12 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
     r->gen = matern_tile_setup(&a, r->locs, NULL);
   }
   GS_TRY(slots_alloc(r, opt, &slots, msg));
-  GS_TRY(tile_plan_build(m->nt, GS_TILE_WORKERS, slots, &r->plan, msg));
+  GS_TRY(tile_plan_build(m->nt, GS_TILE_WORKERS, slots, r->owners, r->owner, &r->plan, msg));
   r->slot_used = (cudaEvent_t *)calloc((size_t)slots * TILE_STREAMS, sizeof(cudaEvent_t));
   r->slot_users = (unsigned *)calloc((size_t)slots, sizeof(unsigned));
   r->ready = (cudaEvent_t *)calloc((size_t)ntiles, sizeof(cudaEvent_t));
-  r->stored = (cudaEvent_t *)calloc((size_t)ntiles, sizeof(cudaEvent_t));
   r->ready_on = (signed char *)malloc((size_t)ntiles);
-  r->final = (unsigned char *)calloc((size_t)ntiles, 1);
-  if (!r->slot_used || !r->slot_users || !r->ready || !r->stored || !r->ready_on || !r->final)
+  if (!r->slot_used || !r->slot_users || !r->ready || !r->ready_on)
     return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   memset(r->ready_on, -1, (size_t)ntiles);
   if (opt->trace) {
@@ -634,16 +674,16 @@ done:
 static void run_release(tile_run *r)
 {
   const long ntiles = gs_tile_count(r->m->nt);
-  if (r->c)
+  if (r->c) {
+    cudaSetDevice(r->c->device);
     for (int q = 0; q < TILE_STREAMS; ++q)
       if (r->c->tile_stream[q]) cudaStreamSynchronize(r->c->tile_stream[q]);
+  }
   if (r->slot_used)
     for (long e = 0; e < (long)r->plan.slots * TILE_STREAMS; ++e)
       if (r->slot_used[e]) cudaEventDestroy(r->slot_used[e]);
-  for (long t = 0; t < ntiles; ++t) {
+  for (long t = 0; t < ntiles; ++t)
     if (r->ready && r->ready[t]) cudaEventDestroy(r->ready[t]);
-    if (r->stored && r->stored[t]) cudaEventDestroy(r->stored[t]);
-  }
   if (r->trace)
     for (long e = 0; e < 2 * r->plan.nops; ++e)
       if (r->trace[e]) cudaEventDestroy(r->trace[e]);
@@ -671,9 +711,7 @@ static void run_release(tile_run *r)
   free(r->slot_used);
   free(r->slot_users);
   free(r->ready);
-  free(r->stored);
   free(r->ready_on);
-  free(r->final);
   tile_plan_free(&r->plan);
   cudaGetLastError();
 }
@@ -725,53 +763,139 @@ done:
   return st;
 }
 
-/* The factorization: L to the host, or resident in device memory
- * (opt->resident, when it fits). */
+/* Issues the ops of column k on run r's device. */
+static gs_status column_issue(tile_run *r, int k, long *p, char *msg)
+{
+  gs_status st = GS_OK;
+  GS_CUDA_TRY(cudaSetDevice(r->c->device));
+  for (; *p < r->plan.column_end[k]; ++*p) {
+    r->op = *p;
+    GS_TRY(op_issue(r, &r->plan.ops[*p], msg));
+  }
+  for (int w = 0; w < GS_TILE_COMPUTE; ++w)
+    GS_CUDA_TRY(cudaEventRecord(r->column_done[k % (TILE_LAG + 1)][w], run_stream(r, w)));
+done:
+  return st;
+}
+
+/* The overflow flags of a mixed-precision run, into those of m. */
+static gs_status overflow_collect(tile_run *r, char *msg)
+{
+  const long ntiles = gs_tile_count(r->m->nt);
+  unsigned char *flags = (unsigned char *)malloc((size_t)ntiles);
+  if (!flags) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  cudaSetDevice(r->c->device);
+  for (int q = 0; q < TILE_STREAMS; ++q) cudaStreamSynchronize(run_stream(r, q));
+  const int ok = cudaMemcpy(flags, r->overflow, (size_t)ntiles, cudaMemcpyDeviceToHost) == cudaSuccess;
+  if (ok)
+    for (long t = 0; t < ntiles; ++t) r->m->overflow[t] |= flags[t];
+  free(flags);
+  return ok ? GS_OK : gs_set_msg(msg, GS_ERR_CUDA, "reading the overflow flags from GPU %d failed", r->c->device);
+}
+
+/* After the runs: the overflow flags, the resident factor (one device), the
+ * devices' memory released, and their counts summed into info. */
+static gs_status runs_finish(tile_run *runs, int ndev, gs_tile_info *infos, gs_status st, gs_tile_info *info,
+                             char *msg)
+{
+  gs_tile_matrix *m = runs[0].m;
+  for (int g = 0; g < ndev; ++g) {
+    tile_run *r = &runs[g];
+    if (!r->m) continue; /* the shared state could not be allocated */
+    if (r->overflow && (st == GS_OK || st == GS_ERR_NOT_PD)) { /* the caller promotes the tiles that overflowed */
+      const gs_status read = overflow_collect(r, msg);
+      if (read != GS_OK) st = read;
+    }
+    if (r->slots && !r->store) { /* a failed run, an interrupt included, frees the device memory */
+      for (int q = 0; q < TILE_STREAMS; ++q) cudaStreamSynchronize(run_stream(r, q));
+      if (st == GS_OK) st = resident_adopt(r, msg);
+      if (st == GS_OK) st = resident_finish(r, msg);
+      if (st != GS_OK && m->resident) {
+        r->slots = NULL; /* they are m->resident's */
+        gs_tile_resident_free(m);
+      }
+    }
+    run_release(r);
+  }
+  for (int g = 0; g < ndev; ++g) {
+    if (infos[g].failed_minor) info->failed_minor = infos[g].failed_minor;
+    info->bytes_to_device += infos[g].bytes_to_device;
+    info->bytes_to_host += infos[g].bytes_to_host;
+    info->tile_loads += infos[g].tile_loads;
+    info->cache_tiles += infos[g].cache_tiles;
+    info->workers += infos[g].workers;
+  }
+  info->trace = infos[0].trace;
+  info->trace_rows = infos[0].trace_rows;
+  return st;
+}
+
+/* The factorization on the devices of opt (or `device` alone): L to the
+ * host, or resident in device memory (opt->resident, one device, when it
+ * fits). */
 static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                                gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
-  tile_run r;
-  memset(&r, 0, sizeof r);
-  r.m = m;
-  r.src = src;
-  r.info = info;
-  GS_TRY(gs_gpu_ctx_get(device, &r.c, msg));
-  GS_TRY(gs_gpu_ctx_tile_workers(r.c, msg));
-  GS_TRY(run_setup(&r, opt, msg));
+  const int ndev = opt->ngpus > 1 ? opt->ngpus : 1;
+  const long ntiles = gs_tile_count(m->nt);
+  tile_run runs[GS_TILE_MAX_GPUS];
+  gs_tile_info infos[GS_TILE_MAX_GPUS];
+  tile_shared shared = {NULL, NULL};
+  memset(runs, 0, sizeof runs);
+  memset(infos, 0, sizeof infos);
+  if (ndev > GS_TILE_MAX_GPUS || (ndev > 1 && opt->trace))
+    return gs_set_msg(msg, GS_ERR_ARG, "a factorization runs on 1 to %d GPUs, and is traced on one", GS_TILE_MAX_GPUS);
+  for (int g = 1; g < ndev; ++g)
+    for (int h = 0; h < g; ++h)
+      if (opt->gpus[g] == opt->gpus[h]) return gs_set_msg(msg, GS_ERR_ARG, "GPU %d is named twice", opt->gpus[g]);
+  shared.final = (unsigned char *)calloc((size_t)ntiles, 1);
+  shared.stored = (cudaEvent_t *)calloc((size_t)ntiles, sizeof(cudaEvent_t));
+  if (!shared.final || !shared.stored) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  for (int g = 0; g < ndev; ++g) {
+    runs[g].shared = &shared;
+    runs[g].owner = g;
+    runs[g].owners = ndev;
+    runs[g].m = m;
+    runs[g].src = src;
+    runs[g].info = &infos[g];
+    runs[g].inverted = -1;
+  }
+  for (int g = 0; g < ndev; ++g) {
+    GS_TRY(gs_gpu_ctx_get(ndev > 1 ? opt->gpus[g] : device, &runs[g].c, msg));
+    GS_TRY(gs_gpu_ctx_tile_workers(runs[g].c, msg));
+    GS_TRY(run_setup(&runs[g], opt, msg));
+  }
   {
-    long p = 0;
+    long p[GS_TILE_MAX_GPUS] = {0};
     int waited = 0;
     for (int k = 0; k < m->nt; ++k) {
-      for (; p < r.plan.column_end[k]; ++p) {
-        r.op = p;
-        GS_TRY(op_issue(&r, &r.plan.ops[p], msg));
+      for (int q = 0; q < ndev; ++q) { /* the owner of row k first: the others read its tiles */
+        const int g = (k + q) % ndev;
+        GS_TRY(column_issue(&runs[g], k, &p[g], msg));
       }
-      for (int w = 0; w < GS_TILE_COMPUTE; ++w)
-        GS_CUDA_TRY(cudaEventRecord(r.column_done[k % (TILE_LAG + 1)][w], run_stream(&r, w)));
-      for (; waited <= k - TILE_LAG; ++waited) GS_TRY(column_wait(&r, waited, opt, msg));
+      for (; waited <= k - TILE_LAG; ++waited)
+        for (int g = 0; g < ndev; ++g) GS_TRY(column_wait(&runs[g], waited, opt, msg));
     }
-    for (; waited < m->nt; ++waited) GS_TRY(column_wait(&r, waited, opt, msg));
-    for (int q = 0; q < TILE_STREAMS; ++q) GS_CUDA_TRY(cudaStreamSynchronize(run_stream(&r, q)));
-    GS_CUDA_TRY(cudaGetLastError());
-    if (r.trace) GS_TRY(trace_collect(&r, msg));
+    for (; waited < m->nt; ++waited)
+      for (int g = 0; g < ndev; ++g) GS_TRY(column_wait(&runs[g], waited, opt, msg));
+    for (int g = 0; g < ndev; ++g) {
+      GS_CUDA_TRY(cudaSetDevice(runs[g].c->device));
+      for (int q = 0; q < TILE_STREAMS; ++q) GS_CUDA_TRY(cudaStreamSynchronize(run_stream(&runs[g], q)));
+      GS_CUDA_TRY(cudaGetLastError());
+    }
+    if (runs[0].trace) GS_TRY(trace_collect(&runs[0], msg));
   }
 done:
-  if (r.overflow && (st == GS_OK || st == GS_ERR_NOT_PD)) { /* the caller promotes the tiles that overflowed */
-    for (int q = 0; q < TILE_STREAMS; ++q) cudaStreamSynchronize(run_stream(&r, q));
-    if (cudaMemcpy(m->overflow, r.overflow, (size_t)gs_tile_count(m->nt), cudaMemcpyDeviceToHost) != cudaSuccess)
-      st = gs_set_msg(msg, GS_ERR_CUDA, "reading the overflow flags from GPU %d failed", device);
-  }
-  if (r.slots && !r.store) { /* a failed run, an interrupt included, frees the device memory */
-    for (int q = 0; q < TILE_STREAMS; ++q) cudaStreamSynchronize(run_stream(&r, q));
-    if (st == GS_OK) st = resident_adopt(&r, msg);
-    if (st == GS_OK) st = resident_finish(&r, msg);
-    if (st != GS_OK && m->resident) {
-      r.slots = NULL; /* they are m->resident's */
-      gs_tile_resident_free(m);
-    }
-  }
-  run_release(&r);
+  st = runs_finish(runs, ndev, infos, st, info, msg);
+  if (shared.stored)
+    for (long t = 0; t < ntiles; ++t)
+      if (shared.stored[t]) cudaEventDestroy(shared.stored[t]);
+  free(shared.final);
+  free(shared.stored);
   return st;
 }
 
@@ -918,13 +1042,15 @@ done:
 /* The tile Cholesky of the same matrix, generated tile by tile: with L kept
  * in device memory (resident, which the whole matrix must fit) or copied to
  * pinned host memory. */
-static gs_status bench_tiles(int device, const gs_tile_source *src, long n, int nb, int cache_tiles, int resident,
-                             int reps, double *seconds, gs_tile_info *info, char *msg)
+static gs_status bench_tiles(const int *gpus, int ngpus, const gs_tile_source *src, long n, int nb, int cache_tiles,
+                             int resident, int reps, double *seconds, gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
   gs_tile_matrix *m = NULL;
-  const gs_tile_options opt = {cache_tiles, 0, NULL, 0, 0.0, 0.0, resident};
+  const int device = gpus[0];
+  const gs_tile_options opt = {cache_tiles, 0, NULL, 0, 0.0, 0.0, resident, gpus, ngpus};
   GS_TRY(gs_tile_matrix_create(n, nb, !resident, &m, msg));
+  gs_tile_matrix_layout(m, NULL, NULL); /* all FP64 */
   GS_TRY(bench_wall_time(reps, [&] {
     memset(info, 0, sizeof *info);
     gs_status s = tile_chol_run(device, m, src, &opt, info, msg);
@@ -938,15 +1064,9 @@ done:
   return st;
 }
 
-/* out: [0] cuSOLVER generation + Xpotrf, [1] generation alone, [2] tiles kept
- * on the device, [3] tiles stored to the host (seconds; [0..2] only with
- * cache_tiles = 0); [4] bytes to the device, [5] to the host, [6] tile slots,
- * [7] tile loads, of the last run; [8] seconds of one BENCH_GEMM_N DGEMM
- * (with cache_tiles = 0 and n >= 3 BENCH_GEMM_N). cache_tiles > 0 caps the
- * cache; < 0 runs only the stored factorization with the cache the device
- * holds, for a matrix larger than device memory. */
-extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cache_tiles, int reps, double out[9],
-                                            char *msg)
+/* See gs_bench.h. */
+extern "C" gs_status gs_bench_tile_chol_gpu(const int *gpus, int ngpus, long n, int nb, int cache_tiles, int reps,
+                                            double out[9], char *msg)
 {
   gs_status st = GS_OK;
   double *locs = NULL;
@@ -955,14 +1075,14 @@ extern "C" gs_status gs_bench_tile_chol_gpu(int device, long n, int nb, int cach
   double cusolver[3];
   for (int k = 0; k < 9; ++k) out[k] = NAN;
   GS_TRY(bench_source(n, &locs, &src, msg));
-  if (cache_tiles == 0) {
-    GS_TRY(bench_cusolver(device, &src, n, reps, cusolver, msg));
+  if (cache_tiles == 0 && ngpus == 1) {
+    GS_TRY(bench_cusolver(gpus[0], &src, n, reps, cusolver, msg));
     out[0] = cusolver[0];
     out[1] = cusolver[1];
     out[8] = cusolver[2];
-    GS_TRY(bench_tiles(device, &src, n, nb, 0, 1, reps, &out[2], &info, msg));
+    GS_TRY(bench_tiles(gpus, 1, &src, n, nb, 0, 1, reps, &out[2], &info, msg));
   }
-  GS_TRY(bench_tiles(device, &src, n, nb, cache_tiles > 0 ? cache_tiles : 0, 0, reps, &out[3], &info, msg));
+  GS_TRY(bench_tiles(gpus, ngpus, &src, n, nb, cache_tiles > 0 ? cache_tiles : 0, 0, reps, &out[3], &info, msg));
   out[4] = info.bytes_to_device;
   out[5] = info.bytes_to_host;
   out[6] = info.cache_tiles;

@@ -6,11 +6,11 @@
 #include "gs_tile.h"
 #include "tile_plan.h"
 
-static tile_op make_op(int kind, int workers, int i, int j, int k, int a, int b)
+static tile_op make_op(int kind, int workers, int owners, int i, int j, int k, int a, int b)
 {
   tile_op op;
   op.kind = (unsigned char)kind;
-  op.worker = (unsigned char)(i == k ? workers : i % workers);
+  op.worker = (unsigned char)(i == k ? workers : (i / owners) % workers);
   op.i = i;
   op.j = j;
   op.k = k;
@@ -21,29 +21,39 @@ static tile_op make_op(int kind, int workers, int i, int j, int k, int a, int b)
   return op;
 }
 
-/* The compute and store ops in schedule order, without loads. After the
- * diagonal task of column k, the rows below it go in rounds of `round` rows:
- * first every update of the round, then its solves. A stream thus issues
- * the updates of all its rows in the round before its first solve, which
- * waits for POTRF(k): the GEMMs keep the device busy while the diagonal tile
- * is factored. A round's accumulators stay in the cache until stored, so
- * `round` is bounded by the slots. */
-static long schedule_fill(int nt, int workers, int round, tile_op *ops)
+/* The compute and store ops of the rows that `owner` owns (i mod owners),
+ * in schedule order, without loads. After the diagonal task of column k,
+ * the rows below it go in rounds of `round` rows: first every update of the
+ * round, then its solves. A stream thus issues the updates of all its rows
+ * in the round before its first solve, which waits for POTRF(k): the GEMMs
+ * keep the device busy while the diagonal tile is factored. A round's
+ * accumulators stay in the cache until stored, so `round` is bounded by the
+ * slots. */
+static long schedule_fill(int nt, int workers, int round, int owners, int owner, tile_op *ops)
 {
   long n = 0;
   for (int k = 0; k < nt; ++k) {
-    for (int j = 0; j < k; ++j) ops[n++] = make_op(TILE_OP_SYRK, workers, k, j, k, (int)gs_tile_index(k, j), -1);
-    ops[n++] = make_op(TILE_OP_POTRF, workers, k, k, k, -1, -1);
-    ops[n++] = make_op(TILE_OP_STORE, workers, k, k, k, -1, -1);
-    for (int first = k + 1; first < nt; first += round) {
-      const int last = first + round < nt ? first + round : nt;
-      for (int i = first; i < last; ++i)
+    if (k % owners == owner) {
+      for (int j = 0; j < k; ++j)
+        ops[n++] = make_op(TILE_OP_SYRK, workers, owners, k, j, k, (int)gs_tile_index(k, j), -1);
+      ops[n++] = make_op(TILE_OP_POTRF, workers, owners, k, k, k, -1, -1);
+      ops[n++] = make_op(TILE_OP_STORE, workers, owners, k, k, k, -1, -1);
+    }
+    int first = k + 1;
+    while (first < nt && first % owners != owner) ++first;
+    while (first < nt) {
+      int last = first, count = 0; /* one past the round's last row */
+      for (; last < nt && count < round; last += owners) ++count;
+      if (last > nt) last = nt;
+      for (int i = first; i < last; i += owners)
         for (int j = 0; j < k; ++j)
-          ops[n++] = make_op(TILE_OP_GEMM, workers, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
-      for (int i = first; i < last; ++i) {
-        ops[n++] = make_op(TILE_OP_TRSM, workers, i, k, k, -1, (int)gs_tile_index(k, k));
-        ops[n++] = make_op(TILE_OP_STORE, workers, i, k, k, -1, -1);
+          ops[n++] = make_op(TILE_OP_GEMM, workers, owners, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
+      for (int i = first; i < last; i += owners) {
+        ops[n++] = make_op(TILE_OP_TRSM, workers, owners, i, k, k, -1, (int)gs_tile_index(k, k));
+        ops[n++] = make_op(TILE_OP_STORE, workers, owners, i, k, k, -1, -1);
       }
+      first = last;
+      while (first < nt && first % owners != owner) ++first;
     }
   }
   return n;
@@ -110,13 +120,15 @@ static int choose_slot(int slots, int *used, const int *slot_tile, const long *t
   return best;
 }
 
-gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *msg)
+gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner, tile_plan *p, char *msg)
 {
   gs_status st = GS_OK;
-  const long ntiles = gs_tile_count(nt), n = schedule_length(nt);
+  const long ntiles = gs_tile_count(nt);
+  long n = schedule_length(nt);
   memset(p, 0, sizeof *p);
-  if (nt < 1 || workers < 1 || workers > 254 || slots < 3)
-    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers and 3 tile slots");
+  if (nt < 1 || workers < 1 || workers > 254 || slots < 3 || owners < 1 || owner < 0 || owner >= owners)
+    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers, 3 tile slots and an "
+                                       "owner among the owners");
   p->nt = nt;
   p->workers = workers;
   p->slots = slots;
@@ -133,8 +145,9 @@ gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *ms
     goto done;
   }
   /* Half the slots hold a round's accumulators; the rest cache operands. */
-  schedule_fill(nt, workers, slots / 2 - 1 > 1 ? slots / 2 - 1 : 1, sched);
+  n = schedule_fill(nt, workers, slots / 2 - 1 > 1 ? slots / 2 - 1 : 1, owners, owner, sched);
   next_uses(sched, n, ntiles, tile_next, next);
+  for (int k = 0; k < nt; ++k) p->column_end[k] = -1;
   for (long t = 0; t < ntiles; ++t) tile_slot[t] = -1;
   for (int s = 0; s < slots; ++s) slot_tile[s] = -1;
   {
@@ -177,6 +190,8 @@ gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *ms
       if (op.kind == TILE_OP_STORE && (q + 1 == n || sched[q + 1].k != op.k)) p->column_end[op.k] = out.n;
     }
   }
+  for (int k = 0; k < nt; ++k) /* a column without ops of this owner ends where the previous one did */
+    if (p->column_end[k] < 0) p->column_end[k] = k ? p->column_end[k - 1] : 0;
   p->ops = out.ops;
   p->nops = out.n;
   out.ops = NULL;

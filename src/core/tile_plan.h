@@ -6,10 +6,12 @@
  * diagonal, GEMM below it), then factors it (POTRF) or solves with L_kk
  * (TRSM), and the finished tile is stored back to the host. Below the
  * diagonal, the tasks go in rounds of rows whose updates all precede their
- * solves, so that updates overlap the diagonal factorization. Task (i, k),
- * i > k, runs on worker i mod workers (1-D block-cyclic over tile rows), so a
- * row's updates follow each other on one stream; the diagonal tasks, the
- * critical path, run on their own worker, number `workers`.
+ * solves, so that updates overlap the diagonal factorization. With several
+ * devices the tile rows are dealt round-robin to them (1-D block-cyclic),
+ * each device with its own plan. On a device, task (i, k), i > k, runs on
+ * worker (i / owners) mod workers, so a row's updates follow each other on
+ * one stream; the diagonal tasks, the critical path, run on their own
+ * worker, number `workers`.
  *
  * Because the whole sequence of tile accesses is known in advance, the cache
  * evicts the tile whose next use is furthest away (Belady's rule, optimal for
@@ -51,8 +53,11 @@ typedef struct {
   long loads, stores;
 } tile_plan;
 
-/* slots >= 3; workers >= 1 (the ops use workers + 1 of them). */
-gs_status tile_plan_build(int nt, int workers, int slots, tile_plan *p, char *msg);
+/* The plan of the tasks of the tile rows i with i mod owners = owner (one
+ * device of `owners`; the tiles of other rows that they read are loaded
+ * like finished tiles). slots >= 3; workers >= 1 (the ops use workers + 1
+ * of them). */
+gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner, tile_plan *p, char *msg);
 void tile_plan_free(tile_plan *p);
 
 #ifdef __cplusplus

@@ -88,13 +88,69 @@ test_that("bad input gives clear errors", {
 test_that("the cache plan loads each tile once in core and never more with more slots", {
   nt <- 12
   tiles <- nt * (nt + 1) / 2
-  expect_identical(unname(gpustats:::tile_plan_traffic(nt, tiles)), c(tiles, tiles))
+  expect_identical(unname(gpustats:::tile_plan_traffic(nt, tiles)[1:2]), c(tiles, tiles))
   loads <- vapply(c(3, 5, 10, 20, 40, 60, tiles - 1), function(s) gpustats:::tile_plan_traffic(nt, s)[["loads"]], 1)
   expect_true(all(diff(loads) <= 0))
   expect_gt(loads[1], tiles)
   # streaming every operand would load about nt^3 / 3 tiles; the plan with a
   # third of the matrix in the cache loads far fewer
   expect_lt(gpustats:::tile_plan_traffic(nt, 26)[["loads"]], nt^3 / 6)
+})
+
+test_that("the plans of several devices split the work by tile rows", {
+  nt <- 13
+  tiles <- nt * (nt + 1) / 2
+  one <- gpustats:::tile_plan_traffic(nt, tiles)
+  expect_identical(one[["foreign"]], 0)
+  for (g in 2:4) {
+    parts <- sapply(seq_len(g) - 1L, function(o) gpustats:::tile_plan_traffic(nt, tiles, g, o))
+    # every task once, every tile stored once by the device of its row
+    expect_identical(sum(parts["compute", ]), one[["compute"]])
+    expect_identical(parts["stores", ], as.numeric(sapply(seq_len(g) - 1L, function(o) {
+      rows <- which((seq_len(nt) - 1L) %% g == o)
+      sum(rows) # tile row i (1-based) has i tiles
+    })))
+    # the GEMMs and TRSMs read row k's tiles, which other devices own
+    expect_true(all(parts["foreign", ] > 0))
+    # a device loads its own tiles once and the others' tiles it reads
+    expect_true(all(parts["loads", ] >= parts["stores", ]))
+  }
+  expect_error(gpustats:::tile_plan_traffic(nt, tiles, 2L, 2L), "owner")
+})
+
+test_that("factors on several GPUs equal the CPU's, in core, out of core and in mixed precision", {
+  skip_without_gpu()
+  expect_error(tile_chol(diag(3), gpus = c(0, 0), device = "gpu"), "distinct", class = "gpustats_error_argument")
+  expect_error(tile_chol(diag(3), gpus = nrow(gpu_info()), device = "gpu"), "GPU ids",
+               class = "gpustats_error_argument")
+  gpus <- gpu_info()$id
+  if (length(gpus) < 2L) skip("one GPU")
+  A <- random_spd(1500, 13)
+  cpu <- tile_chol(A, tile = 200, device = "cpu")
+  for (g in unique(c(2L, length(gpus)))) {
+    for (memory in list(NULL, 8 * 200^2 * 5)) {
+      f <- tile_chol(A, tile = 200, memory = memory, gpus = gpus[seq_len(g)], device = "gpu")
+      expect_identical(f$gpus, gpus[seq_len(g)])
+      expect_lte(max(abs(as.matrix(f) - as.matrix(cpu))) / max(abs(as.matrix(cpu))), 1e-12)
+      expect_equal(determinant(f)$modulus, determinant(cpu)$modulus, tolerance = 1e-12)
+    }
+  }
+  expect_output(print(f), "GPUs 0, 1")
+  expect_error(tile_chol(A, tile = 200, trace = TRUE, gpus = gpus[1:2], device = "gpu"), "single GPU")
+  # a failed leading minor is reported by the GPU that owns its tile row
+  bad <- A
+  bad[700, 700] <- -1
+  err <- expect_error(tile_chol(bad, tile = 200, gpus = gpus[1:2], device = "gpu"), class = "gpustats_error_not_pd")
+  expect_match(conditionMessage(err), "order 700")
+  set.seed(4)
+  locs <- matrix(runif(8000), ncol = 2)
+  locs <- locs[morton_order(locs), ]
+  spec <- matern_spec(locs, range = 0.03, smoothness = 0.5)
+  one <- tile_chol(spec, tile = 256, precision = "mixed", accuracy = 1e-5, device = "gpu")
+  two <- tile_chol(spec, tile = 256, precision = "mixed", accuracy = 1e-5, gpus = gpus[1:2], device = "gpu")
+  expect_identical(two$precision, one$precision)
+  expect_lte(max(abs(as.matrix(two) - as.matrix(one))) / max(abs(as.matrix(one))), 1e-6)
+  expect_equal(determinant(two)$modulus, determinant(one)$modulus, tolerance = 1e-10)
 })
 
 test_that("GPU and CPU factors agree, in core and out of core", {
