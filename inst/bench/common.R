@@ -147,6 +147,11 @@ md_table <- function(df, align = NULL) {
   paste(lines, collapse = "\n")
 }
 
+# A titled markdown table with a note under it.
+md_section <- function(title, df, align, note) {
+  paste(c(paste("##", title), "", md_table(df, align), "", note, ""), collapse = "\n")
+}
+
 bench_gpu_name <- function() {
   g <- tryCatch(gpu_info(), error = function(e) NULL)
   if (is.null(g) || !nrow(g)) return("none")

@@ -232,13 +232,12 @@ gp_fit_mixed_table <- function(res) {
   tab <- data.frame(n = fmt_n(res$n), range = res$range,
                     precision = ifelse(is.na(res$accuracy), "FP64", sprintf("mixed %s", fmt_g(res$accuracy))),
                     sigma2 = fmt_g(res$sigma2, 5), `range estimate` = fmt_g(res$range_hat, 5),
-                    smoothness = fmt_g(res$smoothness, 5), `max |mixed - FP64| / se` = fmt_g(res$max_se_distance, 2),
+                    smoothness = fmt_g(res$smoothness, 5), `largest distance (FP64 se)` = fmt_g(res$max_se_distance, 2),
                     evaluations = res$evaluations, seconds = fmt_sec(res$seconds),
                     stringsAsFactors = FALSE, check.names = FALSE)
-  paste(c("## gp_fit in mixed precision against FP64 (Matérn, smoothness 0.5, no nugget; sigma2, range, smoothness estimated; GPU)", "",
-          md_table(tab, "rrlrrrrrr"), "",
-          "Same data for every row of a range. The distance is the largest over the three parameters of |mixed - FP64| in units of the FP64 standard error (observed information). FP64 fits use the dense factorization; mixed fits the tile Cholesky.",
-          ""), collapse = "\n")
+  md_section("gp_fit in mixed precision against FP64 (Matérn, smoothness 0.5, no nugget; sigma2, range, smoothness estimated; GPU)",
+             tab, "rrlrrrrrr",
+             "Same data for every row of a range. The distance is the largest over the three parameters of |mixed - FP64| in units of the FP64 standard error (observed information). FP64 fits use the dense factorization; mixed fits the tile Cholesky.")
 }
 
 tile_chol_mixed_table <- function(res) {
@@ -248,10 +247,9 @@ tile_chol_mixed_table <- function(res) {
                     speedup = fmt_ratio(res$speedup), `map s` = fmt_sec(res$map_seconds), `% FP64` = pct(res$fp64_share),
                     `% FP32` = pct(res$fp32_share), `% FP16` = pct(res$fp16_share), `D_KL` = fmt_g(res$kl),
                     stringsAsFactors = FALSE, check.names = FALSE)
-  paste(c("## Tile Cholesky, mixed precision (Matérn, smoothness 0.5, no nugget, points in Morton order; GPU)", "",
-          md_table(tab, "rrrrrrrrrrr"), "",
-          "Both factorizations generate the tiles on the device and store the factor to host memory; the precision map (a pass over the tiles' norms) is timed on its own. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0). Tiles: shares of the lower triangle's tiles, diagonal included.",
-          ""), collapse = "\n")
+  md_section("Tile Cholesky, mixed precision (Matérn, smoothness 0.5, no nugget, points in Morton order; GPU)",
+             tab, "rrrrrrrrrrr",
+             "Both factorizations generate the tiles on the device and store the factor to host memory; the precision map (a pass over the tiles' norms) is timed on its own. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0). Tiles: shares of the lower triangle's tiles, diagonal included.")
 }
 
 tile_chol_tables <- function(res) {
