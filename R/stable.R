@@ -30,11 +30,12 @@
 #' \eqn{O(1 - \alpha)} or integrated with the angle solved at each node, so
 #' no \eqn{\alpha} is moved to 1 and no \eqn{x} is moved to the mode
 #' \eqn{\zeta}. Far tails use the power series in \eqn{x^{-\alpha}}. The
-#' quadrature is a trapezoid rule after a sinh map centred on the integrand's
-#' peak, halving its step until the integrals settle (a fixed pattern of
-#' nodes, the same for every point); where that does not converge within
-#' its node budget, and where the angle is solved at each node, it is
-#' adaptive Gauss-Kronrod. Against 30-digit reference values the relative error of
+#' quadrature is a trapezoid rule after a change of variables centred on the
+#' integrand's peak that suits its Gumbel shape (linear where the integrand
+#' falls double-exponentially, exponential where it falls only
+#' exponentially), halving its step until the integrals settle; where that
+#' does not converge within its node budget, and where the angle is solved
+#' at each node, it is Gauss-Kronrod. Against 30-digit reference values the relative error of
 #' densities, lower and upper tail probabilities is below \eqn{10^{-12}}
 #' (BENCHMARKS.md has the figures per region).
 #'

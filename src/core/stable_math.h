@@ -38,10 +38,10 @@
  * Far tails use the series in x1^-alpha (convergent for alpha < 1,
  * asymptotic for alpha > 1), stopped where its terms stop shrinking.
  *
- * Quadrature. Over y, a sinh-mapped trapezoid rule centred on the peak
- * (a fixed pattern of nodes, the same loop for every point: what a GPU
+ * Quadrature. Over y, a trapezoid rule after a map centred on the peak
+ * that suits its Gumbel shape (the same loop for every point: what a GPU
  * warp wants); where it does not converge within its node budget, and
- * over s, adaptive Gauss-Kronrod. A caller that asks for the fast rule
+ * over s, Gauss-Kronrod. A caller that asks for the fast rule
  * only (the GPU's first pass) is told which points need the adaptive one. */
 #ifndef GS_STABLE_MATH_H
 #define GS_STABLE_MATH_H
@@ -82,6 +82,19 @@ typedef struct {
   double s, ds_dy, t, v, dp_dy;
 } stable_level;
 
+/* sin and cos of one angle. The helpers below choose their angle by
+ * selects and then take one sincos: a GPU warp whose lanes chose
+ * differently in a branch would run the calls of both branches. */
+GS_HD static inline void stable_sincos(double a, double *s, double *c)
+{
+#ifdef __CUDA_ARCH__
+  sincos(a, s, c);
+#else
+  *s = sin(a);
+  *c = cos(a);
+#endif
+}
+
 /* log sin of the angle q = c0 + eps t (Q = sqrt(1 + B^2) sin q) and
  * d/du log sin q. q and pi - q are each formed from the offset that is
  * accurate at this u (c0 + eps t = pa - eps v, pi - q = T - eps t =
@@ -89,20 +102,14 @@ typedef struct {
  * either end keeps its relative accuracy. */
 GS_HD static inline double stable_log_q(const stable_point *p, double t, double v, double *dlog)
 {
-  double q, r;
-  if (t <= v) {
-    q = p->c0 + p->eps * t;
-    r = p->T - p->eps * t;
-  } else {
-    q = p->pa - p->eps * v;
-    r = p->aT + p->eps * v;
-  }
-  if (q <= r) {
-    *dlog = p->eps * cos(q) / sin(q);
-    return log(sin(q));
-  }
-  *dlog = -p->eps * cos(r) / sin(r);
-  return log(sin(r));
+  int from_t = t <= v;
+  double q = from_t ? p->c0 + p->eps * t : p->pa - p->eps * v;
+  double r = from_t ? p->T - p->eps * t : p->aT + p->eps * v;
+  int use_q = q <= r;
+  double s, c;
+  stable_sincos(use_q ? q : r, &s, &c);
+  *dlog = (use_q ? p->eps : -p->eps) * c / s;
+  return log(s);
 }
 
 /* log sin(alpha t) and d/dt, using pi - alpha t = pa + alpha v beyond pi/2. */
@@ -110,69 +117,53 @@ GS_HD static inline double stable_log_sin_at(const stable_point *p, double t, do
                                              double *dlog)
 {
   double a = p->alpha * t;
-  if (a <= STABLE_PI_2) {
-    *dlog = p->alpha * cos(a) / sin(a);
-    return log(sin(a));
-  }
-  double b = p->pa + p->alpha * v;
-  *dlog = -p->alpha * cos(b) / sin(b);
-  return log(sin(b));
+  int from_t = a <= STABLE_PI_2;
+  double s, c;
+  stable_sincos(from_t ? a : p->pa + p->alpha * v, &s, &c);
+  *dlog = (from_t ? p->alpha : -p->alpha) * c / s;
+  return log(s);
 }
 
-/* log cos u = log sin v, and its derivative in u, from whichever offset is
- * accurate (sin v = sin(t + c0)). */
-GS_HD static inline double stable_log_cos_u(const stable_point *p, double t, double v, double *dlog)
+/* log cos u and its derivative in u, with cos u and sin u, from whichever
+ * offset is accurate (cos u = sin v = sin(t + c0), sin u = cos v =
+ * -cos(t + c0)). */
+GS_HD static inline double stable_log_cos_u(const stable_point *p, double t, double v, double *dlog,
+                                            double *cos_u, double *sin_u)
 {
-  if (v <= STABLE_PI_2) {
-    *dlog = -cos(v) / sin(v);
-    return log(sin(v));
-  }
-  double a = t + p->c0;
-  *dlog = cos(a) / sin(a);
-  return log(sin(a));
-}
-
-/* sin u from whichever offset is accurate (sin u = cos v = -cos(t + c0)). */
-GS_HD static inline double stable_sin_u(const stable_point *p, double t, double v)
-{
-  return v <= STABLE_PI_2 ? cos(v) : -cos(t + p->c0);
+  int from_v = v <= STABLE_PI_2;
+  double s, c;
+  stable_sincos(from_v ? v : t + p->c0, &s, &c);
+  *cos_u = s;
+  *sin_u = from_v ? c : -c;
+  *dlog = -*sin_u / s;
+  return log(s);
 }
 
 GS_HD static inline stable_level stable_level_at(const stable_point *p, double y)
 {
   stable_level L;
-  double e, T = p->T;
-  if (y < 0.0) {
-    e = exp(y);
-    L.t = T * e / (1.0 + e);
-    L.v = T / (1.0 + e);
-  } else {
-    e = exp(-y);
-    L.t = T / (1.0 + e);
-    L.v = T * e / (1.0 + e);
-  }
-  L.dp_dy = L.t * L.v / T;
+  /* t = T / (1 + e^-y), v = T / (1 + e^y), each from e = e^-|y| <= 1 */
+  double T = p->T, e = exp(-fabs(y)), inv = 1.0 / (1.0 + e), big = T * inv, small = e * big;
+  L.t = y < 0.0 ? small : big;
+  L.v = y < 0.0 ? big : small;
+  L.dp_dy = small * inv;
   double t = L.t, v = L.v, ds_du;
   if (p->form == STABLE_FORM_ALPHA1) {
     /* h = exp(-pi x / (2 beta)) (2/pi) (pi/2 + beta u) / cos u
-     *     * exp((pi/2 + beta u) tan u / beta),  beta > 0 */
-    double beta = p->beta, w, cu, tu, sec2;
-    if (t <= v) {
-      w = 0.5 * STABLE_PI * (1.0 - beta) + beta * t;
-      cu = sin(t);
-      tu = -cos(t) / cu;
-    } else {
-      w = 0.5 * STABLE_PI * (1.0 + beta) - beta * v;
-      cu = sin(v);
-      tu = cos(v) / cu;
-    }
-    sec2 = 1.0 / (cu * cu);
+     *     * exp((pi/2 + beta u) tan u / beta),  beta > 0;
+     * cos u = sin t = sin v, tan u = -cot t = cot v */
+    double beta = p->beta, cu, c;
+    int from_t = t <= v;
+    double w = from_t ? 0.5 * STABLE_PI * (1.0 - beta) + beta * t
+                      : 0.5 * STABLE_PI * (1.0 + beta) - beta * v;
+    stable_sincos(from_t ? t : v, &cu, &c);
+    double tu = (from_t ? -c : c) / cu, sec2 = 1.0 / (cu * cu);
     L.s = p->s_const + log(w) - log(cu) + w * tu / beta;
     ds_du = beta / w + 2.0 * tu + w * sec2 / beta;
   } else if (p->form == STABLE_FORM_DIRECT) {
     double dq, dsa, lq = stable_log_q(p, t, v, &dq);
     double lsa = stable_log_sin_at(p, t, v, &dsa);
-    double dc, lc = stable_log_cos_u(p, t, v, &dc);
+    double dc, cu, su, lc = stable_log_cos_u(p, t, v, &dc, &cu, &su);
     double r = p->alpha / p->eps;
     L.s = p->s_const + lq + r * (lsa - lc / p->alpha);
     ds_du = dq + r * (dsa - dc / p->alpha);
@@ -186,22 +177,22 @@ GS_HD static inline stable_level stable_level_at(const stable_point *p, double y
      * O(eps) there), also at a finite end (beta = +-1) where sin(alpha t)
      * and cos u vanish together. Where R is small, log R directly. */
     double dq, lq = stable_log_q(p, t, v, &dq);
-    double dc, lc = stable_log_cos_u(p, t, v, &dc);
+    double dc, cu, su, lc = stable_log_cos_u(p, t, v, &dc, &cu, &su);
     double eps = p->eps, alpha = p->alpha;
     double q = t <= v ? p->c0 + eps * t : p->pa - eps * v;
-    double cu = exp(lc), su = stable_sin_u(p, t, v);
-    double ph = t + 0.5 * (p->c0 - eps * t), C = cos(ph), S = sin(0.5 * q);
+    double ph = t + 0.5 * (p->c0 - eps * t), C, Sph, S, Cq;
+    stable_sincos(ph, &Sph, &C);
+    stable_sincos(0.5 * q, &S, &Cq);
     double Rm1 = -2.0 * C * S / cu;
-    double dRm1 = -2.0 * (-sin(ph) * (1.0 - 0.5 * eps) * S + 0.5 * eps * C * cos(0.5 * q) +
-                          C * S * su / cu) / cu;
-    double l1r = 0.5 * log1p(1.0 / (p->B * p->B)), dl1r;
+    double dRm1 = -2.0 * (-Sph * (1.0 - 0.5 * eps) * S + 0.5 * eps * C * Cq + C * S * su / cu) / cu;
+    double l1r, dl1r;
     if (Rm1 > -0.5) {
-      l1r += log1p(Rm1);
+      l1r = log1p(Rm1);
       dl1r = dRm1 / (1.0 + Rm1);
     } else {
       /* R small (near the end where h -> 0 or inf): log R directly */
       double dsa, lsa = stable_log_sin_at(p, t, v, &dsa);
-      l1r += lsa - lc;
+      l1r = lsa - lc;
       dl1r = dsa - dc;
     }
     L.s = p->s_const + lq - lc + (alpha / eps) * l1r;
@@ -259,7 +250,9 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double a
   p->h_zero_at_lower = alpha < 1.0;
   if (B > 2.0) {
     p->form = STABLE_FORM_SMALL_D;
-    p->s_const = 0.5 * log1p(B * B) - (alpha / p->eps) * log1p(x / B);
+    /* the last term is the constant factor sqrt(1 + 1/B^2) of 1 + rho */
+    p->s_const = 0.5 * log1p(B * B) +
+                 (alpha / p->eps) * (0.5 * log1p(1.0 / (B * B)) - log1p(x / B));
   } else {
     p->form = STABLE_FORM_DIRECT;
     p->s_const = 0.5 * log1p(B * B) / p->eps - (alpha / p->eps) * log(p->x1);
@@ -284,7 +277,7 @@ GS_HD static inline void stable_solve_level(const stable_point *p, double s, sta
                                             stable_level *L)
 {
   double dir = p->h_zero_at_lower ? 1.0 : -1.0, lo = -STABLE_Y_MAX, hi = STABLE_Y_MAX;
-  double y = g->y, r = g->s - s, slope = g->ds_dy;
+  double y = g->y, r = g->s - s, slope = g->ds_dy, dy_prev = hi - lo;
   int known = slope != 0.0; /* the level at y is the guess's, not in *L */
   for (int it = 0; it < 80; it++) {
     if (!known) {
@@ -295,10 +288,14 @@ GS_HD static inline void stable_solve_level(const stable_point *p, double s, sta
     }
     known = 0;
     if (r * dir > 0.0) hi = y; else lo = y;
+    /* Newton, unless it leaves the bracket or does not halve the previous
+     * step: where s grows like e^|y| (alpha = 1), Newton from far below the
+     * root creeps by steps of 1 */
     double yn = y - r / slope;
-    int newton = yn > lo && yn < hi;
+    int newton = yn > lo && yn < hi && fabs(yn - y) <= 0.5 * fabs(dy_prev);
     if (!newton) yn = 0.5 * (lo + hi);
     double dy = yn - y;
+    dy_prev = dy;
     y = yn;
     /* Newton converges quadratically: after a step this small the next
      * would not move y (s itself carries rounding noise, so waiting for a
@@ -502,60 +499,113 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
   }
 }
 
-/* The trapezoid rule in tau after y = c + d sinh(tau). The density's
- * integrand is a Gumbel-shaped bump of width d at c, with exponential tails
- * in y, as are the probability integrands; after the map they decay
- * double-exponentially in tau, where the trapezoid rule converges
- * exponentially. Steps halve from 1/2, reusing every node. The rule stops
- * when each needed integral changed by less than STABLE_SINH_TOL (plus
- * floor01 for the first two, see stable_integrate) relative, at step 1/8
- * or finer; returns 0 if its node budget runs out first.
+/* The trapezoid rule over y after the map
+ *     y = c + sd g(tau),  g(tau) = tau + 1 - e^-tau + a (e^tau - 1),
+ * centred on the density's peak c, with sd = +-d oriented so that h grows
+ * with tau. Near its peak the density's integrand has the Gumbel shape
+ * exp(z - e^z) in z = (y - c) / sd. Where h grows it falls
+ * double-exponentially by itself, and there the map is linear
+ * (g ~ tau + 1): the integrand stays analytic and bounded in a strip of
+ * half-width about pi/2 around the real tau axis, where the trapezoid
+ * rule's error falls like exp(-pi^2 / step). (A sinh map narrows that
+ * strip on both sides; it needed steps four times finer.) Where h -> 0
+ * the integrands fall only exponentially and the map stretches them
+ * (g ~ -e^-tau). The probabilities' integrand 1 - e^-h falls only with
+ * dp/dy where h grows; a e^tau stretches that side for them (a = 0 for
+ * the density alone).
  *
- * The tolerance is not the square root of the accuracy wanted: where the
- * integrand is broad on one side of its peak, or has a shoulder, the error
- * falls by only a factor of ten or so between steps before it collapses.
- * Against the adaptive Gauss-Kronrod rule (tolerance 1e-13), on 20,000
- * random points per kind, stopping at a change of 1e-11 left at most
- * 1.1e-14 (density) and 3.9e-15 (probabilities); for the density, 1e-10
- * left 4.6e-12 and 3e-9 left 6e-10. */
-#define STABLE_SINH_TOL 1e-11
-#define STABLE_SINH_BUDGET 2000
+ * The first pass, at step 1/2, walks out from the peak until the
+ * integrands are negligible; each later pass halves the step. The rule
+ * stops when each needed integral changed by less than STABLE_TRAPEZOID_TOL
+ * (plus floor01 for the first two, see stable_integrate) relative, at
+ * step 1/8 or finer, and returns 0 if its node budget runs out first.
+ * The change is not the square root of the accuracy wanted: where the
+ * integrand has a shoulder (alpha near 2) the error can stall for a step
+ * before it collapses. Against the adaptive Gauss-Kronrod rule (tolerance
+ * 1e-14) on 5,000 to 20,000 random points per setting (x in [-100, 100]
+ * and [-5, 5], alpha in [0.5, 2] and [1.8, 2]), the rule left at most
+ * 3.9e-14 (density) and 2.3e-15 (probabilities), with 82 to 135 nodes per
+ * density and 230 to 310 per probability (the sinh map took 230 and 360);
+ * stopping at a change of 1e-11 left 1.1e-12 at a point near alpha = 2. */
+#define STABLE_TRAPEZOID_TOL 1e-12
+#define STABLE_TRAPEZOID_BUDGET 2000
+/* The map's width d at most: where log h changes slowly at the peak, the
+ * integrands' shape is set by dp/dy, of width 1. */
+#define STABLE_MAP_WIDTH_MAX 1.0
+/* a of the probabilities' map: small enough to leave the peak's Gumbel
+ * shape linear in tau, large enough to reach the end of dp/dy's tail in a
+ * few units of tau. */
+#define STABLE_MAP_STRETCH 0.05
+/* A node whose weighted integrands are all below this fraction of their
+ * sums, and falling, ends the walk on its side. */
+#define STABLE_WALK_NEGLIGIBLE 1e-18
 
-GS_HD static inline void stable_sinh_nodes(const stable_point *p, int need, double c, double d,
-                                           double tau0, double step, int k0, int k1, int kstep,
-                                           double scale, double S[3])
+typedef struct {
+  double c, sd, a, scale;
+  int need;
+} stable_map;
+
+/* Adds the weighted integrands at tau to S (and into wf); 0 where the node
+ * lies beyond the range of y that the level can represent. */
+GS_HD static inline int stable_map_node(const stable_point *p, const stable_map *m, double tau,
+                                        double S[3], double wf[3])
 {
+  double em = exp(-tau), ep = m->a / em;
+  double y = m->c + m->sd * (tau + 1.0 - em + ep - m->a), w = fabs(m->sd) * (1.0 + em + ep), f[3];
+  if (!(fabs(y) <= STABLE_Y_MAX)) return 0;
   stable_guess g = {0.0, 0.0, 0.0};
-  double f[3];
-  for (int k = k0; k <= k1; k += kstep) {
-    double tau = tau0 + k * step, w = d * cosh(tau);
-    stable_node(p, 0, need, c + d * sinh(tau), &g, scale, f);
-    for (int j = 0; j < 3; j++) S[j] += w * f[j];
+  stable_node(p, 0, m->need, y, &g, m->scale, f);
+  for (int j = 0; j < 3; j++) {
+    wf[j] = w * f[j];
+    S[j] += wf[j];
   }
+  return 1;
 }
 
-GS_HD static inline int stable_integrate_sinh(const stable_point *p, int need, double c, double d,
-                                              double ylo, double yhi, double scale,
-                                              double floor01, double J[3])
+/* Walks from the peak in direction side (+-1) at step 1/2 until the
+ * integrands are negligible; returns the last node's index, or 0 past the
+ * node budget. *used counts the nodes. */
+GS_HD static inline int stable_map_walk(const stable_point *p, const stable_map *m, int side,
+                                        double S[3], int *used)
 {
-  /* tau in [ta, tb]; nodes tau = ta + k step, k = 0 .. n */
-  double ta = asinh((ylo - c) / d), tb = asinh((yhi - c) / d), step = 0.5;
-  int n = (int)ceil((tb - ta) / step), used = n + 1;
-  double S[3] = {0, 0, 0}, prev[3];
-  if (used > STABLE_SINH_BUDGET / 8) return 0;
-  stable_sinh_nodes(p, need, c, d, ta, step, 0, n, 1, scale, S);
+  double wf[3], prev[3] = {INFINITY, INFINITY, INFINITY};
+  for (int k = side; *used < STABLE_TRAPEZOID_BUDGET / 8; k += side) {
+    if (!stable_map_node(p, m, 0.5 * k, S, wf)) return k - side;
+    ++*used;
+    int negligible = 1;
+    for (int j = 0; j < 3; j++) {
+      if ((m->need >> j & 1) && !(wf[j] <= STABLE_WALK_NEGLIGIBLE * fabs(S[j]) && wf[j] <= prev[j]))
+        negligible = 0;
+      prev[j] = wf[j];
+    }
+    if (negligible) return k;
+  }
+  return 0;
+}
+
+GS_HD static inline int stable_integrate_map(const stable_point *p, int need, double c, double d,
+                                             double scale, double floor01, double J[3])
+{
+  stable_map m = {c, p->h_zero_at_lower ? d : -d,
+                  need == STABLE_NEED_PDF ? 0.0 : STABLE_MAP_STRETCH, scale, need};
+  double S[3] = {0, 0, 0}, wf[3], step = 0.5, prev[3];
+  int used = 1;
+  stable_map_node(p, &m, 0.0, S, wf);
+  int klo = stable_map_walk(p, &m, -1, S, &used), khi = stable_map_walk(p, &m, 1, S, &used);
+  if (klo == 0 || khi == 0) return 0;
   for (int j = 0; j < 3; j++) J[j] = S[j] * step;
-  for (int level = 1; used + n <= STABLE_SINH_BUDGET; level++) {
-    /* the midpoints of the current step */
+  /* tau = klo / 2 + i step, i = 0 .. n */
+  int n = khi - klo;
+  for (int level = 1; used + n <= STABLE_TRAPEZOID_BUDGET; level++) {
     step *= 0.5;
     n *= 2;
     used += n / 2;
-    stable_sinh_nodes(p, need, c, d, ta, step, 1, n - 1, 2, scale, S);
+    for (int i = 1; i < n; i += 2) stable_map_node(p, &m, 0.5 * klo + i * step, S, wf);
     int converged = level >= 2;
     for (int j = 0; j < 3; j++) {
       prev[j] = J[j];
       J[j] = S[j] * step;
-      double tol = STABLE_SINH_TOL + (j < 2 ? floor01 : 0.0);
+      double tol = STABLE_TRAPEZOID_TOL + (j < 2 ? floor01 : 0.0);
       if ((need >> j & 1) && !(fabs(J[j] - prev[j]) <= tol * fabs(J[j]))) converged = 0;
     }
     if (converged) return 1;
@@ -588,6 +638,13 @@ GS_HD static inline void stable_value_set(stable_value *r, double log_pdf, doubl
   r->log_ccdf = log_ccdf;
 }
 
+/* The bound on the rounding of the tail series that it must stay below,
+ * relative to each sum. The bound adds the worst case of every term, so it
+ * is pessimistic: on 20,000 random points (x in [-100, 100], alpha in
+ * [0.5, 2], beta in [-1, 1]) the 85 % that the series took at this bound
+ * agreed with the integrals to 1.4e-14 (at 1e-15 it took 5 %). */
+#define STABLE_SERIES_RTOL 1e-13
+
 /* The far-tail series in z = sqrt(1 + B^2) x1^-alpha:
  *   pdf  = 1/(pi x1) sum_k (-1)^(k+1) Gamma(alpha k + 1)/k! sin(k alpha T) z^k,
  *   ccdf = 1/pi      sum_k (-1)^(k+1) Gamma(alpha k)/k!     sin(k alpha T) z^k.
@@ -600,9 +657,10 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
   if (lz > -1.0) return 0;
   /* err bounds the rounding in the sum, mostly from sin(k alpha T) near
    * its zeros (beta = -1 for alpha > 1, where the tail is not a power law) */
-  double sp = 0.0, sc = 0.0, prev = INFINITY, err = 0.0;
+  double sp = 0.0, sc = 0.0, prev = INFINITY, err = 0.0, log_factorial = 0.0;
   for (int k = 1; k <= 60; k++) {
-    double lm = lgamma(p->alpha * k + 1.0) - lgamma(k + 1.0) + k * lz;
+    log_factorial += log((double)k);
+    double lm = lgamma(p->alpha * k + 1.0) - log_factorial + k * lz;
     double m = exp(lm), sn = sin(k * p->aT);
     if (m > prev) return 0;
     prev = m;
@@ -611,33 +669,15 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
     sc += term / (p->alpha * k);
     err += m * (fabs(sn) + k * p->aT) * 4e-16;
     if (m < 1e-17 * fabs(sp) && m < 1e-17 * fabs(sc) * p->alpha * k) {
-      if (!(sp > 0.0) || !(sc > 0.0) || err > 1e-15 * sc || err > 1e-15 * sp) return 0;
+      if (!(sp > 0.0) || !(sc > 0.0) || err > STABLE_SERIES_RTOL * sc ||
+          err > STABLE_SERIES_RTOL * sp)
+        return 0;
       *log_pdf = log(sp) - STABLE_LOG_PI - log(p->x1);
       *ccdf = sc / STABLE_PI;
       return 1;
     }
   }
   return 0;
-}
-
-/* Where the density's integrand exp(s - e^s) dp/dy has fallen below 1e-17
- * of its peak: at s = 4 on the side where h grows, and at s = -40 on the
- * side where h -> 0 (log h is monotone in y). The rule for the density
- * alone need not go further; the probabilities' integrands decay only with
- * dp/dy there. peak is the solved level at the peak. */
-GS_HD static inline void stable_pdf_range(const stable_point *p, stable_guess peak, double *lo,
-                                          double *hi)
-{
-  stable_level L;
-  stable_guess g = peak;
-  int rising = p->h_zero_at_lower; /* s increases with y */
-  stable_solve_level(p, 4.0, &g, &L);
-  if (rising) *hi = fmin(*hi, g.y);
-  else *lo = fmax(*lo, g.y);
-  g = peak;
-  stable_solve_level(p, -40.0, &g, &L);
-  if (rising) *lo = fmax(*lo, g.y);
-  else *hi = fmin(*hi, g.y);
 }
 
 /* Density and both tails of the standard S0 law with alpha != 1, 2 or
@@ -666,7 +706,7 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
   } else {
     int mode_s = stable_mode_s(alpha, beta);
     double z[STABLE_S_PANELS + 1], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
-    int nz = 0;
+    int nz = 0, peak_found = 0;
     if (mode_s) {
       /* panels narrow where exp(s - e^s) turns over and near the right
        * end, where e^s grows fast: Gauss-Kronrod then meets the tolerance
@@ -705,12 +745,14 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
       stable_guess g = {0.0, 0.0, 0.0};
       stable_solve_level(&p, target, &g, &L);
       ypk = g.y;
+      /* the map needs the peak only roughly; a solve that ran out of steps
+       * leaves the point to the adaptive rule */
+      peak_found = fabs(L.s - target) < 0.1;
       double lo = fmin(ypk, 0.0) - 40.0, hi = fmax(ypk, 0.0) + 40.0;
       d = 1.0 / fabs(L.ds_dy);
-      if (!(d < 10.0)) d = 10.0;
+      if (!(d < STABLE_MAP_WIDTH_MAX)) d = STABLE_MAP_WIDTH_MAX;
       lo = fmax(lo, -STABLE_Y_MAX);
       hi = fmin(hi, STABLE_Y_MAX);
-      if (need == STABLE_NEED_PDF && L0.s < -40.0) stable_pdf_range(&p, g, &lo, &hi);
       const double off[7] = {-16.0, -4.0, -1.0, 0.0, 1.0, 4.0, 16.0};
       z[nz++] = lo;
       for (int i = 0; i < 7; i++) {
@@ -722,7 +764,7 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     /* the Gauss-Kronrod rules test all three integrals: their error
      * estimates for the probabilities alone are not reliable near alpha = 1 */
     if (mode_s ? !stable_integrate_panels(&p, 1, z, nz, scale, STABLE_RTOL, floor01, J)
-               : !stable_integrate_sinh(&p, need, ypk, d, z[0], z[nz - 1], scale, floor01, J)) {
+               : !peak_found || !stable_integrate_map(&p, need, ypk, d, scale, floor01, J)) {
       if (fast) return 0;
       stable_integrate(&p, mode_s, z, nz, scale, STABLE_NEED_ALL, STABLE_RTOL, floor01, J);
     }
