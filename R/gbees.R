@@ -42,10 +42,11 @@
 #' @param cfl Courant number of the time step, in `(0, 1]`.
 #' @param prune_every Steps between prunes.
 #' @param t0 Time of the initial density.
-#' @param device `"auto"`, `"cpu"` or `"gpu"`. The built-in models run on
-#'   either (`"auto"` takes the GPU when there is one); a model given as an R
-#'   function runs on the CPU (all cores). Both give the same cells, with
-#'   probabilities that agree to rounding.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`. The built-in models and
+#'   models given as expressions run on either (`"auto"` takes the GPU when
+#'   there is one); a model given as an R function runs on the CPU (all
+#'   cores). Both give the same cells, with probabilities that agree to
+#'   rounding.
 #' @return An object of class `gbees`: the sparse density at each requested
 #'   time (at a measurement time, both before and after the update) with
 #'   `print`, `summary`, `as.data.frame`, [marginal()] and `plot` methods.
@@ -98,13 +99,14 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
             class = "gbees")
 }
 
-# The device of gbees() and gbees_mc(): a GPU runs the built-in models only.
+# The device of gbees() and gbees_mc(): a GPU runs the built-in models and
+# models given as expressions.
 gbees_device <- function(device, model, call) {
   dev <- resolve_device(device, Inf, "map", call)
-  if (dev < 0 || model$kind != gbees_kind[["user"]]) return(dev)
+  if (dev < 0 || model$kind != gbees_kind[["user"]] || !is.null(model$source)) return(dev)
   if (identical(device, "auto")) return(-1L)
   cli::cli_abort(c("A model given as an R function runs on the CPU only.",
-                   i = "Use {.code device = \"cpu\"}, or a built-in model on the GPU."),
+                   i = "Use {.code device = \"cpu\"}, or give the field as C expressions to run it on the GPU."),
                  class = c("gpustats_error_argument", "gpustats_error"), call = call)
 }
 

@@ -3,8 +3,9 @@
 #' Draws `n` states from `N(x0, cov)` (with R's random number generator, so
 #' reproducible under [set.seed()]) and follows each with classical
 #' fourth-order Runge-Kutta steps of at most `step`. Built-in models run in
-#' compiled code on the GPU or all cores; a [gbees_model()] function is
-#' called once per stage for all samples, on the CPU.
+#' compiled code on the GPU or all cores; a [gbees_model()] runs on the GPU
+#' when given as expressions (compiled at run time, one sample per thread),
+#' and on the CPU evaluates its field once per stage for all samples.
 #'
 #' @inheritParams gbees
 #' @param n Number of samples.

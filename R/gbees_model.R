@@ -1,19 +1,22 @@
 # Dynamical models and measurements for gbees(): built-in vector fields
-# evaluated natively, and user fields given as R functions.
+# evaluated natively, and user fields given as R functions or as C
+# expressions.
 
 gbees_kind <- c(lorenz63 = 1L, lorenz96 = 2L, pcr3bp = 3L, user = 4L)
 
-new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = NULL, autonomous = TRUE) {
+new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = NULL, autonomous = TRUE,
+                            expressions = NULL, source = NULL) {
   structure(list(kind = gbees_kind[[kind]], dim = as.integer(dim), par = as.double(par), autonomous = autonomous,
-                 fn = fn, name = name, state_names = state_names),
+                 fn = fn, name = name, state_names = state_names, expressions = expressions, source = source),
             class = "gbees_model")
 }
 
 #' Dynamical models for GBEES
 #'
 #' Vector fields `dx/dt = f(x, t)` for [gbees()] and [gbees_mc()]. The
-#' built-in models are evaluated in compiled code; `gbees_model()` wraps an R
-#' function.
+#' built-in models are evaluated in compiled code; `gbees_model()` takes a
+#' field of your own, as C expressions (CPU and GPU) or as an R function
+#' (CPU).
 #'
 #' - `lorenz63()`: the Lorenz '63 system in the form of the GBEES papers,
 #'   `f = (sigma (x2 - x1), -x2 - x1 x3, -b x3 + x1 x2 - b r)`.
@@ -23,18 +26,34 @@ new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = 
 #'   rotating frame, states `(x, y, vx, vy)` in units of the primaries'
 #'   distance and inverse mean motion; `mu` is the mass ratio (default
 #'   Earth-Moon).
+#' - `gbees_model()`: a field given as a character vector of C expressions,
+#'   one per component, such as `c("x2", "-x1 - 0.1 * x2 + cos(t)")`. They
+#'   may use numbers, the states (`x1`, `x2`, ... or the `state_names`), the
+#'   time `t`, `pi`, the constants named in `par`, `+ - * / ^`, parentheses
+#'   and the functions `sqrt exp log log1p expm1 sin cos tan asin acos atan
+#'   sinh cosh tanh fabs cbrt atan2 pow hypot fmin fmax`. Every number is a
+#'   double, so `1/2` is 0.5 as in R. On a GPU the expressions are compiled
+#'   at run time (NVRTC; a fraction of a second per [gbees()] or
+#'   [gbees_mc()] call) into the kernels that evaluate the field, so no
+#'   model needs the package rebuilt; on the CPU the same formulas are
+#'   evaluated by R, vectorised over the cells.
+#' - `gbees_model()` with an R function `f`: any field R can compute, on
+#'   the CPU.
 #'
 #' @param sigma,b,r Lorenz '63 parameters.
 #' @param n Number of states.
 #' @param F Lorenz '96 forcing.
 #' @param mu Mass ratio of the smaller primary.
-#' @param f An R function of a matrix of states, one state per row, and of
-#'   the time: `f(x, t)` (or `f(x)`) returns the matrix of derivatives, of
-#'   the same shape. It is called with many states at once, and only for new
-#'   cells when the model is autonomous.
+#' @param f The field: a character vector of `n` C expressions (see
+#'   above), or an R function of a matrix of states, one state per row, and
+#'   of the time: `f(x, t)` (or `f(x)`) returns the matrix of derivatives,
+#'   of the same shape. It is called with many states at once, and only for
+#'   new cells when the model is autonomous.
 #' @param name A label for printing.
 #' @param autonomous Whether `f` does not depend on `t` (then the velocities
-#'   of a cell are computed once).
+#'   of a cell are computed once). For expressions, by default, whether they
+#'   do not use `t`.
+#' @param par Named constants for the expressions, e.g. `c(k = 2)`.
 #' @param state_names Names of the states.
 #' @return An object of class `gbees_model`.
 #' @examples
@@ -42,6 +61,9 @@ new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = 
 #' rossler <- gbees_model(function(x, t) cbind(-x[, 2] - x[, 3], x[, 1] + 0.2 * x[, 2],
 #'                                             0.2 + x[, 3] * (x[, 1] - 5.7)), n = 3, name = "Rossler")
 #' rossler
+#' duffing <- gbees_model(c("x2", "-delta * x2 - a * x1 - b * x1^3 + g * cos(w * t)"), n = 2,
+#'                        par = c(delta = 0.2, a = -1, b = 1, g = 0.3, w = 1.2), name = "Duffing")
+#' duffing
 #' @export
 lorenz63 <- function(sigma = 4, b = 1, r = 48) {
   call <- environment()
@@ -72,16 +94,32 @@ pcr3bp <- function(mu = 0.012150584269940356) {
 
 #' @rdname lorenz63
 #' @export
-gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_names = NULL) {
+gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_names = NULL, par = NULL) {
   call <- environment()
-  if (!is.function(f)) abort_arg("{.arg f} must be an R function of a matrix of states (and of the time).", call)
+  if (!is.function(f) && !is.character(f)) {
+    abort_arg("{.arg f} must be C expressions (a character vector) or an R function of a matrix of states.", call)
+  }
   check_scalar(n, "n", call, 1)
   if (n != round(n) || n > 8) abort_arg("{.arg n} must be a whole number from 1 to 8.", call)
   check_flag(autonomous, "autonomous", call)
-  state_names <- state_names %||% paste0("x", seq_len(n))
-  if (length(state_names) != n) abort_arg("{.arg state_names} must have {n} element{?s}.", call)
-  new_gbees_model("user", n, numeric(), as.character(name), as.character(state_names),
-                  fn = gbees_field_wrapper(f, as.integer(n)), autonomous = autonomous)
+  state_names <- as.character(state_names %||% paste0("x", seq_len(n)))
+  if (length(state_names) != n || anyNA(state_names) || anyDuplicated(state_names)) {
+    abort_arg("{.arg state_names} must be {n} distinct name{?s}.", call)
+  }
+  if (is.function(f)) {
+    if (!is.null(par)) abort_arg("{.arg par} is for expressions; an R function carries its own constants.", call)
+    return(new_gbees_model("user", n, numeric(), as.character(name), state_names,
+                           fn = gbees_field_wrapper(f, as.integer(n)), autonomous = autonomous))
+  }
+  par <- par %||% numeric()
+  exprs <- gbees_expression_parse(f, n, state_names, par, call)
+  uses_time <- gbees_expression_uses_time(exprs)
+  if (missing(autonomous)) autonomous <- !uses_time
+  if (autonomous && uses_time) abort_arg("The expressions use {.code t}, so the model is not autonomous.", call)
+  new_gbees_model("user", n, numeric(), as.character(name), state_names,
+                  fn = gbees_field_wrapper(gbees_expression_function(exprs, state_names, par), as.integer(n)),
+                  autonomous = autonomous, expressions = as.character(f),
+                  source = gbees_expression_source(exprs, state_names, par))
 }
 
 # The user's function as the native code calls it: a numeric matrix of the
@@ -113,15 +151,16 @@ with_time_argument <- function(f) {
   if (length(formals(f)) >= 2L || "..." %in% names(formals(f))) f else function(x, t) f(x)
 }
 
-# The list the native code reads: kind, dim, par, autonomous, fn.
+# The list the native code reads: kind, dim, par, autonomous, fn, source.
 gbees_model_native <- function(model) {
-  list(model$kind, model$dim, model$par, model$autonomous, model$fn)
+  list(model$kind, model$dim, model$par, model$autonomous, model$fn, model$source)
 }
 
 #' @export
 print.gbees_model <- function(x, ...) {
   cat(sprintf("<gbees_model> %s: %d states (%s)%s\n", x$name, x$dim, paste(x$state_names, collapse = ", "),
               if (x$autonomous) "" else ", time-dependent"))
+  if (!is.null(x$expressions)) cat(sprintf("  d%s/dt = %s\n", x$state_names, x$expressions), sep = "")
   invisible(x)
 }
 

@@ -66,7 +66,9 @@ static int field_from_r(void *ctx, double t, const double *x, size_t n_points, d
   return 0;
 }
 
-/* model: list(kind, dim, par, autonomous, fn) (validated in R). Returns a
+/* model: list(kind, dim, par, autonomous, fn, source) (validated in R; the
+ * source, device code of the field or NULL, stays alive in that list while
+ * the core reads it). Returns a
  * protected external pointer that owns the callback context of a user
  * model and keeps its function alive; the caller unprotects it. */
 static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
@@ -89,6 +91,8 @@ static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
     R_SetExternalPtrAddr(ctx_ptr, rf);
     mod->field = field_from_r;
     mod->ctx = rf;
+    SEXP source = VECTOR_ELT(model, 5);
+    if (TYPEOF(source) == STRSXP && Rf_length(source) == 1) mod->device_source = CHAR(STRING_ELT(source, 0));
   }
   return ctx_ptr;
 }

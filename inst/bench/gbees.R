@@ -4,7 +4,9 @@
 # coefficient at t = 1 against a Monte Carlo reference binned on the grid's
 # cells (and on blocks of 4^3 cells); and the Lorenz '96 6-D case (F = 4,
 # sd 0.2, cells 0.1, threshold 8e-9) for its cell-update rate: to a short
-# end time on the CPU and a longer one on the GPU.
+# end time on the CPU and a longer one on the GPU. On the GPU the Lorenz '63
+# case also runs with the model given as C expressions (compiled at run
+# time in every call, which the time includes).
 #
 #   Rscript inst/bench/gbees.R [--option=value ...]   (from the package source root)
 #
@@ -16,10 +18,13 @@
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
-bench_gbees_l63 <- function(device, threads) {
+bench_l63_expressions <- gbees_model(c("sigma * (x2 - x1)", "-x2 - x1 * x3", "-b * x3 + x1 * x2 - b * r"), n = 3,
+                                     par = c(sigma = 4, b = 1, r = 48), name = "Lorenz '63 as expressions")
+
+bench_gbees_l63 <- function(device, threads, model = lorenz63()) {
   old <- options(gpustats.threads = threads)
   on.exit(options(old))
-  gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(1, 2),
+  gbees(model, x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(1, 2),
         measurements = gbees_measurements(1, -8, 3, 1), threshold = 1e-7, device = device)
 }
 
@@ -63,6 +68,11 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     }
     add("Lorenz '63, to t = 2 with the update at t = 1", device, runs$threads[r], fit, seconds, bc = bc, bc4 = bc4)
   }
+  if (gpu) {
+    fit <- NULL
+    seconds <- bench_time(function() fit <<- bench_gbees_l63("gpu", all_threads, bench_l63_expressions), reps = reps)
+    add("Lorenz '63 as above, the model given as C expressions", "gpu", NA, fit, seconds)
+  }
   for (device in c(if (gpu && l96_gpu_t > 0) "gpu", if (l96_t > 0) "cpu")) {
     t_end <- if (device == "gpu") l96_gpu_t else l96_t
     fit <- NULL
@@ -81,7 +91,7 @@ gbees_tables <- function(res) {
                    `of which set-up` = ifelse(res$setup > 0, fmt_sec(res$setup), "-"), steps = res$steps,
                    `peak cells` = fmt_n(res$peak_cells), `cell updates/s in steps` = fmt_rate(res$cell_updates_per_s),
                    `BC t=1` = fmt_g(res$bc, 3), `BC t=1, 4^3 bins` = fmt_g(res$bc_4, 3), check.names = FALSE)
-  l63 <- res[grepl("63", res$case), ]
+  l63 <- res[grepl("63, to", res$case), ]
   ratio <- function(a, b) if (length(a) == 1L && length(b) == 1L) sprintf("%.1fx", b / a) else "n/a"
   c("## GBEES", "",
     "Published Lorenz '63 and Lorenz '96 cases, end to end (grid set-up, propagation, measurement update and",

@@ -21,7 +21,7 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
     return gs_set_msg(msg, GS_ERR_ARG, "the threshold must be in [0, 1)");
   if (!(opt->cfl > 0.0 && opt->cfl <= 1.0)) return gs_set_msg(msg, GS_ERR_ARG, "cfl must be in (0, 1]");
   if (opt->prune_every < 1) return gs_set_msg(msg, GS_ERR_ARG, "prune_every must be at least 1");
-  if (opt->device >= 0 && model->kind == GS_GBEES_CALLBACK)
+  if (opt->device >= 0 && model->kind == GS_GBEES_CALLBACK && !model->device_source)
     return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
   return GS_OK;
 }
@@ -73,7 +73,9 @@ gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *o
   g->dim = model->dim;
   g->time = t0;
   st = fill_box(g, prec, half_width, msg);
-  if (st == GS_OK) st = gbees_velocities(g, 0, t0, msg);
+  /* a user field on a GPU gives the first velocities there too */
+  int field_on_device = opt->device >= 0 && model->kind == GS_GBEES_CALLBACK;
+  if (st == GS_OK && !field_on_device) st = gbees_velocities(g, 0, t0, msg);
   if (st != GS_OK) {
     gs_gbees_free(g);
     return st;
@@ -85,6 +87,7 @@ gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *o
     gs_gbees_free(g);
     return st;
   }
+  g->model.device_source = NULL; /* not kept (gs_gbees_model) */
   *out = g;
   return GS_OK;
 }

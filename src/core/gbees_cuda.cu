@@ -31,6 +31,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "gbees_field_cuda.cuh"
 #include "gbees_internal.h"
 #include "gbees_math.h"
 #include "gs_gpu_ctx.cuh"
@@ -97,6 +98,7 @@ struct gbees_gpu {
   int32_t *target_cell, *target_slot, *target_pos, *target_flag, *target_rank;
   unsigned char *target_code;
   double *partial; /* 4 x GBEES_REDUCE_BLOCKS */
+  gbees_field_module *field; /* a user's field, compiled for this device; NULL for a built-in one */
   void *cub_temp;
   size_t cub_bytes;
   gbees_gpu_state *state, *host_state; /* device, pinned host */
@@ -262,7 +264,8 @@ __global__ static void growth_commit(const __grid_constant__ gbees_cells g, gbee
 /* Velocities of the new cells and their links with their face neighbours
  * (both ways, as gbees_grid_link), one thread per link: the lookups are
  * latency-bound, so they run side by side rather than one after another.
- * The built-in fields do not depend on time, so older cells keep theirs. */
+ * The built-in fields do not depend on time, so older cells keep theirs. A
+ * user's field is evaluated by its own kernel (field_velocities). */
 __global__ static void growth_settle(const __grid_constant__ gbees_cells g,
                                      const __grid_constant__ gbees_gpu_params par, gbees_gpu_state *st,
                                      const int32_t *slot, int64_t n_slots, gbees_gpu_arrays cell)
@@ -274,7 +277,7 @@ __global__ static void growth_settle(const __grid_constant__ gbees_cells g,
     int32_t c = first + (int32_t)(t / (2 * d)), link = (int32_t)(t % (2 * d)), i = link / 2, side = link % 2;
     int32_t key[GS_GBEES_MAX_DIM];
     for (int k = 0; k < d; k++) key[k] = g.key[(size_t)c * d + k];
-    if (link == 0) {
+    if (link == 0 && par.kind != GS_GBEES_CALLBACK) {
       double x[GS_GBEES_MAX_DIM];
       for (int k = 0; k < d; k++) x[k] = par.center[k] + g.dx[k] * key[k];
       double r = gbees_builtin_velocity(par.kind, par.par, d, g.dx, x, cell.v + (size_t)c * d);
@@ -734,6 +737,21 @@ static gs_status sync_state(gs_gbees *g, char *msg)
   return read_state(g, msg);
 }
 
+/* A user field's velocities at the current device time: of the cells the
+ * last growth added, or of all cells; in a step, only if it advances. */
+static cudaError_t field_velocities(gs_gbees *g, int all, int in_step)
+{
+  gbees_gpu *gpu = g->gpu;
+  gbees_gpu_state *st = gpu->state;
+  gbees_field_geometry geo;
+  memcpy(geo.center, g->opt.center, sizeof geo.center);
+  memcpy(geo.dx, g->opt.dx, sizeof geo.dx);
+  gbees_field_cells cells = {all, !in_step, &st->step_on, &st->halted, &st->n_cells, &st->n_new, &st->time,
+                             gpu->cell.key};
+  return gbees_field_velocities(gpu->field, gpu->stream, blocks_for(gpu, gpu->capacity), GBEES_THREADS, &cells, &geo,
+                                gpu->cell.v, gpu->cell.rate, &st->bad_cell);
+}
+
 static void normalize(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
@@ -775,7 +793,8 @@ static gs_status prune(gs_gbees *g, int32_t n, char *msg)
 }
 
 /* One step, as a graph: growth (targets, their first listings, the new
- * cells, their velocities and links), dt, the flux update and normalization. */
+ * cells, their velocities and links), a user field's velocities (of all
+ * cells if it depends on time), dt, the flux update and normalization. */
 static cudaError_t capture_step(gs_gbees *g)
 {
   gbees_gpu *gpu = g->gpu;
@@ -804,6 +823,7 @@ static cudaError_t capture_step(gs_gbees *g)
                                                                gpu->target_rank, gpu->cell);
   growth_settle<<<blocks_for(gpu, (int64_t)n * 2 * g->dim), GBEES_THREADS, 0, s>>>(view, gpu->par, gpu->state,
                                                                                   gpu->slot, gpu->n_slots, gpu->cell);
+  if (gpu->field && (e = field_velocities(g, !g->model.autonomous, 1)) != cudaSuccess) return e;
   choose_dt<<<gpu->reduce_blocks, GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->par.cfl, gpu->cell.rate, gpu->face,
                                                          gpu->partial);
   advect_fluxes<<<blocks_for(gpu, (int64_t)n * g->dim), GBEES_THREADS, 0, s>>>(view, gpu->state, gpu->flux);
@@ -917,6 +937,7 @@ extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
   int d = g->dim;
   size_t n = (size_t)g->n_cells;
   GS_TRY(gs_gpu_ctx_get(device, &gpu->ctx, msg));
+  if (g->model.kind == GS_GBEES_CALLBACK) GS_TRY(gbees_field_compile(&g->model, device, &gpu->field, msg));
   gpu->stream = gpu->ctx->stream[0];
   gpu->max_blocks = 16 * gpu->ctx->multiprocessors;
   gpu->par.kind = g->model.kind;
@@ -942,10 +963,14 @@ extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
   GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.key, g->key, n * d * sizeof(int32_t), cudaMemcpyHostToDevice, gpu->stream));
   GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.nbr, g->nbr, n * 2 * d * sizeof(int32_t), cudaMemcpyHostToDevice, gpu->stream));
   GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.prob, g->prob, n * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
-  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.v, g->v, n * d * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
-  GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.rate, g->rate, n * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
   GS_CUDA_TRY(cudaMemcpyAsync(&gpu->state->n_cells, &g->n_cells, sizeof(int32_t), cudaMemcpyHostToDevice,
                               gpu->stream));
+  if (gpu->field) {
+    GS_CUDA_TRY(field_velocities(g, 1, 0));
+  } else {
+    GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.v, g->v, n * d * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
+    GS_CUDA_TRY(cudaMemcpyAsync(gpu->cell.rate, g->rate, n * sizeof(double), cudaMemcpyHostToDevice, gpu->stream));
+  }
   table_insert_all<<<blocks_for(gpu, n), GBEES_THREADS, 0, gpu->stream>>>(gpu->state, device_cells(g), gpu->slot,
                                                                           gpu->n_slots);
   GS_TRY(launch_check(g, msg));
@@ -995,27 +1020,35 @@ extern "C" void gbees_gpu_free(gbees_gpu *gpu)
   targets_free(gpu);
   cudaFree(gpu->partial);
   cudaFree(gpu->cub_temp);
+  gbees_field_free(gpu->field);
   cudaFree(gpu->state);
   cudaFreeHost(gpu->host_state);
   free(gpu);
 }
 
-extern "C" gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n,
+extern "C" gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, double t0,
                                            long n_steps, double h, char *msg)
 {
   gs_gpu_ctx *ctx = NULL;
+  gbees_field_module *field = NULL;
   double *dx = NULL;
   gs_status st = gs_gpu_ctx_get(device, &ctx, msg);
   if (st != GS_OK) return st;
   size_t bytes = n * model->dim * sizeof(double);
   int blocks = (int)((n + GBEES_THREADS - 1) / GBEES_THREADS);
+  if (model->kind == GS_GBEES_CALLBACK) GS_TRY(gbees_field_compile(model, device, &field, msg));
   GS_CUDA_TRY(cudaMalloc(&dx, bytes));
   GS_CUDA_TRY(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, ctx->stream[0]));
-  monte_carlo_rk4<<<blocks, GBEES_THREADS, 0, ctx->stream[0]>>>(*model, dx, n, n_steps, h);
-  GS_CUDA_TRY(cudaGetLastError());
+  if (field) {
+    GS_CUDA_TRY(gbees_field_rk4(field, ctx->stream[0], blocks, GBEES_THREADS, dx, (long long)n, n_steps, t0, h));
+  } else {
+    monte_carlo_rk4<<<blocks, GBEES_THREADS, 0, ctx->stream[0]>>>(*model, dx, n, n_steps, h);
+    GS_CUDA_TRY(cudaGetLastError());
+  }
   GS_CUDA_TRY(cudaMemcpyAsync(x, dx, bytes, cudaMemcpyDeviceToHost, ctx->stream[0]));
   GS_CUDA_TRY(cudaStreamSynchronize(ctx->stream[0]));
 done:
   cudaFree(dx);
+  gbees_field_free(field);
   return st;
 }

@@ -87,9 +87,9 @@ gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *
 /* Replaces the probabilities, then normalizes, prunes and normalizes. */
 gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg);
 void gbees_gpu_free(gbees_gpu *gpu);
-/* n_steps Runge-Kutta steps of h for the n states x of a built-in model. */
-gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, long n_steps, double h,
-                                char *msg);
+/* n_steps Runge-Kutta steps of h from time t0 for the n states x. */
+gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, double t0, long n_steps,
+                                double h, char *msg);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* Monte Carlo reference for GBEES: each sample follows the model with
  * classical fourth-order Runge-Kutta steps. Built-in fields run one sample
- * per thread; a user field is called once per stage for all samples. */
+ * per thread; a user field is called once per stage for all samples (on a
+ * GPU, its compiled device code runs one sample per thread). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,12 @@ gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int dev
                                double t1, double step, char *msg)
 {
   if (!(t1 >= t0) || !(step > 0.0)) return gs_set_msg(msg, GS_ERR_ARG, "need t1 >= t0 and a positive step");
-  if (device >= 0 && model->kind == GS_GBEES_CALLBACK)
+  if (device >= 0 && model->kind == GS_GBEES_CALLBACK && !model->device_source)
     return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
   if (t1 == t0 || n == 0) return GS_OK;
   long n_steps = (long)ceil((t1 - t0) / step);
   double h = (t1 - t0) / (double)n_steps;
-  if (device >= 0) return gbees_gpu_monte_carlo(device, model, x, n, n_steps, h, msg);
+  if (device >= 0) return gbees_gpu_monte_carlo(device, model, x, n, t0, n_steps, h, msg);
   if (model->kind == GS_GBEES_CALLBACK) return callback_rk4(model, x, n, t0, n_steps, h, msg);
   builtin_rk4(model, gs_cpu_threads(threads), x, n, n_steps, h);
   return GS_OK;

@@ -159,10 +159,10 @@ void gbees_gpu_free(gbees_gpu *gpu)
   (void)gpu;
 }
 
-gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, long n_steps, double h,
-                                char *msg)
+gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, double t0, long n_steps,
+                                double h, char *msg)
 {
-  (void)device, (void)model, (void)x, (void)n, (void)n_steps, (void)h;
+  (void)device, (void)model, (void)x, (void)n, (void)t0, (void)n_steps, (void)h;
   return no_gpu(msg);
 }
 

@@ -22,7 +22,7 @@ typedef enum {
   GS_GBEES_LORENZ63 = 1, /* par: sigma, b, r */
   GS_GBEES_LORENZ96,     /* par: F; any dim >= 4 */
   GS_GBEES_PCR3BP,       /* par: mu; state x, y, vx, vy (rotating frame) */
-  GS_GBEES_CALLBACK      /* the field function below */
+  GS_GBEES_CALLBACK      /* the field function below (and, for a GPU, device_source) */
 } gs_gbees_model_kind;
 
 /* The vector field at n_points states x (state p in x[p*dim .. p*dim+dim-1])
@@ -39,6 +39,12 @@ typedef struct {
   int autonomous; /* non-zero: f does not depend on t (velocities are cached) */
   gs_gbees_field_fn field;
   void *ctx;
+  /* The same field as CUDA C source defining
+   *   __device__ void gbees_field(double t, const double *x, double *f)
+   * (all dim components of f at the state x), compiled at run time for a
+   * GPU; NULL: the callback model runs on the CPU only. Read while
+   * gs_gbees_create or gs_gbees_monte_carlo runs, not kept. */
+  const char *device_source;
 } gs_gbees_model;
 
 typedef struct {
@@ -89,7 +95,8 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
 
 /* Monte Carlo reference: advances the n states x (state p in
  * x[p*dim ..], in place) from t0 to t1 with classical Runge-Kutta steps of
- * at most `step`, on the CPU (device < 0) or a GPU (built-in models). */
+ * at most `step`, on the CPU (device < 0) or a GPU (built-in models and
+ * callback models with device_source). */
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
                                double t1, double step, char *msg);
 

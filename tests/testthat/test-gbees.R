@@ -41,6 +41,42 @@ test_that("built-in and R-function models give the same density", {
   expect_lte(max(abs(a$prob - b$prob)), 1e-15)
 })
 
+l63_expressions <- gbees_model(c("sigma * (x2 - x1)", "-x2 - x1 * x3", "-b * x3 + x1 * x2 - b * r"), n = 3,
+                               par = c(sigma = 4, b = 1, r = 48), name = "Lorenz '63 as expressions")
+# a forced Duffing oscillator: a field that depends on time
+duffing <- gbees_model(c("v", "-delta * v + x - x^3 + g * cos(w * t)"), n = 2, state_names = c("x", "v"),
+                       par = c(delta = 0.25, g = 0.3, w = 1), name = "Duffing")
+
+test_that("a model given as expressions gives the built-in model's density", {
+  args <- list(x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = 0.1, threshold = 1e-6, device = "cpu")
+  a <- do.call(gbees, c(list(lorenz63()), args))$snapshots[[1]]
+  b <- do.call(gbees, c(list(l63_expressions), args))$snapshots[[1]]
+  expect_identical(a$keys, b$keys)
+  expect_lte(max(abs(a$prob - b$prob)), 1e-15)
+  expect_true(l63_expressions$autonomous)
+  expect_false(duffing$autonomous)
+  expect_output(print(duffing), "dv/dt = -delta \\* v")
+})
+
+test_that("expressions are C arithmetic that R evaluates alike", {
+  m <- gbees_model(c("1/2 + pow(x1, 2) - x1^2 + fabs(-x2)", "hypot(x1, x2) + fmin(x1, x2) + cbrt(-8) + pi"), n = 2)
+  x <- rbind(c(3, -4), c(-1, 2))
+  expect_equal(m$fn(x, 0), cbind(0.5 + abs(x[, 2]), sqrt(rowSums(x^2)) + pmin(x[, 1], x[, 2]) - 2 + pi))
+  expect_match(m$source, "((1.0) / (2.0))", fixed = TRUE) # double literals: no integer division in C
+  expect_error(gbees_model(c("x2", "foo(x1)"), 2), "'foo' is not an allowed function")
+  expect_error(gbees_model(c("x2", "x1 +"), 2), "does not parse")
+  expect_error(gbees_model(c("x2", "y"), 2), "unknown name 'y'")
+  expect_error(gbees_model(c("x2", "x[1]"), 2), "'\\[' is not an allowed")
+  expect_error(gbees_model(c("x2", "atan2(x1)"), 2), "takes 2 unnamed arguments")
+  expect_error(gbees_model("x2", 2), "one expression per state")
+  expect_error(gbees_model(c("x2", "k * x1"), 2, par = c(k = NA)), "named vector of finite numbers")
+  expect_error(gbees_model(c("x2", "t"), 2, autonomous = TRUE), "not autonomous")
+  expect_error(gbees_model(c("x2", "x1"), 2, state_names = c("x2", "x1")), "would name two states")
+  expect_error(gbees_model(c("x2", "t"), 2, par = c(t = 1)), "given twice")
+  nan_model <- gbees_model(c("1 / (x1 + 11.25)", "0", "0"), n = 3) # infinite at a face of the first cell
+  expect_error(gbees(nan_model, c(-11.5, -10, 9.5), diag(3), 0.5, 0.1, device = "cpu"), "non-finite value")
+})
+
 test_that("a measurement update applies Bayes' rule and records the density before and after", {
   meas <- gbees_measurements(time = 0.2, y = 5, h = 3, cov = 0.5)
   fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.3),
@@ -206,6 +242,24 @@ test_that("the GPU reports a non-finite field and refuses R-function models", {
   expect_error(gbees(pcr3bp(), c(-mu, 0, 0, 0), diag(4) * 1e-4, 0.01, 0.1, device = "gpu"), "not finite near the state")
   expect_error(gbees(shift_model, c(0, 0), diag(2), 0.25, 1, device = "gpu"), "R function")
   expect_error(gbees_mc(shift_model, c(0, 0), diag(2), 1, n = 10, device = "gpu"), "R function")
+})
+
+test_that("models given as expressions run on the GPU as on the CPU, time-dependent ones too", {
+  skip_without_gpu()
+  args <- list(l63_expressions, x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.4),
+               measurements = gbees_measurements(0.2, -8, 3, 1), threshold = 1e-7)
+  expect_same_density(do.call(gbees, c(args, device = "gpu")), do.call(gbees, c(args, device = "cpu")))
+  args <- list(duffing, x0 = c(1, 0), cov = diag(0.01, 2), dx = 0.02, times = c(0.5, 1.5), threshold = 1e-8)
+  gpu <- do.call(gbees, c(args, device = "gpu"))
+  expect_equal(gpu$device, "gpu")
+  expect_same_density(gpu, do.call(gbees, c(args, device = "cpu")))
+  nan_model <- gbees_model(c("1 / (x1 + 11.25)", "0", "0"), n = 3) # infinite at a face of the first cell
+  expect_error(gbees(nan_model, c(-11.5, -10, 9.5), diag(3), 0.5, 0.1, device = "gpu"), "not finite near the state")
+  set.seed(4)
+  gpu <- gbees_mc(duffing, x0 = c(1, 0), cov = diag(0.01, 2), times = c(0.5, 2), n = 2000, device = "gpu")
+  set.seed(4)
+  cpu <- gbees_mc(duffing, x0 = c(1, 0), cov = diag(0.01, 2), times = c(0.5, 2), n = 2000, device = "cpu")
+  for (k in 1:2) expect_lte(max(abs(gpu$samples[[k]] - cpu$samples[[k]]) / (1 + abs(cpu$samples[[k]]))), 1e-10)
 })
 
 test_that("the Monte Carlo reference agrees on GPU and CPU", {

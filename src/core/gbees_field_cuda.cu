@@ -1,0 +1,195 @@
+/* A user's GBEES vector field compiled at run time (NVRTC) and loaded as a
+ * library of the CUDA runtime. The kernels below are compiled with the
+ * field, so that it is inlined and the components a face does not need are
+ * never computed; they follow the CPU path's arithmetic (gbees_step_cpu.c,
+ * gbees_monte_carlo.c) step for step, and FMA contraction is off so that
+ * sums and products round as on the host. */
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbees_field_cuda.cuh"
+#include "gs_gpu_ctx.cuh"
+
+struct gbees_field_module {
+  cudaLibrary_t library;
+  cudaKernel_t velocities, rk4;
+};
+
+/* Compiled after the user's `gbees_field(t, x, f)`; GBEES_DIM and
+ * GBEES_MAX_DIM are defined before it. */
+static const char field_kernels[] =
+  "typedef struct { double center[GBEES_MAX_DIM], dx[GBEES_MAX_DIM]; } gbees_geometry;\n"
+  "extern \"C\" __global__ void gbees_field_velocities(int all, int always, const int *step_on,\n"
+  "    const int *halted, const int *n_cells, const int *n_new, const double *time, const int *key,\n"
+  "    gbees_geometry geo, double *v, double *rate, int *bad_cell)\n"
+  "{\n"
+  "  if (!always && !(*step_on && !*halted)) return;\n"
+  "  int first = all ? 0 : *n_cells, end = *n_cells + *n_new;\n"
+  "  double t = *time;\n"
+  "  for (int c = first + blockIdx.x * blockDim.x + threadIdx.x; c < end; c += gridDim.x * blockDim.x) {\n"
+  "    double x[GBEES_DIM], f[GBEES_DIM], r = 0.0;\n"
+  "    for (int k = 0; k < GBEES_DIM; k++) x[k] = geo.center[k] + geo.dx[k] * key[(size_t)c * GBEES_DIM + k];\n"
+  "#pragma unroll\n"
+  "    for (int i = 0; i < GBEES_DIM; i++) {\n"
+  "      double xi = x[i];\n"
+  "      x[i] += 0.5 * geo.dx[i];\n"
+  "      gbees_field(t, x, f);\n"
+  "      x[i] = xi;\n"
+  "      v[(size_t)c * GBEES_DIM + i] = f[i];\n"
+  "      r += fabs(f[i]) / geo.dx[i];\n"
+  "    }\n"
+  "    rate[c] = r;\n"
+  "    if (!isfinite(r)) atomicMin(bad_cell, c);\n"
+  "  }\n"
+  "}\n"
+  "extern \"C\" __global__ void gbees_field_rk4(double *x, long long n, long long n_steps, double t0, double h)\n"
+  "{\n"
+  "  const double frac[4] = {0.0, 0.5, 0.5, 1.0};\n"
+  "  for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;\n"
+  "       p += (long long)gridDim.x * blockDim.x) {\n"
+  "    double y[GBEES_DIM], z[GBEES_DIM], k[4][GBEES_DIM];\n"
+  "    for (int i = 0; i < GBEES_DIM; i++) y[i] = x[p * GBEES_DIM + i];\n"
+  "    for (long long s = 0; s < n_steps; s++) {\n"
+  "      double t = t0 + s * h;\n"
+  "#pragma unroll\n"
+  "      for (int st = 0; st < 4; st++) {\n"
+  "        for (int i = 0; i < GBEES_DIM; i++) z[i] = st ? y[i] + frac[st] * h * k[st - 1][i] : y[i];\n"
+  "        gbees_field(t + frac[st] * h, z, k[st]);\n"
+  "      }\n"
+  "      for (int i = 0; i < GBEES_DIM; i++)\n"
+  "        y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);\n"
+  "    }\n"
+  "    for (int i = 0; i < GBEES_DIM; i++) x[p * GBEES_DIM + i] = y[i];\n"
+  "  }\n"
+  "}\n";
+
+static gs_status nvrtc_failed(nvrtcResult r, const char *what, char *msg)
+{
+  return gs_set_msg(msg, GS_ERR_CUDA, "NVRTC %s: %s", what, nvrtcGetErrorString(r));
+}
+
+/* The whole program: dimensions, the user's field, the kernels. */
+static char *program_text(const gs_gbees_model *model)
+{
+  static const char head[] = "#define GBEES_DIM %d\n#define GBEES_MAX_DIM %d\n";
+  size_t len = sizeof head + 32 + strlen(model->device_source) + sizeof field_kernels;
+  char *text = (char *)malloc(len);
+  if (!text) return NULL;
+  int n = snprintf(text, len, head, model->dim, GS_GBEES_MAX_DIM);
+  snprintf(text + n, len - n, "%s\n%s", model->device_source, field_kernels);
+  return text;
+}
+
+/* The architecture option for the device: its own SASS where this NVRTC
+ * knows it (nothing left to the driver), else PTX of the newest
+ * architecture NVRTC knows that the device runs. */
+static gs_status target_architecture(int device, char *option, size_t len, int *sass, char *msg)
+{
+  int major = 0, minor = 0, n = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e != cudaSuccess) return gs_set_msg(msg, GS_ERR_CUDA, "%s", cudaGetErrorString(e));
+  int want = 10 * major + minor, best = 0;
+  nvrtcResult r = nvrtcGetNumSupportedArchs(&n);
+  int *arch = r == NVRTC_SUCCESS && n > 0 ? (int *)malloc(n * sizeof(int)) : NULL;
+  if (arch && (r = nvrtcGetSupportedArchs(arch)) == NVRTC_SUCCESS)
+    for (int k = 0; k < n; k++)
+      if (arch[k] <= want && arch[k] > best) best = arch[k];
+  free(arch);
+  if (r != NVRTC_SUCCESS) return nvrtc_failed(r, "architectures", msg);
+  if (!best) return gs_set_msg(msg, GS_ERR_CUDA, "NVRTC cannot compile for compute capability %d.%d", major, minor);
+  *sass = best == want;
+  snprintf(option, len, "--gpu-architecture=%s_%d", *sass ? "sm" : "compute", best);
+  return GS_OK;
+}
+
+/* The compiled code (SASS or PTX) of the program, or the compiler's log. */
+static gs_status compile(const char *text, int device, char **code, char *msg)
+{
+  char arch[64];
+  int sass = 0;
+  gs_status st = target_architecture(device, arch, sizeof arch, &sass, msg);
+  if (st != GS_OK) return st;
+  nvrtcProgram prog;
+  nvrtcResult r = nvrtcCreateProgram(&prog, text, "gbees_field.cu", 0, NULL, NULL);
+  if (r != NVRTC_SUCCESS) return nvrtc_failed(r, "program", msg);
+  const char *options[] = {arch, "--fmad=false", "--std=c++17"};
+  r = nvrtcCompileProgram(prog, 3, options);
+  if (r == NVRTC_ERROR_COMPILATION) {
+    size_t log_len = 0;
+    nvrtcGetProgramLogSize(prog, &log_len);
+    char *log = (char *)malloc(log_len + 1);
+    if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
+      st = gs_set_msg(msg, GS_ERR_ARG, "the model's device code does not compile:\n%s", log);
+    else
+      st = gs_set_msg(msg, GS_ERR_ARG, "the model's device code does not compile");
+    free(log);
+  } else if (r != NVRTC_SUCCESS) {
+    st = nvrtc_failed(r, "compilation", msg);
+  } else {
+    size_t size = 0;
+    r = sass ? nvrtcGetCUBINSize(prog, &size) : nvrtcGetPTXSize(prog, &size);
+    *code = r == NVRTC_SUCCESS ? (char *)malloc(size) : NULL;
+    if (r != NVRTC_SUCCESS) st = nvrtc_failed(r, "output", msg);
+    else if (!*code) st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    else if ((r = sass ? nvrtcGetCUBIN(prog, *code) : nvrtcGetPTX(prog, *code)) != NVRTC_SUCCESS) {
+      free(*code);
+      *code = NULL;
+      st = nvrtc_failed(r, "output", msg);
+    }
+  }
+  nvrtcDestroyProgram(&prog);
+  return st;
+}
+
+gs_status gbees_field_compile(const gs_gbees_model *model, int device, gbees_field_module **out, char *msg)
+{
+  *out = NULL;
+  if (!model->device_source) return gs_set_msg(msg, GS_ERR_ARG, "the model has no device code");
+  gs_status st = GS_OK;
+  char *text = program_text(model), *code = NULL;
+  gbees_field_module *m = (gbees_field_module *)calloc(1, sizeof *m);
+  if (!text || !m) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  GS_CUDA_TRY(cudaSetDevice(device));
+  GS_TRY(compile(text, device, &code, msg));
+  GS_CUDA_TRY(cudaLibraryLoadData(&m->library, code, NULL, NULL, 0, NULL, NULL, 0));
+  GS_CUDA_TRY(cudaLibraryGetKernel(&m->velocities, m->library, "gbees_field_velocities"));
+  GS_CUDA_TRY(cudaLibraryGetKernel(&m->rk4, m->library, "gbees_field_rk4"));
+  *out = m;
+  m = NULL;
+done:
+  gbees_field_free(m);
+  free(code);
+  free(text);
+  return st;
+}
+
+void gbees_field_free(gbees_field_module *m)
+{
+  if (!m) return;
+  if (m->library) cudaLibraryUnload(m->library);
+  free(m);
+}
+
+cudaError_t gbees_field_velocities(const gbees_field_module *m, cudaStream_t s, int blocks, int threads,
+                                   const gbees_field_cells *cells, const gbees_field_geometry *geo, double *v,
+                                   double *rate, int32_t *bad_cell)
+{
+  gbees_field_geometry g = *geo;
+  gbees_field_cells c = *cells;
+  void *args[] = {&c.all, &c.always, &c.step_on, &c.halted, &c.n_cells, &c.n_new, &c.time, &c.key, &g, &v, &rate,
+                  &bad_cell};
+  return cudaLaunchKernel((const void *)m->velocities, dim3(blocks), dim3(threads), args, 0, s);
+}
+
+cudaError_t gbees_field_rk4(const gbees_field_module *m, cudaStream_t s, int blocks, int threads, double *x,
+                            long long n, long long n_steps, double t0, double h)
+{
+  void *args[] = {&x, &n, &n_steps, &t0, &h};
+  return cudaLaunchKernel((const void *)m->rk4, dim3(blocks), dim3(threads), args, 0, s);
+}
