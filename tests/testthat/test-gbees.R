@@ -77,6 +77,32 @@ test_that("expressions are C arithmetic that R evaluates alike", {
   expect_error(gbees(nan_model, c(-11.5, -10, 9.5), diag(3), 0.5, 0.1, device = "cpu"), "non-finite value")
 })
 
+test_that("halving the cell width moves the density towards the exact one", {
+  # the pendulum preserves area, so the exact density is the initial one at the point the flow carries to x
+  pendulum <- gbees_model(c("x2", "-sin(x1)"), n = 2)
+  sd <- 0.15
+  t_end <- 2
+  back <- function(x) {
+    h <- 0.01
+    for (k in seq_len(t_end / h)) {
+      k1 <- cbind(-x[, 2], sin(x[, 1]))
+      k2 <- cbind(-(x[, 2] + h / 2 * k1[, 2]), sin(x[, 1] + h / 2 * k1[, 1]))
+      k3 <- cbind(-(x[, 2] + h / 2 * k2[, 2]), sin(x[, 1] + h / 2 * k2[, 1]))
+      k4 <- cbind(-(x[, 2] + h * k3[, 2]), sin(x[, 1] + h * k3[, 1]))
+      x <- x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    }
+    x
+  }
+  errors <- vapply(c(0.2, 0.1, 0.05), function(dx) {
+    s <- gbees(pendulum, c(1, 0), diag(sd^2, 2), dx, t_end, threshold = 1e-10, device = "cpu")$snapshots[[1]]
+    start <- back(cbind(1 + s$keys[, 1] * dx, s$keys[, 2] * dx))
+    exact <- dx^2 * dnorm(start[, 1], 1, sd) * dnorm(start[, 2], 0, sd) # the midpoint rule
+    sum(abs(s$prob - exact)) + max(0, 1 - sum(exact))
+  }, 0)
+  expect_true(all(diff(errors) < 0))
+  expect_lt(errors[3], errors[1] / 4)
+})
+
 test_that("a measurement update applies Bayes' rule and records the density before and after", {
   meas <- gbees_measurements(time = 0.2, y = 5, h = 3, cov = 0.5)
   fit <- gbees(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.3),
