@@ -24,20 +24,6 @@ struct gs_gp_gpu {
   double *diag;      /* host, n */
 };
 
-static gs_status cusolver_check(cusolverStatus_t s, const char *what, char *msg)
-{
-  if (s == CUSOLVER_STATUS_SUCCESS) return GS_OK;
-  return gs_set_msg(msg, s == CUSOLVER_STATUS_ALLOC_FAILED ? GS_ERR_NOMEM : GS_ERR_CUDA, "%s failed (cuSOLVER status %d)",
-                    what, (int)s);
-}
-
-static gs_status cublas_check(cublasStatus_t s, const char *what, char *msg)
-{
-  if (s == CUBLAS_STATUS_SUCCESS) return GS_OK;
-  return gs_set_msg(msg, s == CUBLAS_STATUS_ALLOC_FAILED ? GS_ERR_NOMEM : GS_ERR_CUDA, "%s failed (cuBLAS status %d)",
-                    what, (int)s);
-}
-
 extern "C" gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
 {
   gs_status st = GS_OK;
@@ -62,10 +48,10 @@ extern "C" gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
   GS_CUDA_TRY(cudaMalloc(&g->locs, n * gp->dim * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&g->info, sizeof(int)));
   GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, gp->locs, n * gp->dim * sizeof(double), 0, msg));
-  GS_TRY(cusolver_check(cusolverDnXpotrf_bufferSize(g->ctx->solver, g->ctx->solver_params, CUBLAS_FILL_MODE_LOWER,
-                                                    (int64_t)n, CUDA_R_64F, g->a, (int64_t)n, CUDA_R_64F,
-                                                    &g->work_bytes, &g->host_work_bytes),
-                        "Xpotrf_bufferSize", msg));
+  GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(g->ctx->solver, g->ctx->solver_params, CUBLAS_FILL_MODE_LOWER,
+                                                        (int64_t)n, CUDA_R_64F, g->a, (int64_t)n, CUDA_R_64F,
+                                                        &g->work_bytes, &g->host_work_bytes),
+                            "Xpotrf_bufferSize", msg));
   GS_CUDA_TRY(cudaMalloc(&g->work, g->work_bytes ? g->work_bytes : 1));
   g->host_work = malloc(g->host_work_bytes ? g->host_work_bytes : 1);
   g->diag = (double *)malloc(n * sizeof(double));
@@ -109,10 +95,10 @@ static cudaError_t gp_generate(gs_gp *gp, const gs_matern_params *p)
 static gs_status gp_potrf(gs_gp *gp, char *msg)
 {
   gs_gp_gpu *g = gp->gpu;
-  return cusolver_check(cusolverDnXpotrf(g->ctx->solver, g->ctx->solver_params, CUBLAS_FILL_MODE_LOWER, (int64_t)gp->n,
-                                         CUDA_R_64F, g->a, (int64_t)gp->n, CUDA_R_64F, g->work, g->work_bytes,
-                                         g->host_work, g->host_work_bytes, g->info),
-                        "Xpotrf", msg);
+  return gs_cusolver_status(cusolverDnXpotrf(g->ctx->solver, g->ctx->solver_params, CUBLAS_FILL_MODE_LOWER,
+                                             (int64_t)gp->n, CUDA_R_64F, g->a, (int64_t)gp->n, CUDA_R_64F, g->work,
+                                             g->work_bytes, g->host_work, g->host_work_bytes, g->info),
+                            "Xpotrf", msg);
 }
 
 extern "C" gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor,
@@ -164,18 +150,18 @@ extern "C" gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k
     double *x = g->rhs, *y = g->rhs + (size_t)n * k;
     cublasHandle_t h = g->ctx->blas;
     if (what == GS_GP_MULTIPLY) {
-      GS_TRY(cublas_check(cublasDtrmm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                         n, k, &one, g->a, n, x, n, y, n),
-                          "trmm", msg));
+      GS_TRY(gs_cublas_status(cublasDtrmm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                             CUBLAS_DIAG_NON_UNIT, n, k, &one, g->a, n, x, n, y, n),
+                              "trmm", msg));
       x = y;
     } else {
-      GS_TRY(cublas_check(cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                         n, k, &one, g->a, n, x, n),
-                          "trsm", msg));
+      GS_TRY(gs_cublas_status(cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                             CUBLAS_DIAG_NON_UNIT, n, k, &one, g->a, n, x, n),
+                              "trsm", msg));
       if (what == GS_GP_SOLVE)
-        GS_TRY(cublas_check(cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                                           CUBLAS_DIAG_NON_UNIT, n, k, &one, g->a, n, x, n),
-                            "trsm", msg));
+        GS_TRY(gs_cublas_status(cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                                               CUBLAS_DIAG_NON_UNIT, n, k, &one, g->a, n, x, n),
+                                "trsm", msg));
     }
     GS_TRY(gs_gpu_copy_to_host(g->ctx, out, x, bytes, 0, msg));
   }

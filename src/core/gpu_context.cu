@@ -101,6 +101,20 @@ done:
   return st;
 }
 
+gs_status gs_cublas_status(cublasStatus_t s, const char *what, char *msg)
+{
+  if (s == CUBLAS_STATUS_SUCCESS) return GS_OK;
+  return gs_set_msg(msg, s == CUBLAS_STATUS_ALLOC_FAILED ? GS_ERR_NOMEM : GS_ERR_CUDA, "%s failed (cuBLAS: %s)", what,
+                    cublasGetStatusString(s));
+}
+
+gs_status gs_cusolver_status(cusolverStatus_t s, const char *what, char *msg)
+{
+  if (s == CUSOLVER_STATUS_SUCCESS) return GS_OK;
+  return gs_set_msg(msg, s == CUSOLVER_STATUS_ALLOC_FAILED ? GS_ERR_NOMEM : GS_ERR_CUDA, "%s failed (cuSOLVER status %d)",
+                    what, (int)s);
+}
+
 gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *c, char *msg)
 {
   if (c->solver_params) return GS_OK;

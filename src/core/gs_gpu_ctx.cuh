@@ -64,6 +64,11 @@ gs_status gs_gpu_copy_to_device(gs_gpu_ctx *ctx, void *dst, const void *src, siz
 gs_status gs_gpu_copy_to_host(gs_gpu_ctx *ctx, void *dst, const void *src, size_t bytes, int stream,
                               char *msg);
 
+/* A cuBLAS or cuSOLVER call's status as a gs_status: GS_OK, out of memory,
+ * or a failure that names the call (`what`) and the status. */
+gs_status gs_cublas_status(cublasStatus_t s, const char *what, char *msg);
+gs_status gs_cusolver_status(cusolverStatus_t s, const char *what, char *msg);
+
 /* Turns a failed CUDA call into a gs_status with its message and jumps to the
  * function's cleanup label `done`; `st` and `msg` must be in scope. */
 #define GS_CUDA_TRY(call)                                                                \

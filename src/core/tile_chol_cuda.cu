@@ -327,11 +327,6 @@ done:
   return st;
 }
 
-static gs_status library_check(int ok, const char *what, char *msg)
-{
-  return ok ? GS_OK : gs_set_msg(msg, GS_ERR_CUDA, "%s failed in the tile Cholesky", what);
-}
-
 /* Zeroes the strict upper triangle of an n x n block with leading dimension ld. */
 __global__ void upper_zero_kernel(double *a, int n, int ld)
 {
@@ -357,10 +352,10 @@ static gs_status triangle_invert(tile_run *r, int q, int n, const double *l, dou
                                   (size_t)n, cudaMemcpyDeviceToDevice, s));
     upper_zero_kernel<<<grid, 256, 0, s>>>(x, n, ld);
     GS_CUDA_TRY(cudaGetLastError());
-    return library_check(cusolverDnXtrtri(r->c->tile_solver[q], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
-                                          CUDA_R_64F, x, ld, r->trtri_work[q], r->trtri_bytes, r->trtri_host[q],
-                                          r->trtri_host_bytes, r->trtri_info + q) == CUSOLVER_STATUS_SUCCESS,
-                         "cusolverDnXtrtri", msg);
+    return gs_cusolver_status(cusolverDnXtrtri(r->c->tile_solver[q], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
+                                               CUDA_R_64F, x, ld, r->trtri_work[q], r->trtri_bytes, r->trtri_host[q],
+                                               r->trtri_host_bytes, r->trtri_info + q),
+                              "cusolverDnXtrtri", msg);
   }
   {
     const int n1 = (n / 2 + 127) / 128 * 128, n2 = n - n1;
@@ -368,11 +363,12 @@ static gs_status triangle_invert(tile_run *r, int q, int n, const double *l, dou
     double *t = scratch_ptr(r, q); /* n2 x n1: b a^-1 */
     GS_TRY(triangle_invert(r, q, n1, l, x, ld, msg));
     GS_TRY(triangle_invert(r, q, n2, l + (size_t)n1 * ld + n1, x + (size_t)n1 * ld + n1, ld, msg));
-    GS_TRY(library_check(cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n1, &one, l + n1, ld, x, ld,
-                                     &zero, t, n2) == CUBLAS_STATUS_SUCCESS, "cublasDgemm", msg));
-    GS_TRY(library_check(cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n2, &minus,
-                                     x + (size_t)n1 * ld + n1, ld, t, n2, &zero, x + n1, ld) == CUBLAS_STATUS_SUCCESS,
-                         "cublasDgemm", msg));
+    GS_TRY(gs_cublas_status(
+        cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n1, &one, l + n1, ld, x, ld, &zero, t, n2),
+        "cublasDgemm", msg));
+    GS_TRY(gs_cublas_status(cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n2, &minus,
+                                        x + (size_t)n1 * ld + n1, ld, t, n2, &zero, x + n1, ld),
+                            "cublasDgemm", msg));
   }
 done:
   return st;
@@ -428,21 +424,22 @@ static gs_status update_gemm(tile_run *r, const tile_op *op, int p, char *msg)
   GS_TRY(operand_in(r, op, 2, p, &b, msg));
   if (p == GS_TILE_FP64) {
     const double one = 1.0, minus = -1.0;
-    return library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const double *)a, ri,
-                                     (const double *)b, rk, &one, (double *)c, ri) == CUBLAS_STATUS_SUCCESS,
-                         "cublasDgemm", msg);
+    return gs_cublas_status(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const double *)a, ri,
+                                        (const double *)b, rk, &one, (double *)c, ri),
+                            "cublasDgemm", msg);
   }
   if (p == GS_TILE_FP32) {
     const float one = 1.0f, minus = -1.0f;
-    return library_check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const float *)a, ri,
-                                     (const float *)b, rk, &one, (float *)c, ri) == CUBLAS_STATUS_SUCCESS,
-                         "cublasSgemm", msg);
+    return gs_cublas_status(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const float *)a, ri,
+                                        (const float *)b, rk, &one, (float *)c, ri),
+                            "cublasSgemm", msg);
   }
   {
     const float one = 1.0f, alpha = -1.0f / (m->scale[op->tile[1]] * m->scale[op->tile[2]]);
-    return library_check(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &alpha, a, CUDA_R_16F, ri, b,
-                                      CUDA_R_16F, rk, &one, c, CUDA_R_32F, ri, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS, "cublasGemmEx", msg);
+    return gs_cublas_status(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &alpha, a, CUDA_R_16F, ri, b,
+                                         CUDA_R_16F, rk, &one, c, CUDA_R_32F, ri, CUBLAS_COMPUTE_32F,
+                                         CUBLAS_GEMM_DEFAULT),
+                            "cublasGemmEx", msg);
   }
 done:
   return st;
@@ -457,9 +454,9 @@ static gs_status solve_low(tile_run *r, const tile_op *op, char *msg)
   const int q = op->worker, t = op->tile[0], ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k);
   const float one = 1.0f, zero = 0.0f;
   float *c = (float *)slot_ptr(r, op->slot[0]), *x = (float *)scratch_ptr(r, q);
-  GS_TRY(library_check(cublasSgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri,
-                                   inverse32_ptr(r, op->k), rk, &zero, x, ri) == CUBLAS_STATUS_SUCCESS,
-                       "cublasSgemm", msg));
+  GS_TRY(gs_cublas_status(cublasSgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri,
+                                      inverse32_ptr(r, op->k), rk, &zero, x, ri),
+                          "cublasSgemm", msg));
   GS_CUDA_TRY(tile_convert(x, GS_TILE_FP32, 1.0f, c, m->precision[t], m->scale[t], (size_t)ri * rk, r->overflow + t,
                            run_stream(r, q)));
 done:
@@ -481,17 +478,18 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
   switch (op->kind) {
   case TILE_OP_SYRK:
     GS_TRY(operand_in(r, op, 1, GS_TILE_FP64, &a, msg));
-    GS_TRY(library_check(cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus, (const double *)a, rk,
-                                     &one, c, rk) == CUBLAS_STATUS_SUCCESS, "cublasDsyrk", msg));
+    GS_TRY(gs_cublas_status(
+        cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus, (const double *)a, rk, &one, c, rk),
+        "cublasDsyrk", msg));
     break;
   case TILE_OP_GEMM:
     GS_TRY(update_gemm(r, op, p, msg));
     break;
   case TILE_OP_POTRF:
-    GS_TRY(library_check(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
-                                          CUDA_R_64F, c, rk, CUDA_R_64F, r->potrf_work[q], r->potrf_bytes,
-                                          r->potrf_host[q], r->potrf_host_bytes, r->info_dev + op->k) ==
-                             CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf", msg));
+    GS_TRY(gs_cusolver_status(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
+                                               CUDA_R_64F, c, rk, CUDA_R_64F, r->potrf_work[q], r->potrf_bytes,
+                                               r->potrf_host[q], r->potrf_host_bytes, r->info_dev + op->k),
+                              "cusolverDnXpotrf", msg));
     GS_CUDA_TRY(cudaMemcpyAsync(r->info_host + op->k, r->info_dev + op->k, sizeof(int), cudaMemcpyDeviceToHost,
                                 run_stream(r, q)));
     GS_TRY(diagonal_invert(r, q, op->k, c, msg));
@@ -504,9 +502,9 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
       GS_TRY(solve_low(r, op, msg));
       break;
     }
-    GS_TRY(library_check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri, inverse_ptr(r, op->k),
-                                     rk, &zero, scratch_ptr(r, q), ri) == CUBLAS_STATUS_SUCCESS,
-                         "cublasDgemm", msg));
+    GS_TRY(gs_cublas_status(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, rk, &one, c, ri, inverse_ptr(r, op->k),
+                                        rk, &zero, scratch_ptr(r, q), ri),
+                            "cublasDgemm", msg));
     GS_CUDA_TRY(cudaMemcpyAsync(c, scratch_ptr(r, q), (size_t)ri * rk * sizeof(double), cudaMemcpyDeviceToDevice,
                                 run_stream(r, q)));
     break;
@@ -604,14 +602,14 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   const size_t tile_size = (size_t)m->nb * m->nb * sizeof(double);
   int slots = 0;
   gs_gpu_ctx_workspace_release(r->c); /* the tiles need the room */
-  GS_TRY(library_check(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params, CUBLAS_FILL_MODE_LOWER,
-                                                   m->nb, CUDA_R_64F, NULL, m->nb, CUDA_R_64F, &r->potrf_bytes,
-                                                   &r->potrf_host_bytes) == CUSOLVER_STATUS_SUCCESS,
-                       "cusolverDnXpotrf_bufferSize", msg));
-  GS_TRY(library_check(cusolverDnXtrtri_bufferSize(r->c->tile_solver[0], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT,
-                                                   INVERSE_LEAF, CUDA_R_64F, NULL, m->nb, &r->trtri_bytes,
-                                                   &r->trtri_host_bytes) == CUSOLVER_STATUS_SUCCESS,
-                       "cusolverDnXtrtri_bufferSize", msg));
+  GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params,
+                                                        CUBLAS_FILL_MODE_LOWER, m->nb, CUDA_R_64F, NULL, m->nb,
+                                                        CUDA_R_64F, &r->potrf_bytes, &r->potrf_host_bytes),
+                            "cusolverDnXpotrf_bufferSize", msg));
+  GS_TRY(gs_cusolver_status(cusolverDnXtrtri_bufferSize(r->c->tile_solver[0], CUBLAS_FILL_MODE_LOWER,
+                                                        CUBLAS_DIAG_NON_UNIT, INVERSE_LEAF, CUDA_R_64F, NULL, m->nb,
+                                                        &r->trtri_bytes, &r->trtri_host_bytes),
+                            "cusolverDnXtrtri_bufferSize", msg));
   GS_CUDA_TRY(cudaMalloc(&r->inverse, (size_t)(TILE_LAG + 1) * tile_size));
   GS_CUDA_TRY(cudaMalloc(&r->scratch, (size_t)GS_TILE_COMPUTE * tile_size));
   GS_CUDA_TRY(cudaMalloc(&r->trtri_info, GS_TILE_COMPUTE * sizeof(int)));
@@ -990,9 +988,9 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
   GS_CUDA_TRY(cudaMalloc(&locs, (size_t)n * 2 * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&info, sizeof(int)));
   GS_CUDA_TRY(cudaMemcpy(locs, src->locs, (size_t)n * 2 * sizeof(double), cudaMemcpyHostToDevice));
-  GS_TRY(library_check(cusolverDnXpotrf_bufferSize(c->solver, c->solver_params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
-                                                   a, n, CUDA_R_64F, &work_bytes, &host_bytes) ==
-                           CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf_bufferSize", msg));
+  GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(c->solver, c->solver_params, CUBLAS_FILL_MODE_LOWER, n,
+                                                        CUDA_R_64F, a, n, CUDA_R_64F, &work_bytes, &host_bytes),
+                            "cusolverDnXpotrf_bufferSize", msg));
   GS_CUDA_TRY(cudaMalloc(&work, work_bytes ? work_bytes : 1));
   if (!(host_work = malloc(host_bytes ? host_bytes : 1))) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
@@ -1008,9 +1006,9 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
                           ? GS_OK
                           : gs_set_msg(msg, GS_ERR_CUDA, "the Matérn kernel failed");
         if (s == GS_OK && factor)
-          s = library_check(cusolverDnXpotrf(c->solver, c->solver_params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, a, n,
-                                             CUDA_R_64F, work, work_bytes, host_work, host_bytes, info) ==
-                                CUSOLVER_STATUS_SUCCESS, "cusolverDnXpotrf", msg);
+          s = gs_cusolver_status(cusolverDnXpotrf(c->solver, c->solver_params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, a,
+                                                  n, CUDA_R_64F, work, work_bytes, host_work, host_bytes, info),
+                                 "cusolverDnXpotrf", msg);
         if (s == GS_OK && cudaStreamSynchronize(c->stream[0]) != cudaSuccess)
           s = gs_set_msg(msg, GS_ERR_CUDA, "the cuSOLVER factorization failed");
         return s;
@@ -1021,9 +1019,9 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
       const int g = BENCH_GEMM_N;
       GS_CUDA_TRY(matern_tile_launch(&g_args, 0, n, a, c->stream[0]));
       GS_TRY(bench_wall_time(reps, [&] {
-        gs_status s = library_check(cublasDgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_T, g, g, g, &one, a + g, n,
-                                                a + 2 * g, n, &zero, a + (size_t)g * n, n) == CUBLAS_STATUS_SUCCESS,
-                                    "cublasDgemm", msg);
+        gs_status s = gs_cublas_status(cublasDgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_T, g, g, g, &one, a + g, n,
+                                                   a + 2 * g, n, &zero, a + (size_t)g * n, n),
+                                       "cublasDgemm", msg);
         if (s == GS_OK && cudaStreamSynchronize(c->stream[0]) != cudaSuccess)
           s = gs_set_msg(msg, GS_ERR_CUDA, "the DGEMM failed");
         return s;

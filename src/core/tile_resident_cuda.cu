@@ -53,11 +53,6 @@ static cudaError_t resident_tile(const resident_block *w, int i, int j, const do
                       (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j), NULL, w->c->stream[0]);
 }
 
-static gs_status blas_check(cublasStatus_t s, const char *what, char *msg)
-{
-  return s == CUBLAS_STATUS_SUCCESS ? GS_OK : gs_set_msg(msg, GS_ERR_CUDA, "%s failed on the GPU", what);
-}
-
 /* Rows of block i of the right-hand sides. */
 static double *block_rows(const resident_block *w, int i) { return w->b + (size_t)i * w->m->nb; }
 
@@ -73,11 +68,11 @@ static gs_status resident_updates(const resident_block *w, int j, int lo, int hi
     const int ri = gs_tile_rows(m, i);
     const double *l;
     GS_CUDA_TRY(trans ? resident_tile(w, j, i, &l) : resident_tile(w, i, j, &l));
-    GS_TRY(blas_check(trans ? cublasDgemm(w->c->blas, CUBLAS_OP_T, CUBLAS_OP_N, ri, w->cols, cj, &minus, l, cj,
-                                          block_rows(w, j), ldb, &one, block_rows(w, i), ldb)
-                            : cublasDgemm(w->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, ri, w->cols, cj, &minus, l, ri,
-                                          block_rows(w, j), ldb, &one, block_rows(w, i), ldb),
-                      "cublasDgemm", msg));
+    GS_TRY(gs_cublas_status(trans ? cublasDgemm(w->c->blas, CUBLAS_OP_T, CUBLAS_OP_N, ri, w->cols, cj, &minus, l, cj,
+                                                block_rows(w, j), ldb, &one, block_rows(w, i), ldb)
+                                  : cublasDgemm(w->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, ri, w->cols, cj, &minus, l, ri,
+                                                block_rows(w, j), ldb, &one, block_rows(w, i), ldb),
+                            "cublasDgemm", msg));
   }
 done:
   return st;
@@ -88,10 +83,10 @@ static gs_status resident_diagonal_solve(const resident_block *w, int j, int tra
 {
   const double one = 1.0, *l = (const double *)resident_tile_at(w->m, gs_tile_index(j, j));
   const int cj = gs_tile_rows(w->m, j);
-  return blas_check(cublasDtrsm(w->c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
-                                trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, cj, w->cols, &one, l, cj,
-                                block_rows(w, j), (int)w->m->n),
-                    "cublasDtrsm", msg);
+  return gs_cublas_status(cublasDtrsm(w->c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+                                      trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, cj, w->cols, &one, l, cj,
+                                      block_rows(w, j), (int)w->m->n),
+                          "cublasDtrsm", msg);
 }
 
 static gs_status resident_block_apply(const resident_block *w, int what, char *msg)
@@ -104,15 +99,15 @@ static gs_status resident_block_apply(const resident_block *w, int what, char *m
     for (int i = nt - 1; i >= 0; --i) {
       const int ri = gs_tile_rows(m, i);
       const double *l = (const double *)resident_tile_at(m, gs_tile_index(i, i));
-      GS_TRY(blas_check(cublasDtrmm(w->c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                    CUBLAS_DIAG_NON_UNIT, ri, w->cols, &one, l, ri, block_rows(w, i), ldb,
-                                    block_rows(w, i), ldb),
-                        "cublasDtrmm", msg));
+      GS_TRY(gs_cublas_status(cublasDtrmm(w->c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                          CUBLAS_DIAG_NON_UNIT, ri, w->cols, &one, l, ri, block_rows(w, i), ldb,
+                                          block_rows(w, i), ldb),
+                              "cublasDtrmm", msg));
       for (int j = 0; j < i; ++j) {
         GS_CUDA_TRY(resident_tile(w, i, j, &l));
-        GS_TRY(blas_check(cublasDgemm(w->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, ri, w->cols, gs_tile_rows(m, j), &one, l,
-                                      ri, block_rows(w, j), ldb, &one, block_rows(w, i), ldb),
-                          "cublasDgemm", msg));
+        GS_TRY(gs_cublas_status(cublasDgemm(w->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, ri, w->cols, gs_tile_rows(m, j), &one,
+                                            l, ri, block_rows(w, j), ldb, &one, block_rows(w, i), ldb),
+                                "cublasDgemm", msg));
       }
     }
     return GS_OK;
