@@ -15,6 +15,9 @@
 #   gbees_mc_n       Monte Carlo samples (default 1e5)
 #   gbees_l96_t      end time of the Lorenz '96 run on the CPU (default 0.05; 0 skips it)
 #   gbees_l96_gpu_t  end time of the Lorenz '96 run on the GPU (default 0.3; 0 skips it)
+#   gbees_l96_bc_bins  cells per bin side for the Bhattacharyya coefficients of the GPU
+#                    Lorenz '96 run against gbees_mc_n Monte Carlo samples, e.g. 1,4,8
+#                    (default 0: none)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -34,7 +37,8 @@ bench_gbees_l96 <- function(device, t_end) {
 }
 
 bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("gbees_mc_n", 1e5, 1e4),
-                        l96_t = bench_opt("gbees_l96_t", 0.05, 0), l96_gpu_t = bench_opt("gbees_l96_gpu_t", 0.3, 0)) {
+                        l96_t = bench_opt("gbees_l96_t", 0.05, 0), l96_gpu_t = bench_opt("gbees_l96_gpu_t", 0.3, 0),
+                        l96_bc_bins = bench_opt("gbees_l96_bc_bins", 0, 0)) {
   rows <- list()
   add <- function(case, device, threads, fit, seconds, setup = 0, bc = NA, bc4 = NA) {
     rows[[length(rows) + 1L]] <<- data.frame(
@@ -73,6 +77,7 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     seconds <- bench_time(function() fit <<- bench_gbees_l63("gpu", all_threads, bench_l63_expressions), reps = reps)
     add("Lorenz '63 as above, the model given as C expressions", "gpu", NA, fit, seconds)
   }
+  l96_bc <- NULL
   for (device in c(if (gpu && l96_gpu_t > 0) "gpu", if (l96_t > 0) "cpu")) {
     t_end <- if (device == "gpu") l96_gpu_t else l96_t
     fit <- NULL
@@ -81,8 +86,20 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     seconds <- system.time(fit <- bench_gbees_l96(device, t_end))[["elapsed"]]
     add(sprintf("Lorenz '96 6-D, to t = %g", t_end), device, if (device == "cpu") all_threads else NA, fit, seconds,
         setup = setup)
+    if (device == "gpu" && any(l96_bc_bins > 0)) l96_bc <- bench_gbees_l96_bc(fit, t_end, mc_n, l96_bc_bins)
   }
-  do.call(rbind, rows)
+  res <- do.call(rbind, rows)
+  attr(res, "l96_bc") <- l96_bc
+  res
+}
+
+# Bhattacharyya coefficients of a Lorenz '96 density at t_end against Monte
+# Carlo samples, on bins of b^6 cells for each b.
+bench_gbees_l96_bc <- function(fit, t_end, n, bins) {
+  set.seed(1)
+  mc <- gbees_mc(lorenz96(6, 4), x0 = c(4.5, 4, 4, 4, 4, 4), cov = diag(0.04, 6), times = t_end, n = n, device = "gpu")
+  data.frame(time = t_end, n = n, bin = bins,
+             bc = vapply(bins, function(b) bhattacharyya(fit, mc, time = t_end, bin = b), 0))
 }
 
 gbees_tables <- function(res) {
@@ -102,7 +119,15 @@ gbees_tables <- function(res) {
     sprintf("Lorenz '63: GPU against one CPU core %s, against all cores %s.",
             ratio(l63$seconds[l63$device == "gpu"], l63$seconds[l63$device == "cpu" & l63$threads == 1]),
             ratio(l63$seconds[l63$device == "gpu"],
-                  l63$seconds[l63$device == "cpu" & l63$threads == max(l63$threads, na.rm = TRUE)])))
+                  l63$seconds[l63$device == "cpu" & l63$threads == max(l63$threads, na.rm = TRUE)])),
+    gbees_l96_bc_line(attr(res, "l96_bc")))
+}
+
+gbees_l96_bc_line <- function(bc) {
+  if (is.null(bc)) return(character())
+  c("", sprintf("Lorenz '96 on the GPU at t = %g, Bhattacharyya coefficient against %s Monte Carlo samples: %s.",
+                bc$time[1], fmt_n(bc$n[1]),
+                paste(sprintf("%.3f on blocks of %d^6 cells", bc$bc, bc$bin), collapse = ", ")))
 }
 
 gbees_long <- function(res) {
