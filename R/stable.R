@@ -40,8 +40,9 @@
 #' (BENCHMARKS.md has the figures per region).
 #'
 #' `qstable()` solves \eqn{\log P(X \le x) = \log p} (or the upper tail) by
-#' Newton's method on the logarithm of the smaller tail, safeguarded by a
-#' bracket, to full double precision; `log.p` and `lower.tail` are exact
+#' Newton's method on the log-odds of the smaller tail, safeguarded by a
+#' bracket; its early steps evaluate the law roughly, the last to full
+#' accuracy, to full double precision; `log.p` and `lower.tail` are exact
 #' (a quantile for \eqn{p = 10^{-300}} in either tail is no harder than one
 #' for \eqn{p = 0.3}).
 #'

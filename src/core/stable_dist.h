@@ -64,24 +64,25 @@ GS_HD static inline stable_value stable_cauchy(double z)
 }
 
 /* The standard S0 law at z into *r; 0 where fast is set and the point
- * needs the adaptive rule (stable_general). */
+ * needs the adaptive rule, else the rule used (STABLE_BY_*). tol as in
+ * stable_general. */
 GS_HD static inline int stable_standard(double z, double alpha, double beta, int need, int fast,
-                                        stable_value *r)
+                                        double tol, stable_value *r)
 {
   if (isinf(z)) {
     stable_value_set(r, -INFINITY, z > 0.0 ? 1.0 : 0.0, z > 0.0 ? 0.0 : 1.0,
                      z > 0.0 ? 0.0 : -INFINITY, z > 0.0 ? -INFINITY : 0.0);
-    return 1;
+    return STABLE_BY_FAST_RULE;
   }
   if (alpha == 2.0) {
     *r = stable_gauss(z);
-    return 1;
+    return STABLE_BY_FAST_RULE;
   }
   if (alpha == 1.0 && beta == 0.0) {
     *r = stable_cauchy(z);
-    return 1;
+    return STABLE_BY_FAST_RULE;
   }
-  return stable_general(z, alpha, beta, need, fast, r);
+  return stable_general(z, alpha, beta, need, fast, tol, r);
 }
 
 /* The density, or with STABLE_FLAG_PROB the probability, of the family at
@@ -98,7 +99,7 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
   }
   int need = flags & STABLE_FLAG_PROB ? STABLE_NEED_PROB : STABLE_NEED_PDF;
   if (!stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta, need,
-                       fast, &r))
+                       fast, STABLE_TRAPEZOID_TOL, &r))
     return 0;
   int lg = flags & STABLE_FLAG_LOG;
   if (!(flags & STABLE_FLAG_PROB)) *out = lg ? r.log_pdf - log(gamma) : r.pdf / gamma;
@@ -107,18 +108,109 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
   return 1;
 }
 
+/* The quantile search is Newton's method on G(z) = L(tail(z)) - L(q),
+ * L(t) = log(t / (1 - t)) the log-odds, for the tail q is in (q <= 1/2).
+ * L is nearly linear in z at the centre and is log t in the tails; near
+ * the root (t <= 1/2) an error e in G is a relative error of at most e in
+ * the tail.
+ *
+ * Newton leaves |G| ~ kappa G^2, kappa = |G''| / (2 G'^2): O(1) at the
+ * centre, about 1 / (2 alpha) in a Pareto tail, below 1 in a thin one.
+ * So an evaluation need only be accurate against G^2 of the one before it:
+ * while far from the root the trapezoid rule stops at a change of G^2
+ * (between these bounds), which costs 60 to 110 nodes where full accuracy
+ * costs 270; its change overstates its error (at 1e-5: 2e-10 at the 99th
+ * percentile of 40,000 random points, at 1e-2: 2e-5). */
+#define STABLE_QUANTILE_TOL_MIN 1e-5
+#define STABLE_QUANTILE_TOL_MAX 1e-2
+/* The rough evaluations end where |G| is under this: the Newton step from
+ * there leaves |G| ~ 1e-10, about their own error, and one full evaluation
+ * then ends the search (1.07 full evaluations per quantile on random
+ * inputs, the fallback of stable_quantile_std included). */
+#define STABLE_QUANTILE_ROUGH_END 1e-5
+/* A full evaluation with |G| under this ends the search with its Newton
+ * step, which leaves |G| ~ kappa G^2 < 1e-15 without another evaluation. */
+#define STABLE_QUANTILE_LAST 1e-8
+/* The largest step of the search in v = asinh z: a factor of e^3 in |z|. */
+#define STABLE_QUANTILE_DV_MAX 3.0
+
+/* Where the search starts: the quantile of the Pareto law that the tail
+ * follows, P(Z > z) ~ Gamma(alpha) sin(pi alpha / 2) (1 + beta) z^-alpha / pi
+ * (the lower tail with 1 - beta), taken as (1/q - 2) z^alpha = constant so
+ * that the median starts at 0; or, where larger, about that of the
+ * Gaussian of variance 2 (the law at alpha = 2), whose tail the law follows
+ * near alpha = 2 until the Pareto tail takes over far out. It is narrowed
+ * on the light side of a skewed law (1 + beta or 1 - beta small). */
+GS_HD static inline double stable_quantile_start(double log_q, int upper, double alpha,
+                                                 double beta)
+{
+  double side = upper ? 1.0 : -1.0, weight = 1.0 + side * beta;
+  double log_z = (lgamma(alpha) + log(weight) + log(sin(STABLE_PI_2 * alpha)) - STABLE_LOG_PI +
+                  log(-expm1(log_q + 0.6931471805599453)) - log_q) / alpha;
+  double gauss = 1.5 * fmin(1.0, weight) * sqrt(fmax(0.0, -log_q - 0.6931471805599453));
+  return side * fmax(exp(fmin(log_z, 690.0)), gauss);
+}
+
+/* The next point of the search from z, where G = g and dG/dz = slope,
+ * inside the bracket (lo, hi). Newton in v = asinh z, in which G is nearly
+ * linear far out (about -+alpha log |z|), so that a step from far away
+ * lands close; where the bracket is closed, bisection in v if Newton leaves
+ * it or does not halve the previous step (*dv_prev); where it is open, a
+ * step of STABLE_QUANTILE_DV_MAX towards the open side if Newton leaves it.
+ * z itself where Newton cannot move it by an ulp (the values allow no
+ * better). */
+GS_HD static inline double stable_quantile_step(double z, double g, double slope, double lo,
+                                                double hi, double *dv_prev)
+{
+  double w = hypot(1.0, z), dv = -g / (slope * w);
+  if (fabs(dv) > STABLE_QUANTILE_DV_MAX) dv = copysign(STABLE_QUANTILE_DV_MAX, dv);
+  /* sinh(v + dv) - z, accurate for small dv */
+  double s = sinh(0.5 * dv), zn = z + (2.0 * z * s * s + w * sinh(dv));
+  if (fabs(zn - z) <= 2.3e-16 * fabs(z)) return z;
+  int inside = zn > lo && zn < hi;
+  if (lo > -INFINITY && hi < INFINITY) {
+    if (!inside || !(fabs(dv) <= 0.5 * *dv_prev)) zn = sinh(0.5 * (asinh(lo) + asinh(hi)));
+  } else if (!inside) {
+    zn = sinh(asinh(z) + (hi < INFINITY ? -STABLE_QUANTILE_DV_MAX : STABLE_QUANTILE_DV_MAX));
+  }
+  *dv_prev = fabs(asinh(zn) - asinh(z));
+  return zn;
+}
+
+/* One step of the plain search (the fallback of stable_quantile_std):
+ * Newton in z on log tail(z) - log q, where G = g and dG/dz = slope,
+ * safeguarded by the bracket (*lo, *hi), with steps capped so that a
+ * bracket is found by growing |z| geometrically. Returns 0 where z cannot
+ * move by an ulp, with *out the answer. */
+GS_HD static inline int stable_quantile_plain_step(double *z, double g, double slope, double *lo,
+                                                   double *hi, double dir, double *out)
+{
+  double zc = *z;
+  /* g * dir > 0: z is beyond the quantile */
+  if (g * dir > 0.0) *hi = zc; else *lo = zc;
+  double zn = zc - g / slope, cap = 4.0 * fmax(1.0, fabs(zc));
+  if (!(zn > *lo && zn < *hi) || fabs(zn - zc) > cap) {
+    if (*lo > -INFINITY && *hi < INFINITY) zn = 0.5 * (*lo + *hi);
+    else zn = zc + (*hi < INFINITY ? -cap : cap);
+    if (!(zn > *lo && zn < *hi)) zn = 0.5 * (*lo + *hi);
+  }
+  if (!(*hi - *lo > 2.3e-16 * fabs(zc))) return 0;
+  *out = zn;
+  if (fabs(zn - zc) <= 2.3e-16 * fabs(zc)) return 0;
+  *z = zn;
+  return 1;
+}
+
 /* The standard S0 quantile: z with P(Z <= z) = p (lower) or P(Z > z) = p
- * (upper), p given as its log. Newton on the log of the tail that p is in,
- * safeguarded by a bracket; steps are capped so that a bracket is found
- * by growing |z| geometrically. */
+ * (upper), p given as its log. The search (see above) takes rough
+ * evaluations until |G| is small, then full ones; the bracket of the rough
+ * ones is dropped then, as their sign is not certain near the root. */
 GS_HD static inline int stable_quantile_std(double log_p, int upper, double alpha, double beta,
                                             int fast, double *out)
 {
   /* work in the smaller tail */
   double log_q = log_p > -0.6931471805599453 ? log(-expm1(log_p)) : log_p;
   if (log_p > -0.6931471805599453) upper = !upper;
-  /* G(z) = log tail(z) - log_q is increasing in z for the lower tail */
-  double dir = upper ? -1.0 : 1.0, lo = -INFINITY, hi = INFINITY, z = 0.0;
   if (log_q == -INFINITY) {
     /* the support ends at zeta for alpha < 1, beta = -+1 */
     if (alpha < 1.0 && beta == (upper ? -1.0 : 1.0)) {
@@ -129,26 +221,67 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
     }
     return 1;
   }
+  /* G is increasing in z for the lower tail */
+  double dir = upper ? -1.0 : 1.0, lo = -INFINITY, hi = INFINITY, dv_prev = INFINITY;
+  double target = log_q - log(-expm1(log_q)), tol = STABLE_QUANTILE_TOL_MAX, g_best = INFINITY;
+  double z = stable_quantile_start(log_q, upper, alpha, beta);
+  int plain = 0;
   for (int it = 0; it < 400; it++) {
     stable_value r;
-    if (!stable_standard(z, alpha, beta, STABLE_NEED_ALL, fast, &r)) return 0;
-    double lt = upper ? r.log_ccdf : r.log_cdf, g = lt - log_q;
-    *out = z;
-    if (fabs(g) < 1e-15) return 1; /* the log tail is matched */
+    int full = tol == STABLE_TRAPEZOID_TOL;
+    int rule = stable_standard(z, alpha, beta, STABLE_NEED_ALL, fast, tol, &r);
+    if (!rule) return 0;
+    double lt = upper ? r.log_ccdf : r.log_cdf;
+    if (plain) {
+      *out = z;
+      if (fabs(lt - log_q) < 1e-15) return 1;
+      if (!stable_quantile_plain_step(&z, lt - log_q, dir * exp(r.log_pdf - lt), &lo, &hi, dir,
+                                      out))
+        return 1;
+      continue;
+    }
+    /* 1 - tail from the tail itself, exact near the root (tail <= 1/2) */
+    double lt1 = log(-expm1(lt)), g = lt - lt1 - target;
+    double slope = dir * (exp(r.log_pdf - lt) + exp(r.log_pdf - lt1));
+    /* Where a full evaluation needs the adaptive rule, whose values need not
+     * be smooth in z (4e-7 between neighbouring doubles at alpha = 1,
+     * x = 5e5), an unevaluated Newton step is no answer: the plain search
+     * from z = 0 takes over, full evaluations only, which ends at a point
+     * it evaluated where the log tail matches to 1e-15, as pstable
+     * reproduces it. */
+    if (full && rule == STABLE_BY_ADAPTIVE_RULE) {
+      plain = 1;
+      z = 0.0;
+      lo = -INFINITY;
+      hi = INFINITY;
+      continue;
+    }
+    /* the answer so far: the last point, then the best of the full
+     * evaluations (where bisection ends the search, the last need not be) */
+    if (!(fabs(g) > fabs(g_best))) {
+      *out = z;
+      if (full) g_best = g;
+    }
+    if (full && fabs(g) < STABLE_QUANTILE_LAST) {
+      double step = g / slope;
+      if (isfinite(step)) *out = z - step;
+      return 1;
+    }
     /* g * dir > 0: z is beyond the quantile */
     if (g * dir > 0.0) hi = z; else lo = z;
-    double slope = dir * exp(r.log_pdf - lt), zn = z - g / slope;
-    double cap = 4.0 * fmax(1.0, fabs(z));
-    if (!(zn > lo && zn < hi) || fabs(zn - z) > cap) {
-      if (lo > -INFINITY && hi < INFINITY) zn = 0.5 * (lo + hi);
-      else zn = z + (hi < INFINITY ? -cap : cap);
-      if (!(zn > lo && zn < hi)) zn = 0.5 * (lo + hi);
-    }
+    double zn = stable_quantile_step(z, g, slope, lo, hi, &dv_prev);
     /* z cannot move by an ulp */
-    if (!(hi - lo > 2.3e-16 * fabs(z))) return 1;
-    *out = zn;
-    if (fabs(zn - z) <= 2.3e-16 * fabs(z)) return 1;
-    z = zn;
+    int stuck = zn == z || !(hi - lo > 2.3e-16 * fabs(z));
+    if (full && stuck) return 1;
+    if (!full && (fabs(g) < STABLE_QUANTILE_ROUGH_END || stuck)) {
+      tol = STABLE_TRAPEZOID_TOL;
+      lo = -INFINITY;
+      hi = INFINITY;
+      dv_prev = INFINITY;
+    } else if (!full) {
+      tol = fmin(STABLE_QUANTILE_TOL_MAX, fmax(STABLE_QUANTILE_TOL_MIN, g * g));
+    }
+    if (!stuck) z = zn;
   }
   return 1;
 }

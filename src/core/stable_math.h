@@ -517,17 +517,22 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
  *
  * The first pass, at step 1/2, walks out from the peak until the
  * integrands are negligible; each later pass halves the step. The rule
- * stops when each needed integral changed by less than STABLE_TRAPEZOID_TOL
- * (plus floor01 for the first two, see stable_integrate) relative, at
- * step 1/8 or finer, and returns 0 if its node budget runs out first.
- * The change is not the square root of the accuracy wanted: where the
- * integrand has a shoulder (alpha near 2) the error can stall for a step
- * before it collapses. Against the adaptive Gauss-Kronrod rule (tolerance
- * 1e-14) on 5,000 to 20,000 random points per setting (x in [-100, 100]
- * and [-5, 5], alpha in [0.5, 2] and [1.8, 2]), the rule left at most
- * 3.9e-14 (density) and 2.3e-15 (probabilities), with 82 to 135 nodes per
- * density and 230 to 310 per probability (the sinh map took 230 and 360);
- * stopping at a change of 1e-11 left 1.1e-12 at a point near alpha = 2. */
+ * stops when each needed integral changed by less than tol (plus floor01
+ * for the first two, see stable_integrate) relative, and returns 0 if its
+ * node budget runs out first. Full accuracy takes tol =
+ * STABLE_TRAPEZOID_TOL, at step 1/8 or finer: the change is not the square
+ * root of the accuracy wanted, as where the integrand has a shoulder
+ * (alpha near 2) the error can stall for a step before it collapses.
+ * Against the adaptive Gauss-Kronrod rule (tolerance 1e-14) on 5,000 to
+ * 20,000 random points per setting (x in [-100, 100] and [-5, 5], alpha
+ * in [0.5, 2] and [1.8, 2]), the rule left at most 3.9e-14 (density) and
+ * 2.3e-15 (probabilities), with 82 to 135 nodes per density and 230 to 310
+ * per probability (the sinh map took 230 and 360); stopping at a change of
+ * 1e-11 left 1.1e-12 at a point near alpha = 2.
+ *
+ * A rough value (a larger tol, for the early steps of a search) may stop
+ * at step 1/4: a stalled error there costs the search a step, not its
+ * accuracy. */
 #define STABLE_TRAPEZOID_TOL 1e-12
 #define STABLE_TRAPEZOID_BUDGET 2000
 /* The map's width d at most: where log h changes slowly at the peak, the
@@ -585,7 +590,7 @@ GS_HD static inline int stable_map_walk(const stable_point *p, const stable_map 
 }
 
 GS_HD static inline int stable_integrate_map(const stable_point *p, int need, double c, double d,
-                                             double scale, double floor01, double J[3])
+                                             double scale, double floor01, double tol, double J[3])
 {
   stable_map m = {c, p->h_zero_at_lower ? d : -d,
                   need == STABLE_NEED_PDF ? 0.0 : STABLE_MAP_STRETCH, scale, need};
@@ -602,12 +607,12 @@ GS_HD static inline int stable_integrate_map(const stable_point *p, int need, do
     n *= 2;
     used += n / 2;
     for (int i = 1; i < n; i += 2) stable_map_node(p, &m, 0.5 * klo + i * step, S, wf);
-    int converged = level >= 2;
+    int converged = level >= (tol > STABLE_TRAPEZOID_TOL ? 1 : 2);
     for (int j = 0; j < 3; j++) {
       prev[j] = J[j];
       J[j] = S[j] * step;
-      double tol = STABLE_TRAPEZOID_TOL + (j < 2 ? floor01 : 0.0);
-      if ((need >> j & 1) && !(fabs(J[j] - prev[j]) <= tol * fabs(J[j]))) converged = 0;
+      double tol_j = tol + (j < 2 ? floor01 : 0.0);
+      if ((need >> j & 1) && !(fabs(J[j] - prev[j]) <= tol_j * fabs(J[j]))) converged = 0;
     }
     if (converged) return 1;
   }
@@ -681,12 +686,21 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
   return 0;
 }
 
+/* What stable_general used: the adaptive rule can be off by far more than
+ * its tolerance where it stops at its split budget (4e-7 between
+ * neighbouring doubles at alpha = 1, x = 5e5), the other rules are smooth
+ * in x. */
+#define STABLE_BY_FAST_RULE 1
+#define STABLE_BY_ADAPTIVE_RULE 2
+
 /* Density and both tails of the standard S0 law with alpha != 1, 2 or
  * alpha = 1 with beta != 0, into *out; only the values that need
- * (STABLE_NEED_*) asks for are accurate. With fast set, returns 0 (and
- * leaves *r unset) where the point needs the adaptive rule; else returns 1. */
+ * (STABLE_NEED_*) asks for are accurate. tol is where the trapezoid rule
+ * stops (STABLE_TRAPEZOID_TOL: full accuracy; the other rules always work
+ * to full accuracy). With fast set, returns 0 (and leaves *r unset) where
+ * the point needs the adaptive rule; else returns STABLE_BY_*. */
 GS_HD static inline int stable_general(double x, double alpha, double beta, int need, int fast,
-                                       stable_value *out)
+                                       double tol, stable_value *out)
 {
   stable_point p;
   int refl = stable_point_prepare(&p, x, alpha, beta);
@@ -736,7 +750,7 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
         lccdf = thin_lower ? 0.0 : lt;
         if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
         else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
-        return 1;
+        return STABLE_BY_FAST_RULE;
       }
       if (L0.s > -1.0) {
         target = L0.s + log1p(exp(-L0.s));
@@ -764,10 +778,12 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     }
     /* the Gauss-Kronrod rules test all three integrals: their error
      * estimates for the probabilities alone are not reliable near alpha = 1 */
+    int rule = STABLE_BY_FAST_RULE;
     if (mode_s ? !stable_integrate_panels(&p, 1, z, nz, scale, STABLE_RTOL, floor01, J)
-               : !peak_found || !stable_integrate_map(&p, need, ypk, d, scale, floor01, J)) {
+               : !peak_found || !stable_integrate_map(&p, need, ypk, d, scale, floor01, tol, J)) {
       if (fast) return 0;
       stable_integrate(&p, mode_s, z, nz, scale, STABLE_NEED_ALL, STABLE_RTOL, floor01, J);
+      rule = STABLE_BY_ADAPTIVE_RULE;
     }
     double pref = p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
                                                : alpha / (STABLE_PI * fabs(p.eps) * p.x1);
@@ -791,13 +807,13 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
                                                         : log(ccdf);
     if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
     else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
-    return 1;
+    return rule;
   }
   lcdf = log(cdf);
   lccdf = log(ccdf);
   if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
   else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
-  return 1;
+  return STABLE_BY_FAST_RULE;
 }
 
 #endif
