@@ -29,7 +29,11 @@
 #' the integrand is either rewritten as a sum of terms that are each
 #' \eqn{O(1 - \alpha)} or integrated with the angle solved at each node, so
 #' no \eqn{\alpha} is moved to 1 and no \eqn{x} is moved to the mode
-#' \eqn{\zeta}. Far tails use the power series in \eqn{x^{-\alpha}}. The
+#' \eqn{\zeta}. Far tails use the power series in \eqn{x^{-\alpha}}; at
+#' \eqn{\alpha = 1} with \eqn{\beta \ne 0}, where the integrand's terms grow
+#' like \eqn{|x|}, they are integrated with the angle solved at each node,
+#' and beyond \eqn{|x| = 10^{18}} they are the power law
+#' \eqn{(1 \pm \beta) / (\pi |x|)}, exact to rounding there. The
 #' quadrature is a trapezoid rule after a change of variables centred on the
 #' integrand's peak that suits its Gumbel shape (linear where the integrand
 #' falls double-exponentially, exponential where it falls only

@@ -11,11 +11,18 @@ point within 0.003 to 0.03 of alpha = 1, beta uniform in [-1, 1]. The first
 rows are points at which a quadrature stopping rule once lost accuracy
 (listed in REGRESSION_POINTS).
 
-Values come from Nolan's integrals over theta in (-theta0, pi/2), split at
-the peak of the density's integrand, with mpmath at 40 digits; a point is
-kept only where a second evaluation at 60 digits agrees to 1e-25.
+With --alpha1 it writes stable-alpha1.csv instead: alpha = 1 exactly,
+|x| log-uniform in [10, 1e20] with either sign, beta uniform in [-1, 1]
+(every fifth point +-1, on the side of its power-law tail, or +-0.01),
+where the integrand's peak sits within
+1e-20 of an end of the interval.
 
-Usage: python3 tools/make-stable-points.py [--root DIR] [--seed N] [--n N]
+Values come from Nolan's integrals over theta in (-theta0, pi/2), split at
+the peak of the density's integrand, with mpmath at 40 digits (plus the
+digits of |x| at alpha = 1, where theta is within 1/|x| of an end); a point
+is kept only where a second evaluation with 20 more digits agrees to 1e-25.
+
+Usage: python3 tools/make-stable-points.py [--root DIR] [--seed N] [--n N] [--alpha1]
 """
 
 import argparse
@@ -67,9 +74,52 @@ def nolan_right(x, a, b):
     return pdf, c1 + tail, 1 - c1 - tail
 
 
+def nolan_alpha1(x, b):
+    """pdf, cdf, ccdf at alpha = 1, beta > 0."""
+    def log_h(t):
+        w = mp.pi / 2 + b * t
+        return -mp.pi * x / (2 * b) + mp.log(2 / mp.pi) + mp.log(w) - mp.log(mp.cos(t)) + w * mp.tan(t) / b
+
+    lo, hi = -mp.pi / 2 + mpf(10) ** (-mp.dps + 5), mp.pi / 2 - mpf(10) ** (-mp.dps + 5)
+    for _ in range(3 * mp.dps):
+        m = (lo + hi) / 2
+        if log_h(m) > 0:
+            hi = m
+        else:
+            lo = m
+    # the peak is narrow (width d) and may sit at 1/|x| from an end: split
+    # at geometric distances from it so that each piece is smooth
+    d = 1 / abs(mp.diff(log_h, lo))
+    pts = [-mp.pi / 2, mp.pi / 2]
+    pts += [lo + k * d for k in [0] + [s * 3 ** j for j in range(40) for s in (-1, 1)] if abs(lo + k * d) < mp.pi / 2]
+    pts = sorted(pts)
+
+    def f(t, which):
+        # beyond log h = 1000, h e^-h and e^-h vanish and 1 - e^-h is 1
+        # (computing e^-h there would cost mpmath a huge exponent)
+        if not -mp.pi / 2 < t < mp.pi / 2:
+            return [0, 1 if t < 0 else 0, 0 if t < 0 else 1][which]
+        lh = log_h(t)
+        if lh > 1000:
+            return [0, 0, 1][which]
+        h = mp.exp(lh)
+        return [h * mp.exp(-h), mp.exp(-h), -mp.expm1(-h)][which]
+
+    pdf = mp.quad(lambda t: f(t, 0), pts) / (2 * b)
+    cdf = mp.quad(lambda t: f(t, 1), pts) / mp.pi
+    ccdf = mp.quad(lambda t: f(t, 2), pts) / mp.pi
+    return pdf, cdf, ccdf
+
+
 def nolan(x, a, b, dps):
     mp.dps = dps
     x, a, b = mpf(x), mpf(a), mpf(b)
+    if a == 1:
+        mp.dps = dps + int(mp.log10(1 + abs(x)))
+        if b < 0:
+            pdf, cdf, ccdf = nolan_alpha1(-x, -b)
+            return pdf, ccdf, cdf
+        return nolan_alpha1(x, b)
     if x < -b * mp.tan(mp.pi * a / 2):
         pdf, cdf, ccdf = nolan_right(-x, a, -b)
         return pdf, ccdf, cdf
@@ -83,6 +133,18 @@ def row(p):
         return None
     mp.dps = 40
     return "%r,%r,%r,%s" % (p + (",".join(mp.nstr(v, 22) for v in v40),))
+
+
+def points_alpha1(n, seed):
+    rng = random.Random(seed)
+    pts = []
+    while len(pts) < n:
+        b = rng.uniform(-1, 1) if len(pts) % 5 else rng.choice([-1, 1, -0.01, 0.01])
+        x = rng.choice([-1, 1]) * 10 ** rng.uniform(1, 20)
+        if abs(b) == 1 and x * b < 0:
+            x = -x  # the thin tail of beta = +-1 is stable-thin-tail.csv's
+        pts.append((x, 1.0, b))
+    return pts
 
 
 def points(n, seed):
@@ -103,10 +165,13 @@ def main():
     ap.add_argument("--root", default=".")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=160)
+    ap.add_argument("--alpha1", action="store_true")
     args = ap.parse_args()
+    pts = (points_alpha1 if args.alpha1 else points)(args.n, args.seed)
     with Pool() as pool:
-        rows = [r for r in pool.map(row, points(args.n, args.seed)) if r]
-    path = os.path.join(args.root, "tests", "testthat", "fixtures", "stable-random.csv")
+        rows = [r for r in pool.map(row, pts) if r]
+    name = "stable-alpha1.csv" if args.alpha1 else "stable-random.csv"
+    path = os.path.join(args.root, "tests", "testthat", "fixtures", name)
     with open(path, "w") as f:
         f.write("x,alpha,beta,pdf,cdf,ccdf\n" + "\n".join(rows) + "\n")
     print("%d rows to %s" % (len(rows), path))

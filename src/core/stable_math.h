@@ -33,7 +33,9 @@
  *    smooth integrand in s does not notice (the rounding error in s at a
  *    fixed u is 1e-16/eps, but s is no longer computed, it is chosen).
  * alpha = 1 exactly has its own h (Nolan), with the same two regimes in
- * beta: beta small is the near-Cauchy case and is integrated over s.
+ * beta: beta small is the near-Cauchy case and is integrated over s. In
+ * both forms the terms grow like pi |x| / (2 beta) far out, and there too
+ * the integrals are taken over s (stable_mode_s).
  *
  * Far tails use the series in x1^-alpha (convergent for alpha < 1,
  * asymptotic for alpha > 1), stopped where its terms stop shrinking.
@@ -619,13 +621,34 @@ GS_HD static inline int stable_integrate_map(const stable_point *p, int need, do
   return 0;
 }
 
-/* Whether a point is integrated over s (mode S): where the direct log h is
- * ill-conditioned, near alpha = 1 with |beta| < 1 (|beta| = 1 keeps mode Y,
- * whose end h is finite, and there the small-D form is exact) and at
- * alpha = 1 with small beta. */
-GS_HD static inline int stable_mode_s(double alpha, double beta)
+/* Beyond this |pi x / (2 beta)| at or near alpha = 1, log h is the
+ * difference of terms of about that size (at alpha = 1 s_const and
+ * w tan u / beta; near it, in the small-D form, s_const and
+ * (alpha/eps) log(1 + rho)), whose rounding would show in h at the peak:
+ * the rules over y then stall short of their tolerance (at alpha = 1 the
+ * adaptive rule spent its splits on that noise and left a tail interval
+ * unrefined, 18 % off at x = -1e6, beta = 0.5), and near alpha = 1 they
+ * lose digits (2.6e-13 at x = -10, beta = -0.0043, alpha = 0.999991). */
+#define STABLE_NEAR1_FAR 100.0
+
+/* Whether a point is integrated over s (mode S), where log h is
+ * ill-conditioned: within 0.02 of alpha = 1, where the direct form is used
+ * (|B| <= 2; at alpha = 1, |beta| < 0.02), and where |pi x / (2 beta)| is
+ * large (above). Not at |beta| = 1 off alpha = 1, whose end h is finite
+ * and where the small-D form is exact, nor in the thin tail of |beta| = 1
+ * at alpha = 1, where h is bounded below by more than the panels of s
+ * reach. Elsewhere near alpha = 1 the small-D form is exact over y, where
+ * the integrand is smooth: over s it can have a shoulder that the fixed
+ * panels of s do not resolve (most x in [-10, 0.5] at alpha = 0.9975,
+ * beta = -0.72). x is the standard S0 argument. */
+GS_HD static inline int stable_mode_s(double x, double alpha, double beta)
 {
-  return alpha == 1.0 ? fabs(beta) < 0.02 : fabs(1.0 - alpha) < 0.02 && fabs(beta) < 1.0;
+  double eps = 1.0 - alpha;
+  if (!(fabs(eps) < 0.02) || (eps != 0.0 && fabs(beta) == 1.0)) return 0;
+  double far = STABLE_PI_2 * x / beta;
+  int direct = eps == 0.0 ? fabs(beta) < 0.02
+                          : !(fabs(beta * cos(STABLE_PI_2 * eps) / sin(STABLE_PI_2 * eps)) > 2.0);
+  return direct || far > STABLE_NEAR1_FAR || (far < -STABLE_NEAR1_FAR && fabs(beta) < 1.0);
 }
 
 /* Values of the standard S0 law at one x. */
@@ -686,10 +709,17 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
   return 0;
 }
 
+/* Beyond this |x| at alpha = 1 the law is its power-law tail to rounding:
+ * the next term is smaller by (4/pi) |beta| log|x| / |x| for the density
+ * (half that for the tail; measured against the integrals from |x| = 1e3
+ * to 1e17), 1e-16 here. The integrals reach further, but their rounding
+ * grows with log h's terms (2e-13 at |x| = 1e100) and the density
+ * underflows their scale from |x| = 1e154. */
+#define STABLE_ALPHA1_POWER_LAW 1e18
+
 /* What stable_general used: the adaptive rule can be off by far more than
- * its tolerance where it stops at its split budget (4e-7 between
- * neighbouring doubles at alpha = 1, x = 5e5), the other rules are smooth
- * in x. */
+ * its tolerance where it stops at its split budget (on integrands whose
+ * rounding noise it cannot resolve), the other rules are smooth in x. */
 #define STABLE_BY_FAST_RULE 1
 #define STABLE_BY_ADAPTIVE_RULE 2
 
@@ -716,10 +746,20 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
            0.5 * log1p(p.B * p.B) / alpha;
     cdf = p.c0 / STABLE_PI;
     ccdf = p.T / STABLE_PI;
+  } else if (p.form == STABLE_FORM_ALPHA1 && fabs(p.x1) > STABLE_ALPHA1_POWER_LAW &&
+             (p.x1 > 0.0 || p.beta < 1.0)) {
+    /* the tail (1 +- beta) / (pi |x|) and the density (1 +- beta) / (pi x^2) */
+    double lc = log(p.x1 > 0.0 ? 1.0 + p.beta : 1.0 - p.beta) - STABLE_LOG_PI;
+    double lx = log(fabs(p.x1)), ltail = lc - lx, tail = exp(ltail);
+    lpdf = ltail - lx;
+    if (p.x1 < 0.0) refl = !refl;
+    if (refl) stable_value_set(out, lpdf, tail, 1.0 - tail, ltail, log1p(-tail));
+    else stable_value_set(out, lpdf, 1.0 - tail, tail, log1p(-tail), ltail);
+    return STABLE_BY_FAST_RULE;
   } else if (p.form != STABLE_FORM_ALPHA1 && stable_tail_series(&p, &lpdf, &ccdf)) {
     cdf = 1.0 - ccdf;
   } else {
-    int mode_s = stable_mode_s(alpha, beta);
+    int mode_s = stable_mode_s(x, alpha, beta);
     double z[STABLE_S_PANELS + 1], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
     int nz = 0, peak_found = 0;
     if (mode_s) {
@@ -740,7 +780,8 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
       if (L0.s > 35.0) {
         /* h >= h0 > 1e15: the density and the thin tail are exp(-h0) times
          * factors that change log h0 by less than its own rounding */
-        double lt = -exp(L0.s) + L0.s;
+        /* (s_const overflows to +inf as |x| nears the largest double) */
+        double lt = isinf(L0.s) ? -INFINITY : L0.s - exp(L0.s);
         lpdf = lt + log(p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
                                                       : alpha / (STABLE_PI * fabs(p.eps) * p.x1));
         int thin_lower = p.form == STABLE_FORM_ALPHA1 || alpha < 1.0;
@@ -779,7 +820,8 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     /* the Gauss-Kronrod rules test all three integrals: their error
      * estimates for the probabilities alone are not reliable near alpha = 1 */
     int rule = STABLE_BY_FAST_RULE;
-    if (mode_s ? !stable_integrate_panels(&p, 1, z, nz, scale, STABLE_RTOL, floor01, J)
+    double rtol_s = tol > STABLE_TRAPEZOID_TOL ? tol : STABLE_RTOL;
+    if (mode_s ? !stable_integrate_panels(&p, 1, z, nz, scale, rtol_s, floor01, J)
                : !peak_found || !stable_integrate_map(&p, need, ypk, d, scale, floor01, tol, J)) {
       if (fast) return 0;
       stable_integrate(&p, mode_s, z, nz, scale, STABLE_NEED_ALL, STABLE_RTOL, floor01, J);

@@ -217,6 +217,11 @@ test_that("stable d/p/q/r on the GPU agree with the CPU on random inputs", {
   qg <- qstable(p, a[1:2000], b[1:2000], device = "gpu")
   qc <- qstable(p, a[1:2000], b[1:2000], device = "cpu")
   expect_lt(max(abs(qg - qc) / pmax(1, abs(qc))), 1e-12)
+  # alpha = 1, far out (integrated over s there)
+  ref <- utils::read.csv(test_path("fixtures", "stable-alpha1.csv"))
+  expect_lt(max(abs(dstable(ref$x, 1, ref$beta, device = "gpu") / ref$pdf - 1)), 1e-12)
+  expect_lt(max(abs(pstable(ref$x, 1, ref$beta, lower.tail = FALSE, device = "gpu") / ref$ccdf - 1)),
+            1e-12)
   set.seed(5)
   rg <- rstable(1e5, 1.3, 0.4, device = "gpu")
   set.seed(5)

@@ -52,6 +52,24 @@ test_that("densities and both tails match 40-digit values at random points to 1e
             1e-12)
 })
 
+test_that("alpha = 1 with beta != 0 keeps full accuracy far out, to 1e20", {
+  # tools/make-stable-points.py --alpha1: log h there is the difference of
+  # two terms of size |x| / beta
+  ref <- utils::read.csv(test_path("fixtures", "stable-alpha1.csv"))
+  expect_gt(nrow(ref), 40)
+  rel <- function(v, r) max(abs(v / r - 1))
+  expect_lt(rel(dstable(ref$x, 1, ref$beta, device = "cpu"), ref$pdf), 1e-12)
+  expect_lt(rel(pstable(ref$x, 1, ref$beta, device = "cpu"), ref$cdf), 1e-12)
+  expect_lt(rel(pstable(ref$x, 1, ref$beta, lower.tail = FALSE, device = "cpu"), ref$ccdf), 1e-12)
+  # beyond 1e18 the power law (1 + beta) / (pi x) and its density, to the
+  # largest doubles, on the log scale too
+  x <- c(1e20, 1e200, 1e308)
+  expect_equal(pstable(x, 1, 0.5, lower.tail = FALSE, log.p = TRUE), log(1.5 / pi) - log(x),
+               tolerance = 1e-15)
+  expect_equal(dstable(-x, 1, 0.5, log = TRUE), log(0.5 / pi) - 2 * log(x), tolerance = 1e-15)
+  expect_equal(pstable(-x, 1, 1), c(0, 0, 0))
+})
+
 test_that("log densities reach far below the double range", {
   ref <- stable_reference()
   far <- ref$pdf < 1e-300 & ref$pdf > 0 | is.finite(ref$log_pdf) & ref$log_pdf < -690
