@@ -726,8 +726,9 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
 /* Density and both tails of the standard S0 law with alpha != 1, 2 or
  * alpha = 1 with beta != 0, into *out; only the values that need
  * (STABLE_NEED_*) asks for are accurate. tol is where the trapezoid rule
- * stops (STABLE_TRAPEZOID_TOL: full accuracy; the other rules always work
- * to full accuracy). With fast set, returns 0 (and leaves *r unset) where
+ * stops (STABLE_TRAPEZOID_TOL: full accuracy), and above that the relative
+ * tolerance of the panels over s; the adaptive rule always works to full
+ * accuracy. With fast set, returns 0 (and leaves *r unset) where
  * the point needs the adaptive rule; else returns STABLE_BY_*. */
 GS_HD static inline int stable_general(double x, double alpha, double beta, int need, int fast,
                                        double tol, stable_value *out)
