@@ -37,9 +37,12 @@
 #' quadrature is a trapezoid rule after a change of variables centred on the
 #' integrand's peak that suits its Gumbel shape (linear where the integrand
 #' falls double-exponentially, exponential where it falls only
-#' exponentially), halving its step until the integrals settle; where that
-#' does not converge within its node budget, and where the angle is solved
-#' at each node, it is Gauss-Kronrod. Against 30-digit reference values the relative error of
+#' exponentially), halving its step until the integrals settle. The tail
+#' probabilities' integrals are taken by parts, so that their integrands
+#' have the density's shape and share its nodes. Where the angle is solved
+#' at each node the same rule runs over the level of the integrand; where
+#' either does not settle, adaptive Gauss-Kronrod quadrature takes over.
+#' Against 30-digit reference values the relative error of
 #' densities, lower and upper tail probabilities is below \eqn{10^{-12}}
 #' (BENCHMARKS.md has the figures per region).
 #'

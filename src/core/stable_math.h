@@ -12,9 +12,12 @@
  *     pdf  = alpha / (pi |1-alpha| x1) * int exp(s - e^s) |du/ds| ds,
  *     int e^-h du      = int exp(s - e^s) |u(s) - u0| ds,
  *     int (1-e^-h) du  = int exp(s - e^s) |uinf - u(s)| ds,
- * where u0 is the end where h -> 0 and uinf the end where h -> inf. The cdf
- * and the upper tail are each a sum of positive terms, so neither is
- * computed as 1 minus the other.
+ * where u0 is the end where h -> 0 and uinf the end where h -> inf (the
+ * last two by parts: every integrand has the weight exp(s - e^s), whose
+ * Gumbel shape in s the rules are built for; where h is bounded below by
+ * h0 > 0 at u0, beta = +-1, the last gains the end term T (1 - e^-h0)).
+ * The cdf and the upper tail are each a sum of positive terms, so neither
+ * is computed as 1 minus the other.
  *
  * u is carried as two offsets from the ends, t = u + theta0 and
  * v = pi/2 - u, through a logistic variable y (t = T / (1 + e^-y),
@@ -56,8 +59,11 @@
 #define STABLE_LOG_PI 1.14472988584940017414
 
 /* Which integrals a caller needs: the density's, or the two of the
- * probabilities (a quantile search needs all). */
+ * probabilities, int e^-h du (J1) and int (1 - e^-h) du (J2); a quantile
+ * search needs all. */
 #define STABLE_NEED_PDF 1
+#define STABLE_NEED_J1 2
+#define STABLE_NEED_J2 4
 #define STABLE_NEED_PROB 6
 #define STABLE_NEED_ALL 7
 
@@ -262,6 +268,19 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double a
   return reflected;
 }
 
+/* log h0, h0 the limit of h at u0, the end where h is smallest: positive
+ * only at beta = +-1 on the side where the terms of log h that diverge
+ * there cancel (sin q, sin(alpha t) and cos u all vanish like the offset;
+ * at alpha = 1, w tan u / beta -> -1), else -inf. In closed form: the
+ * terms evaluated at an end carry their size (about 700 at y = -+700)
+ * times the rounding, 5e-13 in log h0 at alpha = 1.33. */
+GS_HD static inline double stable_log_h_end(const stable_point *p)
+{
+  if (p->form == STABLE_FORM_ALPHA1) return p->beta == 1.0 ? p->s_const - 1.0 : -INFINITY;
+  if (!(p->alpha < 1.0 ? p->beta == 1.0 : p->beta == -1.0)) return -INFINITY;
+  return p->s_const + log(fabs(p->eps)) + (p->alpha / p->eps) * log1p(-p->eps);
+}
+
 #define STABLE_Y_MAX 700.0
 
 /* A Newton step below this (relative to 1 + |y|) is the last one. */
@@ -321,8 +340,9 @@ GS_HD static inline void stable_solve_level(const stable_point *p, double s, sta
 
 /* The integrals, over y ("mode Y": nodes in y, s computed) or over s itself
  * ("mode S": nodes in s, y solved): J[0] = int h e^-h du (the density),
- * J[1] = int e^-h du, J[2] = int (1 - e^-h) du. J[0] and J[1] are scaled
- * by exp(-scale) (nonzero where h is bounded away from 0, as in the
+ * J[1] = int e^-h du, J[2] = int (1 - e^-h) du, the last two by parts
+ * (above; J[2] without its end term). J[0] and J[1] are scaled by
+ * exp(-scale) (nonzero where h is bounded away from 0, as in the
  * exponentially thin tails at beta = +-1). */
 typedef struct {
   double J[3];
@@ -346,9 +366,11 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need
   } else {
     L = stable_level_at(p, z);
     eh = exp(L.s);
+    double o0 = p->h_zero_at_lower ? L.t : L.v, oi = p->h_zero_at_lower ? L.v : L.t;
+    double ds = fabs(L.ds_dy);
     f[0] = need & STABLE_NEED_PDF ? exp(L.s - eh - scale) * L.dp_dy : 0.0;
-    f[1] = need & STABLE_NEED_PROB ? exp(-eh - scale) * L.dp_dy : 0.0;
-    f[2] = need & STABLE_NEED_PROB ? -expm1(-eh) * L.dp_dy : 0.0;
+    f[1] = need & STABLE_NEED_J1 ? exp(L.s - eh - scale) * ds * o0 : 0.0;
+    f[2] = need & STABLE_NEED_J2 ? exp(L.s - eh) * ds * oi : 0.0;
   }
 }
 
@@ -394,56 +416,45 @@ GS_HD static inline void stable_gk15(const stable_point *p, int mode_s, double a
 }
 
 
-/* Gauss-Kronrod on each interval between the breakpoints z[0] < ... <
- * z[nz-1]: J gets the sum. Intervals whose error estimate is above the
- * adaptive rule's tolerance (see stable_integrate) are split once, in a
- * second sweep that recomputes every interval (storing them would cost the
- * GPU local memory); returns 0 where a half still misses it. A bounded
- * pattern of nodes and no stack, for the GPU's first pass. One call of the
- * rule in one loop, so that the GPU code holds one copy of it. */
-GS_HD static inline int stable_integrate_panels(const stable_point *p, int mode_s, const double *z,
-                                                int nz, double scale, double rtol, double floor01,
-                                                double J[3])
+/* Over s, the trapezoid rule in tau after the map s = tau + 1 - e^-tau
+ * (that of the rule over y below, centred on the peak s = 0 of
+ * exp(s - e^s)), on tau in [STABLE_S_TAU_LO, STABLE_S_TAU_HI], s from
+ * -57.6 to 3.95, where that weight is below 1e-20. Each integrand is the
+ * weight exp(s - e^s), which falls double-exponentially in tau on both
+ * sides, times a factor smooth in s (|du/ds| or an offset of u), so the
+ * rule converges fast and at about the same rate for every point: on
+ * 12,000 random points near alpha = 1 (and at alpha = 1 out to |x| =
+ * 1e17) the three integrals were within 1.2e-7 of their limit at step 1/2
+ * and 6.2e-15 at step 1/4 (1.8e-14 far out at alpha = 1, the rounding of
+ * the values there). At step 1/8 a node takes 4.3 level evaluations
+ * (Newton, warm-started at the node to the left), a point 246 on random
+ * inputs like the benchmark's; the Gauss-Kronrod panels it replaces took
+ * 1,168.
+ *
+ * One pass at the given step, left to right; the sum over every other node
+ * is the rule at twice the step, and their difference must be below rtol
+ * (relative) for each integral, else it returns 0. */
+#define STABLE_S_TAU_LO -4.0
+#define STABLE_S_TAU_HI 3.0
+GS_HD static inline int stable_integrate_s(const stable_point *p, double step, double rtol,
+                                           double J[3])
 {
   stable_guess g = {0.0, 0.0, 0.0};
-  double K[3], E[3], emax[3] = {0, 0, 0}, tol[3];
-  int sweep = 0, part = 0; /* part: 0 the whole interval, 1 its left half, 2 its right half */
-  for (int j = 0; j < 3; j++) J[j] = 0.0;
-  for (int i = 0;;) {
-    if (i == nz - 1) {
-      if (sweep) return 1;
-      int met = 1;
-      for (int j = 0; j < 3; j++) {
-        tol[j] = (rtol + (j < 2 ? floor01 : 0.0)) * fabs(J[j]);
-        if (!(emax[j] <= tol[j])) met = 0;
-      }
-      if (met) return 1;
-      for (int j = 0; j < 3; j++) J[j] = 0.0;
-      sweep = 1;
-      i = 0;
-      g.ds_dy = 0.0;
-      continue;
-    }
-    double m = 0.5 * (z[i] + z[i + 1]);
-    stable_gk15(p, mode_s, part == 2 ? m : z[i], part == 1 ? m : z[i + 1], &g, scale, K, E);
-    int ok = 1;
+  double all[3] = {0, 0, 0}, even[3] = {0, 0, 0}, f[3];
+  int n = (int)((STABLE_S_TAU_HI - STABLE_S_TAU_LO) / step + 0.5), met = 1;
+  for (int k = 0; k <= n; k++) {
+    double tau = STABLE_S_TAU_LO + k * step, em = exp(-tau);
+    stable_node(p, 1, STABLE_NEED_ALL, tau + 1.0 - em, &g, 0.0, f);
     for (int j = 0; j < 3; j++) {
-      emax[j] = fmax(emax[j], E[j]);
-      if (sweep) ok &= E[j] <= tol[j];
-    }
-    if (!ok && part == 0) {
-      part = 1;
-      continue;
-    }
-    if (!ok) return 0;
-    for (int j = 0; j < 3; j++) J[j] += K[j];
-    if (part == 1) {
-      part = 2;
-    } else {
-      part = 0;
-      i++;
+      all[j] += (1.0 + em) * f[j];
+      if (!(k & 1)) even[j] += (1.0 + em) * f[j];
     }
   }
+  for (int j = 0; j < 3; j++) {
+    J[j] = step * all[j];
+    if (!(fabs(J[j] - 2.0 * step * even[j]) <= rtol * fabs(J[j]))) met = 0;
+  }
+  return met;
 }
 
 /* Adaptive Gauss-Kronrod over the breakpoints z[0] < ... < z[nz-1]: an
@@ -502,7 +513,7 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
 }
 
 /* The trapezoid rule over y after the map
- *     y = c + sd g(tau),  g(tau) = tau + 1 - e^-tau + a (e^tau - 1),
+ *     y = c + sd g(tau),  g(tau) = tau + 1 - e^-tau,
  * centred on the density's peak c, with sd = +-d oriented so that h grows
  * with tau. Near its peak the density's integrand has the Gumbel shape
  * exp(z - e^z) in z = (y - c) / sd. Where h grows it falls
@@ -511,11 +522,9 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
  * half-width about pi/2 around the real tau axis, where the trapezoid
  * rule's error falls like exp(-pi^2 / step). (A sinh map narrows that
  * strip on both sides: it mostly stopped at step 1/32, this map at 1/8 or
- * 1/16.) Where h -> 0
- * the integrands fall only exponentially and the map stretches them
- * (g ~ -e^-tau). The probabilities' integrand 1 - e^-h falls only with
- * dp/dy where h grows; a e^tau stretches that side for them (a = 0 for
- * the density alone).
+ * 1/16.) Where h -> 0 the integrands fall only exponentially and the map
+ * stretches them (g ~ -e^-tau). The probabilities' integrands, by parts,
+ * have the density's shape and take the same nodes.
  *
  * The first pass, at step 1/2, walks out from the peak until the
  * integrands are negligible; each later pass halves the step. The rule
@@ -524,32 +533,31 @@ GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, con
  * node budget runs out first. Full accuracy takes tol =
  * STABLE_TRAPEZOID_TOL, at step 1/8 or finer: the change is not the square
  * root of the accuracy wanted, as where the integrand has a shoulder
- * (alpha near 2) the error can stall for a step before it collapses.
- * Against the adaptive Gauss-Kronrod rule (tolerance 1e-14) on 5,000 to
- * 20,000 random points per setting (x in [-100, 100] and [-5, 5], alpha
- * in [0.5, 2] and [1.8, 2]), the rule left at most 3.9e-14 (density) and
- * 2.3e-15 (probabilities), with 82 to 135 nodes per density and 230 to 310
- * per probability (the sinh map took 230 and 360); stopping at a change of
- * 1e-11 left 1.1e-12 at a point near alpha = 2.
+ * (alpha near 2) the error can stall for a step before it collapses (a
+ * change of 4.7e-14 once left 1.4e-13 in a probability near alpha = 1).
+ * Against the rule's limit at step 1/256 on 4,000 to 6,000 random points
+ * per setting (x in [-100, 100] and [-5, 5], alpha in [0.5, 2], [1.8, 2]
+ * and [0.95, 1.05]) it left at most 1.6e-14 (density) and 2.8e-14
+ * (probabilities), with 150 to 300 level evaluations per density and 160
+ * to 350 per pair of probabilities, the search for the peak included (the
+ * integrands 1 - e^-h and e^-h before they were taken by parts: 370 to
+ * 1,200). Stopping at a change of 1e-11 left 1.1e-12 at a point near
+ * alpha = 2.
  *
  * A rough value (a larger tol, for the early steps of a search) may stop
  * at step 1/4: a stalled error there costs the search a step, not its
  * accuracy. */
-#define STABLE_TRAPEZOID_TOL 1e-12
+#define STABLE_TRAPEZOID_TOL 1e-13
 #define STABLE_TRAPEZOID_BUDGET 2000
 /* The map's width d at most: where log h changes slowly at the peak, the
  * integrands' shape is set by dp/dy, of width 1. */
 #define STABLE_MAP_WIDTH_MAX 1.0
-/* a of the probabilities' map: small enough to leave the peak's Gumbel
- * shape linear in tau, large enough to reach the end of dp/dy's tail in a
- * few units of tau. */
-#define STABLE_MAP_STRETCH 0.05
 /* A node whose weighted integrands are all below this fraction of their
  * sums, and falling, ends the walk on its side. */
 #define STABLE_WALK_NEGLIGIBLE 1e-18
 
 typedef struct {
-  double c, sd, a, scale;
+  double c, sd, scale;
   int need;
 } stable_map;
 
@@ -558,8 +566,7 @@ typedef struct {
 GS_HD static inline int stable_map_node(const stable_point *p, const stable_map *m, double tau,
                                         double S[3], double wf[3])
 {
-  double em = exp(-tau), ep = m->a / em;
-  double y = m->c + m->sd * (tau + 1.0 - em + ep - m->a), w = fabs(m->sd) * (1.0 + em + ep), f[3];
+  double em = exp(-tau), y = m->c + m->sd * (tau + 1.0 - em), w = fabs(m->sd) * (1.0 + em), f[3];
   if (!(fabs(y) <= STABLE_Y_MAX)) return 0;
   stable_guess g = {0.0, 0.0, 0.0};
   stable_node(p, 0, m->need, y, &g, m->scale, f);
@@ -594,8 +601,7 @@ GS_HD static inline int stable_map_walk(const stable_point *p, const stable_map 
 GS_HD static inline int stable_integrate_map(const stable_point *p, int need, double c, double d,
                                              double scale, double floor01, double tol, double J[3])
 {
-  stable_map m = {c, p->h_zero_at_lower ? d : -d,
-                  need == STABLE_NEED_PDF ? 0.0 : STABLE_MAP_STRETCH, scale, need};
+  stable_map m = {c, p->h_zero_at_lower ? d : -d, scale, need};
   double S[3] = {0, 0, 0}, wf[3], step = 0.5, prev[3];
   int used = 1;
   stable_map_node(p, &m, 0.0, S, wf);
@@ -636,10 +642,10 @@ GS_HD static inline int stable_integrate_map(const stable_point *p, int need, do
  * (|B| <= 2; at alpha = 1, |beta| < 0.02), and where |pi x / (2 beta)| is
  * large (above). Not at |beta| = 1 off alpha = 1, whose end h is finite
  * and where the small-D form is exact, nor in the thin tail of |beta| = 1
- * at alpha = 1, where h is bounded below by more than the panels of s
- * reach. Elsewhere near alpha = 1 the small-D form is exact over y, where
- * the integrand is smooth: over s it can have a shoulder that the fixed
- * panels of s do not resolve (most x in [-10, 0.5] at alpha = 0.9975,
+ * at alpha = 1, where h is bounded below by more than the rule over s
+ * reaches. Elsewhere near alpha = 1 the small-D form is exact over y, where
+ * the integrand is smooth: over s it can have a shoulder that the rules
+ * over s do not resolve (most x in [-10, 0.5] at alpha = 0.9975,
  * beta = -0.72). x is the standard S0 argument. */
 GS_HD static inline int stable_mode_s(double x, double alpha, double beta)
 {
@@ -727,7 +733,7 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
  * alpha = 1 with beta != 0, into *out; only the values that need
  * (STABLE_NEED_*) asks for are accurate. tol is where the trapezoid rule
  * stops (STABLE_TRAPEZOID_TOL: full accuracy), and above that the relative
- * tolerance of the panels over s; the adaptive rule always works to full
+ * tolerance of the rule over s; the adaptive rule always works to full
  * accuracy. With fast set, returns 0 (and leaves *r unset) where
  * the point needs the adaptive rule; else returns STABLE_BY_*. */
 GS_HD static inline int stable_general(double x, double alpha, double beta, int need, int fast,
@@ -762,27 +768,26 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
   } else {
     int mode_s = stable_mode_s(x, alpha, beta);
     double z[STABLE_S_PANELS + 1], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
-    int nz = 0, peak_found = 0;
+    double j2_end = 0.0;
+    int nz = 0, peak_found = 0, computed = STABLE_NEED_ALL;
     if (mode_s) {
-      /* panels narrow where exp(s - e^s) turns over and near the right
-       * end, where e^s grows fast: Gauss-Kronrod then meets the tolerance
-       * on nearly every point without splitting (a fixed pattern for the
-       * GPU's first pass) */
+      /* the adaptive rule's first panels: narrow where exp(s - e^s) turns
+       * over and near the right end, where e^s grows fast */
       const double zs[STABLE_S_PANELS + 1] = {-45.0, -36.0, -28.0, -22.0, -17.0, -13.0, -10.0, -7.5,
                                               -5.5,  -4.0,  -3.0,  -2.0,  -1.0,  -0.5,  0.0,   0.5,
                                               1.0,   1.5,   2.0,   2.4,   2.8,   3.2,   3.8};
       for (int i = 0; i <= STABLE_S_PANELS; i++) z[nz++] = zs[i];
     } else {
-      double y0 = p.h_zero_at_lower ? -STABLE_Y_MAX : STABLE_Y_MAX;
-      stable_level L0 = stable_level_at(&p, y0), L;
+      stable_level L;
+      double s_end = stable_log_h_end(&p);
       /* the density's integrand peaks where h = 1, or, where h is bounded
        * below by h0 > 1 (beta = +-1 thin tails), where h = h0 + 1 */
       double target = 0.0;
-      if (L0.s > 35.0) {
+      if (s_end > 35.0) {
         /* h >= h0 > 1e15: the density and the thin tail are exp(-h0) times
          * factors that change log h0 by less than its own rounding */
         /* (s_const overflows to +inf as |x| nears the largest double) */
-        double lt = isinf(L0.s) ? -INFINITY : L0.s - exp(L0.s);
+        double lt = isinf(s_end) ? -INFINITY : s_end - exp(s_end);
         lpdf = lt + log(p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
                                                       : alpha / (STABLE_PI * fabs(p.eps) * p.x1));
         int thin_lower = p.form == STABLE_FORM_ALPHA1 || alpha < 1.0;
@@ -794,11 +799,14 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
         else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
         return STABLE_BY_FAST_RULE;
       }
-      if (L0.s > -1.0) {
-        target = L0.s + log1p(exp(-L0.s));
-        scale = -exp(L0.s);
-        floor01 = 1e-15 * exp(L0.s) * fmax(1.0, fabs(L0.s));
+      if (s_end > -1.0) {
+        target = s_end + log1p(exp(-s_end));
+        scale = -exp(s_end);
+        floor01 = 1e-15 * exp(s_end) * fmax(1.0, fabs(s_end));
+        /* J2 >= T (1 - e^-h0) > T / 4: T - J1 e^scale is accurate */
+        computed = STABLE_NEED_PDF | STABLE_NEED_J1;
       }
+      j2_end = p.T * -expm1(-exp(s_end));
       stable_guess g = {0.0, 0.0, 0.0};
       stable_solve_level(&p, target, &g, &L);
       ypk = g.y;
@@ -818,16 +826,20 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
       }
       z[nz++] = hi;
     }
-    /* the Gauss-Kronrod rules test all three integrals: their error
-     * estimates for the probabilities alone are not reliable near alpha = 1 */
-    int rule = STABLE_BY_FAST_RULE;
-    double rtol_s = tol > STABLE_TRAPEZOID_TOL ? tol : STABLE_RTOL;
-    if (mode_s ? !stable_integrate_panels(&p, 1, z, nz, scale, rtol_s, floor01, J)
-               : !peak_found || !stable_integrate_map(&p, need, ypk, d, scale, floor01, tol, J)) {
+    /* Over s, full accuracy takes step 1/8, checked against step 1/4 to
+     * 1e-13; a rough value (tol above that of the rule over y) takes step
+     * 1/4 against 1/2. The adaptive rule tests every integral computed:
+     * its error estimates for the probabilities alone are not reliable
+     * near alpha = 1. */
+    int rule = STABLE_BY_FAST_RULE, rough = tol > STABLE_TRAPEZOID_TOL;
+    if (mode_s ? !stable_integrate_s(&p, rough ? 0.25 : 0.125, rough ? tol : STABLE_RTOL, J)
+               : !peak_found ||
+                     !stable_integrate_map(&p, need & computed, ypk, d, scale, floor01, tol, J)) {
       if (fast) return 0;
-      stable_integrate(&p, mode_s, z, nz, scale, STABLE_NEED_ALL, STABLE_RTOL, floor01, J);
+      stable_integrate(&p, mode_s, z, nz, scale, computed, STABLE_RTOL, floor01, J);
       rule = STABLE_BY_ADAPTIVE_RULE;
     }
+    J[2] = computed & STABLE_NEED_J2 ? J[2] + j2_end : p.T - J[1] * exp(scale);
     double pref = p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
                                                : alpha / (STABLE_PI * fabs(p.eps) * p.x1);
     lpdf = log(J[0]) + scale + log(pref);
