@@ -7,9 +7,12 @@ gs_op <- c(bessel_k = 0L, bessel_k_scaled = 1L, bessel_k_log = 2L, bessel_k_log_
 
 # flags: see STABLE_FLAG_* in src/core/stable_dist.h. n: the output length
 # of a random op (its inputs are parameters recycled to n). kind: the entry
-# of gs_auto_gpu_min that decides device = "auto".
-gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map") {
-  lens <- lengths(inputs)
+# of gs_auto_gpu_min that decides device = "auto". each: per input, the
+# number of elements each of its values serves in turn (rep(v, each = )
+# without the copy), for groups such as the samples of a batched fit.
+gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map",
+                   each = rep(1, length(inputs))) {
+  lens <- lengths(inputs) * each
   random <- !is.null(n)
   if (!random) n <- if (any(lens == 0L)) 0L else max(lens)
   if (n > 0L && !random && any(n %% lens != 0L)) {
@@ -21,7 +24,7 @@ gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map")
   values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
   bar <- gs_progress_bar(n, op, call)
   res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(), bar, as.integer(flags),
-                       if (random) as.double(n) else -1), call)
+                       if (random) as.double(n) else -1, as.double(each)), call)
   nan_produced <- isTRUE(attr(res, "nan_produced"))
   attr(res, "nan_produced") <- NULL
   if (nan_produced) {

@@ -105,9 +105,9 @@ stable_tail_flags <- function(pm, lower.tail, log.p, call) {
 
 # args: named inputs (the first argument and the four parameters; only the
 # parameters for rstable, whose output length is n).
-stable_map <- function(op, args, flags, device, call, n = NULL) {
+stable_map <- function(op, args, flags, device, call, n = NULL, each = rep(1, length(args))) {
   for (a in names(args)) check_numeric_arg(args[[a]], a, call)
-  gs_map(op, unname(args), device, call, flags = flags, n = n, kind = "stable")
+  gs_map(op, unname(args), device, call, flags = flags, n = n, kind = "stable", each = each)
 }
 
 #' @rdname stable

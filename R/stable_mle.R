@@ -6,19 +6,21 @@ stable_lower <- c(alpha = 0.1, beta = -1, gamma = -Inf, delta = -Inf)
 stable_upper <- c(alpha = 2, beta = 1, gamma = Inf, delta = Inf)
 
 # Log-likelihoods of sample s[k] at parameters theta[k, ] (S0), one call.
-# A batch of 1,000 fits evaluates 8e7 densities in 200 calls: the sums are
-# taken by column where the samples are of one length (rowsum() had taken
-# longer than the densities on a GPU).
+# A batch of 1,000 fits evaluates 8e7 densities in 200 calls. Where the
+# samples are of one length, each parameter serves its sample's points in
+# the map (each =) and the sums are taken by column; laying the parameters
+# out per point, and rowsum(), had each taken as long as the densities on a
+# GPU.
 stable_loglik_batch <- function(samples, s, theta, device, call) {
   n <- lengths(samples)[s]
   x <- unlist(samples[s], use.names = FALSE)
-  par <- function(k) rep.int(theta[, k], n)
-  ld <- stable_map("stable_d", list(x = x, alpha = par(1), beta = par(2), gamma = par(3),
-                                    delta = par(4)),
-                   stable_flags(0, log = TRUE, call = call), device, call)
+  flags <- stable_flags(0, log = TRUE, call = call)
+  par <- list(x = x, alpha = theta[, 1], beta = theta[, 2], gamma = theta[, 3], delta = theta[, 4])
   ll <- if (all(n == n[1])) {
+    ld <- stable_map("stable_d", par, flags, device, call, each = c(1, rep(n[1], 4)))
     .colSums(ld, n[1], length(n))
   } else {
+    ld <- stable_map("stable_d", c(par[1], lapply(par[-1], rep.int, n)), flags, device, call)
     ends <- cumsum(n)
     vapply(seq_along(n), function(k) sum(ld[seq.int(to = ends[k], length.out = n[k])]), 0)
   }

@@ -15,13 +15,15 @@ static uint64_t r_stream_seed(void)
   return hi << 32 | lo;
 }
 
-/* gs_r_map(op, inputs, device, threads, progress, flags, n): inputs is a list
- * of double vectors, recycled to the longest (or to n when n >= 0, as the
- * parameters of a random op are); device < 0 runs on the CPU; progress is an
- * R function of the fraction done, or NULL. Returns the result and,
- * as attribute "nan_produced", whether a NaN came from non-NaN inputs. */
+/* gs_r_map(op, inputs, device, threads, progress, flags, n, each): inputs is
+ * a list of double vectors, recycled to the longest (or to n when n >= 0, as
+ * the parameters of a random op are); each (a double vector, one count >= 1
+ * per input) makes every value of an input serve that many elements in
+ * turn; device < 0 runs on the CPU; progress is an R function of the
+ * fraction done, or NULL. Returns the result and, as attribute
+ * "nan_produced", whether a NaN came from non-NaN inputs. */
 SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress, SEXP flags_,
-              SEXP n_)
+              SEXP n_, SEXP each_)
 {
   gs_r_progress_set(progress);
   const int op = gs_r_int(op_, "op"), device = gs_r_int(device_, "device");
@@ -30,6 +32,7 @@ SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress,
   if (op < 0 || op >= GS_OP_COUNT) Rf_error("unknown operation");
   const int arity = gs_op_arity(op);
   if (TYPEOF(inputs) != VECSXP || Rf_length(inputs) != arity) Rf_error("expected %d inputs", arity);
+  if (TYPEOF(each_) != REALSXP || Rf_length(each_) != arity) Rf_error("expected %d counts", arity);
   gs_map_args a;
   a.op = op;
   a.flags = flags;
@@ -40,8 +43,10 @@ SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress,
     if (TYPEOF(v) != REALSXP) Rf_error("input %d is not a double vector", k + 1);
     a.in[k] = REAL(v);
     a.len[k] = (size_t)XLENGTH(v);
+    if (!(REAL(each_)[k] >= 1.0)) Rf_error("count %d is not >= 1", k + 1);
+    a.each[k] = (size_t)REAL(each_)[k];
     if (a.len[k] == 0) return Rf_allocVector(REALSXP, 0);
-    if (a.len[k] > a.n) a.n = a.len[k];
+    if (a.len[k] * a.each[k] > a.n) a.n = a.len[k] * a.each[k];
   }
   if (n_out >= 0) a.n = (size_t)n_out;
   SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)a.n));

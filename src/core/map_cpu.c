@@ -16,7 +16,7 @@ GS_CPU_DISPATCH static void map_block(const gs_map_args *a, size_t lo, size_t hi
   const int arity = gs_op_arity(a->op);
   for (size_t i = lo; i < hi; ++i) {
     double v[GS_MAP_MAX_IN] = {0};
-    for (int k = 0; k < arity; ++k) v[k] = a->in[k][i % a->len[k]];
+    for (int k = 0; k < arity; ++k) v[k] = a->in[k][gs_map_at(i, a->len[k], a->each[k])];
     gs_op_eval(a->op, a->flags, 0, a->seed, i, v[0], v[1], v[2], v[3], v[4], &a->out[i]);
   }
 }
@@ -46,7 +46,7 @@ int gs_map_nan_produced(const gs_map_args *a, int threads)
   for (long long i = 0; i < n; ++i) {
     if (!isnan(a->out[i])) continue;
     int from_nan = 0;
-    for (int k = 0; k < arity; ++k) from_nan |= isnan(a->in[k][(size_t)i % a->len[k]]);
+    for (int k = 0; k < arity; ++k) from_nan |= isnan(a->in[k][gs_map_at((size_t)i, a->len[k], a->each[k])]);
     found |= !from_nan;
   }
   return found;

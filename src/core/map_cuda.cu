@@ -18,12 +18,13 @@
 typedef struct {
   const double *in[GS_MAP_MAX_IN];
   size_t len[GS_MAP_MAX_IN]; /* 0: chunk-local array read at the chunk index */
+  size_t each[GS_MAP_MAX_IN];
 } map_inputs;
 
 __device__ static inline double map_input(const map_inputs &a, int k, int op, size_t offset, size_t i)
 {
   if (k >= gs_op_arity(op)) return 0.0;
-  return a.len[k] ? a.in[k][(offset + i) % a.len[k]] : a.in[k][i];
+  return a.len[k] ? a.in[k][gs_map_at(offset + i, a.len[k], a.each[k])] : a.in[k][i];
 }
 
 /* Elements per lane that a warp sorts by branch before evaluating them, at
@@ -310,6 +311,7 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
       if (a->len[k] < a->n) recycled += a->len[k] * sizeof(double);
       else per_elem += sizeof(double);
     }
+    /* (an input of length n has each = 1) */
     size_t free_b = 0;
     GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
     size_t usable = free_b / 10 * 8;
@@ -335,10 +337,12 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
         work += a->len[k] * sizeof(double);
         GS_TRY(gs_gpu_copy_to_device(c, p, a->in[k], a->len[k] * sizeof(double), 0, msg));
         in.len[k] = a->len[k];
+        in.each[k] = a->each[k];
       } else {
         work += chunk * sizeof(double);
         chunk_in[k] = p;
         in.len[k] = 0;
+        in.each[k] = 1;
       }
       in.in[k] = p;
     }
@@ -419,6 +423,7 @@ extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, do
     for (int k = 0; k < GS_MAP_MAX_IN; ++k) {
       l.in.in[k] = in[k];
       l.in.len[k] = 0;
+      l.in.each[k] = 1;
     }
     bench_map_inputs<<<map_blocks(c, n, op), MAP_THREADS, 0, l.stream>>>(op, in[0], in[1], in[2], in[3], in[4], n);
     GS_CUDA_TRY(cudaGetLastError());

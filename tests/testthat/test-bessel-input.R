@@ -66,7 +66,7 @@ test_that("an interrupt between batches stops the work cleanly", {
   # the progress callback raises a real user interrupt once a third is done
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
   x <- runif(2e6)
-  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), -1L, 0L, interrupt_at_third, 0L, -1),
+  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), -1L, 0L, interrupt_at_third, 0L, -1, c(1, 1)),
                                   environment()),
                class = "gpustats_error_interrupted")
   locs <- matrix(runif(1e4), ncol = 2) # several batches of columns

@@ -29,6 +29,16 @@ test_that("the GPU recycles short inputs and keeps R's conventions", {
                tolerance = 1e-13)
   expect_warning(bessel_k(c(-1, x), 1, device = "gpu"), "NaNs produced")
   expect_identical(bessel_k(numeric(0), 1, device = "gpu"), numeric(0))
+  # grouped parameters (each value for a run of elements), as a batched fit passes them
+  y <- rnorm(3e5)
+  grouped <- function(dev) {
+    gpustats:::gs_map("stable_d", list(y, c(1.5, 0.8, 1.9), c(0.2, -0.7, 1), c(1, 2, 0.5), c(0, 1, -1)),
+                      dev, environment(), each = c(1, 1e5, 1e5, 1e5, 1e5))
+  }
+  expect_equal(grouped("gpu"), grouped("cpu"), tolerance = 1e-13)
+  expect_identical(grouped("cpu"), dstable(y, rep(c(1.5, 0.8, 1.9), each = 1e5), rep(c(0.2, -0.7, 1), each = 1e5),
+                                           rep(c(1, 2, 0.5), each = 1e5), rep(c(0, 1, -1), each = 1e5),
+                                           device = "cpu"))
 })
 
 test_that("matern and matern_cov agree between GPU and CPU", {
@@ -108,7 +118,7 @@ test_that("an interrupt between GPU chunks stops the work cleanly", {
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
   x <- runif(2.5e8)
   id <- as.integer(getOption("gpustats.gpus", 0L)[1])
-  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), id, 0L, interrupt_at_third, 0L, -1),
+  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), id, 0L, interrupt_at_third, 0L, -1, c(1, 1)),
                                   environment()),
                class = "gpustats_error_interrupted")
   rm(x)

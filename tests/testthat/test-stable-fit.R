@@ -45,6 +45,18 @@ test_that("several samples are fitted like each one alone", {
   expect_true(all(c("se_alpha", "se_delta", "loglik", "converged") %in% names(stable_fit(list(xs[, 1]), device = "cpu"))))
 })
 
+test_that("a batch's log-likelihoods give each sample its own parameters", {
+  set.seed(14)
+  th <- cbind(c(1.3, 0.7, 1.9), c(0.4, -1, 0), c(1, 2, 0.5), c(0, -1, 3))
+  direct <- function(xs) vapply(1:3, function(k) sum(dstable(xs[[k]], th[k, 1], th[k, 2], th[k, 3], th[k, 4],
+                                                             log = TRUE, device = "cpu")), 0)
+  for (len in list(c(50, 50, 50), c(20, 70, 5))) {
+    xs <- lapply(len, function(m) rstable(m, 1.5, 0, device = "cpu"))
+    ll <- gpustats:::stable_loglik_batch(xs, 1:3, th, "cpu", environment())
+    expect_equal(ll, direct(xs), tolerance = 1e-13)
+  }
+})
+
 test_that("McCulloch's and Koutrouvelis' estimators recover the parameters of a large sample", {
   set.seed(14)
   x <- rstable(20000, alpha = 1.6, beta = 0.5, gamma = 3, delta = -2)
