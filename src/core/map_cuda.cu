@@ -307,11 +307,12 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
   GS_CUDA_TRY(map_order_temp_bytes(a->op, a->n < MAP_MAX_CHUNK ? a->n : MAP_MAX_CHUNK, &temp_bytes));
   {
     size_t recycled = map_work_head(temp_bytes), per_elem = map_work_per_element(a->op);
+    /* an input shorter than n (recycled, or grouped by each) is uploaded
+     * once; one of length n travels in chunks */
     for (int k = 0; k < arity; ++k) {
       if (a->len[k] < a->n) recycled += a->len[k] * sizeof(double);
       else per_elem += sizeof(double);
     }
-    /* (an input of length n has each = 1) */
     size_t free_b = 0;
     GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
     size_t usable = free_b / 10 * 8;
