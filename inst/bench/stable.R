@@ -1,7 +1,8 @@
 # Throughput of the alpha-stable functions: gpustats on the GPU (kernel and
 # end to end from R), gpustats on all CPU cores, and stabledist (the R
 # package a user has) on all host cores through parallel::mclapply; then
-# stable_fit("mle") of one sample and of a batch of samples.
+# stable_fit("mle") of one sample (also the median over single fits of
+# several samples) and of a batch of samples.
 #
 #   Rscript inst/bench/stable.R [--option=value ...]
 #
@@ -102,13 +103,23 @@ bench_stable <- function(kernel_n = bench_opt("stable_kernel_n", 1e7, 1e5),
     message(sprintf("stable_fit %s  1 sample: %s s", dev, fmt_sec(s)))
   }
   batch <- vapply(seq_len(fit_batch), sample_of, numeric(1000))
+  # one fit's time depends on its sample's law (its starting point, its
+  # Newton steps): also the median over single fits of the batch's first
+  # samples
+  m <- max(1L, min(fit_batch, 20L))
+  for (dev in devices) {
+    s <- stats::median(vapply(seq_len(m), function(j) {
+      bench_time(function() invisible(stable_fit(batch[, j], device = dev)), reps = 1L, warmup = 0L)
+    }, numeric(1)))
+    add(sprintf("stable_fit mle, 1 sample of n = 1,000, median of %d samples", m), 1, dev, s, 1 / s)
+    message(sprintf("stable_fit %s  1 sample, median of %d: %s s", dev, m, fmt_sec(s)))
+  }
   if (gpu) {
     s <- bench_time(function() invisible(stable_fit(batch, device = "gpu")), reps = 1L, warmup = 0L)
     add("stable_fit mle, batch of n = 1,000", fit_batch, "gpu", s, fit_batch / s)
     message(sprintf("stable_fit gpu  %d samples: %s s", fit_batch, fmt_sec(s)))
   }
   # the CPU path on a slice of the batch (samples per second)
-  m <- max(1L, min(fit_batch, 20L))
   s <- bench_time(function() invisible(stable_fit(batch[, seq_len(m), drop = FALSE], device = "cpu")),
                   reps = 1L, warmup = 0L)
   add("stable_fit mle, batch of n = 1,000", m, sprintf("cpu (%d threads)", threads), s, m / s)
