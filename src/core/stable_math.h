@@ -273,7 +273,7 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double a
  * there cancel (sin q, sin(alpha t) and cos u all vanish like the offset;
  * at alpha = 1, w tan u / beta -> -1), else -inf. In closed form: the
  * terms evaluated at an end carry their size (about 700 at y = -+700)
- * times the rounding, 5e-13 in log h0 at alpha = 1.33. */
+ * times the rounding, 5e-13 in log h0 at alpha = 1.32. */
 GS_HD static inline double stable_log_h_end(const stable_point *p)
 {
   if (p->form == STABLE_FORM_ALPHA1) return p->beta == 1.0 ? p->s_const - 1.0 : -INFINITY;
