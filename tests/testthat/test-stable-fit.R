@@ -14,6 +14,23 @@ test_that("stable_fit('mle') matches a careful optimisation of the same likeliho
                                        log = TRUE)), tolerance = 1e-12)
 })
 
+test_that("a fit started at McCulloch's alpha = 2 reaches a heavy tail in a few Newton steps", {
+  # the log-likelihood falls like log(2 - alpha) towards 2: Newton steps
+  # from there had only doubled 2 - alpha (14 steps for this sample)
+  set.seed(22)
+  x <- rstable(1000, alpha = 1.97, beta = -0.5)
+  expect_equal(coef(stable_fit(x, method = "mcculloch"))[["alpha"]], 2)
+  fit <- stable_fit(x, device = "cpu")
+  expect_true(fit$converged)
+  expect_lte(fit$iterations, 6)
+  nll <- function(p) -sum(dstable(x, p[1], p[2], p[3], p[4], log = TRUE, device = "cpu"))
+  opt <- stats::optim(coef(fit) + c(-0.01, 0.05, 0.01, 0.01), nll, method = "L-BFGS-B",
+                      lower = c(0.1, -1, 1e-3, -Inf), upper = c(2, 1, Inf, Inf),
+                      control = list(factr = 1, pgtol = 0, parscale = rep(0.01, 4), maxit = 1000))
+  expect_lte(max(abs(opt$par - coef(fit))), 1e-4)
+  expect_gte(fit$loglik, -opt$value - 1e-8)
+})
+
 test_that("stable_fit('mle') holds a parameter at its bound and gives the others standard errors", {
   set.seed(12)
   x <- rstable(400, alpha = 1.8, beta = 1)
