@@ -29,6 +29,13 @@ typedef enum {
   GS_ERR_NOT_PD       /* a matrix is not positive definite */
 } gs_status;
 
+/* What the evaluation of one element may decline (gs_op_eval's fast):
+ * nothing; the elements that take far longer than the typical one (a GPU
+ * evaluates them in a second pass); or every element that needs more than
+ * a closed form or a series (a GPU's key pass evaluates the others, so
+ * that the first pass's warps hold only elements of one kind). */
+enum { GS_EVAL_ALL = 0, GS_EVAL_FIRST = 1, GS_EVAL_CHEAP = 2 };
+
 /* Every entry point that can fail takes a caller-owned buffer of this size
  * and writes a one-line explanation into it. */
 #define GS_MSG_LEN 512

@@ -17,7 +17,7 @@ GS_CPU_DISPATCH static void map_block(const gs_map_args *a, size_t lo, size_t hi
   for (size_t i = lo; i < hi; ++i) {
     double v[GS_MAP_MAX_IN] = {0};
     for (int k = 0; k < arity; ++k) v[k] = a->in[k][gs_map_at(i, a->len[k], a->each[k])];
-    gs_op_eval(a->op, a->flags, 0, a->seed, i, v[0], v[1], v[2], v[3], v[4], &a->out[i]);
+    gs_op_eval(a->op, a->flags, GS_EVAL_ALL, a->seed, i, v[0], v[1], v[2], v[3], v[4], &a->out[i]);
   }
 }
 

@@ -49,12 +49,19 @@ typedef struct {
 
 /* The device-wide order of a chunk's elements for the sorted ops
  * (gs_op_sorted): keys and element indices, double-buffered for the radix
- * sort, and its scratch space. */
+ * sort, and its scratch space; after the sort, sorted points to the keys
+ * in order. */
 typedef struct {
   unsigned *key[2], *index[2];
+  const unsigned *sorted;
   void *temp;
   size_t temp_bytes;
 } map_order;
+
+/* The key of an element that the key pass evaluated (gs_op_cheap_first):
+ * above every sort key (stable_sort_key's classes stop at 2 << 30), so
+ * that these elements come last and the first pass skips them. */
+#define MAP_KEY_DONE 0xFFFFFFFFu
 
 /* The element at position k of the evaluation order. */
 __device__ static inline size_t map_position(const unsigned *order, size_t k)
@@ -75,17 +82,36 @@ __device__ static inline void map_element(const map_inputs &a, int flags, uint64
     d.list[atomicAdd(d.count, 1u)] = (unsigned)i;
 }
 
-/* The keys of the sorted ops, with the identity permutation. */
+/* The keys of the sorted ops, with the identity permutation; the elements
+ * that need no quadrature are evaluated here (gs_op_cheap_first). */
 template <int OP>
-__global__ void map_key_kernel(map_inputs a, int flags, size_t offset, size_t count, map_order o)
+__global__ void map_key_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
+                               map_order o, double *out)
 {
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-    o.key[0][i] = gs_op_sort_key(OP, flags, map_input(a, 0, OP, offset, i), map_input(a, 1, OP, offset, i),
-                                 map_input(a, 2, OP, offset, i), map_input(a, 3, OP, offset, i),
-                                 map_input(a, 4, OP, offset, i));
+    const double a0 = map_input(a, 0, OP, offset, i), a1 = map_input(a, 1, OP, offset, i),
+                 a2 = map_input(a, 2, OP, offset, i), a3 = map_input(a, 3, OP, offset, i),
+                 a4 = map_input(a, 4, OP, offset, i);
+    double v;
+    if (gs_op_cheap_first(OP) &&
+        gs_op_eval(OP, flags, GS_EVAL_CHEAP, seed, offset + i, a0, a1, a2, a3, a4, &v)) {
+      out[i] = v;
+      o.key[0][i] = MAP_KEY_DONE;
+    } else {
+      o.key[0][i] = gs_op_sort_key(OP, flags, a0, a1, a2, a3, a4);
+    }
     o.index[0][i] = (unsigned)i;
   }
+}
+
+/* Blocks of the first pass that a multiprocessor holds at least. Two for
+ * the stable ops: at 256 threads, one block at more than 128 registers per
+ * thread leaves eight warps per multiprocessor, too few to hide the
+ * latency of their double-precision arithmetic. */
+__host__ __device__ constexpr int map_min_blocks(int op)
+{
+  return op == GS_OP_STABLE_D || op == GS_OP_STABLE_P || op == GS_OP_STABLE_Q ? 2 : 1;
 }
 
 /* The first pass, over the elements in the given order (NULL: as they
@@ -93,10 +119,12 @@ __global__ void map_key_kernel(map_inputs a, int flags, size_t offset, size_t co
  * orders them by branch (a stable partition through ballots, in shared
  * memory) and evaluates them 32 at a time in that order: all but at most
  * one group of 32 then follow a single branch, where unsorted warps would
- * run both for every group. */
+ * run both for every group. Positions whose sorted key is MAP_KEY_DONE
+ * (keys: the sorted keys, or NULL) were evaluated by the key pass. */
 template <int OP>
-__global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
-                           const unsigned *order, double *out, map_deferred d)
+__global__ void __launch_bounds__(MAP_THREADS, map_min_blocks(OP))
+map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
+                           const unsigned *order, const unsigned *keys, double *out, map_deferred d)
 {
   __shared__ unsigned short lanes[MAP_WARPS][MAP_BATCH * 32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -110,7 +138,7 @@ __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset
 #pragma unroll
     for (int j = 0; j < batch; ++j) {
       const size_t k = base + j * 32 + lane;
-      const int valid = k < count;
+      const int valid = k < count && !(keys && keys[k] == MAP_KEY_DONE);
       const int b = valid ? gs_op_branch(OP, map_input(a, 0, OP, offset, map_position(order, k))) : 0;
       mask[0][j] = __ballot_sync(0xffffffffu, valid && !b);
       mask[1][j] = __ballot_sync(0xffffffffu, valid && b);
@@ -128,7 +156,8 @@ __global__ void map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset
     }
     __syncwarp();
     for (int slot = lane; slot < total[0] + total[1]; slot += 32)
-      map_element<OP, 1>(a, flags, seed, offset, map_position(order, base + lanes[warp][slot]), out, d);
+      map_element<OP, GS_EVAL_FIRST>(a, flags, seed, offset, map_position(order, base + lanes[warp][slot]),
+                                     out, d);
     __syncwarp();
   }
 }
@@ -142,7 +171,7 @@ __global__ void map_deferred_kernel(map_inputs a, int flags, uint64_t seed, size
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   const map_deferred none = {NULL, NULL};
   for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride)
-    map_element<OP, 0>(a, flags, seed, offset, list[k], out, none);
+    map_element<OP, GS_EVAL_ALL>(a, flags, seed, offset, list[k], out, none);
 }
 
 /* Blocks of the first pass of op (and of the benchmark's inputs). */
@@ -175,7 +204,8 @@ template <int OP>
 static cudaError_t map_launch_op(map_stage stage, const map_launch_args &l)
 {
   if (stage == MAP_KEYS) {
-    map_key_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.offset, l.count, l.order);
+    map_key_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset, l.count,
+                                                               l.order, l.out);
     return cudaGetLastError();
   }
   if (stage == MAP_DEFERRED) {
@@ -185,8 +215,9 @@ static cudaError_t map_launch_op(map_stage stage, const map_launch_args &l)
   }
   /* the sort leaves the permutation in index[0] (see map_order_sort) */
   const unsigned *order = gs_op_sorted(OP) ? l.order.index[0] : NULL;
+  const unsigned *keys = gs_op_sorted(OP) ? l.order.sorted : NULL;
   map_kernel<OP><<<l.blocks, MAP_THREADS, 0, l.stream>>>(l.in, l.flags, l.seed, l.offset, l.count, order,
-                                                         l.out, l.deferred);
+                                                         keys, l.out, l.deferred);
   return cudaGetLastError();
 }
 
@@ -220,19 +251,20 @@ static cudaError_t map_order_temp_bytes(int op, size_t count, size_t *bytes)
   return cub::DeviceRadixSort::SortPairs(NULL, *bytes, keys, index, (int)count);
 }
 
-/* The keys of l.count elements, sorted with their indices; the sorted
- * indices end in index[0]. */
-static cudaError_t map_order_sort(int op, const map_launch_args &l)
+/* The keys of l->count elements, sorted with their indices; the sorted
+ * indices end in index[0], l->order.sorted points to the sorted keys. */
+static cudaError_t map_order_sort(int op, map_launch_args *l)
 {
-  cudaError_t e = map_launch(op, MAP_KEYS, l);
-  cub::DoubleBuffer<unsigned> keys(l.order.key[0], l.order.key[1]);
-  cub::DoubleBuffer<unsigned> index(l.order.index[0], l.order.index[1]);
-  size_t bytes = l.order.temp_bytes;
+  cudaError_t e = map_launch(op, MAP_KEYS, *l);
+  cub::DoubleBuffer<unsigned> keys(l->order.key[0], l->order.key[1]);
+  cub::DoubleBuffer<unsigned> index(l->order.index[0], l->order.index[1]);
+  size_t bytes = l->order.temp_bytes;
   if (e == cudaSuccess)
-    e = cub::DeviceRadixSort::SortPairs(l.order.temp, bytes, keys, index, (int)l.count, 0, 32, l.stream);
-  if (e == cudaSuccess && index.Current() != l.order.index[0])
-    e = cudaMemcpyAsync(l.order.index[0], index.Current(), l.count * sizeof(unsigned),
-                        cudaMemcpyDeviceToDevice, l.stream);
+    e = cub::DeviceRadixSort::SortPairs(l->order.temp, bytes, keys, index, (int)l->count, 0, 32, l->stream);
+  if (e == cudaSuccess && index.Current() != l->order.index[0])
+    e = cudaMemcpyAsync(l->order.index[0], index.Current(), l->count * sizeof(unsigned),
+                        cudaMemcpyDeviceToDevice, l->stream);
+  l->order.sorted = keys.Current();
   return e;
 }
 
@@ -245,7 +277,7 @@ static cudaError_t map_run(const gs_gpu_ctx *c, int op, map_launch_args l)
   cudaError_t e = cudaMemsetAsync(l.deferred.count, 0, sizeof(unsigned), l.stream);
   l.blocks = map_blocks(c, l.count, op);
   l.list = NULL;
-  if (e == cudaSuccess && gs_op_sorted(op)) e = map_order_sort(op, l);
+  if (e == cudaSuccess && gs_op_sorted(op)) e = map_order_sort(op, &l);
   if (e == cudaSuccess) e = map_launch(op, MAP_FIRST, l);
   if (e == cudaSuccess)
     e = cudaMemcpyAsync(&declined, l.deferred.count, sizeof(unsigned), cudaMemcpyDeviceToHost, l.stream);

@@ -77,6 +77,17 @@ GS_HD static inline int gs_op_sorted(int op)
   return op == GS_OP_STABLE_D || op == GS_OP_STABLE_P || op == GS_OP_STABLE_Q;
 }
 
+/* Whether a GPU's key pass for op also evaluates the elements that need no
+ * quadrature (gs_op_eval with GS_EVAL_CHEAP): the far tails of the stable
+ * densities and probabilities, most of the points of a wide range, which
+ * had shared the first pass's warps with the integrated points at the
+ * ends of each run of keys. Not for quantiles, whose search would repeat
+ * its cheap steps. */
+GS_HD static inline int gs_op_cheap_first(int op)
+{
+  return op == GS_OP_STABLE_D || op == GS_OP_STABLE_P;
+}
+
 GS_HD static inline unsigned gs_op_sort_key(int op, int flags, double a0, double a1, double a2,
                                             double a3, double a4)
 {
@@ -86,10 +97,11 @@ GS_HD static inline unsigned gs_op_sort_key(int op, int flags, double a0, double
 /* One element into *out. Inputs by value (unused ones ignored): an array
  * argument would live in GPU local memory. flags modify an op
  * (STABLE_FLAG_*); seed and index (the element's position in the output)
- * serve the random ops. With fast set, an op may decline an element whose
- * evaluation takes far longer than the typical one (it returns 0): the GPU
- * evaluates those in a second pass, so that they do not hold up the warps
- * of the first. Without fast, every element is evaluated (returns 1). */
+ * serve the random ops. fast (GS_EVAL_*) lets an op decline an element (it
+ * returns 0): GS_EVAL_FIRST one whose evaluation takes far longer than the
+ * typical one (the GPU evaluates those in a second pass, so that they do
+ * not hold up the warps of the first), GS_EVAL_CHEAP one that needs
+ * quadrature. With GS_EVAL_ALL every element is evaluated (returns 1). */
 GS_HD static inline int gs_op_eval(int op, int flags, int fast, uint64_t seed, uint64_t index,
                                    double a0, double a1, double a2, double a3, double a4,
                                    double *out)
@@ -102,7 +114,10 @@ GS_HD static inline int gs_op_eval(int op, int flags, int fast, uint64_t seed, u
   case GS_OP_BESSEL_K_DNU: *out = bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_NU); return 1;
   case GS_OP_BESSEL_K_DX: *out = bessel_k_deriv_value(a0, a1, BESSEL_K_WRT_X); return 1;
   case GS_OP_MATERN: *out = matern_element(a0, a1, a2, a3, a4); return 1;
-  case GS_OP_STABLE_D: return stable_family_value(a0, a1, a2, a3, a4, flags, fast, out);
+  case GS_OP_STABLE_D:
+    /* without the probability flag, which only the probability op sets, the
+     * compiler sees that a density node needs no slope of log h */
+    return stable_family_value(a0, a1, a2, a3, a4, flags & ~STABLE_FLAG_PROB, fast, out);
   case GS_OP_STABLE_P:
     return stable_family_value(a0, a1, a2, a3, a4, flags | STABLE_FLAG_PROB, fast, out);
   case GS_OP_STABLE_Q: return stable_quantile(a0, a1, a2, a3, a4, flags, fast, out);

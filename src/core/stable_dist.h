@@ -63,8 +63,8 @@ GS_HD static inline stable_value stable_cauchy(double z)
   return r;
 }
 
-/* The standard S0 law at z into *r; 0 where fast is set and the point
- * needs the adaptive rule, else the rule used (STABLE_BY_*). tol as in
+/* The standard S0 law at z into *r; 0 where the point needs work that fast
+ * (GS_EVAL_*) declines, else the rule used (STABLE_BY_*). tol as in
  * stable_general. */
 GS_HD static inline int stable_standard(double z, double alpha, double beta, int need, int fast,
                                         double tol, stable_value *r)
@@ -87,7 +87,7 @@ GS_HD static inline int stable_standard(double z, double alpha, double beta, int
 
 /* The density, or with STABLE_FLAG_PROB the probability, of the family at
  * x into *out: NaN for NA/NaN input or invalid parameters. Returns 0 where
- * fast is set and the point needs the adaptive rule. */
+ * the point needs work that fast (GS_EVAL_*) declines. */
 GS_HD static inline int stable_family_value(double x, double alpha, double beta, double gamma,
                                             double delta, int flags, int fast, double *out)
 {
@@ -284,8 +284,8 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
   return 1;
 }
 
-/* The quantile of the family into *out; 0 where fast is set and a step of
- * the search needs the adaptive rule. */
+/* The quantile of the family into *out; 0 where a step of the search needs
+ * work that fast (GS_EVAL_*) declines. */
 GS_HD static inline int stable_quantile(double p, double alpha, double beta, double gamma,
                                         double delta, int flags, int fast, double *out)
 {

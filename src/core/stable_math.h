@@ -367,10 +367,11 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need
     L = stable_level_at(p, z);
     eh = exp(L.s);
     double o0 = p->h_zero_at_lower ? L.t : L.v, oi = p->h_zero_at_lower ? L.v : L.t;
-    double ds = fabs(L.ds_dy);
-    f[0] = need & STABLE_NEED_PDF ? exp(L.s - eh - scale) * L.dp_dy : 0.0;
-    f[1] = need & STABLE_NEED_J1 ? exp(L.s - eh - scale) * ds * o0 : 0.0;
-    f[2] = need & STABLE_NEED_J2 ? exp(L.s - eh) * ds * oi : 0.0;
+    double ds = fabs(L.ds_dy), w = exp(L.s - eh);
+    double ws = scale == 0.0 ? w : exp(L.s - eh - scale);
+    f[0] = need & STABLE_NEED_PDF ? ws * L.dp_dy : 0.0;
+    f[1] = need & STABLE_NEED_J1 ? ws * ds * o0 : 0.0;
+    f[2] = need & STABLE_NEED_J2 ? w * ds * oi : 0.0;
   }
 }
 
@@ -723,6 +724,11 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
  * underflows their scale from |x| = 1e154. */
 #define STABLE_ALPHA1_POWER_LAW 1e18
 
+/* Beyond this log h0 (h bounded below by h0 > 1e15 at beta = +-1), the
+ * density and the thin tail are exp(-h0) times factors that change log h0
+ * by less than its own rounding: no quadrature. */
+#define STABLE_THIN_TAIL 35.0
+
 /* What stable_general used: the adaptive rule can be off by far more than
  * its tolerance where it stops at its split budget (on integrands whose
  * rounding noise it cannot resolve), the other rules are smooth in x. */
@@ -734,8 +740,9 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
  * (STABLE_NEED_*) asks for are accurate. tol is where the trapezoid rule
  * stops (STABLE_TRAPEZOID_TOL: full accuracy), and above that the relative
  * tolerance of the rule over s; the adaptive rule always works to full
- * accuracy. With fast set, returns 0 (and leaves *r unset) where
- * the point needs the adaptive rule; else returns STABLE_BY_*. */
+ * accuracy. fast (GS_EVAL_*) = GS_EVAL_FIRST returns 0 (and leaves *r
+ * unset) where the point needs the adaptive rule, GS_EVAL_CHEAP where it
+ * needs any quadrature; else it returns STABLE_BY_*. */
 GS_HD static inline int stable_general(double x, double alpha, double beta, int need, int fast,
                                        double tol, stable_value *out)
 {
@@ -767,6 +774,7 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     cdf = 1.0 - ccdf;
   } else {
     int mode_s = stable_mode_s(x, alpha, beta);
+    if (fast == GS_EVAL_CHEAP && (mode_s || !(stable_log_h_end(&p) > STABLE_THIN_TAIL))) return 0;
     double z[STABLE_S_PANELS + 1], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
     double j2_end = 0.0;
     int nz = 0, peak_found = 0, computed = STABLE_NEED_ALL;
@@ -783,9 +791,7 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
       /* the density's integrand peaks where h = 1, or, where h is bounded
        * below by h0 > 1 (beta = +-1 thin tails), where h = h0 + 1 */
       double target = 0.0;
-      if (s_end > 35.0) {
-        /* h >= h0 > 1e15: the density and the thin tail are exp(-h0) times
-         * factors that change log h0 by less than its own rounding */
+      if (s_end > STABLE_THIN_TAIL) {
         /* (s_const overflows to +inf as |x| nears the largest double) */
         double lt = isinf(s_end) ? -INFINITY : s_end - exp(s_end);
         lpdf = lt + log(p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
