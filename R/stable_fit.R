@@ -26,12 +26,15 @@
 #' `"mle"` maximizes the log-likelihood, computed with [dstable()], in all
 #' four parameters jointly, over \eqn{\alpha \in [0.1, 2]},
 #' \eqn{\beta \in [-1, 1]}, \eqn{\gamma > 0}. It starts from McCulloch's
-#' estimates and takes Newton steps with the gradient and Hessian from
-#' finite differences of the log-likelihood (one-sided at a bound), with a
-#' backtracking line search; a parameter at a bound where the gradient
-#' points outwards is held there. All samples are fitted in lockstep, so
-#' each step evaluates the densities of every sample in one call (on the
-#' GPU with `device = "gpu"`). Standard errors come from the observed
+#' estimates (where their \eqn{\alpha} is above 1.9, from the best of it
+#' and a few values closer to 2, as the log-likelihood falls like
+#' \eqn{\log(2 - \alpha)} towards 2) and takes Newton steps with the
+#' gradient and Hessian from finite differences of the log-likelihood
+#' (one-sided at a bound), taken at the full step, with a backtracking line
+#' search where that step does not increase the log-likelihood enough; a
+#' parameter at a bound where the gradient points outwards is held there.
+#' All samples are fitted in lockstep, so each step evaluates the densities
+#' of every sample in one call (on the GPU with `device = "gpu"`). Standard errors come from the observed
 #' information, the inverse of minus the Hessian at the estimate; a
 #' parameter held at a bound has none.
 #'
