@@ -106,7 +106,8 @@ __global__ void map_key_kernel(map_inputs a, int flags, uint64_t seed, size_t of
 }
 
 /* Blocks of the first pass that a multiprocessor holds at least. Two for
- * the stable ops: at 256 threads, one block at more than 128 registers per
+ * the stable ops (those of gs_op_sorted, which a launch bound cannot
+ * call): at 256 threads, one block at more than 128 registers per
  * thread leaves eight warps per multiprocessor, too few to hide the
  * latency of their double-precision arithmetic. */
 __host__ __device__ constexpr int map_min_blocks(int op)
@@ -123,8 +124,8 @@ __host__ __device__ constexpr int map_min_blocks(int op)
  * (keys: the sorted keys, or NULL) were evaluated by the key pass. */
 template <int OP>
 __global__ void __launch_bounds__(MAP_THREADS, map_min_blocks(OP))
-map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count,
-                           const unsigned *order, const unsigned *keys, double *out, map_deferred d)
+map_kernel(map_inputs a, int flags, uint64_t seed, size_t offset, size_t count, const unsigned *order,
+           const unsigned *keys, double *out, map_deferred d)
 {
   __shared__ unsigned short lanes[MAP_WARPS][MAP_BATCH * 32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
