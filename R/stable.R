@@ -48,7 +48,8 @@
 #'
 #' `qstable()` solves \eqn{\log P(X \le x) = \log p} (or the upper tail) by
 #' Newton's method on the log-odds of the smaller tail, safeguarded by a
-#' bracket; its early steps evaluate the law roughly, the last to full
+#' bracket, with Halley's step near the root where the slope of the density
+#' comes with it; its early steps evaluate the law roughly, the last to full
 #' accuracy, to full double precision; `log.p` and `lower.tail` are exact
 #' (a quantile for \eqn{p = 10^{-300}} in either tail is no harder than one
 #' for \eqn{p = 0.3}).

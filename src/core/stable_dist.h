@@ -47,6 +47,7 @@ GS_HD static inline stable_value stable_gauss(double z)
                               log1p(-0.5 / (aw * aw) + 0.75 / (aw * aw * aw * aw));
   r.log_cdf = lower > 1e-300 ? log(lower) : lt;
   r.log_ccdf = upper > 1e-300 ? log(upper) : lt;
+  r.dlog_pdf = -w;
   return r;
 }
 
@@ -60,6 +61,7 @@ GS_HD static inline stable_value stable_cauchy(double z)
   r.ccdf = atan2(1.0, z) / STABLE_PI;
   r.log_cdf = log(r.cdf);
   r.log_ccdf = log(r.ccdf);
+  r.dlog_pdf = -2.0 * z / (1.0 + z * z);
   return r;
 }
 
@@ -131,6 +133,18 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
 /* A full evaluation with |G| under this ends the search with its Newton
  * step, which leaves |G| ~ kappa G^2 < 1e-15 without another evaluation. */
 #define STABLE_QUANTILE_LAST 1e-8
+/* Where an evaluation gives the slope of the log density as well (the rule
+ * over y, the tail series, the closed forms), G'' is known and the step
+ * within |G| < STABLE_QUANTILE_HALLEY is Halley's, which leaves |G| of
+ * order G^3: the rough evaluations end at |G| < 0.1 instead of 1e-5, and a
+ * full one at |G| < 3e-5 ends the search (1.07 full evaluations per
+ * quantile). On 5,000 random quantiles like the benchmark's (alpha in
+ * [0.5, 2], beta in [-1, 1], p in (0, 1); CPU count) the search took 227
+ * level evaluations instead of 318, and pstable at the answer matched p to
+ * 1.7e-14 relative at worst. */
+#define STABLE_QUANTILE_HALLEY 1.0
+#define STABLE_QUANTILE_HALLEY_ROUGH_END 0.1
+#define STABLE_QUANTILE_HALLEY_LAST 3e-5
 /* The largest step of the search in v = asinh z: a factor of e^3 in |z|. */
 #define STABLE_QUANTILE_DV_MAX 3.0
 
@@ -151,21 +165,29 @@ GS_HD static inline double stable_quantile_start(double log_q, int upper, double
   return side * fmax(exp(fmin(log_z, 690.0)), gauss);
 }
 
-/* The next point of the search from z, where G = g and dG/dz = slope,
- * inside the bracket (lo, hi). Newton in v = asinh z, in which G is nearly
- * linear far out (about -+alpha log |z|), so that a step from far away
- * lands close; where the bracket is closed, bisection in v if Newton leaves
- * it or does not halve the previous step (*dv_prev); where it is open, a
- * step of STABLE_QUANTILE_DV_MAX towards the open side if Newton leaves it.
- * z itself where Newton cannot move it by an ulp (the values allow no
- * better). */
-GS_HD static inline double stable_quantile_step(double z, double g, double slope, double lo,
-                                                double hi, double *dv_prev)
+/* The next point of the search from z, where G = g, dG/dz = slope and
+ * G''/G' = curv (NaN where unknown), inside the bracket (lo, hi). Near the
+ * root, Halley's step in z where curv is known; else Newton in v = asinh z,
+ * in which G is nearly linear far out (about -+alpha log |z|), so that a
+ * step from far away lands close. Where the bracket is closed, bisection in
+ * v if the step leaves it or does not halve the previous step (*dv_prev);
+ * where it is open, a step of STABLE_QUANTILE_DV_MAX towards the open side
+ * if it leaves it. z itself where the step cannot move it by an ulp (the
+ * values allow no better). */
+GS_HD static inline double stable_quantile_step(double z, double g, double slope, double curv,
+                                                double lo, double hi, double *dv_prev)
 {
-  double w = hypot(1.0, z), dv = -g / (slope * w);
-  if (fabs(dv) > STABLE_QUANTILE_DV_MAX) dv = copysign(STABLE_QUANTILE_DV_MAX, dv);
-  /* sinh(v + dv) - z, accurate for small dv */
-  double s = sinh(0.5 * dv), zn = z + (2.0 * z * s * s + w * sinh(dv));
+  double w = hypot(1.0, z), dz = g / slope, halley = 1.0 - 0.5 * dz * curv, dv, zn;
+  if (fabs(g) < STABLE_QUANTILE_HALLEY && halley >= 0.5 && halley <= 2.0) {
+    zn = z - dz / halley;
+    dv = (zn - z) / w;
+  } else {
+    dv = -dz / w;
+    if (fabs(dv) > STABLE_QUANTILE_DV_MAX) dv = copysign(STABLE_QUANTILE_DV_MAX, dv);
+    /* sinh(v + dv) - z, accurate for small dv */
+    double s = sinh(0.5 * dv);
+    zn = z + (2.0 * z * s * s + w * sinh(dv));
+  }
   if (fabs(zn - z) <= 2.3e-16 * fabs(z)) return z;
   int inside = zn > lo && zn < hi;
   if (lo > -INFINITY && hi < INFINITY) {
@@ -229,7 +251,7 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
   for (int it = 0; it < 400; it++) {
     stable_value r;
     int full = tol == STABLE_TRAPEZOID_TOL;
-    int rule = stable_standard(z, alpha, beta, STABLE_NEED_ALL, fast, tol, &r);
+    int rule = stable_standard(z, alpha, beta, STABLE_NEED_ALL | STABLE_NEED_DLOG_PDF, fast, tol, &r);
     if (!rule) return 0;
     double lt = upper ? r.log_ccdf : r.log_cdf;
     if (plain) {
@@ -242,7 +264,10 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
     }
     /* 1 - tail from the tail itself, exact near the root (tail <= 1/2) */
     double lt1 = log(-expm1(lt)), g = lt - lt1 - target;
-    double slope = dir * (exp(r.log_pdf - lt) + exp(r.log_pdf - lt1));
+    double f_lt = exp(r.log_pdf - lt), f_lt1 = exp(r.log_pdf - lt1), slope = dir * (f_lt + f_lt1);
+    /* G''/G' = d log f/dz - dir f (1 - 2 t) / (t (1 - t)), t the tail */
+    double curv = r.dlog_pdf - dir * (f_lt - f_lt1);
+    int halley = !isnan(curv);
     /* Where a full evaluation needs the adaptive rule, whose values need not
      * be smooth in z where it stops at its split budget, an unevaluated
      * Newton step is no answer: the plain search takes over from z, full
@@ -260,18 +285,20 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
       *out = z;
       if (full) g_best = g;
     }
-    if (full && fabs(g) < STABLE_QUANTILE_LAST) {
+    if (full && fabs(g) < (halley ? STABLE_QUANTILE_HALLEY_LAST : STABLE_QUANTILE_LAST)) {
       double step = g / slope;
+      if (halley) step /= 1.0 - 0.5 * step * curv;
       if (isfinite(step)) *out = z - step;
       return 1;
     }
     /* g * dir > 0: z is beyond the quantile */
     if (g * dir > 0.0) hi = z; else lo = z;
-    double zn = stable_quantile_step(z, g, slope, lo, hi, &dv_prev);
+    double zn = stable_quantile_step(z, g, slope, curv, lo, hi, &dv_prev);
     /* z cannot move by an ulp */
     int stuck = zn == z || !(hi - lo > 2.3e-16 * fabs(z));
     if (full && stuck) return 1;
-    if (!full && (fabs(g) < STABLE_QUANTILE_ROUGH_END || stuck)) {
+    double rough_end = halley ? STABLE_QUANTILE_HALLEY_ROUGH_END : STABLE_QUANTILE_ROUGH_END;
+    if (!full && (fabs(g) < rough_end || stuck)) {
       tol = STABLE_TRAPEZOID_TOL;
       lo = -INFINITY;
       hi = INFINITY;

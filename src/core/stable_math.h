@@ -60,12 +60,14 @@
 
 /* Which integrals a caller needs: the density's, or the two of the
  * probabilities, int e^-h du (J1) and int (1 - e^-h) du (J2); a quantile
- * search needs all. */
+ * search needs all, and the slope of the log density, from
+ * int h^2 e^-h du (J3), where the rule over y gives it. */
 #define STABLE_NEED_PDF 1
 #define STABLE_NEED_J1 2
 #define STABLE_NEED_J2 4
 #define STABLE_NEED_PROB 6
 #define STABLE_NEED_ALL 7
+#define STABLE_NEED_DLOG_PDF 8
 
 /* How log h and its derivative are computed (see above). */
 enum { STABLE_FORM_DIRECT = 0, STABLE_FORM_SMALL_D = 1, STABLE_FORM_ALPHA1 = 2 };
@@ -349,10 +351,11 @@ typedef struct {
   double scale;
 } stable_integrals;
 
-/* One integrand node: the three integrand values times the node's
- * Jacobian, in the variable of the mode. */
+/* One integrand node: the integrand values times the node's Jacobian, in
+ * the variable of the mode; f[3] (h times the density's, mode Y only) where
+ * need asks for it. */
 GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need, double z,
-                                     stable_guess *g, double scale, double f[3])
+                                     stable_guess *g, double scale, double f[4])
 {
   stable_level L;
   double eh;
@@ -363,6 +366,7 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need
     f[0] = w * L.dp_dy / fabs(L.ds_dy);
     f[1] = w * o0;
     f[2] = w * oi;
+    f[3] = 0.0;
   } else {
     L = stable_level_at(p, z);
     eh = exp(L.s);
@@ -372,6 +376,8 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need
     f[0] = need & STABLE_NEED_PDF ? ws * L.dp_dy : 0.0;
     f[1] = need & STABLE_NEED_J1 ? ws * ds * o0 : 0.0;
     f[2] = need & STABLE_NEED_J2 ? w * ds * oi : 0.0;
+    /* (h^2 e^-h, without the h e^-h that overflows with h) */
+    f[3] = need & STABLE_NEED_DLOG_PDF ? exp(L.s + L.s - eh - scale) * L.dp_dy : 0.0;
   }
 }
 
@@ -393,7 +399,7 @@ GS_HD static inline void stable_gk15(const stable_point *p, int mode_s, double a
                                   0.204432940075298892414161999234649, 0.209482141084727828012999174891714};
   const double wg[4] = {0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
                         0.381830050505118944950369775488975, 0.417959183673469387755102040816327};
-  double c = 0.5 * (a + b), hw = 0.5 * (b - a), G[3] = {0, 0, 0}, f[3], fr[3];
+  double c = 0.5 * (a + b), hw = 0.5 * (b - a), G[3] = {0, 0, 0}, f[4], fr[4];
   for (int j = 0; j < 3; j++) K[j] = 0.0;
   /* left to right, so that mode S warm-starts each Newton solve */
   for (int i = 0; i < STABLE_GK_N; i++) {
@@ -441,7 +447,7 @@ GS_HD static inline int stable_integrate_s(const stable_point *p, double step, d
                                            double J[3])
 {
   stable_guess g = {0.0, 0.0, 0.0};
-  double all[3] = {0, 0, 0}, even[3] = {0, 0, 0}, f[3];
+  double all[3] = {0, 0, 0}, even[3] = {0, 0, 0}, f[4];
   int n = (int)((STABLE_S_TAU_HI - STABLE_S_TAU_LO) / step + 0.5), met = 1;
   for (int k = 0; k <= n; k++) {
     double tau = STABLE_S_TAU_LO + k * step, em = exp(-tau);
@@ -565,9 +571,9 @@ typedef struct {
 /* Adds the weighted integrands at tau to S (and into wf); 0 where the node
  * lies beyond the range of y that the level can represent. */
 GS_HD static inline int stable_map_node(const stable_point *p, const stable_map *m, double tau,
-                                        double S[3], double wf[3])
+                                        double S[4], double wf[3])
 {
-  double em = exp(-tau), y = m->c + m->sd * (tau + 1.0 - em), w = fabs(m->sd) * (1.0 + em), f[3];
+  double em = exp(-tau), y = m->c + m->sd * (tau + 1.0 - em), w = fabs(m->sd) * (1.0 + em), f[4];
   if (!(fabs(y) <= STABLE_Y_MAX)) return 0;
   stable_guess g = {0.0, 0.0, 0.0};
   stable_node(p, 0, m->need, y, &g, m->scale, f);
@@ -575,14 +581,16 @@ GS_HD static inline int stable_map_node(const stable_point *p, const stable_map 
     wf[j] = w * f[j];
     S[j] += wf[j];
   }
+  if (m->need & STABLE_NEED_DLOG_PDF) S[3] += w * f[3];
   return 1;
 }
 
 /* Walks from the peak in direction side (+-1) at step 1/2 until the
- * integrands are negligible; returns the last node's index, or 0 past the
+ * integrands are negligible (J3, which only steers a quantile search, is
+ * not watched); returns the last node's index, or 0 past the
  * node budget. *used counts the nodes. */
 GS_HD static inline int stable_map_walk(const stable_point *p, const stable_map *m, int side,
-                                        double S[3], int *used)
+                                        double S[4], int *used)
 {
   double wf[3], prev[3] = {INFINITY, INFINITY, INFINITY};
   for (int k = side; *used < STABLE_TRAPEZOID_BUDGET / 8; k += side) {
@@ -600,15 +608,15 @@ GS_HD static inline int stable_map_walk(const stable_point *p, const stable_map 
 }
 
 GS_HD static inline int stable_integrate_map(const stable_point *p, int need, double c, double d,
-                                             double scale, double floor01, double tol, double J[3])
+                                             double scale, double floor01, double tol, double J[4])
 {
   stable_map m = {c, p->h_zero_at_lower ? d : -d, scale, need};
-  double S[3] = {0, 0, 0}, wf[3], step = 0.5, prev[3];
+  double S[4] = {0, 0, 0, 0}, wf[3], step = 0.5, prev[3];
   int used = 1;
   stable_map_node(p, &m, 0.0, S, wf);
   int klo = stable_map_walk(p, &m, -1, S, &used), khi = stable_map_walk(p, &m, 1, S, &used);
   if (klo == 0 || khi == 0) return 0;
-  for (int j = 0; j < 3; j++) J[j] = S[j] * step;
+  for (int j = 0; j < 4; j++) J[j] = S[j] * step;
   /* tau = klo / 2 + i step, i = 0 .. n */
   int n = khi - klo;
   for (int level = 1; used + n <= STABLE_TRAPEZOID_BUDGET; level++) {
@@ -623,6 +631,7 @@ GS_HD static inline int stable_integrate_map(const stable_point *p, int need, do
       double tol_j = tol + (j < 2 ? floor01 : 0.0);
       if ((need >> j & 1) && !(fabs(J[j] - prev[j]) <= tol_j * fabs(J[j]))) converged = 0;
     }
+    J[3] = S[3] * step;
     if (converged) return 1;
   }
   return 0;
@@ -658,14 +667,16 @@ GS_HD static inline int stable_mode_s(double x, double alpha, double beta)
   return direct || far > STABLE_NEAR1_FAR || (far < -STABLE_NEAR1_FAR && fabs(beta) < 1.0);
 }
 
-/* Values of the standard S0 law at one x. */
+/* Values of the standard S0 law at one x; dlog_pdf, d log pdf / dx, is NaN
+ * unless STABLE_NEED_DLOG_PDF asked for it and the rule used gives it. */
 typedef struct {
-  double pdf, log_pdf, cdf, ccdf, log_cdf, log_ccdf;
+  double pdf, log_pdf, cdf, ccdf, log_cdf, log_ccdf, dlog_pdf;
 } stable_value;
 
 GS_HD static inline void stable_value_set(stable_value *r, double log_pdf, double cdf, double ccdf,
                                           double log_cdf, double log_ccdf)
 {
+  r->dlog_pdf = NAN;
   r->log_pdf = log_pdf;
   r->pdf = exp(log_pdf);
   r->cdf = cdf;
@@ -683,17 +694,18 @@ GS_HD static inline void stable_value_set(stable_value *r, double log_pdf, doubl
 
 /* The far-tail series in z = sqrt(1 + B^2) x1^-alpha:
  *   pdf  = 1/(pi x1) sum_k (-1)^(k+1) Gamma(alpha k + 1)/k! sin(k alpha T) z^k,
- *   ccdf = 1/pi      sum_k (-1)^(k+1) Gamma(alpha k)/k!     sin(k alpha T) z^k.
- * Returns 0 where it does not reach full accuracy (terms stop shrinking,
- * or cancel). */
+ *   ccdf = 1/pi      sum_k (-1)^(k+1) Gamma(alpha k)/k!     sin(k alpha T) z^k,
+ * and d log pdf / dx1 (term k of pdf goes like x1^-(1 + alpha k)) into
+ * *dlog_pdf. Returns 0 where it does not reach full accuracy (terms stop
+ * shrinking, or cancel). */
 GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pdf,
-                                           double *ccdf)
+                                           double *ccdf, double *dlog_pdf)
 {
   double lz = 0.5 * log1p(p->B * p->B) - p->alpha * log(p->x1);
   if (lz > -1.0) return 0;
   /* err bounds the rounding in the sum, mostly from sin(k alpha T) near
    * its zeros (beta = -1 for alpha > 1, where the tail is not a power law) */
-  double sp = 0.0, sc = 0.0, prev = INFINITY, err = 0.0, log_factorial = 0.0;
+  double sp = 0.0, sc = 0.0, sd = 0.0, prev = INFINITY, err = 0.0, log_factorial = 0.0;
   for (int k = 1; k <= 60; k++) {
     log_factorial += log((double)k);
     double lm = lgamma(p->alpha * k + 1.0) - log_factorial + k * lz;
@@ -703,6 +715,7 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
     double term = (k & 1 ? 1.0 : -1.0) * m * sn;
     sp += term;
     sc += term / (p->alpha * k);
+    sd += term * (1.0 + p->alpha * k);
     err += m * (fabs(sn) + k * p->aT) * 4e-16;
     if (m < 1e-17 * fabs(sp) && m < 1e-17 * fabs(sc) * p->alpha * k) {
       if (!(sp > 0.0) || !(sc > 0.0) || err > STABLE_SERIES_RTOL * sc ||
@@ -710,6 +723,7 @@ GS_HD static inline int stable_tail_series(const stable_point *p, double *log_pd
         return 0;
       *log_pdf = log(sp) - STABLE_LOG_PI - log(p->x1);
       *ccdf = sc / STABLE_PI;
+      *dlog_pdf = -sd / (sp * p->x1);
       return 1;
     }
   }
@@ -748,7 +762,7 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
 {
   stable_point p;
   int refl = stable_point_prepare(&p, x, alpha, beta);
-  double lpdf, cdf, ccdf, lcdf, lccdf;
+  double lpdf, cdf, ccdf, lcdf, lccdf, dlog = NAN;
   if (p.T <= 0.0) {
     /* alpha < 1, beta = -1, right of the support */
     lpdf = -INFINITY;
@@ -770,12 +784,12 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     if (refl) stable_value_set(out, lpdf, tail, 1.0 - tail, ltail, log1p(-tail));
     else stable_value_set(out, lpdf, 1.0 - tail, tail, log1p(-tail), ltail);
     return STABLE_BY_FAST_RULE;
-  } else if (p.form != STABLE_FORM_ALPHA1 && stable_tail_series(&p, &lpdf, &ccdf)) {
+  } else if (p.form != STABLE_FORM_ALPHA1 && stable_tail_series(&p, &lpdf, &ccdf, &dlog)) {
     cdf = 1.0 - ccdf;
   } else {
     int mode_s = stable_mode_s(x, alpha, beta);
     if (fast == GS_EVAL_CHEAP && (mode_s || !(stable_log_h_end(&p) > STABLE_THIN_TAIL))) return 0;
-    double z[STABLE_S_PANELS + 1], J[3], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
+    double z[STABLE_S_PANELS + 1], J[4], scale = 0.0, floor01 = 0.0, ypk = 0.0, d = 1.0;
     double j2_end = 0.0;
     int nz = 0, peak_found = 0, computed = STABLE_NEED_ALL;
     if (mode_s) {
@@ -840,7 +854,8 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     int rule = STABLE_BY_FAST_RULE, rough = tol > STABLE_TRAPEZOID_TOL;
     if (mode_s ? !stable_integrate_s(&p, rough ? 0.25 : 0.125, rough ? tol : STABLE_RTOL, J)
                : !peak_found ||
-                     !stable_integrate_map(&p, need & computed, ypk, d, scale, floor01, tol, J)) {
+                     !stable_integrate_map(&p, need & (computed | STABLE_NEED_DLOG_PDF), ypk, d,
+                                           scale, floor01, tol, J)) {
       if (fast) return 0;
       stable_integrate(&p, mode_s, z, nz, scale, computed, STABLE_RTOL, floor01, J);
       rule = STABLE_BY_ADAPTIVE_RULE;
@@ -849,6 +864,12 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
     double pref = p.form == STABLE_FORM_ALPHA1 ? 0.5 / p.beta
                                                : alpha / (STABLE_PI * fabs(p.eps) * p.x1);
     lpdf = log(J[0]) + scale + log(pref);
+    if ((need & STABLE_NEED_DLOG_PDF) && !mode_s && rule == STABLE_BY_FAST_RULE) {
+      /* d/dx (h e^-h) = (1 - h) h e^-h ds/dx, with ds/dx from s_const, and
+       * pref goes like 1 / x1 */
+      double ds_dx = p.form == STABLE_FORM_ALPHA1 ? -STABLE_PI_2 / p.beta : -alpha / (p.eps * p.x1);
+      dlog = ds_dx * (1.0 - J[3] / J[0]) - (p.form == STABLE_FORM_ALPHA1 ? 0.0 : 1.0 / p.x1);
+    }
     /* J[1] = int e^-h du (scaled), J[2] = int (1 - e^-h) du */
     double lo_part = J[1] * exp(scale);
     if (p.form == STABLE_FORM_ALPHA1) {
@@ -868,12 +889,14 @@ GS_HD static inline int stable_general(double x, double alpha, double beta, int 
                                                         : log(ccdf);
     if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
     else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
+    out->dlog_pdf = refl ? -dlog : dlog;
     return rule;
   }
   lcdf = log(cdf);
   lccdf = log(ccdf);
   if (refl) stable_value_set(out, lpdf, ccdf, cdf, lccdf, lcdf);
   else stable_value_set(out, lpdf, cdf, ccdf, lcdf, lccdf);
+  out->dlog_pdf = refl ? -dlog : dlog;
   return STABLE_BY_FAST_RULE;
 }
 
