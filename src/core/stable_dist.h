@@ -141,7 +141,8 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
  * quantile). On 5,000 random quantiles like the benchmark's (alpha in
  * [0.5, 2], beta in [-1, 1], p in (0, 1); CPU count) the search took 227
  * level evaluations instead of 318, and pstable at the answer matched p to
- * 1.7e-14 relative at worst. */
+ * 1.2e-14 relative at worst (1.7e-14 on 3,000 with p log-uniform in both
+ * tails down to 1e-10). */
 #define STABLE_QUANTILE_HALLEY 1.0
 #define STABLE_QUANTILE_HALLEY_ROUGH_END 0.1
 #define STABLE_QUANTILE_HALLEY_LAST 3e-5

@@ -120,19 +120,24 @@ test_that("the density integrates to the distribution function", {
   }
 })
 
+# pstable at q = qstable(p, a, b) matches p to 1e-12 relative in the tail p
+# is in, or to the change of the tail over two ulps of q where the tail is so
+# steep (exponentially thin tails) that no double does better.
+expect_round_trip <- function(q, p, a, b, label) {
+  lower <- p <= 0.5
+  back <- ifelse(lower, pstable(q, a, b), pstable(q, a, b, lower.tail = FALSE))
+  target <- ifelse(lower, p, 1 - p)
+  ulp2 <- abs(q * dstable(q, a, b) / target) * 4.5e-16
+  expect_true(all(abs(back / target - 1) <= pmax(1e-12, ulp2)), label = label)
+}
+
 test_that("qstable inverts pstable to 1e-12 in the tail p is in, and is monotone", {
   p <- c(1e-10, 1e-6, 0.01, 0.2, 0.5, 0.8, 0.99, 1 - 1e-6, 1 - 1e-10)
   for (a in c(0.3, 0.8, 1, 1 + 1e-6, 1.4, 1.9)) {
     for (b in c(-1, 0, 0.5)) {
       q <- qstable(p, a, b)
       expect_true(all(diff(q) > 0), info = paste(a, b))
-      lower <- p <= 0.5
-      back <- ifelse(lower, pstable(q, a, b), pstable(q, a, b, lower.tail = FALSE))
-      target <- ifelse(lower, p, 1 - p)
-      # 1e-12, or the change of the tail over two ulps of q where the tail
-      # is so steep (exponentially thin tails) that no double does better
-      ulp2 <- abs(q * dstable(q, a, b) / target) * 4.5e-16
-      expect_true(all(abs(back / target - 1) <= pmax(1e-12, ulp2)), label = paste("round trip", a, b))
+      expect_round_trip(q, p, a, b, paste("round trip", a, b))
     }
   }
   # random laws and probabilities, both tails down to 1e-10: every rule of the
@@ -145,12 +150,7 @@ test_that("qstable inverts pstable to 1e-12 in the tail p is in, and is monotone
   b[seq(1, n, by = 10)] <- 1
   pl <- exp(runif(n, log(1e-10), log(0.5)))
   p <- ifelse(seq_len(n) %% 2 == 0, pl, 1 - pl)
-  q <- qstable(p, a, b)
-  lower <- p <= 0.5
-  back <- ifelse(lower, pstable(q, a, b), pstable(q, a, b, lower.tail = FALSE))
-  target <- ifelse(lower, p, 1 - p)
-  ulp2 <- abs(q * dstable(q, a, b) / target) * 4.5e-16
-  expect_true(all(abs(back / target - 1) <= pmax(1e-12, ulp2)), label = "random round trips")
+  expect_round_trip(qstable(p, a, b), p, a, b, "random round trips")
   # upper tail and log scale are exact, far beyond 1 - p
   q <- qstable(-500, 1.5, 0.2, lower.tail = FALSE, log.p = TRUE)
   expect_equal(pstable(q, 1.5, 0.2, lower.tail = FALSE, log.p = TRUE), -500, tolerance = 1e-13)
