@@ -40,9 +40,13 @@
 #' distance get smaller away from the diagonal, so weak correlation leaves
 #' most of them in FP16. FP16 tiles carry a power-of-two scale each (from
 #' the largest entry of the tile of \eqn{A}), so that small entries do not
-#' underflow. On the GPU, updates of FP16 tiles run on the tensor cores (FP16
-#' products, FP32 sums), those of FP32 tiles in FP32; on the CPU the tiles
-#' are kept in their formats (less memory) and computed in FP64. If a value
+#' underflow. On the GPU an update \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile
+#' below the diagonal runs in the lowest precision of its three tiles: on the
+#' tensor cores (FP16 products, FP32 sums) when any of them is FP16, else in
+#' FP32, and in FP64 for FP64 tiles. A product with an FP16 operand already
+#' carries that operand's rounding, which rounding the other one to FP16
+#' at most doubles. On the CPU the tiles are kept in their formats (less
+#' memory) and computed in FP64. If a value
 #' does not fit its tile's format, or a diagonal tile is not positive
 #' definite while lower-precision tiles feed it, those tiles are promoted
 #' one precision and the factorization is run again; `info$attempts` counts

@@ -7,8 +7,8 @@
  * In mixed precision the tiles stay in their formats in memory (so the
  * matrix takes less of it); a tile that is not FP64 is read into FP64 for
  * each product and accumulated in FP64, then rounded to its format when it
- * is finished. The GPU computes such tiles in their own precision, so the
- * two agree to the rounding of the lower precision. */
+ * is finished. The GPU computes the updates of such tiles in the lowest
+ * precision of the tiles involved, so the two agree to that rounding. */
 #include <stdlib.h>
 
 #include "gs_cpu.h"

@@ -21,10 +21,15 @@
  *
  * Mixed precision: a slot holds its tile in the tile's format once the tile
  * is finished (and while it is loaded as an operand); a tile that is not
- * FP64 accumulates in FP32. An update runs in the precision of the tile it
- * updates (DGEMM, SGEMM, or FP16 tensor-core products with FP32 sums),
- * with operands in another format converted into a per-stream buffer; FP16
- * operands carry their tile's scale, undone by the product's alpha. */
+ * FP64 accumulates in FP32. An update c -= a b' of a tile that is not FP64
+ * runs in the lowest precision of its three tiles (SGEMM, or FP16
+ * tensor-core products with FP32 sums); an FP64 tile is updated by DGEMM.
+ * The product of a low operand already carries that operand's rounding,
+ * u_low ||a|| ||b||, so rounding the other operand to the same format at
+ * most doubles the product's error, while far-off-diagonal operands make
+ * most updates of the FP32 tiles near the diagonal FP16 products. Operands
+ * in another format are converted into a per-stream buffer; FP16 operands
+ * carry their tile's scale, undone by the product's alpha. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,12 +416,20 @@ done:
   return st;
 }
 
-/* c -= a b' in the precision p of tile c. */
-static gs_status update_gemm(tile_run *r, const tile_op *op, int p, char *msg)
+/* The precision of the update c -= a b' (formats number from FP64 down). */
+static int update_precision(const gs_tile_matrix *m, const tile_op *op)
+{
+  const int pc = m->precision[op->tile[0]], pa = m->precision[op->tile[1]], pb = m->precision[op->tile[2]];
+  if (pc == GS_TILE_FP64) return GS_TILE_FP64;
+  return pc > pa ? (pc > pb ? pc : pb) : (pa > pb ? pa : pb);
+}
+
+/* c -= a b' in the precision of update_precision. */
+static gs_status update_gemm(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
   const gs_tile_matrix *m = r->m;
-  const int ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k), nb = m->nb;
+  const int ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k), nb = m->nb, p = update_precision(m, op);
   cublasHandle_t blas = r->c->tile_blas[op->worker];
   void *c = slot_ptr(r, op->slot[0]);
   const void *a, *b;
@@ -483,7 +496,7 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
         "cublasDsyrk", msg));
     break;
   case TILE_OP_GEMM:
-    GS_TRY(update_gemm(r, op, p, msg));
+    GS_TRY(update_gemm(r, op, msg));
     break;
   case TILE_OP_POTRF:
     GS_TRY(gs_cusolver_status(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
