@@ -52,15 +52,17 @@
 #' one precision and the factorization is run again; `info$attempts` counts
 #' the runs.
 #'
-#' **Several GPUs.** With more than one id in `gpus`, tile row \eqn{i}
-#' belongs to GPU number \eqn{i \bmod g} of the \eqn{g} given (1-D
-#' block-cyclic, as in the static schedule of Ren et al.): each GPU updates,
-#' factors and solves the tiles of its rows with its own streams and tile
-#' cache, and reads the finished tiles of the other GPUs' rows that its
-#' updates need from host memory, where every finished tile is copied. One
-#' host thread issues all the work, column by column, the owner of the
-#' column's diagonal tile first, so no GPU waits for a tile that has not
-#' been scheduled.
+#' **Several GPUs.** With more than one id in `gpus`, the tile rows are
+#' dealt cyclically to the \eqn{g} GPUs given (1-D block-cyclic, as in the
+#' static schedule of Ren et al.), from the last row up and in alternating
+#' directions (GPUs 1, ..., g, g, ..., 1, 1, ...), since the work of a row
+#' grows with its index. Each GPU updates, factors and solves the tiles of
+#' its rows with its own streams and tile cache, and reads the finished tiles
+#' of the other GPUs' rows that its updates need from host memory, where
+#' every finished tile is copied; when they all fit in its memory it reads
+#' them a few columns before they are needed. One host thread issues all the
+#' work, column by column, the owner of the column's diagonal tile first, so
+#' no GPU waits for a tile that has not been scheduled.
 #'
 #' The factor lives in host memory (about \eqn{4 n^2} bytes in FP64, less in
 #' mixed precision), outside R's heap; it is released when the object is
@@ -85,7 +87,7 @@
 #'   path. Ignored on the CPU.
 #' @param gpus The ids of the GPUs to factor on (see [gpu_info()]); by
 #'   default the option `gpustats.gpus`, else GPU 0. With several, the tile
-#'   rows are dealt round-robin to them (see Details). Ignored on the CPU.
+#'   rows are dealt cyclically to them (see Details). Ignored on the CPU.
 #' @inheritParams matern_cov
 #' @return `tile_chol()`: an object of class `tile_chol` with methods
 #'   `determinant()` (the log-determinant of \eqn{A}, from the factor),
@@ -99,7 +101,9 @@
 #'   per direction),
 #'   `op` (load, syrk, gemm, potrf, trsm, store), the tile coordinates `i`,
 #'   `j` and the column `k` (1-based; loads and stores name the tile moved),
-#'   and `start` and `end` in seconds from the start of the factorization.
+#'   `start` and `end` in seconds from the start of the factorization, and
+#'   the `gpu` it ran on (with several GPUs, each GPU's times count from an
+#'   event recorded on it just before the factorization starts).
 #'   Element `precision` is the precision map: a tile-rows by tile-rows
 #'   character matrix of `"double"`, `"single"` and `"half"` (`NA` above the
 #'   diagonal); `info$attempts` counts the factorizations run.
@@ -132,7 +136,6 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   n <- if (spec) A$n else nrow(A)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
   devices <- if (dev >= 0) tile_gpus(gpus, call) else -1L
-  if (length(devices) > 1L && trace) abort_arg("{.arg trace} needs a single GPU.", call)
   dev <- devices[[1L]]
   tile <- tile_size(tile, call)
   if (!is.null(memory)) check_scalar(memory, "memory", call, 0, open = TRUE)
@@ -149,7 +152,8 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
                                                "cache_tiles", "workers", "attempts")))
   structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev, gpus = devices[devices >= 0],
                  precision = tile_precision_map(res[[6L]]), accuracy = if (precision == "mixed") accuracy,
-                 dimnames = if (spec) NULL else dimnames(A), info = info, trace = tile_trace(res[[4L]])),
+                 dimnames = if (spec) NULL else dimnames(A), info = info,
+                 trace = tile_trace(res[[4L]], devices)),
             class = "tile_chol")
 }
 
@@ -172,15 +176,16 @@ tile_precision_map <- function(codes) {
   t(map)
 }
 
-# The event trace as a data frame (NULL without one).
-tile_trace <- function(m) {
+# The event trace as a data frame (NULL without one); column 8 of m is the
+# index of the device in `devices`.
+tile_trace <- function(m, devices) {
   if (is.null(m)) return(NULL)
   streams <- c(paste("compute", 1:4), "diagonal", "to GPU", "to host")
   ops <- c("load", "syrk", "gemm", "potrf", "trsm", "store")
   data.frame(stream = factor(streams[m[, 1L] + 1L], levels = streams), op = factor(ops[m[, 2L] + 1L], levels = ops),
              i = as.integer(m[, 3L]) + 1L, j = as.integer(m[, 4L]) + 1L,
              k = ifelse(m[, 5L] < 0, NA_integer_, as.integer(m[, 5L]) + 1L),
-             start = m[, 6L], end = m[, 7L])
+             start = m[, 6L], end = m[, 7L], gpu = devices[m[, 8L] + 1L])
 }
 
 #' @rdname tile_chol
@@ -282,10 +287,12 @@ tile_size <- function(tile, call) {
 
 # The cache plan's tile loads and stores for nt tile rows and `slots` slots
 # on device `owner` of `owners`, its compute ops and those that read another
-# device's tiles (for tests and the benchmark's traffic estimate).
+# device's tiles, the loads of such tiles in the column that first reads
+# them and the SYRKs in their own column (for tests and the benchmark's
+# traffic estimate).
 tile_plan_traffic <- function(nt, slots, owners = 1L, owner = 0L) {
   stats::setNames(.Call(gs_r_tile_plan, as.integer(nt), as.integer(slots), as.integer(owners), as.integer(owner)),
-                  c("loads", "stores", "compute", "foreign"))
+                  c("loads", "stores", "compute", "foreign", "late_loads", "late_syrks"))
 }
 
 #' Order locations along a Z-order (Morton) curve

@@ -19,6 +19,11 @@
 #   tile_trace     file for the event trace of one factorization at the largest
 #                  GPU size (CSV; default none)
 #   tile_trace_size its tile size (default the largest of tile_sizes)
+#   tile_gpus_n    sizes of the study on several GPUs (all of the host's;
+#                  default 100000,200000; 0: none)
+#   tile_gpus_size its tile size (default 2048)
+#   tile_gpus_trace file for the event trace of one factorization on all the
+#                  GPUs at the largest of tile_gpus_n (CSV; default none)
 #   tile_mixed_n   sizes of the mixed-precision study (default 65536; 0: none)
 #   tile_mixed_size its tile size (default 2048)
 #   gp_mixed_fit_n sizes of the gp_fit recovery study: FP64 against mixed
@@ -107,7 +112,8 @@ bench_tile_chol_big <- function(n, nb, add) {
 # GPU (the rate on g GPUs over g times the rate on one).
 bench_tile_chol_gpus <- function(sizes = bench_opt("tile_gpus_n", c(100000, 200000), 0),
                                  nb = bench_opt("tile_gpus_size", 2048, 2048),
-                                 reps = bench_opt("reps", 3, 1), gpus = getOption("gpustats.gpus", gpu_info()$id)) {
+                                 reps = bench_opt("reps", 3, 1), gpus = getOption("gpustats.gpus", gpu_info()$id),
+                                 trace_file = bench_opt("tile_gpus_trace", "")) {
   hook <- get("gs_r_bench_tile_chol", envir = asNamespace("gpustats"))
   rows <- list()
   for (n in sizes[sizes > 0]) {
@@ -132,23 +138,30 @@ bench_tile_chol_gpus <- function(sizes = bench_opt("tile_gpus_n", c(100000, 2000
                       o[6] / 1e9))
     }
   }
+  if (nzchar(trace_file) && any(sizes > 0)) tile_trace_run(max(sizes), nb, trace_file, gpus)
   do.call(rbind, rows)
 }
 
-# One traced factorization of the benchmark's matrix: the trace goes to
-# `file`, a summary to the log (how busy each stream was, the rate of the
-# GEMMs themselves, the time spent in POTRF).
-tile_trace_run <- function(n, nb, file) {
+# One traced factorization of the benchmark's matrix on `gpus`: the trace
+# goes to `file`, a summary to the log (how busy each stream of each GPU was,
+# the rate of the GEMMs themselves, the time spent in POTRF).
+tile_trace_run <- function(n, nb, file, gpus = 0L) {
   set.seed(11)
   locs <- matrix(runif(2 * n), ncol = 2)
-  f <- tile_chol(matern_spec(locs, range = 0.1, nugget = 0.01), tile = nb, trace = TRUE, device = "gpu")
+  f <- tile_chol(matern_spec(locs, range = 0.1, nugget = 0.01), tile = nb, trace = TRUE, gpus = gpus,
+                 device = "gpu")
   tr <- f$trace
   utils::write.csv(tr, file, row.names = FALSE)
   span <- max(tr$end) - min(tr$start)
-  busy <- tapply(tr$end - tr$start, tr$stream, sum) / span
+  message(sprintf("trace n = %s tile %d on %d GPU%s: %.3f s from the first op to the last, %.3f s in all; %d ops",
+                  fmt_n(n), nb, length(gpus), if (length(gpus) > 1L) "s" else "", span, f$info$seconds, nrow(tr)))
+  for (g in gpus) {
+    on <- tr[tr$gpu == g, ]
+    busy <- tapply(on$end - on$start, on$stream, sum) / span
+    busy <- busy[!is.na(busy)]
+    message(sprintf("  GPU %d busy: %s", g, paste(sprintf("%s %.0f%%", names(busy), 100 * busy), collapse = ", ")))
+  }
   gemm <- tr[tr$op == "gemm", ]
-  message(sprintf("trace n = %s tile %d: %.3f s, %d ops; busy: %s", fmt_n(n), nb, span, nrow(tr),
-                  paste(sprintf("%s %.0f%%", names(busy), 100 * busy), collapse = ", ")))
   message(sprintf("  GEMM %d x %d x %d: median %.3f ms (%.1f TFLOP/s each); POTRF total %.3f s; wrote %s",
                   nb, nb, nb, 1e3 * stats::median(gemm$end - gemm$start),
                   2 * nb^3 / stats::median(gemm$end - gemm$start) / 1e12,

@@ -34,7 +34,7 @@ gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smooth
  * [7] tiles loaded or generated; [8] one 8192 x 8192 DGEMM in seconds, the
  * rate a factorization can approach (NaN unless cache_tiles = 0 and
  * n >= 24576). On the GPUs gpus[0..ngpus-1]: with more than one, only [3],
- * the tile rows dealt round-robin to them, and [4..7] summed over them. */
+ * the tile rows dealt cyclically to them, and [4..7] summed over them. */
 gs_status gs_bench_tile_chol_gpu(const int *gpus, int ngpus, long n, int nb, int cache_tiles, int reps, double out[9],
                                   char *msg);
 

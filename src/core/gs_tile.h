@@ -178,8 +178,9 @@ typedef struct {
    * core) L goes to host memory as without it. */
   int resident;
   /* ngpus > 1: the factorization runs on the GPUs gpus[0..ngpus-1] (the
-   * device argument is ignored), each with the tile rows i mod ngpus = its
-   * index, L to host memory; at most GS_TILE_MAX_GPUS, no trace. */
+   * device argument is ignored), each with the tile rows that
+   * tile_row_owner gives its index, L to host memory; at most
+   * GS_TILE_MAX_GPUS. */
   const int *gpus;
   int ngpus;
 } gs_tile_options;
@@ -187,9 +188,10 @@ typedef struct {
 #define GS_TILE_MAX_GPUS 16
 
 /* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
- * to device, 6 device to host), the op (tile_op_kind), its tile coordinates and its start
- * and end in seconds from the start of the factorization. */
-enum { GS_TILE_TRACE_COLS = 7 };
+ * to device, 6 device to host), the op (tile_op_kind), its tile coordinates, its start
+ * and end in seconds from the start of the factorization, and the device (its
+ * index in gpus). */
+enum { GS_TILE_TRACE_COLS = 8 };
 
 typedef struct {
   double logdet;        /* log det A = 2 sum log diag L */

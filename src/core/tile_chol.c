@@ -161,6 +161,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
     const double bytes_to_device = info->bytes_to_device, bytes_to_host = info->bytes_to_host;
     const long loads = info->tile_loads;
     gs_tile_matrix_layout(m, map.precision, map.scale);
+    free(info->trace); /* the trace of the last attempt is kept */
     memset(info, 0, sizeof *info);
     st = tile_chol_once(device, m, src, opt, info, msg);
     info->attempts = attempt;

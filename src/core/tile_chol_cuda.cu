@@ -12,8 +12,8 @@
  * The host stays at most TILE_LAG columns ahead of the device, so progress,
  * an interrupt and a failed POTRF are seen within a few columns.
  *
- * Several GPUs: the tile rows are dealt round-robin to them, each with its
- * own plan, cache and streams (a tile_run), and every finished tile goes to
+ * Several GPUs: the tile rows are dealt cyclically to them (tile_row_owner),
+ * each with its own plan, cache and streams (a tile_run), and every finished tile goes to
  * host memory. A device reads another's tiles from there once their
  * `stored` event (shared, recorded on the owner's copy stream) has passed:
  * the host issues column k to the owner of tile row k first, so every such
@@ -60,7 +60,7 @@ typedef struct {
 typedef struct {
   gs_gpu_ctx *c;
   tile_shared *shared;
-  int owner, owners; /* this device's tile rows: i mod owners = owner */
+  int owner, owners; /* this device's tile rows: tile_row_owner(i) = owner */
   int inverted;      /* the last column whose diagonal tile, another device's, this one inverted */
   gs_tile_matrix *m;
   const gs_tile_source *src;
@@ -174,42 +174,49 @@ static cudaError_t trace_mark(tile_run *r, int q, int end)
   return cudaEventRecord(*e, run_stream(r, q));
 }
 
-/* The trace rows of the ops that ran (after the streams are synchronized). */
-static gs_status trace_collect(tile_run *r, char *msg)
+/* The trace rows of the ops that ran on every device (after the streams are
+ * synchronized), in device order. Each device's times count from its own
+ * origin event; the origins are recorded back to back before any work. */
+static gs_status trace_collect(tile_run *runs, int ndev, gs_tile_info *info, char *msg)
 {
   gs_status st = GS_OK;
-  double *rows = (double *)malloc((size_t)r->plan.nops * GS_TILE_TRACE_COLS * sizeof(double));
-  long n = 0;
+  long nops = 0, n = 0;
+  for (int g = 0; g < ndev; ++g) nops += runs[g].plan.nops;
+  double *rows = (double *)malloc((size_t)nops * GS_TILE_TRACE_COLS * sizeof(double));
   if (!rows) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the trace");
-  for (long p = 0; p < r->plan.nops; ++p) {
-    const tile_op *op = &r->plan.ops[p];
-    float t0 = 0.0f, t1 = 0.0f;
-    if (!r->trace[2 * p] || !r->trace[2 * p + 1]) continue;
-    GS_CUDA_TRY(cudaEventElapsedTime(&t0, r->trace_origin, r->trace[2 * p]));
-    GS_CUDA_TRY(cudaEventElapsedTime(&t1, r->trace_origin, r->trace[2 * p + 1]));
-    double *row = rows + n++ * GS_TILE_TRACE_COLS;
-    int i = op->i, j = op->j, k = op->k;
-    if (op->kind == TILE_OP_LOAD || op->kind == TILE_OP_STORE) { /* the tile moved: (i, j), no k */
-      gs_tile_coords(op->tile[0], &i, &j);
-      k = -1;
+  for (int g = 0; g < ndev; ++g) {
+    const tile_run *r = &runs[g];
+    GS_CUDA_TRY(cudaSetDevice(r->c->device));
+    for (long p = 0; p < r->plan.nops; ++p) {
+      const tile_op *op = &r->plan.ops[p];
+      float t0 = 0.0f, t1 = 0.0f;
+      if (!r->trace[2 * p] || !r->trace[2 * p + 1]) continue;
+      GS_CUDA_TRY(cudaEventElapsedTime(&t0, r->trace_origin, r->trace[2 * p]));
+      GS_CUDA_TRY(cudaEventElapsedTime(&t1, r->trace_origin, r->trace[2 * p + 1]));
+      double *row = rows + n++ * GS_TILE_TRACE_COLS;
+      int i = op->i, j = op->j, k = op->k;
+      if (op->kind == TILE_OP_LOAD || op->kind == TILE_OP_STORE) { /* the tile moved: (i, j), no k */
+        gs_tile_coords(op->tile[0], &i, &j);
+        k = -1;
+      }
+      row[0] = r->trace_on[p];
+      row[1] = op->kind;
+      row[2] = i;
+      row[3] = j;
+      row[4] = k;
+      row[5] = 1e-3 * t0;
+      row[6] = 1e-3 * t1;
+      row[7] = g;
     }
-    row[0] = r->trace_on[p];
-    row[1] = op->kind;
-    row[2] = i;
-    row[3] = j;
-    row[4] = k;
-    row[5] = 1e-3 * t0;
-    row[6] = 1e-3 * t1;
   }
-  r->info->trace = rows;
-  r->info->trace_rows = n;
+  info->trace = rows;
+  info->trace_rows = n;
   rows = NULL;
 done:
   free(rows);
   return st;
 }
 
-/* A_ij of a Matérn source, generated in dst on stream q. */
 /* The generator's arguments for tile (i, j), from those of the whole matrix
  * and the device locations grouped by tile row (gs_tile_locs_blocked). */
 static matern_tile_args matern_tile_of(const matern_tile_args *whole, const gs_tile_matrix *m, const double *locs,
@@ -226,6 +233,7 @@ static matern_tile_args matern_tile_of(const matern_tile_args *whole, const gs_t
   return g;
 }
 
+/* A_ij of a Matérn source, generated in dst on stream q. */
 static cudaError_t load_generate(tile_run *r, int q, int i, int j, double *dst)
 {
   const matern_tile_args g = matern_tile_of(&r->gen, r->m, r->locs, r->src->dim, i, j, 1);
@@ -307,7 +315,7 @@ static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
   GS_CUDA_TRY(tile_ready(r, q, t));
   GS_CUDA_TRY(slot_use(r, q, s));
   r->info->tile_loads++;
-  if (i == j && i % r->owners != r->owner && i != r->inverted) { /* once: a reload must not rewrite it under a solve */
+  if (i == j && tile_row_owner(i, r->m->nt, r->owners) != r->owner && i != r->inverted) { /* once: a reload must not rewrite it under a solve */
     GS_TRY(foreign_diagonal_invert(r, i, s, msg));
     r->inverted = i;
   }
@@ -674,7 +682,6 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
     r->trace_on = (signed char *)calloc((size_t)r->plan.nops, 1);
     if (!r->trace || !r->trace_on) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the trace");
     GS_CUDA_TRY(cudaEventCreate(&r->trace_origin));
-    GS_CUDA_TRY(cudaEventRecord(r->trace_origin, run_stream(r, 0)));
   }
   r->info->cache_tiles = slots;
   r->info->workers = GS_TILE_COMPUTE;
@@ -836,8 +843,6 @@ static gs_status runs_finish(tile_run *runs, int ndev, gs_tile_info *infos, gs_s
     info->cache_tiles += infos[g].cache_tiles;
     info->workers += infos[g].workers;
   }
-  info->trace = infos[0].trace;
-  info->trace_rows = infos[0].trace_rows;
   return st;
 }
 
@@ -855,8 +860,8 @@ static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_sour
   tile_shared shared = {NULL, NULL};
   memset(runs, 0, sizeof runs);
   memset(infos, 0, sizeof infos);
-  if (ndev > GS_TILE_MAX_GPUS || (ndev > 1 && opt->trace))
-    return gs_set_msg(msg, GS_ERR_ARG, "a factorization runs on 1 to %d GPUs, and is traced on one", GS_TILE_MAX_GPUS);
+  if (ndev > GS_TILE_MAX_GPUS)
+    return gs_set_msg(msg, GS_ERR_ARG, "a factorization runs on 1 to %d GPUs", GS_TILE_MAX_GPUS);
   for (int g = 1; g < ndev; ++g)
     for (int h = 0; h < g; ++h)
       if (opt->gpus[g] == opt->gpus[h]) return gs_set_msg(msg, GS_ERR_ARG, "GPU %d is named twice", opt->gpus[g]);
@@ -880,12 +885,16 @@ static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_sour
     GS_TRY(gs_gpu_ctx_tile_workers(runs[g].c, msg));
     GS_TRY(run_setup(&runs[g], opt, msg));
   }
+  for (int g = 0; g < ndev && opt->trace; ++g) { /* the devices are idle: their origins are simultaneous */
+    GS_CUDA_TRY(cudaSetDevice(runs[g].c->device));
+    GS_CUDA_TRY(cudaEventRecord(runs[g].trace_origin, run_stream(&runs[g], 0)));
+  }
   {
     long p[GS_TILE_MAX_GPUS] = {0};
     int waited = 0;
     for (int k = 0; k < m->nt; ++k) {
       for (int q = 0; q < ndev; ++q) { /* the owner of row k first: the others read its tiles */
-        const int g = (k + q) % ndev;
+        const int g = (tile_row_owner(k, m->nt, ndev) + q) % ndev;
         GS_TRY(column_issue(&runs[g], k, &p[g], msg));
       }
       for (; waited <= k - TILE_LAG; ++waited)
@@ -898,7 +907,7 @@ static gs_status tile_chol_run(int device, gs_tile_matrix *m, const gs_tile_sour
       for (int q = 0; q < TILE_STREAMS; ++q) GS_CUDA_TRY(cudaStreamSynchronize(run_stream(&runs[g], q)));
       GS_CUDA_TRY(cudaGetLastError());
     }
-    if (runs[0].trace) GS_TRY(trace_collect(&runs[0], msg));
+    if (opt->trace) GS_TRY(trace_collect(runs, ndev, info, msg));
   }
 done:
   st = runs_finish(runs, ndev, infos, st, info, msg);

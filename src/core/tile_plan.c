@@ -6,11 +6,22 @@
 #include "gs_tile.h"
 #include "tile_plan.h"
 
-static tile_op make_op(int kind, int workers, int owners, int i, int j, int k, int a, int b)
+/* How many columns before its first use a device loads a finished tile of
+ * another device's row, in core (prefetch_columns). */
+#define TILE_PREFETCH_LEAD 6
+
+/* What a device's schedule depends on. */
+typedef struct {
+  int nt, workers, owners, owner;
+} tile_shape;
+
+/* Task (i, k), i > k, runs on worker (rank of row i on its device) mod
+ * workers, so a row's updates follow each other on one stream. */
+static tile_op make_op(const tile_shape *sh, int kind, int i, int j, int k, int a, int b)
 {
   tile_op op;
   op.kind = (unsigned char)kind;
-  op.worker = (unsigned char)(i == k ? workers : (i / owners) % workers);
+  op.worker = (unsigned char)(i == k ? sh->workers : ((sh->nt - 1 - i) / sh->owners) % sh->workers);
   op.i = i;
   op.j = j;
   op.k = k;
@@ -21,42 +32,68 @@ static tile_op make_op(int kind, int workers, int owners, int i, int j, int k, i
   return op;
 }
 
-/* The compute and store ops of the rows that `owner` owns (i mod owners),
- * in schedule order, without loads. After the diagonal task of column k,
- * the rows below it go in rounds of `round` rows: first every update of the
- * round, then its solves. A stream thus issues the updates of all its rows
- * in the round before its first solve, which waits for POTRF(k): the GEMMs
- * keep the device busy while the diagonal tile is factored. A round's
- * accumulators stay in the cache until stored, so `round` is bounded by the
- * slots. */
-static long schedule_fill(int nt, int workers, int round, int owners, int owner, tile_op *ops)
+static int owns(const tile_shape *sh, int i) { return tile_row_owner(i, sh->nt, sh->owners) == sh->owner; }
+
+/* The compute and store ops of the rows that the device owns, in schedule
+ * order, without loads; col_end[k] is one past the last op of column k's
+ * section. After the diagonal task of column k, the rows below it go in
+ * rounds of `round` rows: first every update of the round, then its solves.
+ * A stream thus issues the updates of all its rows in the round before its
+ * first solve, which waits for POTRF(k): the GEMMs keep the device busy while
+ * the diagonal tile is factored. A round's accumulators stay in the cache
+ * until stored, so `round` is bounded by the slots.
+ *
+ * With `early` (in core), the SYRKs of diagonal tile (k, k) with j < k - 1
+ * run in column k - 1, after that column's diagonal task: only the last one
+ * is left between L_k,k-1 and POTRF(k), the chain that sets the pace of the
+ * last columns. */
+static long schedule_fill(const tile_shape *sh, int round, int early, tile_op *ops, long *col_end)
 {
+  const int nt = sh->nt;
   long n = 0;
   for (int k = 0; k < nt; ++k) {
-    if (k % owners == owner) {
+    if (owns(sh, k)) {
+      for (int j = early && k > 1 ? k - 1 : 0; j < k; ++j)
+        ops[n++] = make_op(sh, TILE_OP_SYRK, k, j, k, (int)gs_tile_index(k, j), -1);
+      ops[n++] = make_op(sh, TILE_OP_POTRF, k, k, k, -1, -1);
+      ops[n++] = make_op(sh, TILE_OP_STORE, k, k, k, -1, -1);
+    }
+    if (early && k + 1 < nt && owns(sh, k + 1))
       for (int j = 0; j < k; ++j)
-        ops[n++] = make_op(TILE_OP_SYRK, workers, owners, k, j, k, (int)gs_tile_index(k, j), -1);
-      ops[n++] = make_op(TILE_OP_POTRF, workers, owners, k, k, k, -1, -1);
-      ops[n++] = make_op(TILE_OP_STORE, workers, owners, k, k, k, -1, -1);
-    }
-    int first = k + 1;
-    while (first < nt && first % owners != owner) ++first;
-    while (first < nt) {
-      int last = first, count = 0; /* one past the round's last row */
-      for (; last < nt && count < round; last += owners) ++count;
-      if (last > nt) last = nt;
-      for (int i = first; i < last; i += owners)
-        for (int j = 0; j < k; ++j)
-          ops[n++] = make_op(TILE_OP_GEMM, workers, owners, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
-      for (int i = first; i < last; i += owners) {
-        ops[n++] = make_op(TILE_OP_TRSM, workers, owners, i, k, k, -1, (int)gs_tile_index(k, k));
-        ops[n++] = make_op(TILE_OP_STORE, workers, owners, i, k, k, -1, -1);
-      }
+        ops[n++] = make_op(sh, TILE_OP_SYRK, k + 1, j, k + 1, (int)gs_tile_index(k + 1, j), -1);
+    for (int first = k + 1; first < nt;) {
+      int last = first, count = 0; /* the round: rows first..last-1 of this device, at most `round` */
+      for (; last < nt && count < round; ++last) count += owns(sh, last);
+      for (int i = first; i < last; ++i)
+        if (owns(sh, i))
+          for (int j = 0; j < k; ++j)
+            ops[n++] = make_op(sh, TILE_OP_GEMM, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
+      for (int i = first; i < last; ++i)
+        if (owns(sh, i)) {
+          ops[n++] = make_op(sh, TILE_OP_TRSM, i, k, k, -1, (int)gs_tile_index(k, k));
+          ops[n++] = make_op(sh, TILE_OP_STORE, i, k, k, -1, -1);
+        }
       first = last;
-      while (first < nt && first % owners != owner) ++first;
     }
+    col_end[k] = n;
   }
   return n;
+}
+
+/* Whether the tiles that ops[0..n) touch fit in `slots`. */
+static int schedule_in_core(const tile_op *ops, long n, long ntiles, int slots, unsigned char *seen)
+{
+  long touched = 0;
+  memset(seen, 0, (size_t)ntiles);
+  for (long q = 0; q < n; ++q)
+    for (int r = 0; r < 3; ++r) {
+      const int t = ops[q].tile[r];
+      if (t >= 0 && !seen[t]) {
+        seen[t] = 1;
+        touched++;
+      }
+    }
+  return touched <= slots;
 }
 
 static long schedule_length(int nt)
@@ -120,11 +157,58 @@ static int choose_slot(int slots, int *used, const int *slot_tile, const long *t
   return best;
 }
 
+/* Appends the load of tile t into a slot (a free one, else the eviction
+ * choose_slot makes for op). Returns 1, 0 when out of memory, -1 when no slot
+ * can be freed. */
+static int plan_load(op_list *out, tile_plan *p, int slots, int *used, int *slot_tile, int *tile_slot,
+                     const long *tile_next, const unsigned char *dirty, const tile_op *op, int t)
+{
+  const int s = choose_slot(slots, used, slot_tile, tile_next, dirty, op);
+  if (s < 0) return -1;
+  if (slot_tile[s] >= 0) tile_slot[slot_tile[s]] = -1;
+  slot_tile[s] = t;
+  tile_slot[t] = s;
+  tile_op load = *op;
+  load.kind = TILE_OP_LOAD;
+  load.tile[0] = t;
+  load.tile[1] = load.tile[2] = -1;
+  load.slot[0] = s;
+  load.slot[1] = load.slot[2] = -1;
+  p->loads++;
+  return op_list_push(out, load);
+}
+
+/* In core, the column in whose section this device loads tile t, when
+ * that is earlier than its first use: a finished tile (r, j) of another
+ * device's row, TILE_PREFETCH_LEAD columns before the column c that first
+ * reads it, but not before column j + 1 (its owner stores it in column j, and
+ * the host issues every device's column j before any column j + 1). Else -1:
+ * the tile is loaded just before its first use. */
+static void prefetch_columns(const tile_op *ops, const long *col_end, const tile_shape *sh, int *fetch_col)
+{
+  const int nt = sh->nt;
+  const long ntiles = gs_tile_count(nt);
+  for (long t = 0; t < ntiles; ++t) fetch_col[t] = INT_MAX; /* first use, then the prefetch column */
+  long q = 0;
+  for (int c = 0; c < nt; ++c)
+    for (; q < col_end[c]; ++q)
+      for (int r = 1; r < 3; ++r)
+        if (ops[q].tile[r] >= 0 && fetch_col[ops[q].tile[r]] == INT_MAX) fetch_col[ops[q].tile[r]] = c;
+  for (long t = 0; t < ntiles; ++t) {
+    int i, j;
+    gs_tile_coords(t, &i, &j);
+    const int use = fetch_col[t], early = use - TILE_PREFETCH_LEAD > j + 1 ? use - TILE_PREFETCH_LEAD : j + 1;
+    fetch_col[t] = (use != INT_MAX && !owns(sh, i) && early < use) ? early : -1;
+  }
+}
+
 gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner, tile_plan *p, char *msg)
 {
   gs_status st = GS_OK;
   const long ntiles = gs_tile_count(nt);
   long n = schedule_length(nt);
+  const tile_shape shape = {nt, workers, owners, owner};
+  int loaded = 1; /* plan_load's result */
   memset(p, 0, sizeof *p);
   if (nt < 1 || workers < 1 || workers > 254 || slots < 3 || owners < 1 || owner < 0 || owner >= owners)
     return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers, 3 tile slots and an "
@@ -136,43 +220,49 @@ gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner,
   tile_op *sched = (tile_op *)malloc((size_t)n * sizeof *sched);
   long *next = (long *)malloc((size_t)n * 3 * sizeof *next);
   long *tile_next = (long *)malloc((size_t)ntiles * sizeof *tile_next);
+  long *col_end = (long *)malloc((size_t)nt * sizeof *col_end);
   int *tile_slot = (int *)malloc((size_t)ntiles * sizeof *tile_slot);
+  int *fetch_col = (int *)malloc((size_t)ntiles * sizeof *fetch_col);
   int *slot_tile = (int *)malloc((size_t)slots * sizeof *slot_tile);
   unsigned char *dirty = (unsigned char *)calloc((size_t)ntiles, 1);
   p->column_end = (long *)malloc((size_t)nt * sizeof *p->column_end);
-  if (!sched || !next || !tile_next || !tile_slot || !slot_tile || !dirty || !p->column_end) {
+  if (!sched || !next || !tile_next || !col_end || !tile_slot || !fetch_col || !slot_tile || !dirty || !p->column_end) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
     goto done;
   }
-  /* Half the slots hold a round's accumulators; the rest cache operands. */
-  n = schedule_fill(nt, workers, slots / 2 - 1 > 1 ? slots / 2 - 1 : 1, owners, owner, sched);
+  {
+    /* Half the slots hold a round's accumulators; the rest cache operands. */
+    const int round = slots / 2 - 1 > 1 ? slots / 2 - 1 : 1;
+    n = schedule_fill(&shape, round, 0, sched, col_end);
+    const int in_core = schedule_in_core(sched, n, ntiles, slots, dirty);
+    memset(dirty, 0, (size_t)ntiles);
+    if (in_core) n = schedule_fill(&shape, round, 1, sched, col_end);
+    if (in_core) prefetch_columns(sched, col_end, &shape, fetch_col);
+    else
+      for (long t = 0; t < ntiles; ++t) fetch_col[t] = -1;
+  }
   next_uses(sched, n, ntiles, tile_next, next);
-  for (int k = 0; k < nt; ++k) p->column_end[k] = -1;
   for (long t = 0; t < ntiles; ++t) tile_slot[t] = -1;
   for (int s = 0; s < slots; ++s) slot_tile[s] = -1;
   {
-    int used = 0;
+    int used = 0, c = 0;
     for (long q = 0; q < n; ++q) {
       tile_op op = sched[q];
+      if (q == (c ? col_end[c - 1] : 0)) /* the start of column c's section: the prefetches due, row by row */
+        for (long t = 0; t < ntiles; ++t) {
+          if (fetch_col[t] < 0 || fetch_col[t] > c || tile_slot[t] >= 0) continue;
+          int i, j;
+          gs_tile_coords(t, &i, &j);
+          tile_op none = make_op(&shape, TILE_OP_LOAD, i, j, c, -1, -1);
+          none.tile[0] = -1; /* no tile of its own to keep */
+          if ((loaded = plan_load(&out, p, slots, &used, slot_tile, tile_slot, tile_next, dirty, &none, t)) <= 0)
+            goto load_failed;
+        }
       for (int r = 0; r < 3; ++r) {
         const int t = op.tile[r];
         if (t < 0 || tile_slot[t] >= 0) continue;
-        const int s = choose_slot(slots, &used, slot_tile, tile_next, dirty, &op);
-        if (s < 0) {
-          st = gs_set_msg(msg, GS_ERR_ARG, "the tile cache has no slot to free");
-          goto done;
-        }
-        if (slot_tile[s] >= 0) tile_slot[slot_tile[s]] = -1;
-        slot_tile[s] = t;
-        tile_slot[t] = s;
-        tile_op load = op;
-        load.kind = TILE_OP_LOAD;
-        load.tile[0] = t;
-        load.tile[1] = load.tile[2] = -1;
-        load.slot[0] = s;
-        load.slot[1] = load.slot[2] = -1;
-        if (!op_list_push(&out, load)) goto nomem;
-        p->loads++;
+        if ((loaded = plan_load(&out, p, slots, &used, slot_tile, tile_slot, tile_next, dirty, &op, t)) <= 0)
+          goto load_failed;
       }
       for (int r = 0; r < 3; ++r) {
         const int t = op.tile[r];
@@ -187,15 +277,19 @@ gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner,
         dirty[op.tile[0]] = 1;
       }
       if (!op_list_push(&out, op)) goto nomem;
-      if (op.kind == TILE_OP_STORE && (q + 1 == n || sched[q + 1].k != op.k)) p->column_end[op.k] = out.n;
+      for (; c < nt && q + 1 == col_end[c]; ++c) p->column_end[c] = out.n; /* empty sections end here too */
     }
+    for (; c < nt; ++c) p->column_end[c] = out.n;
   }
-  for (int k = 0; k < nt; ++k) /* a column without ops of this owner ends where the previous one did */
-    if (p->column_end[k] < 0) p->column_end[k] = k ? p->column_end[k - 1] : 0;
   p->ops = out.ops;
   p->nops = out.n;
   out.ops = NULL;
   goto done;
+load_failed:
+  if (loaded < 0) {
+    st = gs_set_msg(msg, GS_ERR_ARG, "the tile cache has no slot to free");
+    goto done;
+  }
 nomem:
   st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
 done:
@@ -203,7 +297,9 @@ done:
   free(sched);
   free(next);
   free(tile_next);
+  free(col_end);
   free(tile_slot);
+  free(fetch_col);
   free(slot_tile);
   free(dirty);
   if (st != GS_OK) tile_plan_free(p);

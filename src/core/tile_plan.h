@@ -7,18 +7,22 @@
  * (TRSM), and the finished tile is stored back to the host. Below the
  * diagonal, the tasks go in rounds of rows whose updates all precede their
  * solves, so that updates overlap the diagonal factorization. With several
- * devices the tile rows are dealt round-robin to them (1-D block-cyclic),
- * each device with its own plan. On a device, task (i, k), i > k, runs on
- * worker (i / owners) mod workers, so a row's updates follow each other on
- * one stream; the diagonal tasks, the critical path, run on their own
- * worker, number `workers`.
+ * devices the tile rows are dealt to them cyclically (tile_row_owner), each
+ * device with its own plan. On a device, task (i, k), i > k, runs on worker
+ * (the rank of row i on its device) mod workers, so a row's updates follow
+ * each other on one stream; the diagonal tasks, the critical path, run on
+ * their own worker, number `workers`.
  *
  * Because the whole sequence of tile accesses is known in advance, the cache
  * evicts the tile whose next use is furthest away (Belady's rule, optimal for
  * the number of loads); tiles with no further use go first. The accumulator of
  * the running task is never evicted, and a finished tile is only dropped after
- * it has been stored. The plan is plain C, so the cache decisions are tested
- * without a GPU. */
+ * it has been stored. When every tile a device touches fits in its slots (in
+ * core), two moves shorten the chain of the last columns, where a column has
+ * little work: the SYRKs of a diagonal tile run one column early but for the
+ * last, and the finished tiles of other devices' rows are loaded a few
+ * columns before they are read. The plan is plain C, so the cache decisions
+ * are tested without a GPU. */
 #ifndef GS_TILE_PLAN_H
 #define GS_TILE_PLAN_H
 
@@ -53,8 +57,19 @@ typedef struct {
   long loads, stores;
 } tile_plan;
 
-/* The plan of the tasks of the tile rows i with i mod owners = owner (one
- * device of `owners`; the tiles of other rows that they read are loaded
+/* The device of tile row i of nt among `owners`. Row i carries work
+ * growing like i^2, so the rows are dealt from the last one up in
+ * alternating directions (0, 1, ..., owners - 1, owners - 1, ..., 0, 0, ...):
+ * plain round-robin from the top gives the device of the last row about 9
+ * percent more than the mean on 4 devices and 49 rows, this 1 percent. */
+static inline int tile_row_owner(int i, int nt, int owners)
+{
+  const int r = nt - 1 - i, pos = r % owners;
+  return (r / owners) % 2 ? owners - 1 - pos : pos;
+}
+
+/* The plan of the tasks of the tile rows that device `owner` of `owners`
+ * owns (tile_row_owner; the tiles of other rows that they read are loaded
  * like finished tiles). slots >= 3; workers >= 1 (the ops use workers + 1
  * of them). */
 gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner, tile_plan *p, char *msg);

@@ -97,6 +97,13 @@ test_that("the cache plan loads each tile once in core and never more with more 
   expect_lt(gpustats:::tile_plan_traffic(nt, 26)[["loads"]], nt^3 / 6)
 })
 
+# The device of 0-based tile row i of nt among g: dealt from the last row
+# up, in alternating directions.
+row_owner <- function(i, nt, g) {
+  r <- nt - 1L - i
+  ifelse((r %/% g) %% 2L == 1L, g - 1L - r %% g, r %% g)
+}
+
 test_that("the plans of several devices split the work by tile rows", {
   nt <- 13
   tiles <- nt * (nt + 1) / 2
@@ -107,7 +114,7 @@ test_that("the plans of several devices split the work by tile rows", {
     # every task once, every tile stored once by the device of its row
     expect_identical(sum(parts["compute", ]), one[["compute"]])
     expect_identical(parts["stores", ], as.numeric(sapply(seq_len(g) - 1L, function(o) {
-      rows <- which((seq_len(nt) - 1L) %% g == o)
+      rows <- which(row_owner(seq_len(nt) - 1L, nt, g) == o)
       sum(rows) # tile row i (1-based) has i tiles
     })))
     # the GEMMs and TRSMs read row k's tiles, which other devices own
@@ -116,6 +123,23 @@ test_that("the plans of several devices split the work by tile rows", {
     expect_true(all(parts["loads", ] >= parts["stores", ]))
   }
   expect_error(gpustats:::tile_plan_traffic(nt, tiles, 2L, 2L), "owner")
+  # the dealing balances the work: 49 tile rows on 4 devices
+  work <- sapply(0:3, function(o) gpustats:::tile_plan_traffic(49, 2000, 4L, o)[["compute"]])
+  expect_lt(max(work) / mean(work), 1.01)
+  # in core the diagonal tile's SYRKs run a column early but for the last,
+  # and another device's row k is loaded before column k but for L_k,k-1
+  # and L_kk; out of core both wait for column k
+  expect_identical(one[["late_syrks"]], nt - 1)
+  for (g in 2:4) for (o in seq_len(g) - 1L) {
+    rows <- which(row_owner(seq_len(nt) - 1L, nt, g) == o) - 1L
+    read <- setdiff(seq_len(max(rows)) - 1L, rows)
+    inc <- gpustats:::tile_plan_traffic(nt, tiles, g, o)
+    out <- gpustats:::tile_plan_traffic(nt, 6, g, o)
+    expect_identical(inc[["late_syrks"]], as.numeric(sum(rows > 0)))
+    expect_identical(out[["late_syrks"]], as.numeric(sum(rows)))
+    expect_lte(inc[["late_loads"]], 2 * length(read))
+    expect_gte(out[["late_loads"]], sum(read + 1))
+  }
 })
 
 test_that("factors on several GPUs equal the CPU's, in core, out of core and in mixed precision", {
@@ -136,7 +160,15 @@ test_that("factors on several GPUs equal the CPU's, in core, out of core and in 
     }
   }
   expect_output(print(f), "GPUs 0, 1")
-  expect_error(tile_chol(A, tile = 200, trace = TRUE, gpus = gpus[1:2], device = "gpu"), "single GPU")
+  # the trace of two GPUs: every op once, on the GPU of its tile row
+  tr <- tile_chol(A, tile = 200, trace = TRUE, gpus = gpus[1:2], device = "gpu")$trace
+  nt <- 8
+  expect_setequal(unique(tr$gpu), gpus[1:2])
+  expect_true(all(tr$end >= tr$start & tr$start >= 0))
+  own <- tr[tr$op != "load", ]
+  expect_equal(own$gpu, gpus[row_owner(own$i - 1L, nt, 2L) + 1L])
+  expect_equal(as.vector(table(tr$op)[c("potrf", "trsm", "gemm", "store")]),
+               c(nt, nt * (nt - 1) / 2, nt * (nt - 1) * (nt - 2) / 6, nt * (nt + 1) / 2))
   # a failed leading minor is reported by the GPU that owns its tile row
   bad <- A
   bad[700, 700] <- -1
