@@ -149,9 +149,9 @@ SEXP gs_r_tile_plan(SEXP nt, SEXP slots, SEXP owners, SEXP owner)
 {
   tile_plan p;
   char msg[GS_MSG_LEN];
-  const int g = gs_r_int(owners, "owners");
+  const int g = gs_r_int(owners, "owners"), me = gs_r_int(owner, "owner");
   /* the worker count labels the ops; it changes neither their order nor the loads */
-  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), g, gs_r_int(owner, "owner"), &p,
+  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), g, me, &p,
                                  msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   double compute = 0, foreign = 0, late_loads = 0, late_syrks = 0;
@@ -162,7 +162,7 @@ SEXP gs_r_tile_plan(SEXP nt, SEXP slots, SEXP owners, SEXP owner)
     if (op->kind == TILE_OP_LOAD) {
       int i, j;
       gs_tile_coords(op->tile[0], &i, &j);
-      if (tile_row_owner(i, p.nt, g) != gs_r_int(owner, "owner")) /* first read in column i */
+      if (tile_row_owner(i, p.nt, g) != me) /* first read in column i */
         late_loads += (column == i);
     }
     late_syrks += (op->kind == TILE_OP_SYRK && op->k == column);
