@@ -19,14 +19,21 @@
 #' events carry the dependencies between streams. On the GPU the solves
 #' multiply by the inverse of the diagonal tile (inverted recursively, nearly
 #' all in GEMMs, since cuBLAS's triangular solve runs at a fraction of the
-#' GEMM rate), and the updates of a column are issued before its solves so
-#' that they overlap the factorization of the diagonal tile. Because every
-#' tile access is known in
-#' advance, the device cache evicts the tile whose next use is furthest away
-#' (Belady's rule, which minimises the number of loads); the accumulator of a
-#' running update stays resident and each finished tile is copied back to the
-#' host while the next ones are computed. When the matrix fits in device
-#' memory every tile is loaded (or generated) once.
+#' GEMM rate). Out of core the updates of a column are issued before its
+#' solves so that they overlap the factorization of the diagonal tile. When
+#' the matrix fits in device memory every tile is loaded (or generated) once
+#' and the schedule looks a column ahead: the priority stream runs the chain
+#' that sets the pace (the diagonal tile, then the tile below it, then the
+#' column's other solves), while the other streams run the last update of
+#' each tile of column \eqn{k} and then every other update of column
+#' \eqn{k + 1}, so they never wait for that chain. Because every tile access
+#' is known in advance, the device cache evicts the tile whose next use is
+#' furthest away (Belady's rule, which minimises the number of loads); the
+#' accumulator of a running update stays resident and each finished tile is
+#' copied back to the host while the next ones are computed. The device
+#' memory of the cache is kept for the next factorization with a cache of
+#' the same size (a likelihood optimisation calls it again and again), and
+#' released by other GPU work that needs the room.
 #'
 #' **Mixed precision.** With `precision = "mixed"` each tile below the
 #' diagonal is stored, moved and multiplied in the lowest precision that
@@ -285,14 +292,15 @@ tile_size <- function(tile, call) {
   as.integer(tile) # the native code caps it at n
 }
 
-# The cache plan's tile loads and stores for nt tile rows and `slots` slots
-# on device `owner` of `owners`, its compute ops and those that read another
-# device's tiles, the loads of such tiles in the column that first reads
-# them and the SYRKs in their own column (for tests and the benchmark's
-# traffic estimate).
-tile_plan_traffic <- function(nt, slots, owners = 1L, owner = 0L) {
-  stats::setNames(.Call(gs_r_tile_plan, as.integer(nt), as.integer(slots), as.integer(owners), as.integer(owner)),
-                  c("loads", "stores", "compute", "foreign", "late_loads", "late_syrks"))
+# The cache plan of device `owner` of `owners` for nt tile rows and `slots`
+# device tile slots, one row per op in issue order: the op, its tile
+# indices (0-based; a load: the loaded tile's i and j, k = NA), its worker
+# and the column whose section holds it (for tests).
+tile_plan_ops <- function(nt, slots, owners = 1L, owner = 0L) {
+  v <- .Call(gs_r_tile_plan, as.integer(nt), as.integer(slots), as.integer(owners), as.integer(owner))
+  ops <- c("load", "syrk", "gemm", "potrf", "trsm", "store")
+  data.frame(op = ops[v[, 1] + 1L], i = v[, 2], j = v[, 3], k = ifelse(v[, 4] < 0L, NA_integer_, v[, 4]),
+             worker = v[, 5], column = v[, 6])
 }
 
 #' Order locations along a Z-order (Morton) curve

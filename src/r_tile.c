@@ -142,50 +142,32 @@ SEXP gs_r_tile_upper(SEXP ptr, SEXP threads)
 }
 
 /* The cache plan of device `owner` of `owners` for a factorization with nt
- * tile rows and `slots` device tile slots: c(loads, stores, compute ops,
- * compute ops that read a tile of another device's rows, loads of such
- * tiles in the column that first reads them, SYRKs in their own column). */
+ * tile rows and `slots` device tile slots, one row per op: its kind
+ * (tile_op_kind), i, j, k (a load: the loaded tile's i and j, k = -1), its
+ * worker and the column whose section holds it. */
 SEXP gs_r_tile_plan(SEXP nt, SEXP slots, SEXP owners, SEXP owner)
 {
   tile_plan p;
   char msg[GS_MSG_LEN];
-  const int g = gs_r_int(owners, "owners"), me = gs_r_int(owner, "owner");
   /* the worker count labels the ops; it changes neither their order nor the loads */
-  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), g, me, &p,
-                                 msg);
+  gs_status st = tile_plan_build(gs_r_int(nt, "nt"), 4, gs_r_int(slots, "slots"), gs_r_int(owners, "owners"),
+                                 gs_r_int(owner, "owner"), &p, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  double compute = 0, foreign = 0, late_loads = 0, late_syrks = 0;
-  int column = 0;
+  SEXP out = PROTECT(Rf_allocMatrix(INTSXP, (int)p.nops, 6));
+  int *v = INTEGER(out), column = 0;
   for (long q = 0; q < p.nops; ++q) {
     const tile_op *op = &p.ops[q];
+    int i = op->i, j = op->j, k = op->k;
     while (q >= p.column_end[column]) ++column;
     if (op->kind == TILE_OP_LOAD) {
-      int i, j;
       gs_tile_coords(op->tile[0], &i, &j);
-      if (tile_row_owner(i, p.nt, g) != me) /* first read in column i */
-        late_loads += (column == i);
+      k = -1;
     }
-    late_syrks += (op->kind == TILE_OP_SYRK && op->k == column);
-    if (op->kind == TILE_OP_LOAD || op->kind == TILE_OP_STORE) continue;
-    compute++;
-    for (int x = 1; x < 3; ++x)
-      if (op->tile[x] >= 0) {
-        int i, j;
-        gs_tile_coords(op->tile[x], &i, &j);
-        if (tile_row_owner(i, p.nt, g) != tile_row_owner(op->i, p.nt, g)) {
-          foreign++;
-          break;
-        }
-      }
+    const int row[6] = {op->kind, i, j, k, op->worker, column};
+    for (int c = 0; c < 6; ++c) v[q + c * p.nops] = row[c];
   }
-  SEXP out = Rf_allocVector(REALSXP, 6);
-  REAL(out)[0] = (double)p.loads;
-  REAL(out)[1] = (double)p.stores;
-  REAL(out)[2] = compute;
-  REAL(out)[3] = foreign;
-  REAL(out)[4] = late_loads;
-  REAL(out)[5] = late_syrks;
   tile_plan_free(&p);
+  UNPROTECT(1);
   return out;
 }
 

@@ -937,6 +937,7 @@ extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
   int d = g->dim;
   size_t n = (size_t)g->n_cells;
   GS_TRY(gs_gpu_ctx_get(device, &gpu->ctx, msg));
+  gs_gpu_ctx_workspace_release(gpu->ctx); /* a factorization's tile cache: the grid needs the room */
   if (g->model.kind == GS_GBEES_CALLBACK) GS_TRY(gbees_field_compile(&g->model, device, &gpu->field, msg));
   gpu->stream = gpu->ctx->stream[0];
   gpu->max_blocks = 16 * gpu->ctx->multiprocessors;

@@ -48,7 +48,9 @@ gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg);
 gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *ctx, char *msg);
 /* Creates the tile Cholesky's streams and handles on first use. */
 gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *ctx, char *msg);
-/* At least `bytes` of device workspace; the previous contents are lost. */
+/* At least `bytes` of device workspace; the previous contents are lost. The
+ * tile Cholesky keeps its tile cache there for the next factorization of
+ * the same size, so work that allocates memory of its own releases it. */
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *ctx, size_t bytes, void **p, char *msg);
 /* Frees the workspace, for work that needs the room (a whole matrix). */
 void gs_gpu_ctx_workspace_release(gs_gpu_ctx *ctx);

@@ -442,6 +442,7 @@ extern "C" gs_status gs_bench_map_gpu(int device, int op, size_t n, int reps, do
   if (op < 0 || op >= GS_OP_COUNT || op == GS_OP_MATERN || reps < 1 || n == 0 || n > UINT32_MAX)
     return gs_set_msg(msg, GS_ERR_ARG, "the map benchmark takes a Bessel or stable op, n >= 1 and reps >= 1");
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  gs_gpu_ctx_workspace_release(c); /* the inputs need the room */
   for (int k = 0; k < gs_op_arity(op); ++k) GS_CUDA_TRY(cudaMalloc(&in[k], n * sizeof(double)));
   {
     size_t temp_bytes = 0;

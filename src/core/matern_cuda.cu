@@ -127,6 +127,7 @@ extern "C" gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smooth
   if (n == 0 || reps < 1 || !(smoothness > 0.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the Matérn benchmark takes n >= 1, smoothness > 0 and reps >= 1");
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  gs_gpu_ctx_workspace_release(c); /* the matrix needs the room */
   GS_CUDA_TRY(cudaMalloc(&locs, 2 * n * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&out, n * n * sizeof(double)));
   {

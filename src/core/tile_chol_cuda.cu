@@ -3,7 +3,8 @@
  * below the diagonal, one high-priority stream for the diagonal and one copy
  * stream per direction. CUDA events carry the dependencies between streams:
  *   - a tile's `ready` event: its data in its slot is valid (loaded,
- *     generated or finished);
+ *     generated, updated or finished), so that an accumulator can pass from
+ *     one stream to another;
  *   - a slot's `used` event per stream: that stream's last op on the slot,
  *     waited for before the slot takes another tile;
  *   - a tile's `stored` event: its copy to the host is complete, waited for
@@ -68,6 +69,7 @@ typedef struct {
   int store; /* copy each finished tile to the host (0: L stays in device memory, resident) */
   tile_plan plan;
   double *slots;
+  int slots_shared;        /* the slots are the device context's workspace, kept for the next run */
   cudaEvent_t *slot_used;  /* [slot * TILE_STREAMS + stream] */
   unsigned *slot_users;    /* streams that used the slot since its tile arrived */
   cudaEvent_t *ready;
@@ -531,10 +533,8 @@ static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
     break;
   }
   GS_CUDA_TRY(trace_mark(r, q, 1));
-  if (op->kind == TILE_OP_POTRF || op->kind == TILE_OP_TRSM) {
-    r->shared->final[op->tile[0]] = 1;
-    GS_CUDA_TRY(tile_ready(r, q, op->tile[0]));
-  }
+  if (op->kind == TILE_OP_POTRF || op->kind == TILE_OP_TRSM) r->shared->final[op->tile[0]] = 1;
+  GS_CUDA_TRY(tile_ready(r, q, op->tile[0]));
   for (int x = 0; x < 3; ++x)
     if (op->slot[x] >= 0) GS_CUDA_TRY(slot_use(r, q, op->slot[x]));
 done:
@@ -566,8 +566,9 @@ done:
   return st;
 }
 
-/* As many slots as the free memory holds, at most one per tile. */
-static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int *slots, char *msg)
+/* As many slots as the free memory holds, at most one per tile: in the
+ * device context's workspace (`shared`), or of their own. */
+static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int shared, int *slots, char *msg)
 {
   gs_status st = GS_OK;
   const size_t bytes = (size_t)r->m->nb * r->m->nb * sizeof(double);
@@ -579,9 +580,14 @@ static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int *slots, 
     long n = fit < (double)ntiles ? (long)fit : ntiles;
     if (opt->cache_tiles > 0 && opt->cache_tiles < n) n = opt->cache_tiles;
     for (; n >= 3; n = n * 9 / 10) {
-      if (cudaMalloc(&r->slots, (size_t)n * bytes) == cudaSuccess) break;
+      void *p = NULL;
+      if (shared ? gs_gpu_ctx_workspace(r->c, (size_t)n * bytes, &p, msg) == GS_OK
+                 : cudaMalloc(&p, (size_t)n * bytes) == cudaSuccess) {
+        r->slots = (double *)p;
+        r->slots_shared = shared;
+        break;
+      }
       cudaGetLastError();
-      r->slots = NULL;
     }
     if (!r->slots)
       return gs_set_msg(msg, GS_ERR_NOMEM, "GPU %d has %.1f GB free, too little for three %d x %d tiles", r->c->device,
@@ -596,11 +602,16 @@ done:
  * the memory of the resident factor again. L stays resident when
  * opt->resident asks for it and every tile has a slot; otherwise it goes
  * to host memory. */
+static int slots_resident(const tile_run *r, const gs_tile_options *opt)
+{
+  return opt->resident && r->owners == 1; /* several devices share their tiles through the host */
+}
+
 static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots, char *msg)
 {
   gs_status st = GS_OK;
   gs_tile_matrix *m = r->m;
-  const int resident = opt->resident && r->owners == 1; /* several devices share their tiles through the host */
+  const int resident = slots_resident(r, opt);
   if (m->resident && resident && m->resident->device == r->c->device) {
     r->slots = (double *)m->resident->tiles;
     *slots = (int)gs_tile_count(m->nt);
@@ -608,7 +619,10 @@ static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots
     return GS_OK;
   }
   gs_tile_resident_free(m); /* its memory goes to the cache */
-  GS_TRY(slots_fit(r, opt, slots, msg));
+  /* A cache that may become the resident factor has memory of its own;
+   * otherwise it is the workspace, which the next factorization reuses
+   * instead of allocating (and freeing) tens of GB again. */
+  GS_TRY(slots_fit(r, opt, !resident, slots, msg));
   r->store = !(resident && *slots == gs_tile_count(m->nt));
   if (r->store) GS_TRY(gs_tile_matrix_host(m, msg));
 done:
@@ -622,7 +636,12 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   const long ntiles = gs_tile_count(m->nt);
   const size_t tile_size = (size_t)m->nb * m->nb * sizeof(double);
   int slots = 0;
-  gs_gpu_ctx_workspace_release(r->c); /* the tiles need the room */
+  const long wanted = opt->cache_tiles > 0 && opt->cache_tiles < ntiles ? opt->cache_tiles : ntiles;
+  /* The workspace of an earlier run with a cache of the same size is the
+   * cache again: the allocations made before the cache are those that run
+   * left room for (in mixed precision a few tiles more, within the reserve).
+   * Any other workspace is released: the tiles need the room. */
+  if (slots_resident(r, opt) || r->c->work_bytes != (size_t)wanted * tile_size) gs_gpu_ctx_workspace_release(r->c);
   GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params,
                                                         CUBLAS_FILL_MODE_LOWER, m->nb, CUDA_R_64F, NULL, m->nb,
                                                         CUDA_R_64F, &r->potrf_bytes, &r->potrf_host_bytes),
@@ -716,7 +735,7 @@ static void run_release(tile_run *r)
     for (int k = 0; k <= TILE_LAG; ++k)
       if (r->column_done[k][w]) cudaEventDestroy(r->column_done[k][w]);
   }
-  cudaFree(r->slots);
+  if (!r->slots_shared) cudaFree(r->slots);
   for (int w = 0; w < GS_TILE_COMPUTE; ++w) cudaFree(r->operand[w]);
   cudaFree(r->inverse32);
   cudaFree(r->overflow);
@@ -834,6 +853,8 @@ static gs_status runs_finish(tile_run *runs, int ndev, gs_tile_info *infos, gs_s
       }
     }
     run_release(r);
+    if (st != GS_OK && r->c && cudaSetDevice(r->c->device) == cudaSuccess)
+      gs_gpu_ctx_workspace_release(r->c); /* a failed run, an interrupt included, keeps no cache */
   }
   for (int g = 0; g < ndev; ++g) {
     if (infos[g].failed_minor) info->failed_minor = infos[g].failed_minor;
@@ -1006,6 +1027,7 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
   int *info = NULL;
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
   GS_TRY(gs_gpu_ctx_solvers(c, msg));
+  gs_gpu_ctx_workspace_release(c); /* the matrix needs the room */
   GS_CUDA_TRY(cudaMalloc(&a, (size_t)n * n * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&locs, (size_t)n * 2 * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&info, sizeof(int)));

@@ -15,13 +15,17 @@ typedef struct {
   int nt, workers, owners, owner;
 } tile_shape;
 
-/* Task (i, k), i > k, runs on worker (rank of row i on its device) mod
- * workers, so a row's updates follow each other on one stream. */
+/* The worker of tile row i: (the rank of row i on its device) mod workers,
+ * so a row's updates follow each other on one stream. */
+static int row_worker(const tile_shape *sh, int i) { return ((sh->nt - 1 - i) / sh->owners) % sh->workers; }
+
+/* Task (i, k) runs on the worker of row i below the diagonal, on the
+ * diagonal worker (number `workers`) on it. */
 static tile_op make_op(const tile_shape *sh, int kind, int i, int j, int k, int a, int b)
 {
   tile_op op;
   op.kind = (unsigned char)kind;
-  op.worker = (unsigned char)(i == k ? sh->workers : ((sh->nt - 1 - i) / sh->owners) % sh->workers);
+  op.worker = (unsigned char)(i == k ? sh->workers : row_worker(sh, i));
   op.i = i;
   op.j = j;
   op.k = k;
@@ -34,47 +38,102 @@ static tile_op make_op(const tile_shape *sh, int kind, int i, int j, int k, int 
 
 static int owns(const tile_shape *sh, int i) { return tile_row_owner(i, sh->nt, sh->owners) == sh->owner; }
 
-/* The compute and store ops of the rows that the device owns, in schedule
- * order, without loads; col_end[k] is one past the last op of column k's
- * section. After the diagonal task of column k, the rows below it go in
- * rounds of `round` rows: first every update of the round, then its solves.
- * A stream thus issues the updates of all its rows in the round before its
- * first solve, which waits for POTRF(k): the GEMMs keep the device busy while
- * the diagonal tile is factored. A round's accumulators stay in the cache
- * until stored, so `round` is bounded by the slots.
- *
- * With `early` (in core), the SYRKs of diagonal tile (k, k) with j < k - 1
- * run in column k - 1, after that column's diagonal task: only the last one
- * is left between L_k,k-1 and POTRF(k), the chain that sets the pace of the
- * last columns. */
-static long schedule_fill(const tile_shape *sh, int round, int early, tile_op *ops, long *col_end)
+/* Appends diagonal task k: its SYRKs with j >= `from`, POTRF and the store. */
+static long diagonal_task(const tile_shape *sh, int k, int from, tile_op *ops, long n)
+{
+  for (int j = from; j < k; ++j) ops[n++] = make_op(sh, TILE_OP_SYRK, k, j, k, (int)gs_tile_index(k, j), -1);
+  ops[n++] = make_op(sh, TILE_OP_POTRF, k, k, k, -1, -1);
+  ops[n++] = make_op(sh, TILE_OP_STORE, k, k, k, -1, -1);
+  return n;
+}
+
+static tile_op update_op(const tile_shape *sh, int i, int j, int k)
+{
+  return make_op(sh, TILE_OP_GEMM, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
+}
+
+static tile_op on_worker(tile_op op, int worker)
+{
+  op.worker = (unsigned char)worker;
+  return op;
+}
+
+/* Appends the solve of tile (i, k), on the diagonal worker or its row's,
+ * and its store. */
+static long solve_task(const tile_shape *sh, int i, int k, int diagonal, tile_op *ops, long n)
+{
+  const tile_op solve = make_op(sh, TILE_OP_TRSM, i, k, k, -1, (int)gs_tile_index(k, k));
+  ops[n++] = diagonal ? on_worker(solve, sh->workers) : solve;
+  ops[n++] = make_op(sh, TILE_OP_STORE, i, k, k, -1, -1);
+  return n;
+}
+
+/* Column k's section out of core: the diagonal task, then the rows below it
+ * in rounds of `round` rows, first every update of the round, then its
+ * solves. A stream thus issues the updates of all its rows in the round
+ * before its first solve, which waits for POTRF(k): the GEMMs keep the
+ * device busy while the diagonal tile is factored. A round's accumulators
+ * stay in the cache until stored, so `round` is bounded by the slots. */
+static long column_in_rounds(const tile_shape *sh, int k, int round, tile_op *ops, long n)
 {
   const int nt = sh->nt;
+  if (owns(sh, k)) n = diagonal_task(sh, k, 0, ops, n);
+  for (int first = k + 1; first < nt;) {
+    int last = first, count = 0; /* the round: rows first..last-1 of this device, at most `round` */
+    for (; last < nt && count < round; ++last) count += owns(sh, last);
+    for (int i = first; i < last; ++i)
+      if (owns(sh, i))
+        for (int j = 0; j < k; ++j) ops[n++] = update_op(sh, i, j, k);
+    for (int i = first; i < last; ++i)
+      if (owns(sh, i)) n = solve_task(sh, i, k, 0, ops, n);
+    first = last;
+  }
+  return n;
+}
+
+/* Column k's section in core, where every accumulator stays in device
+ * memory. The diagonal worker runs the chain that sets the pace: diagonal
+ * task k's last SYRK and POTRF, then the tile of row k + 1 (its last update
+ * and its solve, which the next SYRK needs), then the other solves of column
+ * k in row order. The rows' workers never wait for that chain: each starts
+ * its section with the last updates of column k (j = k - 1, whose operands
+ * were solved near the start of the previous section), then runs every other
+ * update of column k + 1 (j < k), the SYRKs of diagonal tile k + 1 included.
+ * An accumulator thus passes from its row's worker to the diagonal one
+ * (through its `ready` event), and a solve waits for the chain only on the
+ * diagonal worker, while the rows' workers stay a column ahead. Each op is
+ * placed after those it waits for on other workers. */
+static long column_ahead(const tile_shape *sh, int k, tile_op *ops, long n)
+{
+  const int nt = sh->nt;
+  if (owns(sh, k)) n = diagonal_task(sh, k, k > 0 ? k - 1 : 0, ops, n);
+  if (k + 1 < nt && owns(sh, k + 1)) {
+    if (k > 0) ops[n++] = on_worker(update_op(sh, k + 1, k - 1, k), sh->workers);
+    n = solve_task(sh, k + 1, k, 1, ops, n);
+  }
+  for (int i = k + 2; i < nt && k > 0; ++i)
+    if (owns(sh, i)) ops[n++] = update_op(sh, i, k - 1, k);
+  for (int i = k + 2; i < nt; ++i)
+    if (owns(sh, i)) n = solve_task(sh, i, k, 1, ops, n);
+  if (k + 1 < nt && owns(sh, k + 1))
+    for (int j = 0; j < k; ++j) {
+      const tile_op syrk = make_op(sh, TILE_OP_SYRK, k + 1, j, k + 1, (int)gs_tile_index(k + 1, j), -1);
+      ops[n++] = on_worker(syrk, row_worker(sh, k + 1));
+    }
+  for (int i = k + 2; i < nt; ++i)
+    if (owns(sh, i))
+      for (int j = 0; j < k; ++j) ops[n++] = update_op(sh, i, j, k + 1);
+  return n;
+}
+
+/* The compute and store ops of the rows that the device owns, in schedule
+ * order, without loads; col_end[k] is one past the last op of column k's
+ * section. */
+static long schedule_fill(const tile_shape *sh, int round, int in_core, tile_op *ops, long *col_end)
+{
   long n = 0;
-  for (int k = 0; k < nt; ++k) {
-    if (owns(sh, k)) {
-      for (int j = early && k > 1 ? k - 1 : 0; j < k; ++j)
-        ops[n++] = make_op(sh, TILE_OP_SYRK, k, j, k, (int)gs_tile_index(k, j), -1);
-      ops[n++] = make_op(sh, TILE_OP_POTRF, k, k, k, -1, -1);
-      ops[n++] = make_op(sh, TILE_OP_STORE, k, k, k, -1, -1);
-    }
-    if (early && k + 1 < nt && owns(sh, k + 1))
-      for (int j = 0; j < k; ++j)
-        ops[n++] = make_op(sh, TILE_OP_SYRK, k + 1, j, k + 1, (int)gs_tile_index(k + 1, j), -1);
-    for (int first = k + 1; first < nt;) {
-      int last = first, count = 0; /* the round: rows first..last-1 of this device, at most `round` */
-      for (; last < nt && count < round; ++last) count += owns(sh, last);
-      for (int i = first; i < last; ++i)
-        if (owns(sh, i))
-          for (int j = 0; j < k; ++j)
-            ops[n++] = make_op(sh, TILE_OP_GEMM, i, j, k, (int)gs_tile_index(i, j), (int)gs_tile_index(k, j));
-      for (int i = first; i < last; ++i)
-        if (owns(sh, i)) {
-          ops[n++] = make_op(sh, TILE_OP_TRSM, i, k, k, -1, (int)gs_tile_index(k, k));
-          ops[n++] = make_op(sh, TILE_OP_STORE, i, k, k, -1, -1);
-        }
-      first = last;
-    }
+  for (int k = 0; k < sh->nt; ++k) {
+    n = in_core ? column_ahead(sh, k, ops, n) : column_in_rounds(sh, k, round, ops, n);
     col_end[k] = n;
   }
   return n;

@@ -4,10 +4,10 @@
  * Column k of L is computed task by task, the diagonal tile first: task (i, k)
  * updates the accumulator A_ik with L_ij L_kj' for every j < k (SYRK on the
  * diagonal, GEMM below it), then factors it (POTRF) or solves with L_kk
- * (TRSM), and the finished tile is stored back to the host. Below the
- * diagonal, the tasks go in rounds of rows whose updates all precede their
- * solves, so that updates overlap the diagonal factorization. With several
- * devices the tile rows are dealt to them cyclically (tile_row_owner), each
+ * (TRSM), and the finished tile is stored back to the host. Out of core, the
+ * tasks below the diagonal go in rounds of rows whose updates all precede
+ * their solves, so that updates overlap the diagonal factorization. With
+ * several devices the tile rows are dealt to them (tile_row_owner), each
  * device with its own plan. On a device, task (i, k), i > k, runs on worker
  * (the rank of row i on its device) mod workers, so a row's updates follow
  * each other on one stream; the diagonal tasks, the critical path, run on
@@ -18,9 +18,10 @@
  * the number of loads); tiles with no further use go first. The accumulator of
  * the running task is never evicted, and a finished tile is only dropped after
  * it has been stored. When every tile a device touches fits in its slots (in
- * core), two moves shorten the chain of the last columns, where a column has
- * little work: the SYRKs of a diagonal tile run one column early but for the
- * last, and the finished tiles of other devices' rows are loaded a few
+ * core), the chain of diagonal factorizations sets the pace, and the plan
+ * looks one column ahead: the updates of a task but its last run in the
+ * previous column, the solve of row k + 1 in column k comes before the other
+ * rows' work, and the finished tiles of other devices' rows are loaded a few
  * columns before they are read. The plan is plain C, so the cache decisions
  * are tested without a GPU. */
 #ifndef GS_TILE_PLAN_H

@@ -200,8 +200,8 @@ test_that("the tile Cholesky path on the GPU gives the CPU likelihood, draws and
 
 test_that("a covariance larger than the GPU and the host is refused before allocating", {
   skip_without_gpu()
-  big <- matrix(runif(6e5), ncol = 2) # n = 300,000: 360 GB in tiles
-  expect_error(gp_loglik(rnorm(3e5), big, 1, 0.1, 1, device = "gpu"), "need [0-9.]+ GB",
+  big <- matrix(runif(2e6), ncol = 2) # n = 1,000,000: 4 TB in tiles, more than any host holds
+  expect_error(gp_loglik(rnorm(1e6), big, 1, 0.1, 1, device = "gpu"), "need [0-9.]+ GB",
                class = "gpustats_error_memory")
   expect_true(is.finite(gp_loglik(rnorm(100), big[1:100, ], 1, 0.1, 1, device = "gpu")))
 })

@@ -85,18 +85,6 @@ test_that("bad input gives clear errors", {
   expect_error(solve(f, 1:3), "3 rows", class = "gpustats_error_argument")
 })
 
-test_that("the cache plan loads each tile once in core and never more with more slots", {
-  nt <- 12
-  tiles <- nt * (nt + 1) / 2
-  expect_identical(unname(gpustats:::tile_plan_traffic(nt, tiles)[1:2]), c(tiles, tiles))
-  loads <- vapply(c(3, 5, 10, 20, 40, 60, tiles - 1), function(s) gpustats:::tile_plan_traffic(nt, s)[["loads"]], 1)
-  expect_true(all(diff(loads) <= 0))
-  expect_gt(loads[1], tiles)
-  # streaming every operand would load about nt^3 / 3 tiles; the plan with a
-  # third of the matrix in the cache loads far fewer
-  expect_lt(gpustats:::tile_plan_traffic(nt, 26)[["loads"]], nt^3 / 6)
-})
-
 # The device of 0-based tile row i of nt among g: dealt from the last row
 # up, in alternating directions.
 row_owner <- function(i, nt, g) {
@@ -104,13 +92,47 @@ row_owner <- function(i, nt, g) {
   ifelse((r %/% g) %% 2L == 1L, g - 1L - r %% g, r %% g)
 }
 
+# What the cache plan of device o of g moves and computes: its loads and
+# stores, its compute ops and those that read a tile of another device's
+# rows, the loads of such tiles in the column that first reads them, the
+# updates with j < k - 1 in their own column k, and the updates of other
+# rows issued before the solve of row k + 1 in the columns where the device
+# owns row k + 1.
+plan_traffic <- function(nt, slots, g = 1L, o = 0L) {
+  p <- gpustats:::tile_plan_ops(nt, slots, g, o)
+  compute <- p$op %in% c("syrk", "gemm", "potrf", "trsm")
+  ahead <- vapply(split(p, p$column), function(s) {
+    c1 <- s$column[1] + 1L
+    solve <- which(s$op == "trsm" & s$i == c1)
+    if (c1 >= nt || row_owner(c1, nt, g) != o) return(0L)
+    sum(s$op[seq_len(solve - 1L)] == "gemm" & s$i[seq_len(solve - 1L)] != c1)
+  }, 1L)
+  0 + c(loads = sum(p$op == "load"), stores = sum(p$op == "store"), compute = sum(compute),
+    foreign = sum(p$op %in% c("gemm", "trsm") & row_owner(p$i, nt, g) != row_owner(p$k, nt, g)),
+    late_loads = sum(p$op == "load" & row_owner(p$i, nt, g) != o & p$column == p$i),
+    late_updates = sum(p$op %in% c("syrk", "gemm") & p$k == p$column & p$j < p$column - 1L),
+    ahead_of_solve = sum(ahead))
+}
+
+test_that("the cache plan loads each tile once in core and never more with more slots", {
+  nt <- 12
+  tiles <- nt * (nt + 1) / 2
+  expect_identical(unname(plan_traffic(nt, tiles)[1:2]), c(tiles, tiles))
+  loads <- vapply(c(3, 5, 10, 20, 40, 60, tiles - 1), function(s) plan_traffic(nt, s)[["loads"]], 1)
+  expect_true(all(diff(loads) <= 0))
+  expect_gt(loads[1], tiles)
+  # streaming every operand would load about nt^3 / 3 tiles; the plan with a
+  # third of the matrix in the cache loads far fewer
+  expect_lt(plan_traffic(nt, 26)[["loads"]], nt^3 / 6)
+})
+
 test_that("the plans of several devices split the work by tile rows", {
   nt <- 13
   tiles <- nt * (nt + 1) / 2
-  one <- gpustats:::tile_plan_traffic(nt, tiles)
+  one <- plan_traffic(nt, tiles)
   expect_identical(one[["foreign"]], 0)
   for (g in 2:4) {
-    parts <- sapply(seq_len(g) - 1L, function(o) gpustats:::tile_plan_traffic(nt, tiles, g, o))
+    parts <- sapply(seq_len(g) - 1L, function(o) plan_traffic(nt, tiles, g, o))
     # every task once, every tile stored once by the device of its row
     expect_identical(sum(parts["compute", ]), one[["compute"]])
     expect_identical(parts["stores", ], as.numeric(sapply(seq_len(g) - 1L, function(o) {
@@ -122,23 +144,81 @@ test_that("the plans of several devices split the work by tile rows", {
     # a device loads its own tiles once and the others' tiles it reads
     expect_true(all(parts["loads", ] >= parts["stores", ]))
   }
-  expect_error(gpustats:::tile_plan_traffic(nt, tiles, 2L, 2L), "owner")
+  expect_error(plan_traffic(nt, tiles, 2L, 2L), "owner")
   # the dealing balances the work: 49 tile rows on 4 devices
-  work <- sapply(0:3, function(o) gpustats:::tile_plan_traffic(49, 2000, 4L, o)[["compute"]])
+  work <- sapply(0:3, function(o) plan_traffic(49, 2000, 4L, o)[["compute"]])
   expect_lt(max(work) / mean(work), 1.01)
-  # in core the diagonal tile's SYRKs run a column early but for the last,
-  # and another device's row k is loaded before column k but for L_k,k-1
-  # and L_kk; out of core both wait for column k
-  expect_identical(one[["late_syrks"]], nt - 1)
+  # in core a task's updates but the last run a column early and the solve
+  # of row k + 1 comes first in column k; out of core all wait for column k,
+  # and row k + 1's solve follows the round's updates. Another device's row
+  # k is loaded before column k but for L_k,k-1 and L_kk.
+  one_out <- plan_traffic(nt, 6)
+  expect_identical(one[["late_updates"]], 0)
+  expect_identical(one[["ahead_of_solve"]], 0)
+  expect_identical(one_out[["late_updates"]], sum(choose(seq_len(nt) - 1, 2)))
+  expect_gt(one_out[["ahead_of_solve"]], 0)
   for (g in 2:4) for (o in seq_len(g) - 1L) {
     rows <- which(row_owner(seq_len(nt) - 1L, nt, g) == o) - 1L
     read <- setdiff(seq_len(max(rows)) - 1L, rows)
-    inc <- gpustats:::tile_plan_traffic(nt, tiles, g, o)
-    out <- gpustats:::tile_plan_traffic(nt, 6, g, o)
-    expect_identical(inc[["late_syrks"]], as.numeric(sum(rows > 0)))
-    expect_identical(out[["late_syrks"]], as.numeric(sum(rows)))
+    inc <- plan_traffic(nt, tiles, g, o)
+    out <- plan_traffic(nt, 6, g, o)
+    expect_identical(inc[["late_updates"]], 0)
+    expect_identical(inc[["ahead_of_solve"]], 0)
+    # task (i, k) has k updates, max(k - 1, 0) of them with j < k - 1
+    expect_identical(out[["late_updates"]], sum(choose(rows, 2)))
     expect_lte(inc[["late_loads"]], 2 * length(read))
     expect_gte(out[["late_loads"]], sum(read + 1))
+  }
+})
+
+# The ops of the g devices' plans in the order the host issues them: column
+# by column, the owner of row k first, each device's section in plan order.
+issue_order <- function(nt, slots, g) {
+  plans <- lapply(seq_len(g) - 1L, function(o) cbind(gpustats:::tile_plan_ops(nt, slots, g, o), device = o))
+  do.call(rbind, lapply(seq_len(nt) - 1L, function(k) {
+    first <- row_owner(k, nt, g)
+    do.call(rbind, lapply((first + seq_len(g) - 1L) %% g, function(o) {
+      p <- plans[[o + 1L]]
+      p[p$column == k, ]
+    }))
+  }))
+}
+
+test_that("every plan runs each task once, after the tasks it reads", {
+  nt <- 11
+  tiles <- nt * (nt + 1) / 2
+  for (g in 1:4) for (slots in c(tiles, 7)) {
+    ops <- issue_order(nt, slots, g)
+    key <- function(i, k) i * nt + k # tile (i, k)
+    finished <- loaded <- matrix(FALSE, nt * nt, g)
+    updates <- integer(nt * nt)
+    ok <- TRUE
+    for (r in seq_len(nrow(ops))) {
+      o <- ops[r, ]
+      d <- o$device + 1L
+      readable <- function(i, k) finished[key(i, k) + 1L, 1L] && loaded[key(i, k) + 1L, d]
+      ok <- ok && switch(o$op,
+        load = {
+          loaded[key(o$i, o$j) + 1L, d] <- TRUE
+          row_owner(o$i, nt, g) == o$device || finished[key(o$i, o$j) + 1L, 1L]
+        },
+        syrk = , gemm = {
+          updates[key(o$i, o$k) + 1L] <- updates[key(o$i, o$k) + 1L] + 1L
+          row_owner(o$i, nt, g) == o$device && !finished[key(o$i, o$k) + 1L, 1L] &&
+            readable(o$i, o$j) && readable(o$k, o$j)
+        },
+        potrf = , trsm = {
+          done <- updates[key(o$i, o$k) + 1L] == o$k && (o$op == "potrf" || readable(o$k, o$k))
+          finished[key(o$i, o$k) + 1L, ] <- TRUE
+          loaded[key(o$i, o$k) + 1L, d] <- TRUE
+          done && row_owner(o$i, nt, g) == o$device
+        },
+        store = finished[key(o$i, o$k) + 1L, 1L])
+    }
+    expect_true(ok)
+    lower <- outer(seq_len(nt) - 1L, seq_len(nt) - 1L, ">=")
+    expect_true(all(finished[key(row(lower)[lower] - 1L, col(lower)[lower] - 1L) + 1L, 1L]))
+    expect_equal(sum(updates), sum(choose(seq_len(nt), 2)))
   }
 })
 
