@@ -30,10 +30,10 @@
 #' is known in advance, the device cache evicts the tile whose next use is
 #' furthest away (Belady's rule, which minimises the number of loads); the
 #' accumulator of a running update stays resident and each finished tile is
-#' copied back to the host while the next ones are computed. The device
-#' memory of the cache is kept for the next factorization with a cache of
-#' the same size (a likelihood optimisation calls it again and again), and
-#' released by other GPU work that needs the room.
+#' copied back to the host while the next ones are computed. Unless the
+#' factor stays in device memory, the device memory of the cache is kept for
+#' the next factorization with a cache of the same size, and released by
+#' other GPU work that needs the room.
 #'
 #' **Mixed precision.** With `precision = "mixed"` each tile below the
 #' diagonal is stored, moved and multiplied in the lowest precision that

@@ -20,10 +20,10 @@
  * it has been stored. When every tile a device touches fits in its slots (in
  * core), the chain of diagonal factorizations sets the pace, and the plan
  * looks one column ahead: the updates of a task but its last run in the
- * previous column, the solve of row k + 1 in column k comes before the other
- * rows' work, and the finished tiles of other devices' rows are loaded a few
- * columns before they are read. The plan is plain C, so the cache decisions
- * are tested without a GPU. */
+ * previous column, the solves move to the diagonal worker, that of row
+ * k + 1 in column k first, and the finished tiles of other devices' rows are
+ * loaded a few columns before they are read. The plan is plain C, so the
+ * cache decisions are tested without a GPU. */
 #ifndef GS_TILE_PLAN_H
 #define GS_TILE_PLAN_H
 
