@@ -39,11 +39,15 @@
 #' rounding that every tile row's low-precision tiles bring into the Schur
 #' complement of its diagonal block is estimated (from the norms of those
 #' tiles of the factor, and of the covariance, over the smallest pivots
-#' \eqn{L_{jj}^2}), and a row where it exceeds a tenth of the smallest
-#' pivot of its diagonal block has its tiles promoted and the factorization
-#' rerun. Ill-conditioned covariances (long range, high smoothness) are so
-#' factored in (nearly) FP64, where low precision would have made the
-#' likelihood meaningless.
+#' \eqn{L_{jj}^2}), and in a row where it exceeds a tenth of the smallest
+#' pivot of its diagonal block the tiles that add the most are promoted,
+#' one precision at a time, until it is within half that bound, and the
+#' factorization is rerun. Ill-conditioned covariances (long range, high
+#' smoothness) are so factored in (nearly) FP64, where low precision would
+#' have made the likelihood meaningless. Within one [gp_fit()] each
+#' factorization starts from the precisions that the previous one found
+#' its rows need (within half the bound), so that nearby parameters rarely
+#' factor twice.
 #'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
 #'   with `nrow(locs)` rows, one data set per column.

@@ -33,6 +33,8 @@ SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles, 
 
 SEXP gs_r_gp_tiled(SEXP ptr) { return Rf_ScalarLogical(gs_gp_tiled(gp_get(ptr))); }
 
+SEXP gs_r_gp_attempts(SEXP ptr) { return Rf_ScalarInteger(gs_gp_attempts(gp_get(ptr))); }
+
 /* Releases the memory (device memory included) now rather than at garbage collection. */
 SEXP gs_r_gp_free(SEXP ptr)
 {

@@ -17,11 +17,18 @@
 #define GP_PIVOT_SHARE 0.1
 
 /* The tiled backend: the lower triangle in tiles of host memory, page-locked
- * for a GPU. */
+ * for a GPU; in mixed precision, a floor on the tiles' precisions that the
+ * factorizations pass on, none at first. */
 static gs_status gp_tiles_create(gs_gp *gp, char *msg)
 {
   const int nb = gs_tile_default_size(gp->n, gp->device, gp->threads);
-  return gs_tile_matrix_create(gp->n, nb, gp->device >= 0, &gp->tiles, msg);
+  gs_status st = gs_tile_matrix_create(gp->n, nb, gp->device >= 0, &gp->tiles, msg);
+  if (st != GS_OK || !(gp->accuracy > 0.0)) return st;
+  const long ntiles = gs_tile_count(gp->tiles->nt);
+  if (!(gp->precision_floor = (unsigned char *)malloc((size_t)ntiles)))
+    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  memset(gp->precision_floor, GS_TILE_FP16, (size_t)ntiles);
+  return GS_OK;
 }
 
 /* The dense CPU backend while the matrix fits LAPACK and half the memory. */
@@ -77,6 +84,7 @@ void gs_gp_free(gs_gp *gp)
   if (!gp) return;
   if (gp->device >= 0) gs_gp_gpu_release(gp);
   gs_tile_matrix_free(gp->tiles);
+  free(gp->precision_floor);
   free(gp->a);
   free(gp->locs);
   free(gp);
@@ -86,12 +94,15 @@ long gs_gp_size(const gs_gp *gp) { return gp->n; }
 
 int gs_gp_tiled(const gs_gp *gp) { return gp->tiles != NULL; }
 
+int gs_gp_attempts(const gs_gp *gp) { return gp->attempts; }
+
 static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
   const gs_tile_source src = {NULL, 0, gp->locs, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness, p->nugget};
-  const gs_tile_options opt = {0, gp->threads, gp->progress, 0, gp->accuracy, GP_PIVOT_SHARE, 1};
+  const gs_tile_options opt = {0, gp->threads, gp->progress, 0, gp->accuracy, GP_PIVOT_SHARE, 1, NULL, 0, gp->precision_floor};
   gs_tile_info info;
   gs_status st = gs_tile_chol(gp->device, gp->tiles, &src, &opt, &info, msg);
+  gp->attempts = info.attempts;
   *failed_minor = info.failed_minor;
   if (st == GS_OK) *logdet = info.logdet;
   return st;
@@ -113,6 +124,7 @@ gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, lon
     return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, with sigma2, range and smoothness > 0 "
                                        "and nugget >= 0");
   gp->factored = 0;
+  gp->attempts = 1;
   *failed_minor = 0;
   gs_status st = gp->tiles         ? gp_tiles_factor(gp, p, logdet, failed_minor, msg)
                  : gp->device >= 0 ? gs_gp_gpu_factor(gp, p, logdet, failed_minor, msg)

@@ -20,8 +20,10 @@ struct gs_gp {
   gs_gp_gpu *gpu;
   gs_tile_matrix *tiles; /* the tiled backend, on the CPU or a GPU */
   double accuracy;       /* > 0: the tiles in mixed precision */
+  unsigned char *precision_floor; /* mixed precision: gs_tile_options.precision_floor, carried between factorizations */
   gs_progress_fn progress;
   int factored;
+  int attempts; /* of the last factorization */
 };
 
 gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);

@@ -104,9 +104,9 @@ gs_status gs_tile_resident_apply(const gs_tile_matrix *m, int what, double *b, l
   return no_gpu(msg);
 }
 
-gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, double *sumsq, char *msg)
+gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, double *sumsq, char *msg)
 {
-  (void)m, (void)sumsq;
+  (void)m, (void)which, (void)sumsq;
   return no_gpu(msg);
 }
 

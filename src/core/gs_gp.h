@@ -32,6 +32,9 @@ gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metr
                        double accuracy, gs_progress_fn progress, gs_gp **gp, char *msg);
 /* 1 when the factor is tiled. */
 int gs_gp_tiled(const gs_gp *gp);
+/* The factorizations the last gs_gp_factor ran (more than 1 when a mixed-
+ * precision factorization promoted tiles and ran again). */
+int gs_gp_attempts(const gs_gp *gp);
 void gs_gp_free(gs_gp *gp);
 long gs_gp_size(const gs_gp *gp); /* n */
 

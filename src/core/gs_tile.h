@@ -183,6 +183,13 @@ typedef struct {
    * GS_TILE_MAX_GPUS. */
   const int *gpus;
   int ngpus;
+  /* With pivot_share > 0: one gs_tile_precision per tile, read and
+   * written, or NULL. Read: each tile starts in at least this precision, as
+   * an earlier factorization of a similar matrix needed (gp_fit's
+   * successive covariances; GS_TILE_FP16 everywhere sets no floor); written
+   * after a factor that passes the pivot test: the precisions this factor
+   * says its rows need (tile_chol.c). */
+  unsigned char *precision_floor;
 } gs_tile_options;
 
 #define GS_TILE_MAX_GPUS 16
@@ -215,7 +222,8 @@ typedef struct {
  * map; when values do not fit a tile's format, or a diagonal tile is not
  * positive definite while lower-precision tiles feed it, those tiles are
  * promoted one precision and the factorization is run again; so are the
- * tiles of rows that fail opt->pivot_share's test. */
+ * tiles of rows that fail opt->pivot_share's test that add the most
+ * rounding. */
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                        gs_tile_info *info, char *msg);
 gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg);
@@ -239,10 +247,11 @@ gs_status gs_tile_resident_apply(const gs_tile_matrix *m, int what, double *b, l
 
 /* log det A = 2 sum log diag L. */
 double gs_tile_logdet(const gs_tile_matrix *m);
-/* The sums of squares of the tiles not in FP64 (0 for the others), of a
- * resident factor on its GPU. */
-gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq, char *msg);
-gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, double *sumsq, char *msg);
+/* The sums of squares of the factor's tiles t with which[t] not FP64 (0
+ * for the others), each read in its own format; the second for a resident
+ * factor on its GPU. */
+gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, int threads, double *sumsq, char *msg);
+gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, double *sumsq, char *msg);
 
 /* L' (upper triangular, like R's chol) as an n x n column-major matrix. */
 void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);

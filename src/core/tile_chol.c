@@ -8,8 +8,8 @@
 #include "gs_tile.h"
 
 /* A mixed-precision factorization is run again at most this often, each
- * time with some tiles one precision higher; after GS_TILE_PRECISIONS - 1
- * promotions of a region every tile in it is FP64. */
+ * time with some tiles at least one precision higher; after
+ * GS_TILE_PRECISIONS - 1 promotions of a region every tile in it is FP64. */
 #define TILE_ATTEMPTS (2 * GS_TILE_PRECISIONS)
 
 void gs_tile_map_free(gs_tile_map *map)
@@ -95,50 +95,116 @@ static double tile_min_pivot(const gs_tile_matrix *m, int k)
   return p;
 }
 
-/* Rounding the low-precision tiles L_kj (j < k) of tile row k, of unit
- * roundoff u_kj, moves the Schur complement that L_kk factors by about
- *   e_k = sum_j u_kj ||L_kj||_F (||L_kj||_F + ||A_kj||_F / sqrt(p_j)),
+/* The pivot test of a mixed-precision factor. Rounding the low-precision
+ * tiles L_kj (j < k) of tile row k moves the Schur complement that L_kk
+ * factors by about e_k = sum_j c_kj, where a tile of unit roundoff u adds
+ *   c_kj = u ||L_kj||_F (||L_kj||_F + ||A_kj||_F / sqrt(p_j)),
  * the first term from rounding L_kj, the second from rounding A_kj, which
  * the solve against L_jj amplifies by up to 1 / sqrt(p_j), p_j the smallest
  * pivot of L_jj. The accuracy rule bounds the tiles against ||A||, which is
- * not enough where A is ill-conditioned: a row with e_k above
- * opt->pivot_share times p_k has its low tiles promoted one precision.
- * Sets *promoted to their number. */
-static gs_status tile_map_promote_rows(const gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_map *map,
-                                       long *promoted, char *msg)
+ * not enough where A is ill-conditioned: row k passes when
+ * e_k <= share p_k (share = opt->pivot_share). A row that fails has its
+ * largest terms promoted, one precision at a time, until e_k is within half
+ * the bound, so that the next run passes with room to spare; the near-
+ * diagonal tiles, of large norm, go up, and the far ones, which add little,
+ * stay low. */
+typedef struct {
+  unsigned char *base; /* the accuracy map, before any promotion */
+  double *low;         /* ||L_t||_F^2 of the factor's tiles that are low in base */
+  double *pivot;       /* p_k */
+} tile_pivot_test;
+
+static void tile_pivot_test_free(tile_pivot_test *pt)
+{
+  free(pt->base);
+  free(pt->low);
+  free(pt->pivot);
+  memset(pt, 0, sizeof *pt);
+}
+
+static gs_status tile_pivot_test_init(const gs_tile_matrix *m, const gs_tile_map *map, tile_pivot_test *pt,
+                                      char *msg)
 {
   const long ntiles = gs_tile_count(m->nt);
-  double *low = (double *)malloc((size_t)ntiles * sizeof(double));
-  double *pivot = (double *)malloc((size_t)m->nt * sizeof(double));
-  gs_status st = GS_OK;
+  pt->base = (unsigned char *)malloc((size_t)ntiles);
+  pt->low = (double *)malloc((size_t)ntiles * sizeof(double));
+  pt->pivot = (double *)malloc((size_t)m->nt * sizeof(double));
+  if (!pt->base || !pt->low || !pt->pivot) {
+    tile_pivot_test_free(pt);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  }
+  memcpy(pt->base, map->precision, (size_t)ntiles);
+  return GS_OK;
+}
+
+/* c_kj of tile t = (k, j) in format p. */
+static double tile_rounding(const gs_tile_map *map, const tile_pivot_test *pt, long t, int j, int p)
+{
+  if (p == GS_TILE_FP64) return 0.0;
+  const double l = sqrt(pt->low[t]);
+  return tile_precision_roundoff(p) * l * (l + sqrt(map->sumsq[t] / pt->pivot[j]));
+}
+
+static double tile_row_rounding(const gs_tile_map *map, const tile_pivot_test *pt, int k, const unsigned char *precision)
+{
+  double e = 0.0;
+  for (int j = 0; j < k; ++j) e += tile_rounding(map, pt, gs_tile_index(k, j), j, precision[gs_tile_index(k, j)]);
+  return e;
+}
+
+/* Promotes the tiles of row k with the largest terms, one precision at a
+ * time, until e_k <= bound. Returns the number of promotions. */
+static long tile_row_promote(const gs_tile_map *map, const tile_pivot_test *pt, int k, double bound,
+                             unsigned char *precision)
+{
+  long promotions = 0;
+  double e = tile_row_rounding(map, pt, k, precision);
+  while (e > bound) {
+    int top = -1;
+    double c = 0.0;
+    for (int j = 0; j < k; ++j) {
+      const long t = gs_tile_index(k, j);
+      const double cj = tile_rounding(map, pt, t, j, precision[t]);
+      if (cj > c) c = cj, top = j;
+    }
+    if (top < 0) break; /* every tile FP64 */
+    const long t = gs_tile_index(k, top);
+    precision[t]--;
+    e += tile_rounding(map, pt, t, top, precision[t]) - c;
+    ++promotions;
+  }
+  return promotions;
+}
+
+/* Measures the factor in m and promotes the tiles of the rows that fail. */
+static gs_status tile_rows_promote(const gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_map *map,
+                                   tile_pivot_test *pt, long *promoted, char *msg)
+{
+  gs_status st = gs_tile_low_sumsq(m, pt->base, opt->threads, pt->low, msg);
   *promoted = 0;
-  if (!low || !pivot) {
-    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-    goto done;
-  }
-  if ((st = gs_tile_low_sumsq(m, opt->threads, low, msg)) != GS_OK) goto done;
-  for (int k = 0; k < m->nt; ++k) pivot[k] = tile_min_pivot(m, k);
-  for (int k = 1; k < m->nt; ++k) {
-    double e = 0.0;
-    for (int j = 0; j < k; ++j) {
-      const long t = gs_tile_index(k, j);
-      if (m->precision[t] == GS_TILE_FP64) continue;
-      const double l = sqrt(low[t]);
-      e += tile_precision_roundoff(m->precision[t]) * l * (l + sqrt(map->sumsq[t] / pivot[j]));
-    }
-    if (e <= opt->pivot_share * pivot[k]) continue;
-    for (int j = 0; j < k; ++j) {
-      const long t = gs_tile_index(k, j);
-      if (map->precision[t] != GS_TILE_FP64) {
-        map->precision[t]--;
-        ++*promoted;
-      }
-    }
-  }
-done:
-  free(low);
-  free(pivot);
-  return st;
+  if (st != GS_OK) return st;
+  for (int k = 0; k < m->nt; ++k) pt->pivot[k] = tile_min_pivot(m, k);
+  for (int k = 1; k < m->nt; ++k)
+    if (!(tile_row_rounding(map, pt, k, map->precision) <= opt->pivot_share * pt->pivot[k]))
+      *promoted += tile_row_promote(map, pt, k, 0.5 * opt->pivot_share * pt->pivot[k], map->precision);
+  return GS_OK;
+}
+
+/* The precisions the next factorization of a similar matrix starts from at
+ * least, after a factor that passed: those that bring every row within half
+ * the bound in this factor, from the accuracy map, so that rows near the
+ * bound go up before they fail, and come down where the matrix has become
+ * easier. */
+static void tile_rows_next(const gs_tile_matrix *m, const gs_tile_options *opt, const gs_tile_map *map,
+                           const tile_pivot_test *pt)
+{
+  const long ntiles = gs_tile_count(m->nt);
+  unsigned char *next = (unsigned char *)malloc((size_t)ntiles);
+  if (!next) return; /* the next factorization starts from the accuracy map */
+  memcpy(next, pt->base, (size_t)ntiles);
+  for (int k = 1; k < m->nt; ++k) tile_row_promote(map, pt, k, 0.5 * opt->pivot_share * pt->pivot[k], next);
+  memcpy(opt->precision_floor, next, (size_t)ntiles);
+  free(next);
 }
 
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
@@ -146,6 +212,8 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
 {
   gs_status st = GS_OK;
   gs_tile_map map = {NULL, NULL, NULL};
+  tile_pivot_test pivots = {NULL, NULL, NULL};
+  int passed = 0; /* the last attempt passed the pivot test */
   memset(info, 0, sizeof *info);
   if (!src->a && (!(src->sigma2 > 0.0) || !(src->range > 0.0) || !(src->smoothness > 0.0) || !(src->nugget >= 0.0) ||
                   !isfinite(src->sigma2 + src->range + src->smoothness + src->nugget) || src->dim < 1))
@@ -157,6 +225,12 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   if (opt->accuracy > 0.0 && m->nt > 1 &&
       (st = gs_tile_map_build(device, m, src, opt->accuracy, opt->threads, &map, msg)) != GS_OK)
     goto done;
+  if (map.precision && opt->pivot_share > 0.0) {
+    if ((st = tile_pivot_test_init(m, &map, &pivots, msg)) != GS_OK) goto done;
+    if (opt->precision_floor)
+      for (long t = 0; t < gs_tile_count(m->nt); ++t)
+        if (opt->precision_floor[t] < map.precision[t]) map.precision[t] = opt->precision_floor[t];
+  }
   for (int attempt = 1;; ++attempt) {
     const double bytes_to_device = info->bytes_to_device, bytes_to_host = info->bytes_to_host;
     const long loads = info->tile_loads;
@@ -172,7 +246,8 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
     if (!map.precision || attempt == TILE_ATTEMPTS) break;
     long promoted = 0;
     if (st == GS_OK && !tile_overflowed(m)) {
-      if (opt->pivot_share > 0.0 && (st = tile_map_promote_rows(m, opt, &map, &promoted, msg)) != GS_OK) goto done;
+      if (pivots.base && (st = tile_rows_promote(m, opt, &map, &pivots, &promoted, msg)) != GS_OK) goto done;
+      passed = pivots.base && !promoted;
     } else {
       promoted = tile_map_promote(m, st, info, &map);
     }
@@ -181,9 +256,11 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   if (st == GS_OK && tile_overflowed(m))
     st = gs_set_msg(msg, GS_ERR_ARG, "the matrix has values too large for the factorization's formats");
   if (st == GS_OK) info->logdet = gs_tile_logdet(m);
+  if (st == GS_OK && passed && opt->precision_floor) tile_rows_next(m, opt, &map, &pivots);
 done:
   info->seconds = gs_wall_seconds() - t0;
   gs_tile_map_free(&map);
+  tile_pivot_test_free(&pivots);
   return st;
 }
 

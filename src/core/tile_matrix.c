@@ -296,14 +296,14 @@ double gs_tile_logdet(const gs_tile_matrix *m)
   return 2.0 * s;
 }
 
-gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, int threads, double *sumsq, char *msg)
+gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, int threads, double *sumsq, char *msg)
 {
-  if (m->resident) return gs_tile_resident_low_sumsq(m, sumsq, msg);
+  if (m->resident) return gs_tile_resident_low_sumsq(m, which, sumsq, msg);
   const long ntiles = gs_tile_count(m->nt);
 #pragma omp parallel for schedule(dynamic, 4) num_threads(gs_cpu_threads(threads))
   for (long t = 0; t < ntiles; ++t) {
     double s = 0.0;
-    if (m->precision[t] != GS_TILE_FP64) {
+    if (which[t] != GS_TILE_FP64) {
       const void *x = m->data + m->offset[t];
       const size_t count = gs_tile_bytes(m, t) / tile_precision_bytes(m->precision[t]);
       for (size_t k = 0; k < count; ++k) {

@@ -154,7 +154,8 @@ done:
   return st;
 }
 
-extern "C" gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, double *sumsq, char *msg)
+extern "C" gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, double *sumsq,
+                                                char *msg)
 {
   gs_status st = GS_OK;
   const long ntiles = gs_tile_count(m->nt);
@@ -168,7 +169,7 @@ extern "C" gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, double 
     double *part = (double *)work, *out = part + 2 * TILE_NORM_BLOCKS;
     GS_CUDA_TRY(cudaMemsetAsync(out, 0, (size_t)ntiles * 2 * sizeof(double), c->stream[0]));
     for (long t = 0; t < ntiles; ++t) {
-      if (m->precision[t] == GS_TILE_FP64) continue;
+      if (which[t] == GS_TILE_FP64) continue;
       int i, j;
       gs_tile_coords(t, &i, &j);
       GS_CUDA_TRY(tile_norm(resident_tile_at(m, t), m->precision[t], m->scale[t], (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j), part,

@@ -99,6 +99,19 @@ test_that("mixed-precision likelihoods stay within their first-order bound and k
   yn <- y[1:800]
   smooth <- gp_loglik(yn, near, 1, 0.14, 1, precision = "mixed", accuracy = 1e-5, device = "cpu")
   expect_lte(abs(smooth - gp_loglik(yn, near, 1, 0.14, 1, device = "cpu")), 1e-6)
+  # the promotions carry over to the next factorization of the same object,
+  # as in a fit: the first needs two runs, the next ones, nearby, one
+  gp <- gpustats:::gp_open(near, "euclidean", "cpu", NULL, accuracy = 1e-5)
+  on.exit(gpustats:::gp_close(gp), add = TRUE)
+  attempts <- function() .Call(gpustats:::gs_r_gp_attempts, gp$ptr)
+  gpustats:::gp_factor(gp, c(1, 0.14, 1, 0), near, NULL)
+  expect_identical(attempts(), 2L)
+  for (range in c(0.14, 0.15, 0.13)) {
+    logdet <- gpustats:::gp_factor(gp, c(1, range, 1, 0), near, NULL)
+    expect_identical(attempts(), 1L)
+    exact <- 2 * sum(log(diag(chol(matern_cov(near, range = range, smoothness = 1, device = "cpu")))))
+    expect_lte(abs(logdet - exact), 1e-6)
+  }
   # bad precision arguments
   expect_error(gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 0), class = "gpustats_error_argument")
   expect_error(gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 0.5), class = "gpustats_error_argument")
