@@ -42,7 +42,7 @@
 #'   three parameters, three correlations) the mixed estimates were within
 #'   0.05 FP64 standard errors of the FP64 ones at accuracy 1e-5 and 1e-8,
 #'   and at n = 100,000 (weak correlation, smoothness fixed, accuracy 1e-5)
-#'   within 0.24, at half the time per evaluation; see BENCHMARKS.md. The standard errors come from the mixed-precision
+#'   within 0.24; see BENCHMARKS.md. The standard errors come from the mixed-precision
 #'   likelihood too. Mixed precision pays where the FP64 factorization is
 #'   slow (large n, weak correlation); below that the extra evaluations of
 #'   the differences cost more than it saves.
