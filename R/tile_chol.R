@@ -18,9 +18,10 @@
 #' priority (on the CPU, the tiles of a column are shared among the threads);
 #' events carry the dependencies between streams. On the GPU the solves
 #' multiply by the inverse of the diagonal tile (inverted recursively, nearly
-#' all in GEMMs, since cuBLAS's triangular solve runs at a fraction of the
-#' GEMM rate). Out of core the updates of a column are issued before its
-#' solves so that they overlap the factorization of the diagonal tile. When
+#' all in GEMMs) in a triangular product, since cuBLAS's triangular solve
+#' runs at a fraction of the GEMM rate. Out of core the updates of a column
+#' are issued before its solves so that they overlap the factorization of
+#' the diagonal tile. When
 #' the matrix fits in device memory every tile is loaded (or generated) once
 #' and the schedule looks a column ahead: the priority stream runs the chain
 #' that sets the pace (the diagonal tile, then the tile below it, then the
