@@ -51,9 +51,12 @@
 #' underflow. On the GPU an update \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile
 #' below the diagonal runs in the lowest precision of its three tiles: on the
 #' tensor cores (FP16 products, FP32 sums) when any of them is FP16, else in
-#' FP32, and in FP64 for FP64 tiles. A product with an FP16 operand already
-#' carries that operand's rounding, which rounding the other one to FP16
-#' at most doubles. On the CPU the tiles are kept in their formats (less
+#' FP32. A product with an FP16 operand already carries that operand's
+#' rounding, which rounding the other one to FP16 at most doubles. An FP64
+#' tile, the diagonal ones included, is updated in FP64, or on the tensor
+#' cores when both operands are FP16: the product of two FP16 values is
+#' exact in FP32, so only the FP32 sums round, by less than the operands'
+#' own rounding, and the product is subtracted in FP64. On the CPU the tiles are kept in their formats (less
 #' memory) and computed in FP64. If a value
 #' does not fit its tile's format, or a diagonal tile is not positive
 #' definite while lower-precision tiles feed it, those tiles are promoted

@@ -24,7 +24,11 @@
  * is finished (and while it is loaded as an operand); a tile that is not
  * FP64 accumulates in FP32. An update c -= a b' of a tile that is not FP64
  * runs in the lowest precision of its three tiles (SGEMM, or FP16
- * tensor-core products with FP32 sums); an FP64 tile is updated by DGEMM.
+ * tensor-core products with FP32 sums). An FP64 tile is updated by DGEMM
+ * (DSYRK on the diagonal), or on the tensor cores when both its operands
+ * are FP16: the product of two FP16 values is exact in FP32, so only the
+ * FP32 sums round, by less than the operands' own rounding, and the product
+ * is subtracted from the tile in FP64.
  * The product of a low operand already carries that operand's rounding,
  * u_low ||a|| ||b||, so rounding the other operand to the same format at
  * most doubles the product's error, while far-off-diagonal operands make
@@ -430,43 +434,73 @@ done:
   return st;
 }
 
-/* The precision of the update c -= a b' (formats number from FP64 down). */
+/* The precision of the update c -= a b' (formats number from FP64 down;
+ * a SYRK's b is a). */
 static int update_precision(const gs_tile_matrix *m, const tile_op *op)
 {
-  const int pc = m->precision[op->tile[0]], pa = m->precision[op->tile[1]], pb = m->precision[op->tile[2]];
-  if (pc == GS_TILE_FP64) return GS_TILE_FP64;
+  const int pc = m->precision[op->tile[0]], pa = m->precision[op->tile[1]];
+  const int pb = op->tile[2] >= 0 ? m->precision[op->tile[2]] : pa;
+  if (pc == GS_TILE_FP64) return pa == GS_TILE_FP16 && pb == GS_TILE_FP16 ? GS_TILE_FP16 : GS_TILE_FP64;
   return pc > pa ? (pc > pb ? pc : pb) : (pa > pb ? pa : pb);
 }
 
-/* c -= a b' in the precision of update_precision. */
-static gs_status update_gemm(tile_run *r, const tile_op *op, char *msg)
+/* c (FP64, `rows` rows, leading dimension rows, count entries) -= t (FP32,
+ * the same layout); with `lower`, only on and below the diagonal, which is
+ * all that the factorization of a diagonal tile reads. */
+__global__ void tile_subtract_kernel(double *c, const float *t, int rows, size_t count, int lower)
+{
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count; e += (size_t)gridDim.x * blockDim.x)
+    if (!lower || e % rows >= e / rows) c[e] -= (double)t[e];
+}
+
+/* c -= a b' in the precision of update_precision (a SYRK: c -= a a'). */
+static gs_status tile_update(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
   const gs_tile_matrix *m = r->m;
   const int ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k), nb = m->nb, p = update_precision(m, op);
-  cublasHandle_t blas = r->c->tile_blas[op->worker];
+  const int syrk = op->kind == TILE_OP_SYRK, q = op->worker;
+  const float scale = m->scale[op->tile[1]] * m->scale[syrk ? op->tile[1] : op->tile[2]];
+  cublasHandle_t blas = r->c->tile_blas[q];
   void *c = slot_ptr(r, op->slot[0]);
   const void *a, *b;
   GS_TRY(operand_in(r, op, 1, p, &a, msg));
-  GS_TRY(operand_in(r, op, 2, p, &b, msg));
-  if (p == GS_TILE_FP64) {
+  if (syrk)
+    b = a;
+  else
+    GS_TRY(operand_in(r, op, 2, p, &b, msg));
+  if (m->precision[op->tile[0]] == GS_TILE_FP64 && p == GS_TILE_FP16) {
+    const float inverse = 1.0f / scale, zero = 0.0f;
+    const size_t count = (size_t)ri * rk;
+    float *t = (float *)scratch_ptr(r, q);
+    GS_TRY(gs_cublas_status(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &inverse, a, CUDA_R_16F, ri, b,
+                                         CUDA_R_16F, rk, &zero, t, CUDA_R_32F, ri, CUBLAS_COMPUTE_32F,
+                                         CUBLAS_GEMM_DEFAULT),
+                            "cublasGemmEx", msg));
+    tile_subtract_kernel<<<(unsigned)((count + 255) / 256 < 1024 ? (count + 255) / 256 : 1024), 256, 0,
+                           run_stream(r, q)>>>((double *)c, t, ri, count, syrk);
+    GS_CUDA_TRY(cudaGetLastError());
+  } else if (p == GS_TILE_FP64) {
     const double one = 1.0, minus = -1.0;
-    return gs_cublas_status(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const double *)a, ri,
-                                        (const double *)b, rk, &one, (double *)c, ri),
-                            "cublasDgemm", msg);
-  }
-  if (p == GS_TILE_FP32) {
+    if (syrk)
+      GS_TRY(gs_cublas_status(cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus,
+                                          (const double *)a, rk, &one, (double *)c, rk),
+                              "cublasDsyrk", msg));
+    else
+      GS_TRY(gs_cublas_status(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const double *)a, ri,
+                                          (const double *)b, rk, &one, (double *)c, ri),
+                              "cublasDgemm", msg));
+  } else if (p == GS_TILE_FP32) {
     const float one = 1.0f, minus = -1.0f;
-    return gs_cublas_status(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const float *)a, ri,
+    GS_TRY(gs_cublas_status(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const float *)a, ri,
                                         (const float *)b, rk, &one, (float *)c, ri),
-                            "cublasSgemm", msg);
-  }
-  {
-    const float one = 1.0f, alpha = -1.0f / (m->scale[op->tile[1]] * m->scale[op->tile[2]]);
-    return gs_cublas_status(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &alpha, a, CUDA_R_16F, ri, b,
+                            "cublasSgemm", msg));
+  } else {
+    const float one = 1.0f, alpha = -1.0f / scale;
+    GS_TRY(gs_cublas_status(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &alpha, a, CUDA_R_16F, ri, b,
                                          CUDA_R_16F, rk, &one, c, CUDA_R_32F, ri, CUBLAS_COMPUTE_32F,
                                          CUBLAS_GEMM_DEFAULT),
-                            "cublasGemmEx", msg);
+                            "cublasGemmEx", msg));
   }
 done:
   return st;
@@ -493,24 +527,18 @@ done:
 static gs_status op_compute(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
-  const int q = op->worker, ri = gs_tile_rows(r->m, op->i), rk = gs_tile_rows(r->m, op->k), nb = r->m->nb;
+  const int q = op->worker, ri = gs_tile_rows(r->m, op->i), rk = gs_tile_rows(r->m, op->k);
   const int p = r->m->precision[op->tile[0]];
-  const double one = 1.0, minus = -1.0;
+  const double one = 1.0;
   cublasHandle_t blas = r->c->tile_blas[q];
   double *c = slot_ptr(r, op->slot[0]);
-  const void *a = NULL;
   for (int x = 0; x < 3; ++x)
     if (op->tile[x] >= 0) GS_CUDA_TRY(tile_wait(r, q, op->tile[x]));
   GS_CUDA_TRY(trace_mark(r, q, 0));
   switch (op->kind) {
   case TILE_OP_SYRK:
-    GS_TRY(operand_in(r, op, 1, GS_TILE_FP64, &a, msg));
-    GS_TRY(gs_cublas_status(
-        cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus, (const double *)a, rk, &one, c, rk),
-        "cublasDsyrk", msg));
-    break;
   case TILE_OP_GEMM:
-    GS_TRY(update_gemm(r, op, msg));
+    GS_TRY(tile_update(r, op, msg));
     break;
   case TILE_OP_POTRF:
     GS_TRY(gs_cusolver_status(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,

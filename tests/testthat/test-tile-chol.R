@@ -418,6 +418,9 @@ test_that("GPU and CPU mixed-precision factors agree, in core and out of core", 
     A <- matern_cov(locs, range = range, smoothness = 0.5, device = "cpu")
     for (accuracy in c(1e-5, 1e-8)) {
       cpu <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, device = "cpu")
+      # with FP16 tiles, the GPU updates the FP64 tiles whose operands are
+      # both FP16 (every diagonal tile with an FP16 tile in its row) on the
+      # tensor cores; the CPU computes in FP64
       expect_true(any(cpu$precision == (if (range < 0.05) "half" else "single"), na.rm = TRUE))
       for (memory in list(NULL, 8 * 512^2 * 5)) {
         g <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, memory = memory, device = "gpu")
