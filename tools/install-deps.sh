@@ -5,8 +5,8 @@
 # Nothing is installed (and apt is not touched) when everything is present.
 
 RSCRIPT=${RSCRIPT:-Rscript}
-PKGS="testthat cli gsl bench stabledist"
-DEBS="r-base-core r-base-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist"
+PKGS="testthat cli gsl bench stabledist knitr"
+DEBS="r-base-core r-base-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr"
 
 missing() {
   command -v R >/dev/null 2>&1 || { echo "R"; return; }
