@@ -21,15 +21,14 @@
 #' all in GEMMs) in a triangular product, since cuBLAS's triangular solve
 #' runs at a fraction of the GEMM rate. Out of core the updates of a column
 #' are issued before its solves so that they overlap the factorization of
-#' the diagonal tile. When
-#' the matrix fits in device memory every tile is loaded (or generated) once
-#' and the schedule looks a column ahead: the priority stream runs the chain
-#' that sets the pace (the diagonal tile, then the tile below it, then the
-#' column's other solves), while the other streams run the last update of
-#' each tile of column \eqn{k} and then every other update of column
-#' \eqn{k + 1}, so they never wait for that chain. Because every tile access
-#' is known in advance, the device cache evicts the tile whose next use is
-#' furthest away (Belady's rule, which minimises the number of loads); the
+#' the diagonal tile. When the matrix fits in device memory every tile is
+#' loaded (or generated) once and the schedule looks a column ahead: the
+#' priority stream runs the chain that sets the pace (the diagonal tile, then
+#' the tile below it, then the column's other solves), while the other
+#' streams run the last update of each tile of column \eqn{k} and then every
+#' other update of column \eqn{k + 1}, so they never wait for that chain.
+#' Because every tile access is known in advance, the device cache evicts the
+#' tile whose next use is furthest away (Belady's rule, which minimises the number of loads); the
 #' accumulator of a running update stays resident and each finished tile is
 #' copied back to the host while the next ones are computed. Unless the
 #' factor stays in device memory, the device memory of the cache is kept for
@@ -56,8 +55,8 @@
 #' tile, the diagonal ones included, is updated in FP64, or on the tensor
 #' cores when both operands are FP16: the product of two FP16 values is
 #' exact in FP32, so only the FP32 sums round, by less than the operands'
-#' own rounding, and the product is subtracted in FP64. On the CPU the tiles are kept in their formats (less
-#' memory) and computed in FP64. If a value
+#' own rounding, and the product is subtracted in FP64. On the CPU the tiles
+#' are kept in their formats (less memory) and computed in FP64. If a value
 #' does not fit its tile's format, or a diagonal tile is not positive
 #' definite while lower-precision tiles feed it, those tiles are promoted
 #' one precision and the factorization is run again; `info$attempts` counts
