@@ -400,10 +400,9 @@ done:
  * 2 TFLOP/s on an H100 against about 49 for DGEMM, and made the solves the
  * bottleneck; a full GEMM with the inverse spends twice the solve's flops,
  * and on a 2048 tile (H100, nothing else running) took 0.32 ms against
- * 0.22 ms for the TRMM. Multiplying
- * by the inverse of a Cholesky diagonal block keeps the factor within a
- * small multiple of the solve's rounding error (Higham, Accuracy and
- * Stability of Numerical Algorithms, ch. 13). The buffer of column k is
+ * 0.22 ms for the TRMM. Multiplying by the inverse of a Cholesky diagonal
+ * block keeps the factor within a small multiple of the solve's rounding
+ * error (Higham, Accuracy and Stability of Numerical Algorithms, ch. 13). The buffer of column k is
  * reused by column k + TILE_LAG + 1, which the host issues only after column
  * k is done on every stream. */
 static gs_status diagonal_invert(tile_run *r, int q, int k, const double *d, char *msg)
