@@ -2,15 +2,17 @@
 # on the Matérn covariance of n random points in the unit square (range 0.1,
 # smoothness 0.5, nugget 0.01) generated in device memory; in core (the
 # factor kept on the device, and stored to host memory) and out of core (the
-# device cache capped to a fraction of the tiles). On the CPU: the package's
-# path on all cores against base chol() on the host's BLAS.
+# device cache capped to a fraction of the tiles), and one tile_chol() call
+# end to end. On the CPU: the package's path on all cores against base
+# chol() on the host's BLAS.
 #
 #   Rscript inst/bench/tile_chol.R [--option=value ...]   (from the package source root)
 #
 # Options (or environment GPUSTATS_BENCH_<OPTION>):
 #   tile_n         GPU sizes (default 32768,65536)
 #   tile_sizes     GPU tile sizes (default 1024,2048)
-#   tile_ooc       fractions of the tiles the capped cache holds (default 0.5,0.25)
+#   tile_ooc       fractions of the tiles the capped cache holds (default
+#                  0.5,0.25; 0: none)
 #   tile_big_n     sizes larger than device memory, factored out of core with
 #                  the cache the device holds (default 150000; skipped when
 #                  the host memory cannot hold the tiles)
@@ -58,8 +60,13 @@ bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
       message(sprintf("n = %s tile %d: Xpotrf %.2f TFLOP/s; tiles on device %.2f, to host %.2f TFLOP/s (%.2fx Xpotrf); DGEMM 8192 %.2f TFLOP/s",
                       fmt_n(n), nb, flops(n) / (s[1] - gen) / 1e12, flops(n) / (s[3] - gen) / 1e12,
                       flops(n) / (s[4] - gen) / 1e12, (s[1] - gen) / (s[3] - gen), 2 * 8192^3 / s[9] / 1e12))
+      call <- tile_chol_call_time(n, nb, reps)
+      add(sprintf("tile_chol() call, tile %d, generation and host memory included", nb), n, "gpu", call,
+          flops(n) / call)
+      message(sprintf("  tile_chol() call: %.2f s, against %.2f s for the factorization and %.2f s for the generation",
+                      call, s[4] - gen, gen))
       nt <- ceiling(n / nb)
-      for (f in ooc) {
+      for (f in ooc[ooc > 0]) {
         cache <- as.integer(floor(f * nt * (nt + 1) / 2))
         o <- .Call(hook, as.double(n), as.integer(nb), cache, as.integer(reps), id)
         add(sprintf("tile_chol, tile %d, cache %d%% of the tiles", nb, round(100 * f)), n, "gpu", o[4] - gen,
@@ -81,6 +88,16 @@ bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
   add("base chol()", cpu_n, "cpu", t0, flops(cpu_n) / t0)
   message(sprintf("CPU n = %s: tile_chol %s s, chol() %s s", fmt_n(cpu_n), fmt_sec(t), fmt_sec(t0)))
   do.call(rbind, rows)
+}
+
+# One tile_chol() call as a user makes it, on the benchmark's covariance
+# (random points this time): the factor's host memory is allocated (and
+# page-locked) and released by every call, and the tiles are generated in
+# device memory.
+tile_chol_call_time <- function(n, nb, reps) {
+  locs <- matrix(stats::runif(2 * n), ncol = 2)
+  spec <- matern_spec(locs, range = 0.1, smoothness = 0.5, nugget = 0.01)
+  bench_time(function() tile_chol(spec, tile = nb, device = "gpu"), reps = reps, warmup = 0L)
 }
 
 # Out of core at a size the device cannot hold, with the cache it holds: the
