@@ -28,12 +28,13 @@
 #'
 #' With `precision = "mixed"` the tile Cholesky factors the covariance at any
 #' size, each tile below the diagonal stored and multiplied in the lowest
-#' precision (FP64, FP32 or FP16) that keeps the tiles accurate to `accuracy`
-#' relative to the matrix (see [tile_chol()] for the rule). The locations are
-#' then ordered along a Z-order curve internally ([morton_order()]), so that
-#' tiles far from the diagonal hold distant pairs; results come back in the
-#' order of `locs`. The weaker the correlation, the more tiles go to low
-#' precision and the faster the factorization. The rule bounds the rounding
+#' precision (FP64, FP32, FP16 or FP8) that keeps the tiles accurate to
+#' `accuracy` relative to the matrix (see [tile_chol()] for the rule). The
+#' locations are then ordered along a Z-order curve internally
+#' ([morton_order()]), so that tiles far from the diagonal hold distant
+#' pairs; results come back in the order of `locs`. The weaker the
+#' correlation, the more tiles go to low precision and the faster the
+#' factorization. The rule bounds the rounding
 #' against the size of the covariance, while the likelihood is sensitive to
 #' it on the scale of the smallest eigenvalue: after each factorization the
 #' rounding that every tile row's low-precision tiles bring into the Schur

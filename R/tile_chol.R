@@ -39,24 +39,33 @@
 #' diagonal is stored, moved and multiplied in the lowest precision that
 #' keeps the factorization accurate to `accuracy`, by Higham and Mary's
 #' adaptive-precision rule: tile \eqn{A_{ij}} is held in a format of unit
-#' roundoff \eqn{u} (FP32, \eqn{u = 2^{-24}}, or FP16, \eqn{u = 2^{-11}})
-#' when \eqn{n_t \|A_{ij}\|_F / \|A\|_F \le} `accuracy` \eqn{/ u}, with
+#' roundoff \eqn{u} (FP32, \eqn{u = 2^{-24}}; FP16, \eqn{u = 2^{-11}}; or,
+#' with `fp8 = TRUE`, FP8 E4M3, \eqn{u = 2^{-4}}) when
+#' \eqn{n_t \|A_{ij}\|_F / \|A\|_F \le} `accuracy` \eqn{/ u}, with
 #' \eqn{n_t} the number of tile rows, so that rounding all the tiles moves
 #' \eqn{A} by at most `accuracy` \eqn{\|A\|_F} in Frobenius norm. The
 #' diagonal tiles stay FP64. The tiles of a covariance that decays with
 #' distance get smaller away from the diagonal, so weak correlation leaves
-#' most of them in FP16. FP16 tiles carry a power-of-two scale each (from
-#' the largest entry of the tile of \eqn{A}), so that small entries do not
-#' underflow. On the GPU an update \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile
-#' below the diagonal runs in the lowest precision of its three tiles: on the
-#' tensor cores (FP16 products, FP32 sums) when any of them is FP16, else in
-#' FP32. A product with an FP16 operand already carries that operand's
-#' rounding, which rounding the other one to FP16 at most doubles. An FP64
-#' tile, the diagonal ones included, is updated in FP64, or on the tensor
-#' cores when both operands are FP16: the product of two FP16 values is
-#' exact in FP32, so only the FP32 sums round, by less than the operands'
-#' own rounding, and the product is subtracted in FP64. On the CPU the tiles
-#' are kept in their formats (less memory) and computed in FP64. If a value
+#' most of them in FP16 (or FP8). FP16
+#' and FP8 tiles carry a power-of-two scale each (from the largest entry of
+#' the tile of \eqn{A}), so that small entries do not underflow. On the GPU
+#' an update \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile below the diagonal
+#' runs in the lowest precision of its three tiles: on the tensor cores
+#' (FP16 products, FP32 sums) when any of them is FP16 or FP8, else in
+#' FP32. FP8 tiles are held as FP16 on the GPU (exactly) and multiplied as
+#' such: FP8 halves the bytes of the farthest tiles in host memory and on
+#' the bus. It is not the default because it did not pay on an H100 (see
+#' BENCHMARKS.md): the FP16 products were not what set the time, and FP8
+#' uses the whole error budget of `accuracy`, where FP16 left most of it, so
+#' a nearly singular matrix (close locations, no nugget) more often loses
+#' positive definiteness and is factored again. A product with a low-precision operand already
+#' carries that operand's rounding, which rounding the other one to FP16 at
+#' most doubles. An FP64 tile, the diagonal ones included, is updated in
+#' FP64, or on the tensor cores when both operands are FP16 or FP8: the
+#' product of two FP16 values is exact in FP32, so only the FP32 sums round,
+#' by less than the operands' own rounding, and the product is subtracted in
+#' FP64. On the CPU the tiles are kept in their formats (less memory) and
+#' computed in FP64. If a value
 #' does not fit its tile's format, or a diagonal tile is not positive
 #' definite while lower-precision tiles feed it, those tiles are promoted
 #' one precision and the factorization is run again; `info$attempts` counts
@@ -90,6 +99,9 @@
 #' @param accuracy For `precision = "mixed"`: the relative accuracy, in
 #'   Frobenius norm, to which the tiles represent \eqn{A}; from `1e-15` to
 #'   `0.1`.
+#' @param fp8 For `precision = "mixed"`: `TRUE` lets the tiles that the rule
+#'   allows go down to FP8 (E4M3), half the bytes of FP16 in host memory and
+#'   on the bus; else FP16 is the lowest format (see Details).
 #' @param trace On a GPU, `TRUE` times every tile operation (with CUDA
 #'   events, at a small cost) and returns the event trace.
 #' @param memory GPU memory, in bytes, that the tile cache of each GPU may
@@ -115,8 +127,8 @@
 #'   the `gpu` it ran on (with several GPUs, each GPU's times count from an
 #'   event recorded on it just before the factorization starts).
 #'   Element `precision` is the precision map: a tile-rows by tile-rows
-#'   character matrix of `"double"`, `"single"` and `"half"` (`NA` above the
-#'   diagonal); `info$attempts` counts the factorizations run.
+#'   character matrix of `"double"`, `"single"`, `"half"` and `"fp8"` (`NA`
+#'   above the diagonal); `info$attempts` counts the factorizations run.
 #'   A matrix that is not positive definite gives an error of class
 #'   `gpustats_error_not_pd` that names the order of the first leading minor
 #'   that is not positive, as [chol()] does.
@@ -135,12 +147,13 @@
 #' f <- tile_chol(matern_spec(locs, range = 0.1, nugget = 0.01))
 #' determinant(f)
 #' @export
-tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy = 1e-8, memory = NULL,
+tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy = 1e-8, fp8 = FALSE, memory = NULL,
                       trace = FALSE, gpus = getOption("gpustats.gpus", 0L),
                       device = getOption("gpustats.device", "auto")) {
   call <- environment()
   precision <- match.arg(precision)
   used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
+  check_flag(fp8, "fp8", call)
   spec <- inherits(A, "gs_matern_spec")
   if (!spec) A <- as_spd_matrix(A, call)
   n <- if (spec) A$n else nrow(A)
@@ -153,15 +166,16 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
   res <- if (spec) {
     gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, devices, as.double(memory %||% 0),
-                  used_accuracy, gs_threads(), trace, bar), call)
+                  used_accuracy, fp8, gs_threads(), trace, bar), call)
   } else {
     gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, devices, as.double(memory %||% 0), used_accuracy,
-                  gs_threads(), trace, bar), call)
+                  fp8, gs_threads(), trace, bar), call)
   }
   info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
                                                "cache_tiles", "workers", "attempts")))
   structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev, gpus = devices[devices >= 0],
                  precision = tile_precision_map(res[[6L]]), accuracy = if (precision == "mixed") accuracy,
+                 fp8 = precision == "mixed" && fp8,
                  dimnames = if (spec) NULL else dimnames(A), info = info,
                  trace = tile_trace(res[[4L]], devices)),
             class = "tile_chol")
@@ -177,12 +191,15 @@ tile_gpus <- function(gpus, call) {
   as.integer(gpus)
 }
 
+# The names of the tile formats, by their codes in the native code (0 to 3).
+tile_formats <- c("double", "single", "half", "fp8")
+
 # The precision of every tile, given row by row of the lower triangle, as a
 # tile-rows by tile-rows matrix.
 tile_precision_map <- function(codes) {
   nt <- as.integer(round((sqrt(8 * length(codes) + 1) - 1) / 2))
   map <- matrix(NA_character_, nt, nt)
-  map[upper.tri(map, diag = TRUE)] <- c("double", "single", "half")[codes + 1L] # the upper triangle by columns
+  map[upper.tri(map, diag = TRUE)] <- tile_formats[codes + 1L] # the upper triangle by columns
   t(map)
 }
 
@@ -237,7 +254,7 @@ print.tile_chol <- function(x, ...) {
   cat(sprintf("log det = %.10g\n", x$logdet))
   if (!is.null(x$accuracy)) {
     map <- x$precision[lower.tri(x$precision, diag = TRUE)]
-    counts <- table(factor(map, levels = c("double", "single", "half")))
+    counts <- table(factor(map, levels = if (x$fp8) tile_formats else setdiff(tile_formats, "fp8")))
     cat(sprintf("mixed precision, accuracy %g: tiles %s%s\n", x$accuracy,
                 paste(sprintf("%s %.1f%%", names(counts), 100 * counts / sum(counts)), collapse = ", "),
                 if (x$info$attempts > 1) sprintf(" (after %d runs)", as.integer(x$info$attempts)) else ""))

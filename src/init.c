@@ -19,13 +19,13 @@ SEXP gs_r_gp_free(SEXP);
 SEXP gs_r_gp_factor(SEXP, SEXP);
 SEXP gs_r_gp_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_bench_gp_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_free(SEXP);
 SEXP gs_r_tile_solve(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_upper(SEXP, SEXP);
 SEXP gs_r_tile_plan(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_bench_tile_chol_mixed(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_bench_tile_chol_mixed(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_propagate(SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_reweight(SEXP, SEXP);
@@ -50,13 +50,13 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_gp_factor", (DL_FUNC)&gs_r_gp_factor, 2},
   {"gs_r_gp_apply", (DL_FUNC)&gs_r_gp_apply, 3},
   {"gs_r_bench_gp_loglik", (DL_FUNC)&gs_r_bench_gp_loglik, 5},
-  {"gs_r_tile_chol", (DL_FUNC)&gs_r_tile_chol, 11},
+  {"gs_r_tile_chol", (DL_FUNC)&gs_r_tile_chol, 12},
   {"gs_r_tile_free", (DL_FUNC)&gs_r_tile_free, 1},
   {"gs_r_tile_solve", (DL_FUNC)&gs_r_tile_solve, 4},
   {"gs_r_tile_upper", (DL_FUNC)&gs_r_tile_upper, 2},
   {"gs_r_tile_plan", (DL_FUNC)&gs_r_tile_plan, 4},
   {"gs_r_bench_tile_chol", (DL_FUNC)&gs_r_bench_tile_chol, 5},
-  {"gs_r_bench_tile_chol_mixed", (DL_FUNC)&gs_r_bench_tile_chol_mixed, 6},
+  {"gs_r_bench_tile_chol_mixed", (DL_FUNC)&gs_r_bench_tile_chol_mixed, 7},
   {"gs_r_gbees_new", (DL_FUNC)&gs_r_gbees_new, 5},
   {"gs_r_gbees_propagate", (DL_FUNC)&gs_r_gbees_propagate, 3},
   {"gs_r_gbees_reweight", (DL_FUNC)&gs_r_gbees_reweight, 2},

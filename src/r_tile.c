@@ -24,13 +24,14 @@ static void tile_finalize(SEXP ptr)
  * free memory).
  * a: a square double matrix, or NULL with locs and params (sigma2, range,
  * smoothness, nugget; validated in R) for a Matérn covariance;
- * tile <= 0 chooses the tile size; accuracy > 0: mixed precision. Returns
+ * tile <= 0 chooses the tile size; accuracy > 0: mixed precision, with FP8
+ * tiles allowed when fp8 is TRUE. Returns
  * list(ptr, logdet, info, trace, tile, precision) with info = c(seconds,
  * bytes to device, bytes to host, tile loads, cache tiles, workers, attempts),
  * trace a matrix with GS_TILE_TRACE_COLS columns (NULL without a trace) and
  * precision the gs_tile_precision of every tile, in gs_tile_index order. */
 SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP device_, SEXP memory,
-                    SEXP accuracy, SEXP threads, SEXP trace, SEXP progress)
+                    SEXP accuracy, SEXP fp8, SEXP threads, SEXP trace, SEXP progress)
 {
   gs_r_progress_set(progress);
   if (TYPEOF(device_) != INTSXP || Rf_length(device_) < 1) Rf_error("device must be a non-empty integer vector");
@@ -65,6 +66,7 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
   memset(&info, 0, sizeof info);
   gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace"),
                          Rf_asReal(accuracy), 0.0, 0, INTEGER(device_), Rf_length(device_)};
+  opt.fp8 = Rf_asLogical(fp8) == TRUE;
   int nb = gs_r_int(tile, "tile");
   if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
   if (nb > n) nb = (int)n;
@@ -185,7 +187,7 @@ SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP d
 
 /* Mixed precision against FP64 on the Matérn covariance of locs (2 columns)
  * with params c(sigma2, range, smoothness, nugget): gs_bench_tile_chol_mixed_gpu's out. */
-SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP params, SEXP tile, SEXP accuracy, SEXP reps, SEXP device)
+SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP params, SEXP tile, SEXP accuracy, SEXP fp8, SEXP reps, SEXP device)
 {
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
   if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
@@ -197,10 +199,11 @@ SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP params, SEXP tile, SEXP accuracy
   src.range = REAL(params)[1];
   src.smoothness = REAL(params)[2];
   src.nugget = REAL(params)[3];
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, 9));
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 10));
   char msg[GS_MSG_LEN];
   gs_status st = gs_bench_tile_chol_mixed_gpu(gs_r_int(device, "device"), &src, Rf_nrows(locs), gs_r_int(tile, "tile"),
-                                              Rf_asReal(accuracy), gs_r_int(reps, "reps"), REAL(out), msg);
+                                              Rf_asReal(accuracy), Rf_asLogical(fp8) == TRUE, gs_r_int(reps, "reps"),
+                                              REAL(out), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

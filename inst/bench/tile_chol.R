@@ -28,6 +28,8 @@
 #                  GPUs at the largest of tile_gpus_n (CSV; default none)
 #   tile_mixed_n   sizes of the mixed-precision study (default 65536; 0: none)
 #   tile_mixed_size its tile size (default 2048)
+#   tile_mixed_fp8 0: the lowest format is FP16 (tile_chol's default); 1: FP8
+#                  allowed; 0,1: both (default 0)
 #   gp_mixed_fit_n sizes of the gp_fit recovery study: FP64 against mixed
 #                  precision on the same data (default 20000; 0: none)
 #   reps           timed repeats (default 3)
@@ -190,13 +192,14 @@ tile_trace_run <- function(n, nb, file, gpus = 0L) {
 # smoothness 0.5, no nugget) of n random points of the unit square in Morton
 # order, for weak, medium and strong correlation: both factorizations with
 # the tiles generated on the device and the factor stored to host memory
-# (the host tiles allocated once), the precision map (a pass over the tiles'
-# norms) timed on its own. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0), half
-# the difference of the log-determinants.
+# (the host tiles allocated once); the mixed time includes the precision map
+# (a pass over the tiles' norms, also timed alone) and any rerun with
+# promoted tiles. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0), half the
+# difference of the log-determinants.
 bench_tile_chol_mixed <- function(sizes = bench_opt("tile_mixed_n", 65536, 8192),
                                   nb = bench_opt("tile_mixed_size", 2048, 1024),
                                   ranges = c(0.02627, 0.078809, 0.210158), accuracies = c(1e-5, 1e-8),
-                                  reps = bench_opt("reps", 3, 1)) {
+                                  fp8 = bench_opt("tile_mixed_fp8", 0) > 0, reps = bench_opt("reps", 3, 1)) {
   hook <- get("gs_r_bench_tile_chol_mixed", envir = asNamespace("gpustats"))
   id <- as.integer(getOption("gpustats.gpus", 0L)[1L])
   rows <- list()
@@ -204,18 +207,20 @@ bench_tile_chol_mixed <- function(sizes = bench_opt("tile_mixed_n", 65536, 8192)
     set.seed(7)
     locs <- matrix(runif(2 * n), ncol = 2)
     locs <- locs[morton_order(locs), ]
-    for (range in ranges) for (accuracy in accuracies) {
-      o <- .Call(hook, locs, c(1, range, 0.5, 0), as.integer(nb), accuracy, as.integer(reps), id)
-      share <- o[4:6] / sum(o[4:6])
-      kl <- (o[8] - o[7]) / 2
+    for (range in ranges) for (accuracy in accuracies) for (low8 in fp8) {
+      o <- .Call(hook, locs, c(1, range, 0.5, 0), as.integer(nb), accuracy, low8, as.integer(reps), id)
+      share <- o[4:7] / sum(o[4:7])
+      kl <- (o[9] - o[8]) / 2
       rows[[length(rows) + 1L]] <- data.frame(
-        n = n, range = range, accuracy = accuracy, fp64_seconds = o[1], mixed_seconds = o[2], map_seconds = o[3],
-        speedup = o[1] / o[2], fp64_share = share[1], fp32_share = share[2], fp16_share = share[3], kl = kl,
-        overflow = o[9])
-      message(sprintf("mixed n = %s tile %d range %g accuracy %g: %.3f s against %.3f s in FP64 (%.2fx; %.2f TFLOP/s FP64-equivalent), map %.3f s; tiles FP64 %.1f%%, FP32 %.1f%%, FP16 %.1f%%; D_KL %.3g%s",
-                      fmt_n(n), nb, range, accuracy, o[2], o[1], o[1] / o[2], n^3 / 3 / o[2] / 1e12, o[3],
-                      100 * share[1], 100 * share[2], 100 * share[3], kl,
-                      if (o[9] > 0) "; a value overflowed its format" else ""))
+        n = n, range = range, accuracy = accuracy, fp8 = low8, fp64_seconds = o[1], mixed_seconds = o[2],
+        map_seconds = o[3],
+        speedup = o[1] / o[2], fp64_share = share[1], fp32_share = share[2], fp16_share = share[3],
+        fp8_share = share[4], kl = kl, runs = o[10])
+      message(sprintf("mixed%s n = %s tile %d range %g accuracy %g: %.3f s against %.3f s in FP64 (%.2fx; %.2f TFLOP/s FP64-equivalent), map %.3f s; tiles FP64 %.1f%%, FP32 %.1f%%, FP16 %.1f%%, FP8 %.1f%%; D_KL %.3g; %d run%s",
+                      if (low8) " (FP8 allowed)" else "", fmt_n(n), nb, range, accuracy, o[2], o[1], o[1] / o[2],
+                      n^3 / 3 / o[2] / 1e12, o[3],
+                      100 * share[1], 100 * share[2], 100 * share[3], 100 * share[4], kl, as.integer(o[10]),
+                      if (o[10] > 1) "s" else ""))
     }
   }
   do.call(rbind, rows)
@@ -274,13 +279,15 @@ gp_fit_mixed_table <- function(res) {
 tile_chol_mixed_table <- function(res) {
   pct <- function(x) sprintf("%.1f", 100 * x)
   tab <- data.frame(n = fmt_n(res$n), range = res$range, accuracy = fmt_g(res$accuracy),
+                    FP8 = ifelse(res$fp8, "yes", "no"),
                     `FP64 s` = fmt_sec(res$fp64_seconds), `mixed s` = fmt_sec(res$mixed_seconds),
                     speedup = fmt_ratio(res$speedup), `map s` = fmt_sec(res$map_seconds), `% FP64` = pct(res$fp64_share),
-                    `% FP32` = pct(res$fp32_share), `% FP16` = pct(res$fp16_share), `D_KL` = fmt_g(res$kl),
+                    `% FP32` = pct(res$fp32_share), `% FP16` = pct(res$fp16_share), `% FP8` = pct(res$fp8_share),
+                    `D_KL` = fmt_g(res$kl), runs = res$runs,
                     stringsAsFactors = FALSE, check.names = FALSE)
   md_section("Tile Cholesky, mixed precision (Matérn, smoothness 0.5, no nugget, points in Morton order; GPU)",
-             tab, "rrrrrrrrrrr",
-             "Both factorizations generate the tiles on the device and store the factor to host memory; the precision map (a pass over the tiles' norms) is timed on its own. D_KL = l_FP64(theta; 0) - l_mixed(theta; 0). Tiles: shares of the lower triangle's tiles, diagonal included.")
+             tab, "rrrlrrrrrrrrrr",
+             "Both factorizations generate the tiles on the device and store the factor to host memory. The mixed time includes the precision map (a pass over the tiles' norms, also timed alone) and the reruns after promoting tiles (runs: the factorizations run). FP8: whether tiles may go down to FP8 (`fp8 = TRUE`; else FP16 is the lowest format). D_KL = l_FP64(theta; 0) - l_mixed(theta; 0). Tiles: shares of the lower triangle's tiles, diagonal included, in the last run.")
 }
 
 tile_chol_tables <- function(res) {

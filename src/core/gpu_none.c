@@ -166,9 +166,9 @@ gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double 
   return no_gpu(msg);
 }
 
-gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int reps,
-                                       double out[9], char *msg)
+gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int fp8,
+                                       int reps, double out[10], char *msg)
 {
-  (void)device, (void)src, (void)n, (void)nb, (void)accuracy, (void)reps, (void)out;
+  (void)device, (void)src, (void)n, (void)nb, (void)accuracy, (void)fp8, (void)reps, (void)out;
   return no_gpu(msg);
 }

@@ -36,7 +36,7 @@ typedef struct {
   unsigned char *data;
   size_t *offset;
   unsigned char *precision;
-  float *scale;           /* FP16 tiles hold scale[t] times the values */
+  float *scale;           /* FP16 and FP8 tiles hold scale[t] times the values (tile_scale) */
   unsigned char *overflow; /* set by a factorization for the tiles whose values did not fit their format */
   long low_tiles;         /* tiles not in FP64 */
   size_t layout_bytes;    /* the tiles in their formats */
@@ -83,8 +83,9 @@ int gs_tile_default_size(long n, int device, int threads);
  * calls it where the tiles pass through the host). */
 gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out, char *msg);
 void gs_tile_matrix_free(gs_tile_matrix *m);
-/* The format of every tile (NULL: all FP64) and the FP16 scales (NULL: 1). */
-void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale);
+/* The format of every tile (NULL: all FP64), and the scales of the FP16 and
+ * FP8 tiles from the largest entries of the tiles of A (NULL: 1). */
+void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const double *max_abs);
 /* Host memory for the tiles in their layout; reallocated only when it is
  * too small, so that a changing precision map does not page-lock the tiles
  * again on every factorization. */
@@ -137,25 +138,27 @@ gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_s
 
 /* The precision of every tile for a factorization accurate to `accuracy`
  * (Higham and Mary's adaptive-precision rule): an off-diagonal tile is
- * stored in the lowest precision, of unit roundoff u, for which
+ * stored in the lowest precision down to `lowest` (GS_TILE_FP16 or
+ * GS_TILE_FP8), of unit roundoff u, for which
  *   nt ||A_ij||_F / ||A||_F <= accuracy / u,
  * so that rounding it perturbs A by at most accuracy ||A||_F / nt in
  * Frobenius norm and all the tiles together by at most accuracy ||A||_F;
  * diagonal tiles stay FP64. sumsq: the sums of squares of the tiles of A
  * (gs_tile_norms). */
-void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, unsigned char *precision);
+void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, int lowest,
+                           unsigned char *precision);
 
 /* A precision map and the norms it derives from. */
 typedef struct {
   unsigned char *precision; /* per tile, for gs_tile_matrix_layout */
-  float *scale;             /* FP16 scales (tile_half_scale) */
+  double *max_abs;          /* the largest absolute entry of each tile of A, for the scales */
   double *sumsq;            /* of the tiles of A */
 } gs_tile_map;
 
-/* The map of the source's tiles at `accuracy`, from their norms (on the GPU
- * for a Matérn source on a device). */
+/* The map of the source's tiles at `accuracy`, down to format `lowest`,
+ * from their norms (on the GPU for a Matérn source on a device). */
 gs_status gs_tile_map_build(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy,
-                            int threads, gs_tile_map *map, char *msg);
+                            int lowest, int threads, gs_tile_map *map, char *msg);
 void gs_tile_map_free(gs_tile_map *map);
 
 /* The locations of a Matérn source regrouped by tile row: those of row i as
@@ -186,10 +189,14 @@ typedef struct {
   /* With pivot_share > 0: one gs_tile_precision per tile, read and
    * written, or NULL. Read: each tile starts in at least this precision, as
    * an earlier factorization of a similar matrix needed (gp_fit's
-   * successive covariances; GS_TILE_FP16 everywhere sets no floor); written
+   * successive covariances; GS_TILE_FP16 everywhere sets no floor, as FP16
+   * is their lowest format); written
    * after a factor that passes the pivot test: the precisions this factor
    * says its rows need (tile_chol.c). */
   unsigned char *precision_floor;
+  /* Mixed precision: the farthest tiles may go down to FP8 (E4M3); else
+   * FP16 is the lowest format. */
+  int fp8;
 } gs_tile_options;
 
 #define GS_TILE_MAX_GPUS 16
@@ -256,16 +263,17 @@ gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, const unsigned cha
 /* L' (upper triangular, like R's chol) as an n x n column-major matrix. */
 void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);
 
-/* Mixed precision against FP64 on the Matérn covariance of src (whose
- * locations the caller orders), generation included, the factor stored to
- * host memory, the tiles laid out once. out: [0] FP64 seconds, [1] mixed
- * seconds (medians of `reps` runs), [2] seconds of the precision map (the
- * pass over the tiles' norms), [3..5] tiles in FP64, FP32, FP16, [6] and [7]
- * the log-determinants in FP64 and mixed precision, [8] 1 when a value of
- * the mixed run did not fit its tile's format (tile_chol() would then
- * promote the tile and run again). */
-gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int reps,
-                                       double out[9], char *msg);
+/* Mixed precision (FP8 tiles allowed with fp8) against FP64 on the Matérn
+ * covariance of src (whose locations the caller orders): gs_tile_chol's
+ * time, the precision map, the generation and any rerun with promoted
+ * tiles included, the factor stored to host memory allocated once. out:
+ * [0] FP64 seconds, [1] mixed seconds (medians of `reps` runs), [2] seconds
+ * of the precision map alone (the pass over the tiles' norms), [3..6]
+ * tiles in FP64, FP32, FP16 and FP8 (of the last run), [7] and [8] the
+ * log-determinants in FP64 and mixed precision, [9] the runs of the mixed
+ * factorization (info.attempts). */
+gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int fp8,
+                                       int reps, double out[10], char *msg);
 
 /* Page-locked host memory where a GPU build can have it, plain otherwise;
  * *pinned says which, for gs_host_free. */

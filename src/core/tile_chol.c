@@ -15,32 +15,29 @@
 void gs_tile_map_free(gs_tile_map *map)
 {
   free(map->precision);
-  free(map->scale);
+  free(map->max_abs);
   free(map->sumsq);
   memset(map, 0, sizeof *map);
 }
 
 gs_status gs_tile_map_build(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy,
-                            int threads, gs_tile_map *map, char *msg)
+                            int lowest, int threads, gs_tile_map *map, char *msg)
 {
   gs_status st = GS_OK;
   const long ntiles = gs_tile_count(m->nt);
   memset(map, 0, sizeof *map);
-  double *max_abs = (double *)malloc((size_t)ntiles * sizeof(double));
   map->precision = (unsigned char *)malloc((size_t)ntiles);
-  map->scale = (float *)malloc((size_t)ntiles * sizeof(float));
+  map->max_abs = (double *)malloc((size_t)ntiles * sizeof(double));
   map->sumsq = (double *)malloc((size_t)ntiles * sizeof(double));
-  if (!max_abs || !map->precision || !map->scale || !map->sumsq) {
+  if (!map->precision || !map->max_abs || !map->sumsq) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
     goto done;
   }
-  st = (device >= 0 && !src->a) ? gs_tile_norms_gpu(device, m, src, map->sumsq, max_abs, msg)
-                                : gs_tile_norms(m, src, threads, map->sumsq, max_abs, msg);
+  st = (device >= 0 && !src->a) ? gs_tile_norms_gpu(device, m, src, map->sumsq, map->max_abs, msg)
+                                : gs_tile_norms(m, src, threads, map->sumsq, map->max_abs, msg);
   if (st != GS_OK) goto done;
-  gs_tile_precision_map(m, map->sumsq, accuracy, map->precision);
-  for (long t = 0; t < ntiles; ++t) map->scale[t] = tile_half_scale(max_abs[t]);
+  gs_tile_precision_map(m, map->sumsq, accuracy, lowest, map->precision);
 done:
-  free(max_abs);
   if (st != GS_OK) gs_tile_map_free(map);
   return st;
 }
@@ -223,7 +220,8 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
   const double t0 = gs_wall_seconds();
   if (opt->accuracy > 0.0 && m->nt > 1 &&
-      (st = gs_tile_map_build(device, m, src, opt->accuracy, opt->threads, &map, msg)) != GS_OK)
+      (st = gs_tile_map_build(device, m, src, opt->accuracy, opt->fp8 ? GS_TILE_FP8 : GS_TILE_FP16, opt->threads,
+                              &map, msg)) != GS_OK)
     goto done;
   if (map.precision && opt->pivot_share > 0.0) {
     if ((st = tile_pivot_test_init(m, &map, &pivots, msg)) != GS_OK) goto done;
@@ -234,7 +232,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   for (int attempt = 1;; ++attempt) {
     const double bytes_to_device = info->bytes_to_device, bytes_to_host = info->bytes_to_host;
     const long loads = info->tile_loads;
-    gs_tile_matrix_layout(m, map.precision, map.scale);
+    gs_tile_matrix_layout(m, map.precision, map.max_abs);
     free(info->trace); /* the trace of the last attempt is kept */
     memset(info, 0, sizeof *info);
     st = tile_chol_once(device, m, src, opt, info, msg);

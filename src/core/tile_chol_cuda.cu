@@ -20,21 +20,22 @@
  * the host issues column k to the owner of tile row k first, so every such
  * event is recorded before it is waited for.
  *
- * Mixed precision: a slot holds its tile in the tile's format once the tile
- * is finished (and while it is loaded as an operand); a tile that is not
- * FP64 accumulates in FP32. An update c -= a b' of a tile that is not FP64
- * runs in the lowest precision of its three tiles (SGEMM, or FP16
+ * Mixed precision: a slot holds its tile in the tile's device format
+ * (tile_device_format: FP8 tiles as FP16) once the tile is finished (and
+ * while it is loaded as an operand); a tile that is not FP64 accumulates in
+ * FP32. An update c -= a b' of a tile that is not FP64 runs in the lowest
+ * precision of its three tiles, FP16 at the lowest (SGEMM, or FP16
  * tensor-core products with FP32 sums). An FP64 tile is updated by DGEMM
  * (DSYRK on the diagonal), or on the tensor cores when both its operands
- * are FP16: the product of two FP16 values is exact in FP32, so only the
- * FP32 sums round, by less than the operands' own rounding, and the product
- * is subtracted from the tile in FP64.
+ * are FP16 or FP8: the product of two FP16 values is exact in FP32, so only
+ * the FP32 sums round, by less than the operands' own rounding, and the
+ * product is subtracted from the tile in FP64.
  * The product of a low operand already carries that operand's rounding,
  * u_low ||a|| ||b||, so rounding the other operand to the same format at
  * most doubles the product's error, while far-off-diagonal operands make
  * most updates of the FP32 tiles near the diagonal FP16 products. Operands
- * in another format are converted into a per-stream buffer; FP16 operands
- * carry their tile's scale, undone by the product's alpha. */
+ * in another format are converted into a per-stream buffer; FP16 and FP8
+ * operands carry their tile's scale, undone by the product's alpha. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,21 @@ done:
   return st;
 }
 
+/* A finished tile from the host into slot s, in its device format. */
+static cudaError_t load_final(tile_run *r, int q, int t, int s)
+{
+  const gs_tile_matrix *m = r->m;
+  const int p = m->precision[t];
+  const size_t count = tile_entries(m, t);
+  void *slot = slot_ptr(r, s), *bytes = tile_transfer_ptr(slot, p, count);
+  int i, j;
+  gs_tile_coords(t, &i, &j);
+  cudaError_t err = cudaMemcpyAsync(bytes, gs_tile_ptr(m, i, j), gs_tile_bytes(m, t), cudaMemcpyHostToDevice,
+                                    run_stream(r, q));
+  if (err != cudaSuccess || bytes == slot) return err;
+  return tile_convert(bytes, p, m->scale[t], slot, tile_device_format(p), m->scale[t], count, NULL, run_stream(r, q));
+}
+
 static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
@@ -312,8 +328,7 @@ static gs_status op_load(tile_run *r, const tile_op *op, char *msg)
   if (r->shared->final[t]) GS_CUDA_TRY(cudaStreamWaitEvent(run_stream(r, q), r->shared->stored[t], 0));
   GS_CUDA_TRY(trace_mark(r, q, 0));
   if (r->shared->final[t])
-    GS_CUDA_TRY(cudaMemcpyAsync(slot_ptr(r, s), gs_tile_ptr(r->m, i, j), gs_tile_bytes(r->m, t),
-                                cudaMemcpyHostToDevice, run_stream(r, q)));
+    GS_CUDA_TRY(load_final(r, q, t, s));
   else
     GS_CUDA_TRY(load_initial(r, q, t, s, generate));
   if (!generate) r->info->bytes_to_device += (double)gs_tile_bytes(r->m, t);
@@ -336,8 +351,9 @@ static gs_status op_store(tile_run *r, const tile_op *op, char *msg)
   if (!r->store) return GS_OK;
   GS_CUDA_TRY(tile_wait(r, q, t));
   GS_CUDA_TRY(trace_mark(r, q, 0));
-  GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_ptr(r->m, op->i, op->k), slot_ptr(r, s), gs_tile_bytes(r->m, t),
-                              cudaMemcpyDeviceToHost, run_stream(r, q)));
+  GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_ptr(r->m, op->i, op->k),
+                              tile_transfer_ptr(slot_ptr(r, s), r->m->precision[t], tile_entries(r->m, t)),
+                              gs_tile_bytes(r->m, t), cudaMemcpyDeviceToHost, run_stream(r, q)));
   GS_CUDA_TRY(trace_mark(r, q, 1));
   GS_CUDA_TRY(event_record(&r->shared->stored[t], run_stream(r, q)));
   GS_CUDA_TRY(slot_use(r, q, s));
@@ -423,10 +439,11 @@ static gs_status operand_in(tile_run *r, const tile_op *op, int x, int p, const 
   gs_status st = GS_OK;
   const gs_tile_matrix *m = r->m;
   const int t = op->tile[x], q = op->worker;
+  const int held = tile_device_format(m->precision[t]);
   *out = slot_ptr(r, op->slot[x]);
-  if (m->precision[t] == p) return GS_OK;
+  if (held == p) return GS_OK;
   void *copy = operand_ptr(r, q, x - 1);
-  GS_CUDA_TRY(tile_convert(*out, m->precision[t], m->scale[t], copy, p, m->scale[t], tile_entries(m, t),
+  GS_CUDA_TRY(tile_convert(*out, held, m->scale[t], copy, p, m->scale[t], tile_entries(m, t),
                            r->overflow + op->tile[0], run_stream(r, q)));
   *out = copy;
 done:
@@ -434,13 +451,18 @@ done:
 }
 
 /* The precision of the update c -= a b' (formats number from FP64 down;
- * a SYRK's b is a). */
+ * a SYRK's b is a): FP64, FP32 or FP16. FP8 operands, held as FP16 on the
+ * device, are multiplied on the FP16 tensor cores: cuBLAS multiplies FP8
+ * only with the first operand transposed, which would need the tiles
+ * stored transposed, and the FP16 product of two tiles already takes a
+ * small fraction of the DGEMM's time; what FP8 saves is bytes. */
 static int update_precision(const gs_tile_matrix *m, const tile_op *op)
 {
   const int pc = m->precision[op->tile[0]], pa = m->precision[op->tile[1]];
   const int pb = op->tile[2] >= 0 ? m->precision[op->tile[2]] : pa;
-  if (pc == GS_TILE_FP64) return pa == GS_TILE_FP16 && pb == GS_TILE_FP16 ? GS_TILE_FP16 : GS_TILE_FP64;
-  return pc > pa ? (pc > pb ? pc : pb) : (pa > pb ? pa : pb);
+  if (pc == GS_TILE_FP64) return pa >= GS_TILE_FP16 && pb >= GS_TILE_FP16 ? GS_TILE_FP16 : GS_TILE_FP64;
+  const int low = pc > pa ? (pc > pb ? pc : pb) : (pa > pb ? pa : pb);
+  return low > GS_TILE_FP16 ? GS_TILE_FP16 : low;
 }
 
 /* c (FP64, `rows` rows, leading dimension rows, count entries) -= t (FP32,
@@ -506,19 +528,25 @@ done:
 }
 
 /* L_ik = A_ik L_kk'^-1 of a tile that is not FP64: a TRMM with the FP32
- * inverse, then the tile in its format back into its slot. */
+ * inverse, then the tile in its format back into its slot (an FP8 tile
+ * also widened to its device format). */
 static gs_status solve_low(tile_run *r, const tile_op *op, char *msg)
 {
   gs_status st = GS_OK;
   const gs_tile_matrix *m = r->m;
-  const int q = op->worker, t = op->tile[0], ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k);
+  const int q = op->worker, t = op->tile[0], p = m->precision[t];
+  const int ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k);
+  const size_t count = (size_t)ri * rk;
   const float one = 1.0f;
   float *c = (float *)slot_ptr(r, op->slot[0]), *x = (float *)scratch_ptr(r, q);
+  void *bytes = tile_transfer_ptr(c, p, count);
   GS_TRY(gs_cublas_status(cublasStrmm(r->c->tile_blas[q], CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                                       CUBLAS_DIAG_NON_UNIT, ri, rk, &one, inverse32_ptr(r, op->k), rk, c, ri, x, ri),
                           "cublasStrmm", msg));
-  GS_CUDA_TRY(tile_convert(x, GS_TILE_FP32, 1.0f, c, m->precision[t], m->scale[t], (size_t)ri * rk, r->overflow + t,
-                           run_stream(r, q)));
+  GS_CUDA_TRY(tile_convert(x, GS_TILE_FP32, 1.0f, bytes, p, m->scale[t], count, r->overflow + t, run_stream(r, q)));
+  if (bytes != c)
+    GS_CUDA_TRY(tile_convert(bytes, p, m->scale[t], c, tile_device_format(p), m->scale[t], count, NULL,
+                             run_stream(r, q)));
 done:
   return st;
 }
@@ -1167,33 +1195,30 @@ done:
 }
 
 extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb,
-                                                  double accuracy, int reps, double out[9], char *msg)
+                                                  double accuracy, int fp8, int reps, double out[10], char *msg)
 {
   gs_status st = GS_OK;
   gs_tile_matrix *m = NULL;
   gs_tile_info info;
   gs_tile_map map = {NULL, NULL, NULL};
-  const gs_tile_options opt = {0, 0, NULL, 0, accuracy, 0.0};
-  for (int k = 0; k < 9; ++k) out[k] = NAN;
+  for (int k = 0; k < 10; ++k) out[k] = NAN;
   GS_TRY(gs_tile_matrix_create(n, nb, 1, &m, msg));
-  for (int mixed = 0; mixed <= 1; ++mixed) {
-    if (mixed) {
-      const double t0 = gs_wall_seconds();
-      GS_TRY(gs_tile_map_build(device, m, src, accuracy, 0, &map, msg));
-      out[2] = gs_wall_seconds() - t0;
-    }
-    gs_tile_matrix_layout(m, map.precision, map.scale);
-    GS_TRY(bench_wall_time(reps, [&] {
-      memset(&info, 0, sizeof info);
-      return tile_chol_run(device, m, src, &opt, &info, msg);
-    }, &out[mixed], msg));
-    out[6 + mixed] = gs_tile_logdet(m);
+  for (int mixed = 0; mixed <= 1; ++mixed) { /* FP64 first: its host memory holds every later layout */
+    gs_tile_options opt = {0, 0, NULL, 0, mixed ? accuracy : 0.0, 0.0};
+    opt.fp8 = fp8;
+    GS_TRY(bench_wall_time(reps, [&] { return gs_tile_chol(device, m, src, &opt, &info, msg); }, &out[mixed], msg));
+    out[7 + mixed] = info.logdet;
   }
   {
     const long ntiles = gs_tile_count(m->nt);
     for (int p = 0; p < GS_TILE_PRECISIONS; ++p) out[3 + p] = 0;
     for (long t = 0; t < ntiles; ++t) out[3 + m->precision[t]] += 1;
-    out[8] = memchr(m->overflow, 1, (size_t)ntiles) != NULL;
+    out[9] = info.attempts;
+  }
+  {
+    const double t0 = gs_wall_seconds();
+    GS_TRY(gs_tile_map_build(device, m, src, accuracy, fp8 ? GS_TILE_FP8 : GS_TILE_FP16, 0, &map, msg));
+    out[2] = gs_wall_seconds() - t0;
   }
 done:
   gs_tile_map_free(&map);

@@ -7,6 +7,16 @@
 
 #include "tile_precision.h"
 
+/* A finished tile in device memory is in its format, except FP8: that one
+ * is kept widened to FP16 (exactly: an E4M3 value times its tile's scale is
+ * an FP16 value), the format the tensor cores multiply, with its FP8 bytes
+ * after the FP16 ones, for the copies to and from the host. */
+static inline int tile_device_format(int p) { return p == GS_TILE_FP8 ? GS_TILE_FP16 : p; }
+static inline void *tile_transfer_ptr(void *slot, int p, size_t count)
+{
+  return p == GS_TILE_FP8 ? (char *)slot + count * sizeof(uint16_t) : slot;
+}
+
 /* dst (format dp, scale ds) = src (format sp, scale ss), count entries; a
  * value that does not fit sets *overflow. */
 static __global__ void tile_convert_kernel(const void *src, int sp, float ss, void *dst, int dp, float ds,

@@ -47,7 +47,7 @@ void gs_tile_matrix_free(gs_tile_matrix *m)
   free(m);
 }
 
-void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const float *scale)
+void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const double *max_abs)
 {
   const long ntiles = gs_tile_count(m->nt);
   size_t total = 0;
@@ -56,7 +56,7 @@ void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, co
     int i, j;
     gs_tile_coords(t, &i, &j);
     m->precision[t] = (unsigned char)(precision && i != j ? precision[t] : GS_TILE_FP64);
-    m->scale[t] = scale ? scale[t] : 1.0f;
+    m->scale[t] = max_abs ? tile_scale(m->precision[t], max_abs[t]) : 1.0f;
     m->low_tiles += m->precision[t] != GS_TILE_FP64;
     m->offset[t] = total;
     total += (gs_tile_bytes(m, t) + 15) / 16 * 16; /* every tile 16-byte aligned */
@@ -265,7 +265,8 @@ gs_status gs_tile_norms(const gs_tile_matrix *m, const gs_tile_source *src, int 
   return source_tiles_visit((gs_tile_matrix *)m, src, threads, 1, visit_norms, &out, msg);
 }
 
-void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, unsigned char *precision)
+void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, int lowest,
+                           unsigned char *precision)
 {
   const long ntiles = gs_tile_count(m->nt);
   double total = 0.0;
@@ -280,7 +281,7 @@ void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double 
     const double ratio = m->nt * sqrt(sumsq[t] / total);
     int p = GS_TILE_FP64;
     if (i != j)
-      for (int q = GS_TILE_PRECISIONS - 1; q > GS_TILE_FP64; --q)
+      for (int q = lowest; q > GS_TILE_FP64; --q)
         if (ratio * tile_precision_roundoff(q) <= accuracy) {
           p = q;
           break;

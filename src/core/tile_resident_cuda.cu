@@ -49,7 +49,7 @@ static cudaError_t resident_tile(const resident_block *w, int i, int j, const do
   *out = (const double *)x;
   if (m->precision[t] == GS_TILE_FP64) return cudaSuccess;
   *out = w->fp64;
-  return tile_convert(x, m->precision[t], m->scale[t], w->fp64, GS_TILE_FP64, 1.0f,
+  return tile_convert(x, tile_device_format(m->precision[t]), m->scale[t], w->fp64, GS_TILE_FP64, 1.0f,
                       (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j), NULL, w->c->stream[0]);
 }
 
@@ -172,8 +172,8 @@ extern "C" gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, const u
       if (which[t] == GS_TILE_FP64) continue;
       int i, j;
       gs_tile_coords(t, &i, &j);
-      GS_CUDA_TRY(tile_norm(resident_tile_at(m, t), m->precision[t], m->scale[t], (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j), part,
-                            out + 2 * t, c->stream[0]));
+      GS_CUDA_TRY(tile_norm(resident_tile_at(m, t), tile_device_format(m->precision[t]), m->scale[t],
+                            (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j), part, out + 2 * t, c->stream[0]));
     }
     GS_CUDA_TRY(cudaMemcpyAsync(norms, out, (size_t)ntiles * 2 * sizeof(double), cudaMemcpyDeviceToHost,
                                 c->stream[0]));

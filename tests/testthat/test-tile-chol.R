@@ -258,11 +258,15 @@ test_that("factors on several GPUs equal the CPU's, in core, out of core and in 
   locs <- matrix(runif(8000), ncol = 2)
   locs <- locs[morton_order(locs), ]
   spec <- matern_spec(locs, range = 0.03, smoothness = 0.5)
-  one <- tile_chol(spec, tile = 256, precision = "mixed", accuracy = 1e-5, device = "gpu")
-  two <- tile_chol(spec, tile = 256, precision = "mixed", accuracy = 1e-5, gpus = gpus[1:2], device = "gpu")
-  expect_identical(two$precision, one$precision)
-  expect_lte(max(abs(as.matrix(two) - as.matrix(one))) / max(abs(as.matrix(one))), 1e-6)
-  expect_equal(determinant(two)$modulus, determinant(one)$modulus, tolerance = 1e-10)
+  for (fp8 in c(FALSE, TRUE)) { # FP8 tiles cross between the GPUs through host memory in FP8
+    one <- tile_chol(spec, tile = 256, precision = "mixed", accuracy = 1e-5, fp8 = fp8, device = "gpu")
+    two <- tile_chol(spec, tile = 256, precision = "mixed", accuracy = 1e-5, fp8 = fp8, gpus = gpus[1:2],
+                     device = "gpu")
+    expect_identical(two$precision, one$precision)
+    expect_identical(any(one$precision == "fp8", na.rm = TRUE), fp8)
+    expect_lte(max(abs(as.matrix(two) - as.matrix(one))) / max(abs(as.matrix(one))), 1e-6)
+    expect_equal(determinant(two)$modulus, determinant(one)$modulus, tolerance = 1e-10)
+  }
 })
 
 test_that("GPU and CPU factors agree, in core and out of core", {
@@ -317,17 +321,36 @@ backward_error <- function(f, A) {
 }
 
 # The precision every tile should get by the rule tile_chol() states.
-expected_map <- function(A, tile, accuracy) {
+expected_map <- function(A, tile, accuracy, fp8 = FALSE) {
   nt <- ceiling(nrow(A) / tile)
   rows <- split(seq_len(nrow(A)), (seq_len(nrow(A)) - 1) %/% tile)
   total <- norm(A, "F")
   map <- matrix(NA_character_, nt, nt)
   for (i in 1:nt) for (j in 1:i) {
     ratio <- nt * norm(A[rows[[i]], rows[[j]], drop = FALSE], "F") / total
-    map[i, j] <- if (i == j) "double" else if (ratio * 2^-11 <= accuracy) "half" else
-      if (ratio * 2^-24 <= accuracy) "single" else "double"
+    map[i, j] <- if (i == j) "double" else if (fp8 && ratio * 2^-4 <= accuracy) "fp8" else
+      if (ratio * 2^-11 <= accuracy) "half" else if (ratio * 2^-24 <= accuracy) "single" else "double"
   }
   map
+}
+
+# The entries of every FP16 and FP8 tile of the factor are on the format's
+# grid times a power of two (the tile's scale): at most 11 and 4
+# significant bits.
+expect_format_grid <- function(f, tile, with_fp8) {
+  L <- t(as.matrix(f))
+  rows <- split(seq_len(f$n), (seq_len(f$n) - 1) %/% tile)
+  bits <- c(half = 11, fp8 = 4)
+  for (format in names(bits)) {
+    where <- which(f$precision == format, arr.ind = TRUE)
+    if (format == "fp8") expect_identical(nrow(where) > 0, with_fp8)
+    for (w in seq_len(nrow(where))) {
+      v <- L[rows[[where[w, 1]]], rows[[where[w, 2]]]]
+      v <- abs(v[v != 0])
+      mantissa <- v / 2^floor(log2(v)) * 2^(bits[[format]] - 1)
+      expect_identical(mantissa, round(mantissa))
+    }
+  }
 }
 
 morton_matern <- function(n, range, seed) {
@@ -355,16 +378,20 @@ test_that("mixed precision follows the stated rule and reaches the accuracy aske
     spec <- matern_spec(locs, range = range, smoothness = 0.5)
     A <- matern_cov(locs, range = range, smoothness = 0.5, device = "cpu")
     full <- tile_chol(spec, tile = 100, device = "cpu")
-    for (accuracy in c(1e-4, 1e-8)) {
-      f <- tile_chol(spec, tile = 100, precision = "mixed", accuracy = accuracy, device = "cpu")
-      expect_identical(f$precision, expected_map(A, 100, accuracy))
+    for (accuracy in c(1e-4, 1e-8)) for (fp8 in c(FALSE, TRUE)) {
+      f <- tile_chol(spec, tile = 100, precision = "mixed", accuracy = accuracy, fp8 = fp8, device = "cpu")
+      expect_identical(f$precision, expected_map(A, 100, accuracy, fp8))
       expect_lte(backward_error(f, A), accuracy)
       expect_lte(abs(determinant(f)$modulus - determinant(full)$modulus), 1500 * accuracy)
       expect_identical(f$info$attempts, 1)
+      if (range < 0.1) expect_format_grid(f, tile = 100, with_fp8 = fp8)
     }
     expect_true(any(f$precision == "half", na.rm = TRUE) || range > 0.1)
   }
-  expect_output(print(f), "mixed precision, accuracy 1e-08: tiles double")
+  expect_output(print(f), "mixed precision, accuracy 1e-08: tiles double.*fp8") # f allowed FP8
+  half <- tile_chol(spec, tile = 100, precision = "mixed", accuracy = 1e-4, device = "cpu")
+  expect_output(print(half), "half")
+  expect_no_match(capture.output(print(half)), "fp8")
   # a dense matrix, and an accuracy that leaves every tile in FP64
   A <- random_spd(300, 2)
   f <- tile_chol(A, tile = 64, precision = "mixed", accuracy = 1e-3, device = "cpu")
@@ -378,6 +405,7 @@ test_that("mixed precision follows the stated rule and reaches the accuracy aske
   expect_error(tile_chol(A, precision = "mixed", accuracy = 0.5), "at most 0.1", class = "gpustats_error_argument")
   expect_error(tile_chol(A, precision = "mixed", accuracy = 0), "accuracy", class = "gpustats_error_argument")
   expect_error(tile_chol(A, precision = "quad"), "should be one of")
+  expect_error(tile_chol(A, precision = "mixed", fp8 = NA), "fp8", class = "gpustats_error_argument")
 })
 
 # A matrix whose FP16 tile (3, 1) of the factor outgrows its tile of A: the
@@ -416,19 +444,21 @@ test_that("GPU and CPU mixed-precision factors agree, in core and out of core", 
   for (range in c(0.02627, 0.078809)) {
     spec <- matern_spec(locs, range = range, smoothness = 0.5)
     A <- matern_cov(locs, range = range, smoothness = 0.5, device = "cpu")
-    for (accuracy in c(1e-5, 1e-8)) {
-      cpu <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, device = "cpu")
+    for (accuracy in c(1e-5, 1e-8)) for (fp8 in c(FALSE, TRUE)) {
+      cpu <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, fp8 = fp8, device = "cpu")
       # with FP16 tiles, the GPU updates the FP64 tiles whose operands are
       # both FP16 (every diagonal tile with an FP16 tile in its row) on the
       # tensor cores; the CPU computes in FP64
-      expect_true(any(cpu$precision == (if (range < 0.05) "half" else "single"), na.rm = TRUE))
+      expect_true(any(cpu$precision %in% (if (range < 0.05) c("half", "fp8") else "single")))
+      if (!fp8 || range < 0.05) expect_identical(any(cpu$precision == "fp8", na.rm = TRUE), fp8)
       for (memory in list(NULL, 8 * 512^2 * 5)) {
-        g <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, memory = memory, device = "gpu")
+        g <- tile_chol(spec, tile = 512, precision = "mixed", accuracy = accuracy, fp8 = fp8, memory = memory,
+                       device = "gpu")
         expect_identical(g$precision, cpu$precision)
         expect_lte(backward_error(g, A), accuracy)
         expect_lte(abs(determinant(g)$modulus - determinant(cpu)$modulus), 6000 * accuracy)
       }
-      dense <- tile_chol(A, tile = 512, precision = "mixed", accuracy = accuracy, device = "gpu")
+      dense <- tile_chol(A, tile = 512, precision = "mixed", accuracy = accuracy, fp8 = fp8, device = "gpu")
       expect_identical(dense$precision, cpu$precision)
       expect_lte(backward_error(dense, A), accuracy)
     }
