@@ -50,6 +50,32 @@ static inline float tile_scale(int p, double max_abs)
   return (float)ldexp(1.0, e);
 }
 
+/* |f| (its bits ax, finite) in a binary format with `mbits` mantissa bits
+ * and smallest normal 2^emin, rounded to nearest even: the format's bits
+ * without the sign; the caller checks its largest exponent. */
+static inline GS_HD uint32_t narrow_float_bits(uint32_t ax, int mbits, int emin)
+{
+  if (ax < (uint32_t)(127 + emin) << 23) { /* below 2^emin: a multiple of 2^(emin - mbits), exactly rounded by rintf */
+    float a;
+    memcpy(&a, &ax, sizeof a);
+    return (uint32_t)rintf(a * (float)(1u << (mbits - emin)));
+  }
+  const int shift = 23 - mbits;
+  const uint32_t r = ax - ((uint32_t)(126 + emin) << 23); /* the exponent rebiased from 127 to 1 - emin */
+  return (r + (1u << (shift - 1)) - 1u + ((r >> shift) & 1u)) >> shift;
+}
+
+/* The magnitude of a finite value of that format: exponent field e,
+ * mantissa m. */
+static inline GS_HD float narrow_float_value(uint32_t e, uint32_t m, int mbits, int emin)
+{
+  if (e == 0) return (float)m / (float)(1u << (mbits - emin));
+  const uint32_t x = ((e + (uint32_t)(126 + emin)) << 23) | (m << (23 - mbits));
+  float f;
+  memcpy(&f, &x, sizeof f);
+  return f;
+}
+
 /* IEEE binary16 from a float, rounded to nearest even; values at or beyond
  * 65520 become infinity. */
 static inline GS_HD uint16_t half_from_float(float f)
@@ -59,27 +85,14 @@ static inline GS_HD uint16_t half_from_float(float f)
   const uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
   if (ax >= 0x7f800000u) return (uint16_t)(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
   if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-  if (ax < 0x38800000u) { /* below 2^-14: a multiple of 2^-24, exactly rounded by rintf */
-    float a;
-    memcpy(&a, &ax, sizeof a);
-    return (uint16_t)(sign | (uint32_t)rintf(a * 16777216.0f));
-  }
-  const uint32_t r = ax - 0x38000000u; /* the exponent rebiased from 127 to 15 */
-  return (uint16_t)(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
+  return (uint16_t)(sign | narrow_float_bits(ax, 10, -14));
 }
 
 static inline GS_HD float half_to_float(uint16_t h)
 {
-  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  uint32_t x;
-  float f;
-  if (e == 0) {
-    f = (float)m * 5.9604644775390625e-8f; /* 2^-24 */
-    return sign ? -f : f;
-  }
-  x = sign | (e == 31 ? 0x7f800000u | (m << 13) : ((e + 112u) << 23) | (m << 13));
-  memcpy(&f, &x, sizeof f);
-  return f;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  const float v = e == 31 ? (m ? NAN : INFINITY) : narrow_float_value(e, m, 10, -14);
+  return (h & 0x8000u) ? -v : v;
 }
 
 /* FP8 E4M3 (the OCP format: bias 7, no infinities, largest value 448,
@@ -90,30 +103,15 @@ static inline GS_HD uint8_t fp8_from_float(float f)
   uint32_t x;
   memcpy(&x, &f, sizeof x);
   const uint32_t sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return (uint8_t)(sign | 0x7fu);
-  if (ax < 0x3c800000u) { /* below 2^-6: a multiple of 2^-9, exactly rounded by rintf */
-    float a;
-    memcpy(&a, &ax, sizeof a);
-    return (uint8_t)(sign | (uint32_t)rintf(a * 512.0f));
-  }
-  const uint32_t r = ax - 0x3c000000u; /* the exponent rebiased from 127 to 7 */
-  const uint32_t code = (r + 0x7ffffu + ((r >> 20) & 1u)) >> 20;
+  const uint32_t code = ax >= 0x7f800000u ? 0x7fu : narrow_float_bits(ax, 3, -6);
   return (uint8_t)(sign | (code > 0x7eu ? 0x7fu : code));
 }
 
 static inline GS_HD float fp8_to_float(uint8_t b)
 {
-  const uint32_t sign = (uint32_t)(b & 0x80u) << 24, e = (b >> 3) & 0xfu, m = b & 0x7u;
-  uint32_t x;
-  float f;
   if ((b & 0x7fu) == 0x7fu) return NAN;
-  if (e == 0) {
-    f = (float)m * 0.001953125f; /* 2^-9 */
-    return sign ? -f : f;
-  }
-  x = sign | ((e + 120u) << 23) | (m << 20);
-  memcpy(&f, &x, sizeof f);
-  return f;
+  const float v = narrow_float_value((b >> 3) & 0xfu, b & 0x7u, 3, -6);
+  return (b & 0x80u) ? -v : v;
 }
 
 /* Entry k of a tile in format p (FP16 and FP8 entries divided by the
