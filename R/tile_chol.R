@@ -46,26 +46,25 @@
 #' \eqn{A} by at most `accuracy` \eqn{\|A\|_F} in Frobenius norm. The
 #' diagonal tiles stay FP64. The tiles of a covariance that decays with
 #' distance get smaller away from the diagonal, so weak correlation leaves
-#' most of them in FP16 (or FP8). FP16
-#' and FP8 tiles carry a power-of-two scale each (from the largest entry of
-#' the tile of \eqn{A}), so that small entries do not underflow. On the GPU
-#' an update \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile below the diagonal
-#' runs in the lowest precision of its three tiles: on the tensor cores
-#' (FP16 products, FP32 sums) when any of them is FP16 or FP8, else in
-#' FP32. FP8 tiles are held as FP16 on the GPU (exactly) and multiplied as
-#' such: FP8 halves the bytes of the farthest tiles in host memory and on
-#' the bus. It is not the default because it did not pay on an H100 (see
-#' BENCHMARKS.md): the FP16 products were not what set the time, and FP8
-#' uses the whole error budget of `accuracy`, where FP16 left most of it, so
-#' a nearly singular matrix (close locations, no nugget) more often loses
-#' positive definiteness and is factored again. A product with a low-precision operand already
-#' carries that operand's rounding, which rounding the other one to FP16 at
-#' most doubles. An FP64 tile, the diagonal ones included, is updated in
-#' FP64, or on the tensor cores when both operands are FP16 or FP8: the
-#' product of two FP16 values is exact in FP32, so only the FP32 sums round,
-#' by less than the operands' own rounding, and the product is subtracted in
-#' FP64. On the CPU the tiles are kept in their formats (less memory) and
-#' computed in FP64. If a value
+#' most of them in FP16 (or FP8). FP16 and FP8 tiles carry a power-of-two
+#' scale each (from the largest entry of the tile of \eqn{A}), so that small
+#' entries do not underflow. On the GPU an update
+#' \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile below the diagonal runs in the
+#' lowest precision of its three tiles: on the tensor cores (FP16 products,
+#' FP32 sums) when any of them is FP16 or FP8, else in FP32. FP8 tiles are held as FP16 on the GPU
+#' (exactly) and multiplied as such: FP8 halves the bytes of the farthest
+#' tiles in host memory and on the bus. It is not the default because it did
+#' not pay on an H100 (see BENCHMARKS.md): the FP16 products were not what
+#' set the time, and FP8 uses the whole error budget of `accuracy`, where
+#' FP16 left most of it, so a nearly singular matrix (close locations, no
+#' nugget) more often loses positive definiteness and is factored again. A
+#' product with a low-precision operand already carries that operand's
+#' rounding, which rounding the other one to FP16 at most doubles. An FP64
+#' tile, the diagonal ones included, is updated in FP64, or on the tensor
+#' cores when both operands are FP16 or FP8: the product of two FP16 values
+#' is exact in FP32, so only the FP32 sums round, by less than the operands'
+#' own rounding, and the product is subtracted in FP64. On the CPU the tiles
+#' are kept in their formats (less memory) and computed in FP64. If a value
 #' does not fit its tile's format, or a diagonal tile is not positive
 #' definite while lower-precision tiles feed it, those tiles are promoted
 #' one precision and the factorization is run again; `info$attempts` counts
@@ -147,8 +146,8 @@
 #' f <- tile_chol(matern_spec(locs, range = 0.1, nugget = 0.01))
 #' determinant(f)
 #' @export
-tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy = 1e-8, fp8 = FALSE, memory = NULL,
-                      trace = FALSE, gpus = getOption("gpustats.gpus", 0L),
+tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy = 1e-8, fp8 = FALSE,
+                      memory = NULL, trace = FALSE, gpus = getOption("gpustats.gpus", 0L),
                       device = getOption("gpustats.device", "auto")) {
   call <- environment()
   precision <- match.arg(precision)
@@ -254,7 +253,7 @@ print.tile_chol <- function(x, ...) {
   cat(sprintf("log det = %.10g\n", x$logdet))
   if (!is.null(x$accuracy)) {
     map <- x$precision[lower.tri(x$precision, diag = TRUE)]
-    counts <- table(factor(map, levels = if (x$fp8) tile_formats else setdiff(tile_formats, "fp8")))
+    counts <- table(factor(map, levels = if (isTRUE(x$fp8)) tile_formats else setdiff(tile_formats, "fp8")))
     cat(sprintf("mixed precision, accuracy %g: tiles %s%s\n", x$accuracy,
                 paste(sprintf("%s %.1f%%", names(counts), 100 * counts / sum(counts)), collapse = ", "),
                 if (x$info$attempts > 1) sprintf(" (after %d runs)", as.integer(x$info$attempts)) else ""))
