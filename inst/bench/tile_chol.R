@@ -213,14 +213,12 @@ bench_tile_chol_mixed <- function(sizes = bench_opt("tile_mixed_n", 65536, 8192)
       kl <- (o[9] - o[8]) / 2
       rows[[length(rows) + 1L]] <- data.frame(
         n = n, range = range, accuracy = accuracy, fp8 = low8, fp64_seconds = o[1], mixed_seconds = o[2],
-        map_seconds = o[3],
-        speedup = o[1] / o[2], fp64_share = share[1], fp32_share = share[2], fp16_share = share[3],
-        fp8_share = share[4], kl = kl, runs = o[10])
+        map_seconds = o[3], speedup = o[1] / o[2], fp64_share = share[1], fp32_share = share[2],
+        fp16_share = share[3], fp8_share = share[4], kl = kl, runs = o[10])
       message(sprintf("mixed%s n = %s tile %d range %g accuracy %g: %.3f s against %.3f s in FP64 (%.2fx; %.2f TFLOP/s FP64-equivalent), map %.3f s; tiles FP64 %.1f%%, FP32 %.1f%%, FP16 %.1f%%, FP8 %.1f%%; D_KL %.3g; %d run%s",
                       if (low8) " (FP8 allowed)" else "", fmt_n(n), nb, range, accuracy, o[2], o[1], o[1] / o[2],
-                      n^3 / 3 / o[2] / 1e12, o[3],
-                      100 * share[1], 100 * share[2], 100 * share[3], 100 * share[4], kl, as.integer(o[10]),
-                      if (o[10] > 1) "s" else ""))
+                      n^3 / 3 / o[2] / 1e12, o[3], 100 * share[1], 100 * share[2], 100 * share[3],
+                      100 * share[4], kl, as.integer(o[10]), if (o[10] > 1) "s" else ""))
     }
   }
   do.call(rbind, rows)

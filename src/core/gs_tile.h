@@ -190,9 +190,8 @@ typedef struct {
    * written, or NULL. Read: each tile starts in at least this precision, as
    * an earlier factorization of a similar matrix needed (gp_fit's
    * successive covariances; GS_TILE_FP16 everywhere sets no floor, as FP16
-   * is their lowest format); written
-   * after a factor that passes the pivot test: the precisions this factor
-   * says its rows need (tile_chol.c). */
+   * is their lowest format); written after a factor that passes the pivot
+   * test: the precisions this factor says its rows need (tile_chol.c). */
   unsigned char *precision_floor;
   /* Mixed precision: the farthest tiles may go down to FP8 (E4M3); else
    * FP16 is the lowest format. */
