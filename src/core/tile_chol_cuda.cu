@@ -689,6 +689,22 @@ done:
   return st;
 }
 
+/* The workspace of an earlier run is this run's cache again when it holds
+ * whole tiles of this size, no more than the run wants, and the memory
+ * beside it has room for what run_setup allocates before the cache (the
+ * reserve, the inverses and the per-stream scratch and operand tiles).
+ * Out of core the cache takes nearly all the device memory: releasing and
+ * allocating it again cost 0.5 s per factorization and per device. Any
+ * other workspace is released: the tiles need the room. */
+static int workspace_is_cache(const tile_run *r, const gs_tile_options *opt, long wanted, char *msg)
+{
+  const size_t tile_size = (size_t)r->m->nb * r->m->nb * sizeof(double), work = r->c->work_bytes;
+  size_t free_b = 0;
+  if (slots_resident(r, opt) || !work || work % tile_size || work > (size_t)wanted * tile_size) return 0;
+  if (gs_gpu_ctx_free_memory(r->c, &free_b, msg) != GS_OK) return 0;
+  return free_b - work >= TILE_RESERVE_BYTES + (3 * GS_TILE_COMPUTE + 2 * (TILE_LAG + 1)) * tile_size;
+}
+
 static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
 {
   gs_status st = GS_OK;
@@ -697,11 +713,7 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   const size_t tile_size = (size_t)m->nb * m->nb * sizeof(double);
   int slots = 0;
   const long wanted = opt->cache_tiles > 0 && opt->cache_tiles < ntiles ? opt->cache_tiles : ntiles;
-  /* The workspace of an earlier run with a cache of the same size is the
-   * cache again: the allocations made before the cache are those that run
-   * left room for (in mixed precision a few tiles more, within the reserve).
-   * Any other workspace is released: the tiles need the room. */
-  if (slots_resident(r, opt) || r->c->work_bytes != (size_t)wanted * tile_size) gs_gpu_ctx_workspace_release(r->c);
+  if (!workspace_is_cache(r, opt, wanted, msg)) gs_gpu_ctx_workspace_release(r->c);
   GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params,
                                                         CUBLAS_FILL_MODE_LOWER, m->nb, CUDA_R_64F, NULL, m->nb,
                                                         CUDA_R_64F, &r->potrf_bytes, &r->potrf_host_bytes),
