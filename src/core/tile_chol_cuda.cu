@@ -626,25 +626,30 @@ done:
   return st;
 }
 
-/* As many slots as the free memory holds, at most one per tile: in the
- * device context's workspace (`shared`), or of their own. */
-static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int shared, int *slots, char *msg)
+/* As many slots as the free memory holds, at most one per tile. A cache
+ * that becomes the resident factor (`resident` and every tile fits) has
+ * memory of its own; any other is the device context's workspace, which the
+ * next factorization reuses (workspace_is_cache) instead of allocating and
+ * freeing tens of GB again. */
+static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int resident, int *slots, char *msg)
 {
   gs_status st = GS_OK;
   const size_t bytes = (size_t)r->m->nb * r->m->nb * sizeof(double);
   const long ntiles = gs_tile_count(r->m->nt);
   size_t free_b = 0;
-  GS_TRY(gs_gpu_ctx_free_memory(r->c, &free_b, msg));
+  GS_TRY(gs_gpu_ctx_free_memory(r->c, &free_b, msg)); /* the workspace counts as free */
   {
     double fit = ((double)free_b * 0.97 - (double)TILE_RESERVE_BYTES) / (double)bytes;
     long n = fit < (double)ntiles ? (long)fit : ntiles;
     if (opt->cache_tiles > 0 && opt->cache_tiles < n) n = opt->cache_tiles;
     for (; n >= 3; n = n * 9 / 10) {
+      const int own = resident && n == ntiles;
       void *p = NULL;
-      if (shared ? gs_gpu_ctx_workspace(r->c, (size_t)n * bytes, &p, msg) == GS_OK
-                 : cudaMalloc(&p, (size_t)n * bytes) == cudaSuccess) {
+      if (own) gs_gpu_ctx_workspace_release(r->c);
+      if (own ? cudaMalloc(&p, (size_t)n * bytes) == cudaSuccess
+              : gs_gpu_ctx_workspace(r->c, (size_t)n * bytes, &p, msg) == GS_OK) {
         r->slots = (double *)p;
-        r->slots_shared = shared;
+        r->slots_shared = !own;
         break;
       }
       cudaGetLastError();
@@ -679,10 +684,7 @@ static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots
     return GS_OK;
   }
   gs_tile_resident_free(m); /* its memory goes to the cache */
-  /* A cache that may become the resident factor has memory of its own;
-   * otherwise it is the workspace, which the next factorization reuses
-   * instead of allocating (and freeing) tens of GB again. */
-  GS_TRY(slots_fit(r, opt, !resident, slots, msg));
+  GS_TRY(slots_fit(r, opt, resident, slots, msg));
   r->store = !(resident && *slots == gs_tile_count(m->nt));
   if (r->store) GS_TRY(gs_tile_matrix_host(m, msg));
 done:
@@ -695,12 +697,13 @@ done:
  * reserve, the inverses and the per-stream scratch and operand tiles).
  * Out of core the cache takes nearly all the device memory: releasing and
  * allocating it again cost 0.5 s per factorization and per device. Any
- * other workspace is released: the tiles need the room. */
-static int workspace_is_cache(const tile_run *r, const gs_tile_options *opt, long wanted, char *msg)
+ * other workspace is released: the tiles need the room (a cache that
+ * becomes the resident factor releases it in slots_fit). */
+static int workspace_is_cache(const tile_run *r, long wanted, char *msg)
 {
   const size_t tile_size = (size_t)r->m->nb * r->m->nb * sizeof(double), work = r->c->work_bytes;
   size_t free_b = 0;
-  if (slots_resident(r, opt) || !work || work % tile_size || work > (size_t)wanted * tile_size) return 0;
+  if (!work || work % tile_size || work > (size_t)wanted * tile_size) return 0;
   if (gs_gpu_ctx_free_memory(r->c, &free_b, msg) != GS_OK) return 0;
   return free_b - work >= TILE_RESERVE_BYTES + (3 * GS_TILE_COMPUTE + 2 * (TILE_LAG + 1)) * tile_size;
 }
@@ -713,7 +716,7 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   const size_t tile_size = (size_t)m->nb * m->nb * sizeof(double);
   int slots = 0;
   const long wanted = opt->cache_tiles > 0 && opt->cache_tiles < ntiles ? opt->cache_tiles : ntiles;
-  if (!workspace_is_cache(r, opt, wanted, msg)) gs_gpu_ctx_workspace_release(r->c);
+  if (!workspace_is_cache(r, wanted, msg)) gs_gpu_ctx_workspace_release(r->c);
   GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params,
                                                         CUBLAS_FILL_MODE_LOWER, m->nb, CUDA_R_64F, NULL, m->nb,
                                                         CUDA_R_64F, &r->potrf_bytes, &r->potrf_host_bytes),
