@@ -32,8 +32,9 @@
 #' accumulator of a running update stays resident and each finished tile is
 #' copied back to the host while the next ones are computed. Unless the
 #' factor stays in device memory, the device memory of the cache is kept for
-#' the next factorization with a cache of the same size, and released by
-#' other GPU work that needs the room.
+#' the next factorization with the same tile size that wants at least as
+#' many tiles (out of core, where the cache takes the memory there is, every
+#' later one), and released by other GPU work that needs the room.
 #'
 #' **Mixed precision.** With `precision = "mixed"` each tile below the
 #' diagonal is stored, moved and multiplied in the lowest precision that
