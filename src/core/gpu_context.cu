@@ -62,6 +62,7 @@ static void context_free(gs_gpu_ctx *c)
     if (c->tile_solver[w]) cusolverDnDestroy(c->tile_solver[w]);
     if (c->tile_blas[w]) cublasDestroy(c->tile_blas[w]);
   }
+  if (c->tile_lt) cublasLtDestroy(c->tile_lt);
   for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
     if (c->tile_stream[s]) cudaStreamDestroy(c->tile_stream[s]);
   if (c->solver_params) cusolverDnDestroyParams(c->solver_params);
@@ -136,7 +137,7 @@ gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *c, char *msg)
 {
   gs_status st = gs_gpu_ctx_solvers(c, msg); /* the shared cuSOLVER parameters */
   int least = 0, greatest = 0;
-  if (st != GS_OK || c->tile_solver[GS_TILE_COMPUTE - 1]) return st;
+  if (st != GS_OK || c->tile_lt) return st; /* created last */
   GS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
     if (!c->tile_stream[s])
@@ -150,6 +151,8 @@ gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *c, char *msg)
                                cusolverDnSetStream(c->tile_solver[w], c->tile_stream[w]) != CUSOLVER_STATUS_SUCCESS))
       return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuSOLVER handle on GPU %d", c->device);
   }
+  if (cublasLtCreate(&c->tile_lt) != CUBLAS_STATUS_SUCCESS)
+    return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuBLASLt handle on GPU %d", c->device);
 done:
   return st;
 }

@@ -3,6 +3,7 @@
 #ifndef GS_GPU_CTX_CUH
 #define GS_GPU_CTX_CUH
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -39,6 +40,7 @@ typedef struct {
   cudaStream_t tile_stream[GS_TILE_COMPUTE + 2]; /* created by gs_gpu_ctx_tile_workers: the compute */
   cublasHandle_t tile_blas[GS_TILE_COMPUTE];     /* streams, then one per copy direction */
   cusolverDnHandle_t tile_solver[GS_TILE_COMPUTE];
+  cublasLtHandle_t tile_lt; /* the updates' products (tile_gemm.cuh); the stream goes with each call */
 } gs_gpu_ctx;
 
 /* Makes `device` current and returns its state, creating it if needed. */

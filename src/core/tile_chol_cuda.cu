@@ -46,6 +46,7 @@
 #include "gs_gpu_ctx.cuh"
 #include "gs_matern_cuda.cuh"
 #include "gs_tile.h"
+#include "tile_gemm.cuh"
 #include "tile_kernels.cuh"
 #include "tile_plan.h"
 
@@ -95,6 +96,7 @@ typedef struct {
   float *inverse32;               /* mixed precision: the FP32 copies of the inverses, laid out as `inverse` */
   unsigned char *overflow;        /* mixed precision: per tile, a value did not fit its format */
   matern_tile_args gen;
+  tile_gemm gemm;         /* the FP64 product of whole tiles */
   long op;                /* the op being issued */
   cudaEvent_t *trace;     /* with a trace: start and end of op p at 2p, 2p + 1 */
   signed char *trace_on;  /* stream of op p */
@@ -507,7 +509,11 @@ static gs_status tile_update(tile_run *r, const tile_op *op, char *msg)
       GS_TRY(gs_cublas_status(cublasDsyrk(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, rk, nb, &minus,
                                           (const double *)a, rk, &one, (double *)c, rk),
                               "cublasDsyrk", msg));
-    else
+    else if (r->gemm.usable && ri == nb && rk == nb)
+      GS_TRY(gs_cublas_status(tile_gemm_run(r->c->tile_lt, &r->gemm, (const double *)a, (const double *)b,
+                                            (double *)c, run_stream(r, q)),
+                              "cublasLtMatmul", msg));
+    else /* the last tile row and column, a small part of the work */
       GS_TRY(gs_cublas_status(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, ri, rk, nb, &minus, (const double *)a, ri,
                                           (const double *)b, rk, &one, (double *)c, ri),
                               "cublasDgemm", msg));
@@ -725,6 +731,7 @@ static gs_status run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
                                                         CUBLAS_DIAG_NON_UNIT, INVERSE_LEAF, CUDA_R_64F, NULL, m->nb,
                                                         &r->trtri_bytes, &r->trtri_host_bytes),
                             "cusolverDnXtrtri_bufferSize", msg));
+  GS_TRY(tile_gemm_setup(r->c->tile_lt, m->nb, &r->gemm, msg));
   GS_CUDA_TRY(cudaMalloc(&r->inverse, (size_t)(TILE_LAG + 1) * tile_size));
   GS_CUDA_TRY(cudaMalloc(&r->scratch, (size_t)GS_TILE_COMPUTE * tile_size));
   GS_CUDA_TRY(cudaMalloc(&r->trtri_info, GS_TILE_COMPUTE * sizeof(int)));
@@ -824,6 +831,7 @@ static void run_release(tile_run *r)
   free(r->slot_users);
   free(r->ready);
   free(r->ready_on);
+  tile_gemm_free(&r->gemm);
   tile_plan_free(&r->plan);
   cudaGetLastError();
 }
