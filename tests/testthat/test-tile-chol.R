@@ -9,8 +9,7 @@ random_spd <- function(n, seed) {
 
 # The factor and the log-determinant against chol(); relative to the largest
 # entry of the factor.
-expect_matches_chol <- function(f, A, tol = 1e-12) {
-  R <- chol(A)
+expect_matches_chol <- function(f, A, tol = 1e-12, R = chol(A)) {
   expect_lte(max(abs(as.matrix(f) - R)) / max(abs(R)), tol)
   ld <- 2 * sum(log(diag(R)))
   expect_lte(abs(determinant(f)$modulus - ld) / max(1, abs(ld)), tol)
@@ -267,6 +266,20 @@ test_that("factors on several GPUs equal the CPU's, in core, out of core and in 
     expect_lte(max(abs(as.matrix(two) - as.matrix(one))) / max(abs(as.matrix(one))), 1e-6)
     expect_equal(determinant(two)$modulus, determinant(one)$modulus, tolerance = 1e-10)
   }
+})
+
+test_that("whole tiles of 1024 rows, whose products run through cuBLASLt, match chol()", {
+  skip_without_gpu()
+  set.seed(14)
+  locs <- matrix(runif(2 * 3472), ncol = 2)
+  A <- matern_cov(locs, range = 0.1, smoothness = 1.3, nugget = 0.1, device = "cpu")
+  R <- chol(A)
+  # tile rows 0 to 2 whole, row 3 partial: update (2, 1) is a whole-tile product
+  for (memory in list(NULL, 8 * 1024^2 * 5)) {
+    expect_matches_chol(tile_chol(A, tile = 1024, memory = memory, device = "gpu"), A, R = R)
+  }
+  gpus <- gpu_info()$id
+  if (length(gpus) >= 2L) expect_matches_chol(tile_chol(A, tile = 1024, gpus = gpus[1:2], device = "gpu"), A, R = R)
 })
 
 test_that("GPU and CPU factors agree, in core and out of core", {
