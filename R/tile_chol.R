@@ -64,8 +64,13 @@
 #' tile, the diagonal ones included, is updated in FP64, or on the tensor
 #' cores when both operands are FP16 or FP8: the product of two FP16 values
 #' is exact in FP32, so only the FP32 sums round, by less than the operands'
-#' own rounding, and the product is subtracted in FP64. On the CPU the tiles
-#' are kept in their formats (less memory) and computed in FP64. If a value
+#' own rounding, and the product is subtracted in FP64. Where FP32 runs no
+#' faster than FP64, as on the H100 and H200, FP32 tiles save memory and bus
+#' bytes but no compute: in core, a map of mostly FP32 tiles (strong
+#' correlation) was factored about 5 % slower than in FP64 on an H100; the
+#' speed comes from the FP16 tiles and, out of core, from the bytes. On the
+#' CPU the tiles are kept in their formats (less memory) and computed in
+#' FP64. If a value
 #' does not fit its tile's format, or a diagonal tile is not positive
 #' definite while lower-precision tiles feed it, those tiles are promoted
 #' one precision and the factorization is run again; `info$attempts` counts
