@@ -22,8 +22,9 @@ SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles, 
   gs_gp *gp = NULL;
   char msg[GS_MSG_LEN];
   gs_status st = gs_gp_create(gs_r_int(device, "device"), REAL(locs), Rf_nrows(locs), Rf_ncols(locs),
-                              gs_r_int(metric, "metric"), gs_r_int(threads, "threads"), gs_r_int(tiles, "tiles"),
-                              Rf_asReal(accuracy), gs_r_progress, &gp, msg);
+                              gs_r_int(metric, "metric"), gs_r_int(threads, "threads"),
+                              gs_r_int(tiles, "tiles") ? GS_GP_BACKEND_TILES : GS_GP_BACKEND_AUTO, Rf_asReal(accuracy),
+                              gs_r_progress, &gp, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP ptr = PROTECT(R_MakeExternalPtr(gp, Rf_install("gs_gp"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, gp_finalize, TRUE);

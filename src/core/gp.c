@@ -45,10 +45,11 @@ static int gp_cpu_dense_fits(long n)
   return n <= GP_CPU_MAX_N && (mem <= 0 || 8.0 * (double)n * (double)n <= 0.5 * mem);
 }
 
-gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, int tiles,
-                       double accuracy, gs_progress_fn progress, gs_gp **out, char *msg)
+gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads,
+                       gs_gp_backend backend, double accuracy, gs_progress_fn progress, gs_gp **out, char *msg)
 {
   gs_status st = GS_OK;
+  const int tiles_faster = device >= 0 && n >= GP_GPU_TILES_MIN_N;
   if (n < 1 || dim < 1) return gs_set_msg(msg, GS_ERR_ARG, "a Gaussian process needs at least one location");
   if (!(accuracy >= 0.0 && accuracy < 1.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
@@ -67,7 +68,7 @@ gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metr
     goto fail;
   }
   memcpy(gp->locs, locs, (size_t)n * dim * sizeof(double));
-  if (tiles || accuracy > 0.0 || (device >= 0 && n >= GP_GPU_TILES_MIN_N)) {
+  if (backend == GS_GP_BACKEND_TILES || accuracy > 0.0 || (backend == GS_GP_BACKEND_AUTO && tiles_faster)) {
     st = gp_tiles_create(gp, msg);
   } else if (device >= 0) {
     st = gs_gp_gpu_init(gp, msg);

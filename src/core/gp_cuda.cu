@@ -185,7 +185,7 @@ extern "C" gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, do
     for (long i = 0; i < 2 * n; ++i) locs[i] = rng_uniform(11, (uint64_t)i);
     for (long i = 0; i < n; ++i) y[i] = rng_uniform(12, (uint64_t)i) - 0.5;
   }
-  GS_TRY(gs_gp_create(device, locs, n, 2, MATERN_EUCLIDEAN, 0, 0, 0.0, NULL, &gp, msg));
+  GS_TRY(gs_gp_create(device, locs, n, 2, MATERN_EUCLIDEAN, 0, GS_GP_BACKEND_WHOLE, 0.0, NULL, &gp, msg));
   if (gs_gp_tiled(gp)) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "n = %ld does not fit on GPU %d for the in-core likelihood benchmark", n, device);
     goto done;

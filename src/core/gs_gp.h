@@ -17,19 +17,27 @@ typedef struct {
   double sigma2, range, smoothness, nugget; /* Sigma = sigma2 M(d / range) + nugget I */
 } gs_matern_params;
 
+/* Which backend factors a Gaussian-process object's covariance. */
+typedef enum {
+  GS_GP_BACKEND_AUTO,  /* the whole matrix where that fits and is faster, else tiles */
+  GS_GP_BACKEND_TILES, /* the tile Cholesky at any size */
+  GS_GP_BACKEND_WHOLE  /* the whole matrix wherever it fits (to measure that path) */
+} gs_gp_backend;
+
 /* device < 0: CPU (LAPACK), else that GPU (cuSOLVER). locs: n x dim,
- * column-major, copied. When the n x n matrix does not fit in the memory of
- * the device (or LAPACK's 32-bit indices), or with tiles set, the covariance
- * is factored by the tile Cholesky (gs_tile.h): on a GPU whose memory holds
- * its lower triangle the factor stays there and so do the solves; otherwise
- * it goes to host memory (out of core on a GPU) and the solves run on the
- * CPU. Fails with GS_ERR_NOMEM when the lower triangle does not fit in host
- * memory either. accuracy > 0: the tile
+ * column-major, copied. The covariance is factored by the tile Cholesky
+ * (gs_tile.h) when the n x n matrix does not fit in the memory of the device
+ * (or LAPACK's 32-bit indices), on a GPU from the order where tiles are
+ * faster (with GS_GP_BACKEND_AUTO), and with GS_GP_BACKEND_TILES: on a GPU
+ * whose memory holds its lower triangle the factor stays there and so do
+ * the solves; otherwise it goes to host memory (out of core on a GPU) and
+ * the solves run on the CPU. Fails with GS_ERR_NOMEM when the lower
+ * triangle does not fit in host memory either. accuracy > 0: the tile
  * Cholesky in mixed precision, accurate to `accuracy` (gs_tile_options), at
  * any size; 0: FP64. progress (may be NULL) reports and interrupts a tiled
  * factorization. */
-gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads, int tiles,
-                       double accuracy, gs_progress_fn progress, gs_gp **gp, char *msg);
+gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads,
+                       gs_gp_backend backend, double accuracy, gs_progress_fn progress, gs_gp **gp, char *msg);
 /* 1 when the factor is tiled. */
 int gs_gp_tiled(const gs_gp *gp);
 /* The factorizations the last gs_gp_factor ran (more than 1 when a mixed-
