@@ -6,7 +6,7 @@
  * The factorization runs four products at once, which fill the device
  * whatever the blocks, and there the larger blocks' lower shared-memory and
  * L2 traffic per flop counts, because the products run at the GPU's power
- * limit: on an H100 (700 W, 1.35 to 1.7 GHz under this load), four streams
+ * limit: on an H100 (700 W, 1.3 to 1.7 GHz under this load), four streams
  * of 2048^3 products reach 52.5 to 53.9 TFLOP/s with 128 x 128 blocks
  * against 47.4 to 48.9 with cublasDgemm. */
 #ifndef GS_TILE_GEMM_CUH
