@@ -67,7 +67,7 @@
 #' own rounding, and the product is subtracted in FP64. Where FP32 runs no
 #' faster than FP64, as on the H100 and H200, FP32 tiles save memory and bus
 #' bytes but no compute: in core, a map of mostly FP32 tiles (strong
-#' correlation) was factored about 5 % slower than in FP64 on an H100; the
+#' correlation) was factored 5 to 8 % slower than in FP64 on an H100; the
 #' speed comes from the FP16 tiles and, out of core, from the bytes. On the
 #' CPU the tiles are kept in their formats (less memory) and computed in
 #' FP64. If a value
