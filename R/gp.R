@@ -158,8 +158,9 @@ mixed_accuracy <- function(precision, accuracy, call) {
 # workspace allocated once, for every factorisation that follows. `tiled`
 # says whether the tile Cholesky factors it (n >= 32,768 on a GPU, the
 # matrix is too large for the dense path, the option gpustats.gp_tiles is
-# TRUE, or accuracy > 0: mixed precision). In mixed precision the native object holds the locations in
-# Z-order, `order`, so that tiles far from the diagonal hold distant pairs.
+# TRUE, or accuracy > 0: mixed precision). In mixed precision the native
+# object holds the locations in Z-order, `order`, so that tiles far from
+# the diagonal hold distant pairs.
 gp_open <- function(locs, distance, device, call, accuracy = 0) {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)

@@ -42,39 +42,37 @@
 #' adaptive-precision rule: tile \eqn{A_{ij}} is held in a format of unit
 #' roundoff \eqn{u} (FP32, \eqn{u = 2^{-24}}; FP16, \eqn{u = 2^{-11}}; or,
 #' with `fp8 = TRUE`, FP8 E4M3, \eqn{u = 2^{-4}}) when
-#' \eqn{n_t \|A_{ij}\|_F / \|A\|_F \le} `accuracy` \eqn{/ u}, with
-#' \eqn{n_t} the number of tile rows, so that rounding all the tiles moves
-#' \eqn{A} by at most `accuracy` \eqn{\|A\|_F} in Frobenius norm. The
-#' diagonal tiles stay FP64. The tiles of a covariance that decays with
-#' distance get smaller away from the diagonal, so weak correlation leaves
-#' most of them in FP16 (or FP8). FP16 and FP8 tiles carry a power-of-two
-#' scale each (from the largest entry of the tile of \eqn{A}), so that small
-#' entries do not underflow. On the GPU an update
-#' \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile below the diagonal runs in the
-#' lowest precision of its three tiles: on the tensor cores (FP16 products,
-#' FP32 sums) when any of them is FP16 or FP8, else in FP32. FP8 tiles are held as FP16 on the GPU
-#' (exactly) and multiplied as such: FP8 halves the bytes of the farthest
-#' tiles in host memory and on the bus. It is not the default because it did
-#' not pay on an H100 (see BENCHMARKS.md): the FP16 products were not what
-#' set the time, and FP8 uses the whole error budget of `accuracy`, where
-#' FP16 left most of it, so a nearly singular matrix (close locations, no
-#' nugget) more often loses positive definiteness and is factored again. A
-#' product with a low-precision operand already carries that operand's
-#' rounding, which rounding the other one to FP16 at most doubles. An FP64
-#' tile, the diagonal ones included, is updated in FP64, or on the tensor
-#' cores when both operands are FP16 or FP8: the product of two FP16 values
-#' is exact in FP32, so only the FP32 sums round, by less than the operands'
-#' own rounding, and the product is subtracted in FP64. Where FP32 runs no
-#' faster than FP64, as on the H100 and H200, FP32 tiles save memory and bus
-#' bytes but no compute: in core, a map of mostly FP32 tiles (strong
-#' correlation) was factored 5 to 8 % slower than in FP64 on an H100; the
-#' speed comes from the FP16 tiles and, out of core, from the bytes. On the
-#' CPU the tiles are kept in their formats (less memory) and computed in
-#' FP64. If a value
-#' does not fit its tile's format, or a diagonal tile is not positive
-#' definite while lower-precision tiles feed it, those tiles are promoted
-#' one precision and the factorization is run again; `info$attempts` counts
-#' the runs.
+#' \eqn{n_t \|A_{ij}\|_F / \|A\|_F \le} `accuracy` \eqn{/ u}, with \eqn{n_t}
+#' the number of tile rows, so that rounding all the tiles moves \eqn{A} by
+#' at most `accuracy` \eqn{\|A\|_F} in Frobenius norm. The diagonal tiles
+#' stay FP64. The tiles of a covariance that decays with distance get smaller
+#' away from the diagonal, so weak correlation leaves most of them in FP16
+#' (or FP8). FP16 and FP8 tiles carry a power-of-two scale each (from the
+#' largest entry of the tile of \eqn{A}), so that small entries do not
+#' underflow. On the GPU an update \eqn{A_{ik} - L_{ij} L_{kj}^T} of a tile
+#' below the diagonal runs in the lowest precision of its three tiles: on the
+#' tensor cores (FP16 products, FP32 sums) when any of them is FP16 or FP8,
+#' else in FP32. FP8 tiles are held as FP16 on the GPU (exactly) and
+#' multiplied as such: FP8 halves the bytes of the farthest tiles in host
+#' memory and on the bus. It is not the default because it did not pay on an
+#' H100 (see BENCHMARKS.md): the FP16 products were not what set the time,
+#' and FP8 uses the whole error budget of `accuracy`, where FP16 left most of
+#' it, so a nearly singular matrix (close locations, no nugget) more often
+#' loses positive definiteness and is factored again. A product with a
+#' low-precision operand already carries that operand's rounding, which
+#' rounding the other one to FP16 at most doubles. An FP64 tile, the diagonal
+#' ones included, is updated in FP64, or on the tensor cores when both
+#' operands are FP16 or FP8: the product of two FP16 values is exact in FP32,
+#' so only the FP32 sums round, by less than the operands' own rounding, and
+#' the product is subtracted in FP64. Where FP32 runs no faster than FP64, as
+#' on the H100 and H200, FP32 tiles save memory and bus bytes but no compute:
+#' in core, a map of mostly FP32 tiles (strong correlation) was factored 5 to
+#' 8 % slower than in FP64 on an H100; the speed comes from the FP16 tiles
+#' and, out of core, from the bytes. On the CPU the tiles are kept in their
+#' formats (less memory) and computed in FP64. If a value does not fit its
+#' tile's format, or a diagonal tile is not positive definite while
+#' lower-precision tiles feed it, those tiles are promoted one precision and
+#' the factorization is run again; `info$attempts` counts the runs.
 #'
 #' **Several GPUs.** With more than one id in `gpus`, the tile rows are
 #' dealt cyclically to the \eqn{g} GPUs given (1-D block-cyclic, as in the
