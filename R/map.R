@@ -5,7 +5,7 @@ gs_op <- c(bessel_k = 0L, bessel_k_scaled = 1L, bessel_k_log = 2L, bessel_k_log_
            bessel_k_dnu = 4L, bessel_k_dx = 5L, matern = 6L, stable_d = 7L, stable_p = 8L,
            stable_q = 9L, stable_r = 10L)
 
-# flags: see STABLE_FLAG_* in src/core/stable_dist.h. n: the output length
+# flags: see STABLE_FLAG_* in src/core/stable/stable_dist.h. n: the output length
 # of a random op (its inputs are parameters recycled to n). kind: the entry
 # of gs_auto_gpu_min that decides device = "auto". each: per input, the
 # number of elements each of its values serves in turn (rep(v, each = )

@@ -1,5 +1,5 @@
 /* Device-side benchmark hooks for inst/bench. */
-#include "core/gs_bench.h"
+#include "gs_bench.h"
 #include "r_util.h"
 
 SEXP gs_r_bench_map(SEXP op, SEXP n, SEXP reps, SEXP device)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gs_gbees.h"
+#include "gs_gbees.h"
 #include "r_util.h"
 
 /* The R function of a user model: the R side wraps it so that it returns

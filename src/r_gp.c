@@ -1,6 +1,6 @@
 /* Gaussian-process objects for R: an external pointer owns a gs_gp. */
-#include "core/gs_bench.h"
-#include "core/gs_gp.h"
+#include "gs_bench.h"
+#include "gs_gp.h"
 #include "r_util.h"
 
 static gs_gp *gp_get(SEXP ptr) { return (gs_gp *)gs_r_handle(ptr, "Gaussian-process object"); }

@@ -1,5 +1,5 @@
 /* GPU queries for R. */
-#include "core/gs_gpu.h"
+#include "gs_gpu.h"
 #include "r_util.h"
 
 SEXP gs_r_gpu_count(void) { return Rf_ScalarInteger(gs_gpu_count()); }

@@ -2,8 +2,8 @@
  * d/p/q/r) for R. */
 #include <R_ext/Random.h>
 
-#include "core/gs_cpu.h"
-#include "core/gs_map.h"
+#include "gs_cpu.h"
+#include "gs_map.h"
 #include "r_util.h"
 
 /* A 64-bit stream key from R's generator, so that set.seed() fixes it. */

@@ -1,5 +1,5 @@
 /* matern_cov for R. */
-#include "core/gs_matern.h"
+#include "gs_matern.h"
 #include "r_util.h"
 
 /* locs1, locs2: double matrices (locs2 may be NULL); params: sigma2, range,

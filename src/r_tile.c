@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gs_bench.h"
-#include "core/gs_tile.h"
-#include "core/tile_plan.h"
+#include "gs_bench.h"
+#include "gs_tile.h"
+#include "tile_plan.h"
 #include "r_util.h"
 
 static gs_tile_matrix *tile_get(SEXP ptr) { return (gs_tile_matrix *)gs_r_handle(ptr, "tile_chol factor"); }

@@ -5,7 +5,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
-#include "core/gs_common.h"
+#include "gs_common.h"
 
 /* Progress callback for the core: reports to the R function set by
  * gs_r_progress_set (a cli progress bar, or NULL for none) and checks for a

@@ -274,11 +274,6 @@ void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);
 gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int fp8,
                                        int reps, double out[10], char *msg);
 
-/* Page-locked host memory where a GPU build can have it, plain otherwise;
- * *pinned says which, for gs_host_free. */
-void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned);
-void gs_host_free(void *p, int pinned);
-
 #ifdef __cplusplus
 }
 #endif

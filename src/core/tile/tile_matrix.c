@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gs_cpu.h"
+#include "gs_gpu.h"
 #include "gs_tile.h"
 #include "lapack.h"
 

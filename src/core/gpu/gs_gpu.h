@@ -1,5 +1,7 @@
-/* GPU queries and per-device state. Implemented by gpu_context.cu when the
- * package is built with CUDA, and by gpu_none.c (no devices) otherwise. */
+/* GPU queries, per-device state and host memory for copies. Implemented by
+ * gpu_context.cu when the package is built with CUDA, and by gpu_none.c (no
+ * devices) otherwise; each domain's *_none.c stubs its own GPU entry points
+ * with gs_gpu_missing. */
 #ifndef GS_GPU_H
 #define GS_GPU_H
 
@@ -22,6 +24,14 @@ int gs_gpu_count(void);
 gs_status gs_gpu_props_get(int device, gs_gpu_props *p, char *msg);
 /* Frees every device's streams, handles and workspace (package unload). */
 void gs_gpu_release_all(void);
+
+/* Page-locked host memory where a GPU build can have it, plain otherwise;
+ * *pinned says which, for gs_host_free. */
+void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned);
+void gs_host_free(void *p, int pinned);
+
+/* The error of a GPU entry point in a build without CUDA. */
+gs_status gs_gpu_missing(char *msg);
 
 #ifdef __cplusplus
 }

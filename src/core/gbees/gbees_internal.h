@@ -78,7 +78,7 @@ gs_status gbees_prune(gs_gbees *g, char *msg);
  * runs R code, slow next to a step); non-zero if the user interrupted. */
 int gbees_progress(gs_gbees *g, double t_start, double t_end);
 
-/* The GPU path (gbees_cuda.cu; without CUDA, gpu_none.c explains). */
+/* The GPU path (gbees_cuda.cu; without CUDA, gbees_none.c explains). */
 /* Moves the grid (built on the host) to the device and frees the host arrays. */
 gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg);
 gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg);
