@@ -197,19 +197,28 @@ static int op_list_push(op_list *l, tile_op op)
   return 1;
 }
 
+/* The tile cache while the plan is made: which tile each slot holds, where
+ * each tile is, when each tile is next used, and which tiles are running
+ * accumulators (dirty) that must not be evicted. */
+typedef struct {
+  int slots, used;
+  int *slot_tile, *tile_slot;
+  long *tile_next;
+  unsigned char *dirty;
+} slot_cache;
+
 /* The slot for tile t before op: a free one, else that of the clean tile
  * (not the running accumulator) used furthest in the future. -1: none. */
-static int choose_slot(int slots, int *used, const int *slot_tile, const long *tile_next, const unsigned char *dirty,
-                       const tile_op *op)
+static int choose_slot(slot_cache *sc, const tile_op *op)
 {
-  if (*used < slots) return (*used)++;
+  if (sc->used < sc->slots) return sc->used++;
   int best = -1;
   long best_next = -1;
-  for (int s = 0; s < slots; ++s) {
-    const int t = slot_tile[s];
-    if (dirty[t] || op_uses(op, t)) continue;
-    if (tile_next[t] > best_next) {
-      best_next = tile_next[t];
+  for (int s = 0; s < sc->slots; ++s) {
+    const int t = sc->slot_tile[s];
+    if (sc->dirty[t] || op_uses(op, t)) continue;
+    if (sc->tile_next[t] > best_next) {
+      best_next = sc->tile_next[t];
       best = s;
     }
   }
@@ -219,14 +228,13 @@ static int choose_slot(int slots, int *used, const int *slot_tile, const long *t
 /* Appends the load of tile t into a slot (a free one, else the eviction
  * choose_slot makes for op). Returns 1, 0 when out of memory, -1 when no slot
  * can be freed. */
-static int plan_load(op_list *out, tile_plan *p, int slots, int *used, int *slot_tile, int *tile_slot,
-                     const long *tile_next, const unsigned char *dirty, const tile_op *op, int t)
+static int plan_load(op_list *out, tile_plan *p, slot_cache *sc, const tile_op *op, int t)
 {
-  const int s = choose_slot(slots, used, slot_tile, tile_next, dirty, op);
+  const int s = choose_slot(sc, op);
   if (s < 0) return -1;
-  if (slot_tile[s] >= 0) tile_slot[slot_tile[s]] = -1;
-  slot_tile[s] = t;
-  tile_slot[t] = s;
+  if (sc->slot_tile[s] >= 0) sc->tile_slot[sc->slot_tile[s]] = -1;
+  sc->slot_tile[s] = t;
+  sc->tile_slot[t] = s;
   tile_op load = *op;
   load.kind = TILE_OP_LOAD;
   load.tile[0] = t;
@@ -261,13 +269,60 @@ static void prefetch_columns(const tile_op *ops, const long *col_end, const tile
   }
 }
 
+/* The prefetches due at the start of column c's section, tile by tile. */
+static int plan_prefetches(op_list *out, tile_plan *p, slot_cache *sc, const tile_shape *sh, const int *fetch_col,
+                           int c)
+{
+  const long ntiles = gs_tile_count(sh->nt);
+  for (long t = 0; t < ntiles; ++t) {
+    if (fetch_col[t] < 0 || fetch_col[t] > c || sc->tile_slot[t] >= 0) continue;
+    int i, j;
+    gs_tile_coords(t, &i, &j);
+    tile_op none = make_op(sh, TILE_OP_LOAD, i, j, c, -1, -1);
+    none.tile[0] = -1; /* no tile of its own to keep */
+    const int loaded = plan_load(out, p, sc, &none, t);
+    if (loaded <= 0) return loaded;
+  }
+  return 1;
+}
+
+/* The schedule's n ops with their loads (and prefetches) and slots, into
+ * out; p->column_end: where each column's section ends. Returns 1, 0 when
+ * out of memory, -1 when no slot can be freed. */
+static int plan_slots(op_list *out, tile_plan *p, slot_cache *sc, const tile_shape *sh, const tile_op *sched, long n,
+                      const long *next, const long *col_end, const int *fetch_col)
+{
+  const int nt = sh->nt;
+  int c = 0, loaded;
+  for (long q = 0; q < n; ++q) {
+    tile_op op = sched[q];
+    if (q == (c ? col_end[c - 1] : 0) && (loaded = plan_prefetches(out, p, sc, sh, fetch_col, c)) <= 0)
+      return loaded;
+    for (int r = 0; r < 3; ++r) {
+      const int t = op.tile[r];
+      if (t >= 0 && sc->tile_slot[t] < 0 && (loaded = plan_load(out, p, sc, &op, t)) <= 0) return loaded;
+    }
+    for (int r = 0; r < 3; ++r) {
+      const int t = op.tile[r];
+      if (t < 0) continue;
+      op.slot[r] = sc->tile_slot[t];
+      sc->tile_next[t] = next[3 * q + r];
+    }
+    sc->dirty[op.tile[0]] = op.kind != TILE_OP_STORE;
+    if (op.kind == TILE_OP_STORE) p->stores++;
+    if (!op_list_push(out, op)) return 0;
+    for (; c < nt && q + 1 == col_end[c]; ++c) p->column_end[c] = out->n; /* empty sections end here too */
+  }
+  for (; c < nt; ++c) p->column_end[c] = out->n;
+  return 1;
+}
+
 gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner, tile_plan *p, char *msg)
 {
   gs_status st = GS_OK;
   const long ntiles = gs_tile_count(nt);
   long n = schedule_length(nt);
   const tile_shape shape = {nt, workers, owners, owner};
-  int loaded = 1; /* plan_load's result */
   memset(p, 0, sizeof *p);
   if (nt < 1 || workers < 1 || workers > 254 || slots < 3 || owners < 1 || owner < 0 || owner >= owners)
     return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers, 3 tile slots and an "
@@ -276,16 +331,18 @@ gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner,
   p->workers = workers;
   p->slots = slots;
   op_list out = {NULL, 0, 0};
+  slot_cache sc = {slots, 0, NULL, NULL, NULL, NULL};
   tile_op *sched = (tile_op *)malloc((size_t)n * sizeof *sched);
   long *next = (long *)malloc((size_t)n * 3 * sizeof *next);
-  long *tile_next = (long *)malloc((size_t)ntiles * sizeof *tile_next);
   long *col_end = (long *)malloc((size_t)nt * sizeof *col_end);
-  int *tile_slot = (int *)malloc((size_t)ntiles * sizeof *tile_slot);
   int *fetch_col = (int *)malloc((size_t)ntiles * sizeof *fetch_col);
-  int *slot_tile = (int *)malloc((size_t)slots * sizeof *slot_tile);
-  unsigned char *dirty = (unsigned char *)calloc((size_t)ntiles, 1);
+  sc.tile_next = (long *)malloc((size_t)ntiles * sizeof *sc.tile_next);
+  sc.tile_slot = (int *)malloc((size_t)ntiles * sizeof *sc.tile_slot);
+  sc.slot_tile = (int *)malloc((size_t)slots * sizeof *sc.slot_tile);
+  sc.dirty = (unsigned char *)calloc((size_t)ntiles, 1);
   p->column_end = (long *)malloc((size_t)nt * sizeof *p->column_end);
-  if (!sched || !next || !tile_next || !col_end || !tile_slot || !fetch_col || !slot_tile || !dirty || !p->column_end) {
+  if (!sched || !next || !sc.tile_next || !col_end || !sc.tile_slot || !fetch_col || !sc.slot_tile || !sc.dirty ||
+      !p->column_end) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
     goto done;
   }
@@ -293,74 +350,38 @@ gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner,
     /* Half the slots hold a round's accumulators; the rest cache operands. */
     const int round = slots / 2 - 1 > 1 ? slots / 2 - 1 : 1;
     n = schedule_fill(&shape, round, 0, sched, col_end);
-    const int in_core = schedule_in_core(sched, n, ntiles, slots, dirty);
-    memset(dirty, 0, (size_t)ntiles);
+    const int in_core = schedule_in_core(sched, n, ntiles, slots, sc.dirty);
+    memset(sc.dirty, 0, (size_t)ntiles);
     if (in_core) n = schedule_fill(&shape, round, 1, sched, col_end);
     if (in_core) prefetch_columns(sched, col_end, &shape, fetch_col);
     else
       for (long t = 0; t < ntiles; ++t) fetch_col[t] = -1;
   }
-  next_uses(sched, n, ntiles, tile_next, next);
-  for (long t = 0; t < ntiles; ++t) tile_slot[t] = -1;
-  for (int s = 0; s < slots; ++s) slot_tile[s] = -1;
+  next_uses(sched, n, ntiles, sc.tile_next, next);
+  for (long t = 0; t < ntiles; ++t) sc.tile_slot[t] = -1;
+  for (int s = 0; s < slots; ++s) sc.slot_tile[s] = -1;
   {
-    int used = 0, c = 0;
-    for (long q = 0; q < n; ++q) {
-      tile_op op = sched[q];
-      if (q == (c ? col_end[c - 1] : 0)) /* the start of column c's section: the prefetches due, row by row */
-        for (long t = 0; t < ntiles; ++t) {
-          if (fetch_col[t] < 0 || fetch_col[t] > c || tile_slot[t] >= 0) continue;
-          int i, j;
-          gs_tile_coords(t, &i, &j);
-          tile_op none = make_op(&shape, TILE_OP_LOAD, i, j, c, -1, -1);
-          none.tile[0] = -1; /* no tile of its own to keep */
-          if ((loaded = plan_load(&out, p, slots, &used, slot_tile, tile_slot, tile_next, dirty, &none, t)) <= 0)
-            goto load_failed;
-        }
-      for (int r = 0; r < 3; ++r) {
-        const int t = op.tile[r];
-        if (t < 0 || tile_slot[t] >= 0) continue;
-        if ((loaded = plan_load(&out, p, slots, &used, slot_tile, tile_slot, tile_next, dirty, &op, t)) <= 0)
-          goto load_failed;
-      }
-      for (int r = 0; r < 3; ++r) {
-        const int t = op.tile[r];
-        if (t < 0) continue;
-        op.slot[r] = tile_slot[t];
-        tile_next[t] = next[3 * q + r];
-      }
-      if (op.kind == TILE_OP_STORE) {
-        dirty[op.tile[0]] = 0;
-        p->stores++;
-      } else {
-        dirty[op.tile[0]] = 1;
-      }
-      if (!op_list_push(&out, op)) goto nomem;
-      for (; c < nt && q + 1 == col_end[c]; ++c) p->column_end[c] = out.n; /* empty sections end here too */
-    }
-    for (; c < nt; ++c) p->column_end[c] = out.n;
+    const int planned = plan_slots(&out, p, &sc, &shape, sched, n, next, col_end, fetch_col);
+    if (planned < 0)
+      st = gs_set_msg(msg, GS_ERR_ARG, "the tile cache has no slot to free");
+    else if (planned == 0)
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
   }
-  p->ops = out.ops;
-  p->nops = out.n;
-  out.ops = NULL;
-  goto done;
-load_failed:
-  if (loaded < 0) {
-    st = gs_set_msg(msg, GS_ERR_ARG, "the tile cache has no slot to free");
-    goto done;
+  if (st == GS_OK) {
+    p->ops = out.ops;
+    p->nops = out.n;
+    out.ops = NULL;
   }
-nomem:
-  st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the tile schedule");
 done:
   free(out.ops);
   free(sched);
   free(next);
-  free(tile_next);
+  free(sc.tile_next);
   free(col_end);
-  free(tile_slot);
+  free(sc.tile_slot);
   free(fetch_col);
-  free(slot_tile);
-  free(dirty);
+  free(sc.slot_tile);
+  free(sc.dirty);
   if (st != GS_OK) tile_plan_free(p);
   return st;
 }
