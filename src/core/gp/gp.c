@@ -28,7 +28,7 @@
  * factorizations pass on, none at first. */
 static gs_status gp_tiles_create(gs_gp *gp, char *msg)
 {
-  const int nb = gs_tile_default_size(gp->n, gp->device, gp->threads);
+  const int nb = gs_tile_default_size(gp->n, gp->device);
   gs_status st = gs_tile_matrix_create(gp->n, nb, gp->device >= 0, &gp->tiles, msg);
   if (st != GS_OK || !(gp->accuracy > 0.0)) return st;
   const long ntiles = gs_tile_count(gp->tiles->nt);
