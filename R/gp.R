@@ -52,6 +52,17 @@
 #' its rows need (within half the bound), so that nearby parameters rarely
 #' factor twice.
 #'
+#' A covariance that is not positive definite gives an error of class
+#' `gpustats_error_not_pd` that names the order of the first leading minor
+#' that is not, as [chol()] does; so does one that is numerically singular,
+#' where the smallest pivot \eqn{L_{ii}^2} of the factor is below
+#' \eqn{10 n \epsilon} times the largest, within the rounding of the
+#' factorization, so that the likelihood would be rounding noise (duplicated
+#' locations without a nugget, or a very smooth or long-range covariance: a
+#' small nugget helps). Both precisions apply the same rule. A factorization
+#' on the CPU checks for interrupts between blocks of columns, and shows a
+#' progress bar once it has lasted two seconds.
+#'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
 #'   with `nrow(locs)` rows, one data set per column.
 #' @inheritParams matern_cov
@@ -83,7 +94,7 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
-  logdet <- gp_factor(gp, params, locs, call)
+  logdet <- gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_loglik", call))
   z <- gp_apply(gp, "forward", y, call)
   quadform <- colSums(as.matrix(z)^2)
   ll <- -0.5 * nrow(locs) * log(2 * pi) - 0.5 * logdet - 0.5 * quadform
@@ -114,13 +125,26 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
     abort_arg("{.arg nsim} must be a positive whole number.", call)
   }
   n <- nrow(locs)
+  check_draws_size(n, nsim, call)
   z <- matrix(stats::rnorm(n * nsim), n, nsim)
   gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
-  gp_factor(gp, params, locs, call)
+  gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_simulate", call))
   draws <- gp_apply(gp, "multiply", z, call)
   if (nsim == 1) draws <- drop(draws)
   draws
+}
+
+# Refuses, before drawing, nsim draws at n locations that this machine cannot
+# hold: the normal deviates and the draws, 16 bytes a value.
+check_draws_size <- function(n, nsim, call) {
+  bytes <- 16 * as.double(n) * nsim
+  mem <- .Call(gs_r_host_memory)
+  if (as.double(n) * nsim > 2^52 || mem > 0 && bytes > mem) {
+    cli::cli_abort(c("{.arg nsim} = {format(nsim, big.mark = ',')} draws at {n} location{?s} need {format_bytes(bytes)} (the normal deviates and the draws), more than this machine's memory ({format_bytes(mem)}).",
+                     i = "Draw fewer at a time."),
+                   class = c("gpustats_error_memory", "gpustats_error"), call = call)
+  }
 }
 
 # ---- shared by gp_loglik, gp_simulate, gp_fit and predict -------------------
@@ -180,19 +204,25 @@ gp_method <- function(gp) {
 
 gp_close <- function(gp) invisible(.Call(gs_r_gp_free, gp$ptr))
 
+# A progress bar for a factorization of the covariance (NULL for a small one;
+# cli shows it only once the work has lasted two seconds).
+gp_progress_bar <- function(gp, label, call) gs_progress_bar(as.double(gp$n)^2, label, call)
+
 # Factors Sigma(params); returns log |Sigma|. A matrix that is not positive
-# definite gets an error that says why, unless `not_pd` says what to return.
-gp_factor <- function(gp, params, locs, call, not_pd = NULL) {
+# definite, or numerically singular, gets an error that says why, unless
+# `not_pd` says what to return. `bar`: a function of the fraction done.
+gp_factor <- function(gp, params, locs, call, not_pd = NULL, bar = NULL) {
   tryCatch(
-    gs_call(.Call(gs_r_gp_factor, gp$ptr, as.double(params)), call),
+    gs_call(.Call(gs_r_gp_factor, gp$ptr, as.double(params), bar), call),
     gpustats_error_not_pd = function(e) {
       if (!is.null(not_pd)) return(not_pd)
       hint <- if (anyDuplicated(locs)) {
-        "{.arg locs} has duplicated rows, so the covariance is singular: add a nugget, or average the duplicates."
+        "{.arg locs} has duplicated rows, so the covariance is singular without a nugget: add one ({.code nugget = TRUE} in {.fn gp_fit}), or average the duplicates."
       } else {
         "The covariance is numerically singular (very smooth or long-range); a small nugget makes it positive definite."
       }
-      cli::cli_abort(c(conditionMessage(e), i = hint), class = c("gpustats_error_not_pd", "gpustats_error"),
+      order <- if (!is.null(gp$order)) "In mixed precision the locations are factored in Z-order: the minor's locations are {.code locs[morton_order(locs)[1:k], ]} for its order k."
+      cli::cli_abort(c("{conditionMessage(e)}", i = hint, i = order), class = c("gpustats_error_not_pd", "gpustats_error"),
                      call = call)
     }
   )

@@ -17,6 +17,11 @@
 #' central-difference Hessian of the full log-likelihood at the estimate (a
 #' nugget estimated at 0, on the boundary, gets no standard error).
 #'
+#' A fit needs more observations than estimated parameters, and, without a
+#' nugget, distinct locations (duplicated ones make the covariance singular
+#' at any parameters); start values and bounds must lie in the parameter
+#' space (range and smoothness > 0, nugget >= 0).
+#'
 #' @param y Numeric vector of observations at the rows of `locs` (no `NA`).
 #' @inheritParams matern_cov
 #' @param start Named list or vector of starting values for some of
@@ -47,13 +52,17 @@
 #'   slow (large n, weak correlation); below that the extra evaluations of
 #'   the differences cost more than it saves.
 #' @param control List: `trace` (default `TRUE`: one progress line per
-#'   evaluation), `iter.max` (default 200), `rel.tol` (default 1e-10) and
-#'   `hessian` (default `TRUE`: compute standard errors).
+#'   evaluation, and a progress bar while the standard errors are computed),
+#'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
+#'   1e-10, in (0, 1)) and `hessian` (default `TRUE`: compute standard
+#'   errors). Other names are an error.
 #' @return An object of class `gp_fit` with methods `print()`, `summary()`,
 #'   `coef()`, `logLik()` (so `AIC()` works), `vcov()`, `nobs()`,
 #'   `predict()` and `simulate()`; components `coefficients`, `loglik`,
 #'   `vcov`, `estimated` (names of the estimated parameters), `iterations`,
-#'   `evaluations`, `convergence`, `message`, `seconds`, `device`, `method`
+#'   `evaluations`, `convergence` (`nlminb`'s code), `converged` (`FALSE`
+#'   when the search stopped without converging, which also gives a warning
+#'   of class `gpustats_warning_not_converged`), `message`, `seconds`, `device`, `method`
 #'   (the device, and whether the tile Cholesky factored the covariance, in
 #'   which precision), `precision` and `accuracy` (`NULL` in FP64), which
 #'   `predict()` and `simulate()` use too.
@@ -78,9 +87,10 @@ gp_fit <- function(y, locs, start = NULL, lower = NULL, upper = NULL, fixed = li
   if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a single data set (a vector).", call)
   y <- as.vector(y)
   check_flag(nugget, "nugget", call)
-  ctrl <- utils::modifyList(list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE), control)
+  ctrl <- fit_control(control, call)
   spec <- fit_spec(y, locs, start, lower, upper, fixed, nugget, distance, call)
   n <- length(y)
+  check_fit_data(n, locs, spec, call)
 
   gp <- gp_open(locs, distance, device, call, used_accuracy)
   on.exit(gp_close(gp))
@@ -111,6 +121,7 @@ gp_fit <- function(y, locs, start = NULL, lower = NULL, upper = NULL, fixed = li
   progress <- fit_progress(ctrl$trace, call)
   evaluations <- 0L
   objective <- function(theta) {
+    if (!all(is.finite(theta))) return(Inf) # nlminb tries NaN where every point so far was infeasible
     p <- spec$unpack(theta)
     evaluations <<- evaluations + 1L
     s2 <- sigma2_at(p[["range"]], p[["smoothness"]], p[["ratio"]])
@@ -150,16 +161,67 @@ gp_fit <- function(y, locs, start = NULL, lower = NULL, upper = NULL, fixed = li
   # standard error stays NA and the others are conditional on it
   interior <- setdiff(estimated, if (coefficients[["nugget"]] == 0) "nugget")
   if (isTRUE(ctrl$hessian) && length(interior)) {
-    V[interior, interior] <- fit_vcov(coefficients, interior, loglik_at)
+    V[interior, interior] <- fit_vcov(coefficients, interior, loglik_at, n, ctrl$trace, call)
   }
+  converged <- fit_converged_or_warn(opt, call)
 
   structure(list(
     coefficients = coefficients, loglik = ll, vcov = V, estimated = estimated,
     n = n, y = y, locs = locs, distance = distance, device = if (gp$device >= 0) "gpu" else "cpu", method = gp_method(gp),
     precision = precision, accuracy = if (precision == "mixed") accuracy,
-    iterations = opt$iterations, evaluations = evaluations, convergence = opt$convergence,
+    iterations = opt$iterations, evaluations = evaluations, convergence = opt$convergence, converged = converged,
     message = opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
   ), class = "gp_fit")
+}
+
+# Whether nlminb converged; a classed warning when it did not, so that a
+# search that stopped early is never taken for an estimate.
+fit_converged_or_warn <- function(opt, call) {
+  if (opt$convergence == 0L) return(TRUE)
+  cli::cli_warn(c("The likelihood search did not converge: {opt$message}.",
+                  i = "The estimates are where it stopped. Try other {.arg start} values, {.arg lower}/{.arg upper} bounds, a larger {.code control$iter.max}, or {.code nugget = TRUE}."),
+                class = c("gpustats_warning_not_converged", "gpustats_warning"), call = call)
+  FALSE
+}
+
+# The control list, checked, with its defaults filled in.
+fit_control <- function(control, call) {
+  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE)
+  if (!is.list(control) || length(control) && (is.null(names(control)) || any(!nzchar(names(control))))) {
+    abort_arg("{.arg control} must be a named list, not {.obj_type_friendly {control}}.", call)
+  }
+  unknown <- setdiff(names(control), names(defaults))
+  if (length(unknown)) {
+    abort_arg(c("{.arg control} has unknown element{?s} {.val {unknown}}.", i = "Known: {.val {names(defaults)}}."), call)
+  }
+  ctrl <- utils::modifyList(defaults, control)
+  check_flag(ctrl$trace, "control$trace", call)
+  check_flag(ctrl$hessian, "control$hessian", call)
+  check_scalar(ctrl$iter.max, "control$iter.max", call, 1)
+  if (ctrl$iter.max != round(ctrl$iter.max) || ctrl$iter.max > 1e6) {
+    abort_arg("{.arg control$iter.max} must be a whole number from 1 to 1e6, not {ctrl$iter.max}.", call)
+  }
+  check_scalar(ctrl$rel.tol, "control$rel.tol", call, 0, open = TRUE)
+  if (ctrl$rel.tol >= 1) abort_arg("{.arg control$rel.tol} must be below 1, not {ctrl$rel.tol}.", call)
+  ctrl$iter.max <- as.integer(ctrl$iter.max)
+  ctrl
+}
+
+# Data a fit can learn from: more observations than estimated parameters (with
+# as many or fewer the likelihood has no isolated maximum: it can be raised
+# without bound or along a ridge), and no duplicated locations without a
+# nugget (the covariance is then singular at every parameter).
+check_fit_data <- function(n, locs, spec, call) {
+  k <- length(spec$free) + is.null(spec$fixed$sigma2)
+  if (n <= k) {
+    abort_arg(c("{.fn gp_fit} needs more observations than estimated parameters: {k} need at least {k + 1L}, not {n}.",
+                i = "With as many parameters as observations or more, the likelihood has no isolated maximum. Fix some parameters with {.arg fixed}, or use more data."),
+              call)
+  }
+  if (!"ratio" %in% spec$free && spec$ratio == 0 && anyDuplicated(locs)) {
+    abort_arg(c("{.arg locs} has duplicated rows, so the covariance without a nugget is singular at any parameters.",
+                i = "Use {.code nugget = TRUE}, or average the observations at each location."), call)
+  }
 }
 
 # The gradient of f at theta by central differences over h (the step of
@@ -188,6 +250,9 @@ fit_spec <- function(y, locs, start, lower, upper, fixed, nugget, distance, call
   start <- as.list(start)
   lower <- as.list(lower)
   upper <- as.list(upper)
+  check_fit_values(start, "start", call)
+  check_fit_values(lower, "lower", call)
+  check_fit_values(upper, "upper", call)
   if (!is.null(fixed$sigma2)) check_scalar(fixed$sigma2, "fixed$sigma2", call, 0, open = TRUE)
   if (!is.null(fixed$range)) check_scalar(fixed$range, "fixed$range", call, 0, open = TRUE)
   if (!is.null(fixed$smoothness)) check_scalar(fixed$smoothness, "fixed$smoothness", call, 0, open = TRUE)
@@ -227,7 +292,21 @@ fit_spec <- function(y, locs, start, lower, upper, fixed, nugget, distance, call
       smoothness = if ("smoothness" %in% free) exp(theta[["smoothness"]]) else fixed$smoothness,
       ratio = if ("ratio" %in% free) theta[["ratio"]] else ratio_fixed)
   }
-  list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, unpack = unpack)
+  list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, ratio = ratio_fixed, unpack = unpack)
+}
+
+# Start values and bounds within the parameter space: range and smoothness
+# finite and > 0, nugget finite and >= 0 (sigma2 is profiled: a start value
+# is allowed, a bound means nothing).
+check_fit_values <- function(values, arg, call) {
+  for (name in names(values)) {
+    v <- values[[name]]
+    label <- paste0(arg, "$", name)
+    if (name == "sigma2" && arg != "start") {
+      abort_arg("{.arg {label}}: {.arg sigma2} has no bounds (its estimate is profiled out); fix it with {.arg fixed} instead.", call)
+    }
+    check_scalar(v, label, call, 0, open = name != "nugget")
+  }
 }
 
 # One cli status line per likelihood evaluation, or nothing.
@@ -246,14 +325,20 @@ fit_progress <- function(trace, call) {
 # Hessian of the full log-likelihood on the log scale of sigma2, range and
 # smoothness and the natural scale of the nugget ratio, mapped back to the
 # natural scale of the coefficients by the delta method.
-fit_vcov <- function(coefficients, estimated, loglik_at) {
+fit_vcov <- function(coefficients, estimated, loglik_at, n, trace, call) {
   s2 <- coefficients[["sigma2"]]
   phi <- c(sigma2 = log(s2), range = log(coefficients[["range"]]),
            smoothness = log(coefficients[["smoothness"]]), nugget = coefficients[["nugget"]] / s2)
+  k <- length(estimated)
+  # a bar over the 2 k^2 + 1 evaluations, each a factorization
+  evaluations <- 2 * k^2 + 1
+  bar <- if (trace) gs_progress_bar(evaluations * as.double(n)^2, "gp_fit: standard errors", call)
+  done <- 0
   f <- function(v) {
+    done <<- done + 1
+    if (!is.null(bar)) bar(done / evaluations)
     loglik_at(exp(v[["sigma2"]]), exp(v[["range"]]), exp(v[["smoothness"]]), v[["nugget"]])
   }
-  k <- length(estimated)
   h <- 1e-3
   H <- matrix(0, k, k, dimnames = list(estimated, estimated))
   f0 <- f(phi)

@@ -11,8 +11,13 @@ print.gp_fit <- function(x, ...) {
   cat("Mat\u00e9rn Gaussian process fitted by maximum likelihood\n")
   cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$method, x$seconds))
   print(x$coefficients, digits = 6)
+  if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
 }
+
+# Whether the search converged (fits made before this was recorded: from
+# the optimizer's code).
+fit_converged <- function(x) x$converged %||% (x$convergence == 0L)
 
 #' @rdname gp_fit-methods
 #' @export
@@ -43,7 +48,8 @@ summary.gp_fit <- function(object, ...) {
   status <- ifelse(names(est) %in% object$estimated, "estimated", "fixed")
   structure(list(table = table, status = status, loglik = object$loglik, aic = stats::AIC(object),
                  n = object$n, iterations = object$iterations, evaluations = object$evaluations,
-                 convergence = object$convergence, message = object$message, seconds = object$seconds,
+                 convergence = object$convergence, converged = fit_converged(object), message = object$message,
+                 seconds = object$seconds,
                  device = object$device, call = object$call),
             class = "summary.gp_fit")
 }
@@ -60,6 +66,7 @@ print.summary.gp_fit <- function(x, ...) {
   cat(sprintf("\nn = %d   log-likelihood = %.8g   AIC = %.8g\n", x$n, x$loglik, x$aic))
   cat(sprintf("%d iterations, %d likelihood evaluations, %.3g s on the %s (%s)\n", x$iterations, x$evaluations,
               x$seconds, toupper(x$device), x$message))
+  if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
   cat("Standard errors from the observed information.\n")
   invisible(x)
 }
@@ -90,6 +97,7 @@ predict.gp_fit <- function(object, newlocs, se.fit = FALSE, device = getOption("
     abort_arg("{.arg newlocs} has {ncol(newlocs)} column{?s}; the fit used {ncol(object$locs)}.", call)
   }
   check_flag(se.fit, "se.fit", call)
+  if (nrow(newlocs) == 0L) return(if (se.fit) list(fit = numeric(0), se.fit = numeric(0)) else numeric(0))
   p <- object$coefficients
   gp <- gp_open(object$locs, object$distance, device, call, object$accuracy %||% 0)
   on.exit(gp_close(gp))

@@ -88,15 +88,17 @@
 #'
 #' The factor lives in host memory (about \eqn{4 n^2} bytes in FP64, less in
 #' mixed precision), outside R's heap; it is released when the object is
-#' garbage-collected.
+#' garbage-collected, and does not survive saving (`saveRDS()`, `save()`):
+#' a reloaded object's methods say so; run `tile_chol()` again.
 #'
 #' @param A A symmetric positive-definite numeric matrix (only its lower
 #'   triangle is read), or a Matérn covariance from `matern_spec()`.
 #' @param tile Tile size (rows and columns of a tile); `NULL` chooses one for
 #'   the device and the size of the matrix: 1024 or 2048 on a GPU; on the CPU
 #'   512 when R's BLAS is multi-threaded (each BLAS call then uses all cores),
-#'   else about `n` over twice the number of threads, from 64 to 512, with
-#'   one tile per thread.
+#'   else about `n / 4` (a multiple of 32 from 64 to 512), with one tile per
+#'   thread; never from the number of threads, so that the result does not
+#'   depend on it.
 #' @param precision `"double"` (every tile in FP64) or `"mixed"` (each tile
 #'   in the lowest precision that `accuracy` allows; see Details).
 #' @param accuracy For `precision = "mixed"`: the relative accuracy, in
@@ -291,7 +293,7 @@ solve.tile_chol <- function(a, b, ...) {
 
 #' @export
 as.matrix.tile_chol <- function(x, ...) {
-  r <- .Call(gs_r_tile_upper, x$ptr, gs_threads())
+  r <- gs_call(.Call(gs_r_tile_upper, x$ptr, gs_threads()), environment())
   dimnames(r) <- x$dimnames
   r
 }

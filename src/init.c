@@ -16,7 +16,7 @@ SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
 SEXP gs_r_gp_attempts(SEXP);
 SEXP gs_r_gp_free(SEXP);
-SEXP gs_r_gp_factor(SEXP, SEXP);
+SEXP gs_r_gp_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_gp_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_bench_gp_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -47,7 +47,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_gp_tiled", (DL_FUNC)&gs_r_gp_tiled, 1},
   {"gs_r_gp_attempts", (DL_FUNC)&gs_r_gp_attempts, 1},
   {"gs_r_gp_free", (DL_FUNC)&gs_r_gp_free, 1},
-  {"gs_r_gp_factor", (DL_FUNC)&gs_r_gp_factor, 2},
+  {"gs_r_gp_factor", (DL_FUNC)&gs_r_gp_factor, 3},
   {"gs_r_gp_apply", (DL_FUNC)&gs_r_gp_apply, 3},
   {"gs_r_bench_gp_loglik", (DL_FUNC)&gs_r_bench_gp_loglik, 5},
   {"gs_r_tile_chol", (DL_FUNC)&gs_r_tile_chol, 12},

@@ -43,8 +43,10 @@ SEXP gs_r_gp_free(SEXP ptr)
   return R_NilValue;
 }
 
-/* params: sigma2, range, smoothness, nugget. Returns log |Sigma|. */
-SEXP gs_r_gp_factor(SEXP ptr, SEXP params)
+/* params: sigma2, range, smoothness, nugget; progress: an R function of the
+ * fraction done (a progress bar), or NULL; the factorization checks for
+ * interrupts either way. Returns log |Sigma|. */
+SEXP gs_r_gp_factor(SEXP ptr, SEXP params, SEXP progress)
 {
   gs_gp *gp = gp_get(ptr);
   if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
@@ -52,7 +54,7 @@ SEXP gs_r_gp_factor(SEXP ptr, SEXP params)
   double logdet = 0.0;
   long minor = 0;
   char msg[GS_MSG_LEN];
-  gs_r_progress_set(R_NilValue); /* a tiled factorization checks for interrupts, with no bar */
+  gs_r_progress_set(progress);
   gs_status st = gs_gp_factor(gp, &p, &logdet, &minor, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   return Rf_ScalarReal(logdet);

@@ -8,7 +8,16 @@
 #include "tile_plan.h"
 #include "r_util.h"
 
-static gs_tile_matrix *tile_get(SEXP ptr) { return (gs_tile_matrix *)gs_r_handle(ptr, "tile_chol factor"); }
+/* A factor lives outside R's heap: an object saved and read back (saveRDS,
+ * save, a saved workspace) holds an external pointer to nothing. */
+static gs_tile_matrix *tile_get(SEXP ptr)
+{
+  if (TYPEOF(ptr) == EXTPTRSXP && !R_ExternalPtrAddr(ptr))
+    gs_r_stop(GS_ERR_ARG, "the factor of this tile_chol object is not in memory: a factor does not survive saving "
+                          "(saveRDS(), save(), a saved workspace) or the end of the R session; run tile_chol() on the "
+                          "matrix again to recompute it");
+  return (gs_tile_matrix *)gs_r_handle(ptr, "tile_chol factor");
+}
 
 static void tile_finalize(SEXP ptr)
 {
@@ -68,7 +77,7 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
                          Rf_asReal(accuracy), 0.0, 0, INTEGER(device_), Rf_length(device_)};
   opt.fp8 = Rf_asLogical(fp8) == TRUE;
   int nb = gs_r_int(tile, "tile");
-  if (nb <= 0) nb = gs_tile_default_size(n, device, opt.threads);
+  if (nb <= 0) nb = gs_tile_default_size(n, device);
   if (nb > n) nb = (int)n;
   const double cache_bytes = Rf_asReal(memory);
   if (device >= 0 && cache_bytes > 0) { /* a cap on the device cache, in bytes */

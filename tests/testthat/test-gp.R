@@ -234,3 +234,195 @@ test_that("fixed parameters, great-circle distances and method arguments behave"
                control = list(trace = FALSE, hessian = FALSE))
   expect_gt(coef(fg)[["range"]], 10)
 })
+
+# ---- hardening: singular covariances, fits that stop early, degenerate input ----
+
+test_that("a numerically singular covariance is an error in both precisions, naming a minor", {
+  # 30 points, range 10, smoothness 3: the smallest pivot is 7e-15 times the
+  # largest, and the log-likelihood was -6.9e14 in FP64 and -6.5e14 in mixed
+  # precision, rounding noise either way
+  set.seed(1)
+  locs <- matrix(runif(60), ncol = 2)
+  y <- rnorm(30)
+  for (precision in c("double", "mixed")) {
+    expect_error(gp_loglik(y, locs, 1, 10, 3, precision = precision, device = "cpu"),
+                 "numerically\\s+singular.*leading\\s+minor\\s+of\\s+order\\s+[0-9]+", class = "gpustats_error_not_pd")
+    expect_error(gp_simulate(locs, 1, 10, 3, precision = precision, device = "cpu"), class = "gpustats_error_not_pd")
+    # a nugget makes it positive definite
+    expect_true(is.finite(gp_loglik(y, locs, 1, 10, 3, nugget = 1e-6, precision = precision, device = "cpu")))
+  }
+  # a covariance that is not positive definite at all: the same class and wording in both
+  dup <- rbind(locs, locs[3, ])
+  for (precision in c("double", "mixed")) {
+    expect_error(gp_loglik(c(y, 1), dup, 1, 0.1, 1, precision = precision, device = "cpu"),
+                 "leading\\s+minor\\s+of\\s+order\\s+[0-9]+\\s+is\\s+not\\s+positive|numerically\\s+singular", class = "gpustats_error_not_pd")
+  }
+  expect_error(gp_loglik(c(y, 1), dup, 1, 0.1, 1, device = "cpu"), "duplicated\\s+rows.*nugget\\s+=\\s+TRUE")
+  # and the tiled FP64 path applies the same rule
+  withr::local_options(gpustats.gp_tiles = TRUE)
+  expect_error(gp_loglik(y, locs, 1, 10, 3, device = "cpu"), "numerically\\s+singular", class = "gpustats_error_not_pd")
+})
+
+test_that("gp_fit warns when the search does not converge and says so in print and summary", {
+  set.seed(1)
+  locs <- matrix(runif(60), ncol = 2)
+  # constant data: the search runs into the singular region (it failed with
+  # "covariance parameters must be finite", or stopped without a word)
+  expect_warning(fit <- gp_fit(rep(2, 30), locs, control = list(trace = FALSE)),
+                 "did\\s+not\\s+converge", class = "gpustats_warning_not_converged")
+  expect_false(fit$converged)
+  expect_output(print(fit), "did not converge")
+  expect_output(print(summary(fit)), "did not converge")
+  # one iteration is not enough either
+  y <- gp_simulate(locs, 1, 0.2, 1, device = "cpu")
+  expect_warning(fit1 <- gp_fit(y, locs, control = list(trace = FALSE, iter.max = 1, hessian = FALSE)),
+                 class = "gpustats_warning_not_converged")
+  expect_false(fit1$converged)
+  fit2 <- expect_no_warning(gp_fit(y, locs, fixed = list(smoothness = 1), control = list(trace = FALSE)))
+  expect_true(fit2$converged)
+  expect_no_match(capture.output(print(fit2), print(summary(fit2))), "did not converge")
+})
+
+test_that("gp_fit refuses data it cannot learn from and checks its control, bounds and starts", {
+  set.seed(2)
+  locs <- matrix(runif(40), ncol = 2)
+  y <- rnorm(20)
+  quiet <- list(trace = FALSE)
+  for (n in 1:3) {
+    expect_error(gp_fit(y[1:n], locs[1:n, , drop = FALSE], control = quiet), "at\\s+least\\s+4,\\s+not",
+                 class = "gpustats_error_argument")
+  }
+  expect_error(gp_fit(y[1:4], locs[1:4, ], nugget = TRUE, control = quiet), "at\\s+least\\s+5",
+               class = "gpustats_error_argument")
+  # duplicated locations without a nugget (it blamed "covariance parameters must be finite")
+  dup <- rbind(locs, locs[1:2, ])
+  expect_error(gp_fit(c(y, 0, 1), dup, control = quiet), "duplicated.*nugget\\s+=\\s+TRUE",
+               class = "gpustats_error_argument")
+  for (bad in list(list(iter.max = NA), list(iter.max = 0), list(iter.max = -5), list(iter.max = 2.5),
+                   list(iter.max = "10"), list(rel.tol = 0), list(rel.tol = NaN), list(rel.tol = 2),
+                   list(trace = NA), list(hessian = "yes"), list(itermax = 10), list(1), "trace")) {
+    expect_error(gp_fit(y, locs, control = bad), class = "gpustats_error_argument")
+  }
+  expect_error(gp_fit(y, locs, control = list(itermax = 10)), "unknown\\s+element.*itermax")
+  # bounds and starts outside the parameter space (lower range -1 gave
+  # "missing value where TRUE/FALSE needed")
+  expect_error(gp_fit(y, locs, lower = list(range = -1), control = quiet), "lower\\$range",
+               class = "gpustats_error_argument")
+  for (bad in list(list(lower = list(smoothness = 0)), list(upper = list(range = Inf)),
+                   list(upper = list(nugget = -1)), list(lower = list(range = NaN)), list(lower = list(sigma2 = 1)),
+                   list(start = list(range = 0)), list(start = list(smoothness = -Inf)),
+                   list(upper = list(smoothness = NA)), list(start = list(range = "a")))) {
+    expect_error(do.call(gp_fit, c(list(y, locs, control = quiet), bad)), class = "gpustats_error_argument")
+  }
+})
+
+test_that("predict at no locations returns empty results; huge simulations are refused with their size", {
+  set.seed(3)
+  locs <- matrix(runif(40), ncol = 2)
+  y <- gp_simulate(locs, 1, 0.2, 1, device = "cpu")
+  fit <- gp_fit(y, locs, fixed = list(smoothness = 1), control = list(trace = FALSE, hessian = FALSE))
+  none <- matrix(numeric(0), 0, 2)
+  expect_identical(predict(fit, none), numeric(0))
+  expect_identical(predict(fit, none, se.fit = TRUE), list(fit = numeric(0), se.fit = numeric(0)))
+  expect_error(predict(fit, matrix(numeric(0), 0, 3)), class = "gpustats_error_argument")
+  expect_error(gp_simulate(locs, 1, 0.2, 1, nsim = .Machine$integer.max), "need\\s+[0-9.]+\\s+[GT]B",
+               class = "gpustats_error_memory")
+})
+
+test_that("the dense CPU factorization polls the interrupt callback between blocks and stops cleanly", {
+  set.seed(4)
+  locs <- matrix(runif(1200), ncol = 2) # n = 600: three blocks of columns
+  gp <- gpustats:::gp_open(locs, "euclidean", "cpu", NULL)
+  on.exit(gpustats:::gp_close(gp))
+  expect_false(gp$tiled)
+  params <- c(1, 0.05, 0.8, 0)
+  seen <- numeric(0)
+  logdet <- .Call(gpustats:::gs_r_gp_factor, gp$ptr, params, function(done) seen <<- c(seen, done))
+  expect_gte(length(seen), 4L) # after the matrix is built and after each block
+  expect_identical(seen[1], 0)
+  expect_identical(seen[length(seen)], 1)
+  expect_true(all(diff(seen) > 0))
+  # a real user interrupt once a third is done stops it, and the object works after
+  interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
+  expect_error(gpustats:::gs_call(.Call(gpustats:::gs_r_gp_factor, gp$ptr, params, interrupt_at_third), environment()),
+               class = "gpustats_error_interrupted")
+  expect_error(gpustats:::gp_apply(gp, "forward", rnorm(600), NULL), "not\\s+been\\s+factored")
+  expect_identical(gpustats:::gp_factor(gp, params, locs, NULL), logdet)
+  S <- matern_cov(locs, range = 0.05, smoothness = 0.8, device = "cpu")
+  expect_equal(logdet, 2 * sum(log(diag(chol(S)))), tolerance = 1e-12)
+})
+
+test_that("gp_loglik, gp_simulate and the standard errors of gp_fit report progress", {
+  labels <- new.env()
+  labels$seen <- character(0)
+  trace("gs_progress_bar", where = asNamespace("gpustats"), print = FALSE,
+        exit = bquote(if (!is.null(returnValue())) assign("seen", c(get("seen", .(labels)), label), envir = .(labels))))
+  on.exit(untrace("gs_progress_bar", where = asNamespace("gpustats")))
+  set.seed(5)
+  locs <- matrix(runif(2000), ncol = 2) # n = 1000: a bar, shown if it lasts two seconds
+  y <- rnorm(1000)
+  gp_loglik(y, locs, 1, 0.05, 0.8, device = "cpu")
+  gp_simulate(locs, 1, 0.05, 0.8, device = "cpu")
+  suppressWarnings(gp_fit(y, locs, fixed = list(smoothness = 0.5, range = 0.05),
+                          control = list(trace = TRUE, iter.max = 1)))
+  expect_setequal(labels$seen, c("gp_loglik", "gp_simulate", "gp_fit: standard errors"))
+  labels$seen <- character(0)
+  gp_loglik(y[1:50], locs[1:50, ], 1, 0.05, 0.8, device = "cpu") # too small for one
+  expect_length(labels$seen, 0L)
+})
+
+test_that("mixed-precision results do not depend on the number of threads", {
+  # the default tile size came from the thread count: 1 and 2 threads gave
+  # log-likelihoods 4.9e-8 apart
+  set.seed(1)
+  locs <- matrix(runif(1200), ncol = 2)
+  y <- rnorm(600)
+  run <- function(threads) {
+    withr::local_options(gpustats.threads = threads)
+    list(gp_loglik(y, locs, 1, 0.05, 0.8, precision = "mixed", accuracy = 1e-6, device = "cpu"),
+         tile_chol(matern_spec(locs, range = 0.05, smoothness = 0.8), device = "cpu")$logdet)
+  }
+  expect_identical(run(1L), run(2L))
+})
+
+test_that("bad input to the Gaussian-process functions gets clear errors", {
+  set.seed(6)
+  locs <- matrix(runif(20), ncol = 2)
+  y <- rnorm(10)
+  fit <- gp_fit(gp_simulate(locs, 1, 0.3, 1, device = "cpu"), locs, fixed = list(smoothness = 1),
+                control = list(trace = FALSE, hessian = FALSE))
+  values <- list(NA, NaN, Inf, -Inf, "a", NULL, numeric(0), c(1, 2), list(1), factor("a"), 1i, TRUE)
+  params <- c("sigma2", "range", "smoothness", "nugget")
+  for (i in seq_along(values)) { # each bad value for one parameter of each function, in turn
+    args <- list(y, locs, sigma2 = 1, range = 0.2, smoothness = 1, nugget = 0)
+    args[params[i %% 4 + 1]] <- values[i]
+    expect_error(do.call(gp_loglik, args), class = "gpustats_error_argument")
+    args <- list(locs, sigma2 = 1, range = 0.2, smoothness = 1, nugget = 0)
+    args[params[(i + 2) %% 4 + 1]] <- values[i]
+    expect_error(do.call(gp_simulate, args), class = "gpustats_error_argument")
+    expect_error(gp_simulate(locs, 1, 0.2, 1, nsim = values[[i]]), class = "gpustats_error_argument")
+  }
+  bad_y <- list(replace(y, 1, NA), replace(y, 1, NaN), replace(y, 1, Inf), replace(y, 1, -Inf), as.character(y),
+                NULL, numeric(0), y[-1], list(1), factor(y), y + 0i, data.frame(y = y))
+  for (v in bad_y) {
+    expect_error(gp_loglik(v, locs, 1, 0.2, 1), class = "gpustats_error_argument")
+    expect_error(gp_fit(v, locs, control = list(trace = FALSE)), class = "gpustats_error_argument")
+  }
+  bad_locs <- list(replace(locs, 1, NA), replace(locs, 1, NaN), replace(locs, 1, Inf), replace(locs, 1, -Inf),
+                   matrix("a", 10, 2), NULL, matrix(numeric(0), 0, 2), locs[-1, ], list(1), locs + 0i)
+  for (v in bad_locs) {
+    expect_error(gp_loglik(y, v, 1, 0.2, 1), class = "gpustats_error_argument")
+    expect_error(gp_fit(y, v, control = list(trace = FALSE)), class = "gpustats_error_argument")
+    if (identical(v, locs[-1, ])) next # valid alone
+    expect_error(gp_simulate(v, 1, 0.2, 1), class = "gpustats_error_argument")
+    if (!identical(dim(v), c(0L, 2L))) expect_error(predict(fit, v), class = "gpustats_error_argument")
+  }
+  expect_error(predict(fit, locs, se.fit = NA), class = "gpustats_error_argument")
+  expect_error(gp_loglik(y, locs, 1, 0.2, 1, device = "tpu"), class = "gpustats_error_argument")
+  expect_error(gp_fit(cbind(y, y), locs, control = list(trace = FALSE)), "single\\s+data\\s+set",
+               class = "gpustats_error_argument")
+  expect_error(gp_fit(y, locs, nugget = NA, control = list(trace = FALSE)), class = "gpustats_error_argument")
+  # constant data: a likelihood, and simulations of a process with no variance are refused
+  expect_true(is.finite(gp_loglik(rep(1, 10), locs, 1, 0.2, 1, device = "cpu")))
+  expect_error(gp_simulate(locs, 0, 0.2, 1), class = "gpustats_error_argument")
+})

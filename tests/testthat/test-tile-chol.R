@@ -477,3 +477,38 @@ test_that("GPU and CPU mixed-precision factors agree, in core and out of core", 
     }
   }
 })
+
+test_that("a factor read back from a file says that it was not saved and how to recompute it", {
+  A <- random_spd(20, 11)
+  f <- tile_chol(A, device = "cpu")
+  path <- tempfile(fileext = ".rds")
+  on.exit(unlink(path))
+  saveRDS(f, path)
+  g <- readRDS(path)
+  expect_equal(determinant(g)$modulus, determinant(f)$modulus) # kept in the object
+  # it said "the tile_chol factor has been released"
+  expect_error(solve(g, rnorm(20)), "does\\s+not\\s+survive\\s+saving.*run\\s+tile_chol\\(\\)", class = "gpustats_error_argument")
+  expect_error(as.matrix(g), "does\\s+not\\s+survive\\s+saving", class = "gpustats_error_argument")
+})
+
+test_that("bad input to tile_chol gets clear errors, never a crash", {
+  bad <- list(NULL, numeric(0), matrix(numeric(0), 0, 0), NA, matrix(NA_real_, 2, 2), matrix(c(1, NaN, NaN, 1), 2),
+              matrix(c(1, -Inf, -Inf, 1), 2), "a", list(1), factor("a"), matrix(1i, 2, 2), data.frame(a = 1:2, b = 1:2),
+              matrix(1:6, 2))
+  for (A in bad) expect_error(tile_chol(A, device = "cpu"), class = "gpustats_error_argument")
+  expect_error(tile_chol(matrix(c(1, 2, 2, 1), 2), device = "cpu"), "leading\\s+minor\\s+of\\s+order\\s+2",
+               class = "gpustats_error_not_pd")
+  for (tile in list(NA, NaN, Inf, -1, 1.5, "a", c(2, 3), 1e6)) {
+    expect_error(tile_chol(diag(3), tile = tile, device = "cpu"), class = "gpustats_error_argument")
+  }
+  for (v in list(NA, "a", c(TRUE, FALSE))) {
+    expect_error(tile_chol(diag(3), trace = v, device = "cpu"), class = "gpustats_error_argument")
+    expect_error(tile_chol(diag(3), fp8 = v, device = "cpu"), class = "gpustats_error_argument")
+  }
+  f <- tile_chol(diag(3), device = "cpu")
+  for (b in list(NA_real_ + 1:3, "a", list(1, 2, 3), 1:2, NULL)) {
+    expect_error(solve(f, b), class = "gpustats_error_argument")
+  }
+  expect_error(matern_spec(matrix(c(0, NA), 1), range = 1), class = "gpustats_error_argument")
+  expect_error(matern_spec(matrix(runif(4), 2), smoothness = Inf), class = "gpustats_error_argument")
+})

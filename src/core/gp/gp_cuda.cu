@@ -130,6 +130,8 @@ done:
   return st;
 }
 
+extern "C" const double *gs_gp_gpu_diagonal(const gs_gp *gp) { return gp->gpu->diag; }
+
 extern "C" gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
 {
   gs_status st = GS_OK;

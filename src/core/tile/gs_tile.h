@@ -74,9 +74,9 @@ static inline size_t gs_tile_bytes(const gs_tile_matrix *m, long t)
   return (size_t)gs_tile_rows(m, i) * gs_tile_rows(m, j) * tile_precision_bytes(m->precision[t]);
 }
 
-/* The tile size for an n x n matrix on `device` (< 0: the CPU with
- * `threads` threads and R's BLAS). */
-int gs_tile_default_size(long n, int device, int threads);
+/* The tile size for an n x n matrix on `device` (< 0: the CPU with R's
+ * BLAS), the same for any number of threads. */
+int gs_tile_default_size(long n, int device);
 
 /* pinned: allocate page-locked memory when a GPU is present (else plain).
  * The tiles get their host memory from gs_tile_matrix_host (gs_tile_chol
