@@ -398,3 +398,55 @@ test_that("an interrupt inside a model function is an interrupt, not an argument
   expect_error(gbees(interrupting, x0, diag(3), 1, 0.02), "interrupted", class = "gpustats_error_interrupted")
   expect_error(gbees_mc(interrupting, x0, diag(3), 0.02, n = 3), "interrupted", class = "gpustats_error_interrupted")
 })
+
+test_that("bad input to every GBEES function gets a classed error", {
+  x0 <- c(-11.5, -10, 9.5)
+  fit <- gbees(lorenz63(), x0, diag(3), 1, 0.02, threshold = 1e-4)
+  bad <- list(NA, NaN, Inf, -Inf, numeric(0), "a", list(1), factor("a"), 1i, data.frame(a = 1), NULL)
+  nonpositive <- list(-1, 0)
+  cases <- list(
+    x0 = list(function(v) gbees(lorenz63(), v, diag(3), 1, 0.02), bad),
+    cov = list(function(v) gbees(lorenz63(), x0, v, 1, 0.02), c(bad, nonpositive)),
+    dx = list(function(v) gbees(lorenz63(), x0, diag(3), v, 0.02), c(bad, nonpositive)),
+    times = list(function(v) gbees(lorenz63(), x0, diag(3), 1, v), c(bad, -1)),
+    threshold = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, threshold = v), c(bad, -1, 1)),
+    cfl = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, cfl = v), c(bad, nonpositive)),
+    prune_every = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, prune_every = v), c(bad, nonpositive, 1.5, 1e10)),
+    t0 = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, t0 = v), c(bad, 1)),
+    model = list(function(v) gbees(v, x0, diag(3), 1, 0.02), c(bad, list(lorenz96()))),
+    measurements = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, measurements = v), bad[-11]),
+    device = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, device = v), c(bad, "tpu")),
+    mc_n = list(function(v) gbees_mc(lorenz63(), x0, diag(3), 0.01, n = v), c(bad, nonpositive, 2.5, 1e10)),
+    mc_step = list(function(v) gbees_mc(lorenz63(), x0, diag(3), 0.01, n = 3, step = v), c(bad, nonpositive)),
+    mc_times = list(function(v) gbees_mc(lorenz63(), x0, diag(3), v, n = 3), c(bad, -1)),
+    mc_x0 = list(function(v) gbees_mc(lorenz63(), v, diag(3), 0.01, n = 3), c(bad, list(1:2))),
+    mc_cov = list(function(v) gbees_mc(lorenz63(), x0, v, 0.01, n = 3), c(bad, nonpositive, list(diag(2)))),
+    meas_time = list(function(v) gbees_measurements(v, 1, 3, 1), bad),
+    meas_y = list(function(v) gbees_measurements(1, v, 3, 1), c(bad, list(c(1, 2)))),
+    meas_h = list(function(v) gbees_measurements(1, 1, v, 1), c(bad, nonpositive, 1.7, list(c(1, 2)))),
+    meas_cov = list(function(v) gbees_measurements(1, 1, 3, v), c(bad, nonpositive, list(diag(2)))),
+    sigma = list(function(v) lorenz63(sigma = v), bad),
+    l96_n = list(function(v) lorenz96(n = v), c(bad, nonpositive, 4.5, 9)),
+    l96_F = list(function(v) lorenz96(F = v), bad),
+    mu = list(function(v) pcr3bp(mu = v), c(bad, nonpositive, 1)),
+    f = list(function(v) gbees_model(v, 2), c(bad, list(c("x2", "x1", "x1")))),
+    n = list(function(v) gbees_model(function(x) x, v), c(bad, nonpositive, 1.5, 9)),
+    state_names = list(function(v) gbees_model(function(x) x, 2, state_names = v), c(bad[-11], list(c("a", "a")))),
+    autonomous = list(function(v) gbees_model(function(x) x, 2, autonomous = v), bad),
+    par = list(function(v) gbees_model(c("k * x2", "x1"), 2, par = v), c(bad[-11], list(c(k = NA)), list(c(1)))),
+    dims = list(function(v) marginal(fit, dims = v), c(bad, nonpositive, 4, list(1:3), list(c(1, 1)))),
+    time = list(function(v) marginal(fit, time = v), c(bad[-11], 5)),
+    posterior = list(function(v) marginal(fit, posterior = v), bad),
+    samples = list(function(v) bhattacharyya(fit, v), c(bad, list(matrix(0, 2, 2)))),
+    bin = list(function(v) bhattacharyya(fit, matrix(0, 2, 3), bin = v), c(bad, nonpositive)),
+    object = list(function(v) bhattacharyya(v, matrix(0, 2, 3)), bad),
+    plot_times = list(function(v) plot(fit, times = v), c(bad[-11], 5))
+  )
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  for (name in names(cases)) {
+    for (v in cases[[name]][[2L]]) {
+      expect_error(suppressWarnings(cases[[name]][[1L]](v)), class = "gpustats_error", info = paste(name, deparse(v)))
+    }
+  }
+})
