@@ -169,10 +169,12 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
   if (prune_every != round(prune_every) || prune_every > max_int) {
     abort_arg("{.arg prune_every} must be a whole number of steps, at most {max_int}.", call)
   }
-  half_width <- as.integer(round(3 * sqrt(diag(start$cov)) / dx))
+  # counted in double: a wide density or narrow cells may exceed the integers
+  half_width <- round(3 * sqrt(diag(start$cov)) / dx)
   if (prod(2 * half_width + 1) > 2^30) {
     abort_arg("The initial box of +-3 standard deviations has {format(prod(2 * half_width + 1))} cells; use wider cells.", call)
   }
+  half_width <- as.integer(half_width)
   c(start, list(dx = dx, native = list(start$x0, dx, chol2inv(start$cov_chol), half_width, as.double(threshold),
                                        as.double(cfl), as.integer(prune_every), as.double(t0))))
 }

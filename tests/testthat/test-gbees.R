@@ -406,7 +406,7 @@ test_that("bad input to every GBEES function gets a classed error", {
   nonpositive <- list(-1, 0)
   cases <- list(
     x0 = list(function(v) gbees(lorenz63(), v, diag(3), 1, 0.02), bad),
-    cov = list(function(v) gbees(lorenz63(), x0, v, 1, 0.02), c(bad, nonpositive)),
+    cov = list(function(v) gbees(lorenz63(), x0, v, 1, 0.02), c(bad, nonpositive, list(diag(1e300, 3)))),
     dx = list(function(v) gbees(lorenz63(), x0, diag(3), v, 0.02), c(bad, nonpositive)),
     times = list(function(v) gbees(lorenz63(), x0, diag(3), 1, v), c(bad, -1)),
     threshold = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, threshold = v), c(bad, -1, 1)),
