@@ -2,7 +2,7 @@
  * classical fourth-order Runge-Kutta steps. Built-in fields run one sample
  * per thread; a user field is called once per stage for all samples (on a
  * GPU, its compiled device code runs one sample per thread). The steps run
- * in batches that grow until one takes about GBEES_MC_BATCH_SECONDS, with
+ * in batches sized so that one takes about GBEES_MC_BATCH_SECONDS, with
  * progress reported (and interrupts seen) between batches. Step s starts at
  * t0 + s h however the steps are batched, so batching changes no result. */
 #include <math.h>
@@ -69,7 +69,10 @@ static gs_status run_batches(const mc_run *r, long n_steps, gs_progress_fn progr
     gs_status st = advance(r, done, count, msg);
     if (st != GS_OK) return st;
     done += count;
-    if (gs_wall_seconds() - start < GBEES_MC_BATCH_SECONDS / 2) batch *= 2;
+    /* halved too when the machine is busier than the batch that set the size */
+    double took = gs_wall_seconds() - start;
+    if (took < GBEES_MC_BATCH_SECONDS / 2) batch *= 2;
+    else if (took > 2 * GBEES_MC_BATCH_SECONDS && batch > 1) batch /= 2;
     if (progress && progress((double)done / (double)n_steps)) return gs_interrupted(msg);
   }
   return GS_OK;
