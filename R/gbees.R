@@ -27,7 +27,17 @@
 #'
 #' The hash table holding the cells is enlarged and rehashed as the grid
 #' grows; running out of memory stops with an error giving the number of
-#' cells needed. The computation can be interrupted.
+#' cells needed, or when the arrays would exceed the host's memory. The
+#' computation can be interrupted.
+#'
+#' Runs that cannot end well stop with an error of class
+#' `gpustats_error_argument` before they start stepping: reaching a
+#' requested time in more than 1e8 steps (judged from the current step, so a
+#' huge time span or velocity, or a tiny `cfl`, is caught at once), cells too
+#' narrow for double precision to tell apart at the magnitude of `x0`, time
+#' steps lost in the rounding of large times (measure time from a nearer
+#' origin), and a measurement whose likelihood underflows to zero on every
+#' cell that holds probability.
 #'
 #' @param model A [gbees_model][lorenz63] (e.g. `lorenz63()`).
 #' @param x0 Mean of the initial Gaussian density.
@@ -155,10 +165,16 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
   check_scalar(cfl, "cfl", call, 0, open = TRUE)
   if (cfl > 1) abort_arg("{.arg cfl} must be at most 1 (the scheme is stable up to a Courant number of 1).", call)
   check_scalar(prune_every, "prune_every", call, 1)
-  half_width <- as.integer(round(3 * sqrt(diag(start$cov)) / dx))
+  max_int <- .Machine$integer.max
+  if (prune_every != round(prune_every) || prune_every > max_int) {
+    abort_arg("{.arg prune_every} must be a whole number of steps, at most {max_int}.", call)
+  }
+  # counted in double: a wide density or narrow cells may exceed the integers
+  half_width <- round(3 * sqrt(diag(start$cov)) / dx)
   if (prod(2 * half_width + 1) > 2^30) {
     abort_arg("The initial box of +-3 standard deviations has {format(prod(2 * half_width + 1))} cells; use wider cells.", call)
   }
+  half_width <- as.integer(half_width)
   c(start, list(dx = dx, native = list(start$x0, dx, chol2inv(start$cov_chol), half_width, as.double(threshold),
                                        as.double(cfl), as.integer(prune_every), as.double(t0))))
 }
@@ -182,6 +198,7 @@ gbees_centers <- function(keys, spec) {
 # The snapshot at `time` (the last one when NULL); at a measurement time the
 # one after the update unless posterior = FALSE.
 gbees_snapshot <- function(object, time, posterior, call) {
+  check_flag(posterior, "posterior", call)
   t_all <- vapply(object$snapshots, `[[`, 0, "time")
   if (is.null(time)) time <- t_all[length(t_all)]
   check_scalar(time, "time", call)

@@ -2,7 +2,10 @@
 #'
 #' Draws `n` states from `N(x0, cov)` (with R's random number generator, so
 #' reproducible under [set.seed()]) and follows each with classical
-#' fourth-order Runge-Kutta steps of at most `step`. Built-in models run in
+#' fourth-order Runge-Kutta steps of at most `step` (at most 1e8 steps
+#' between two requested times; the run can be interrupted). Samples that
+#' become NaN or infinite (a model that blows up) are kept, with a warning
+#' of class `gpustats_warning_nonfinite`. Built-in models run in
 #' compiled code on the GPU or all cores; a [gbees_model()] runs on the GPU
 #' when given as expressions (compiled at run time, one sample per thread),
 #' and on the CPU evaluates its field once per stage for all samples.
@@ -21,21 +24,41 @@ gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
   call <- environment()
   spec <- gbees_check_start(model, x0, cov, times, t0, call)
   check_scalar(n, "n", call, 1)
+  max_int <- .Machine$integer.max
+  if (n != round(n) || n > max_int) {
+    abort_arg("{.arg n} must be a whole number of samples, at most {max_int}.", call)
+  }
   check_scalar(step, "step", call, 0, open = TRUE)
   dev <- gbees_device(device, model, call)
   d <- model$dim
   x <- matrix(stats::rnorm(n * d), n, d) %*% spec$cov_chol + rep(spec$x0, each = n)
   samples <- vector("list", length(spec$times))
+  span <- max(spec$times) - t0
+  bar <- gs_progress_bar(n * span / step, "gbees_mc", call)
   t_prev <- t0
   for (k in seq_along(spec$times)) {
+    # the native code reports the fraction done of the segment from t_prev
+    progress <- if (!is.null(bar)) function(done) bar((t_prev - t0 + done * (spec$times[k] - t_prev)) / span)
     x <- gs_call(.Call(gs_r_gbees_monte_carlo, gbees_model_native(model), x, t_prev, spec$times[k], as.double(step),
-                       gs_threads(), dev), call)
+                       gs_threads(), dev, progress), call)
     colnames(x) <- model$state_names
     samples[[k]] <- x
     t_prev <- spec$times[k]
   }
+  gbees_mc_warn_nonfinite(samples, spec$times, call)
   structure(list(model = model, times = spec$times, samples = samples, n = as.integer(n), step = step),
             class = "gbees_mc")
+}
+
+# Samples that left the doubles (a model that blows up, or a singularity
+# such as a primary of the three-body problem) stay NaN or Inf: say so once.
+gbees_mc_warn_nonfinite <- function(samples, times, call) {
+  bad <- vapply(samples, function(s) sum(rowSums(!is.finite(s)) > 0), 0)
+  if (!any(bad > 0)) return(invisible())
+  k <- which(bad > 0)[1L]
+  cli::cli_warn(c("{bad[k]} of {nrow(samples[[k]])} Monte Carlo sample{?s} {?is/are} not finite at time {times[k]}.",
+                  i = "Their trajectories left the range of double precision or met a singularity of the model."),
+                class = c("gpustats_warning_nonfinite", "gpustats_warning"), call = call)
 }
 
 #' @export

@@ -141,6 +141,9 @@ plot.gbees <- function(x, dims = c(1, 2), times = NULL, ...) {
   call <- environment()
   dims <- gbees_dims(x, dims, call)
   snaps <- x$snapshots
+  if (!is.null(times) && (!is.numeric(times) || is.object(times) || anyNA(times))) {
+    abort_arg("{.arg times} must be recorded times (numbers), not {.obj_type_friendly {times}}.", call)
+  }
   if (!is.null(times)) snaps <- Filter(function(s) any(abs(s$time - times) <= 1e-9 * max(1, abs(s$time))), snaps)
   if (!length(snaps)) abort_arg("None of {.arg times} was recorded.", call)
   old <- graphics::par(mfrow = grDevices::n2mfrow(length(snaps)), mar = c(4, 4, 2, 1))

@@ -196,10 +196,10 @@ gbees_measurements <- function(time, y, h, cov) {
   if (anyNA(y) || any(!is.finite(y))) abort_arg("{.arg y} must be finite.", call)
   m <- ncol(y)
   if (is.numeric(h)) {
-    idx <- as.integer(h)
-    if (length(idx) != m || anyNA(idx) || any(idx < 1L)) {
-      abort_arg("{.arg h} must give {m} state ind{?ex/ices}, one per observed quantity.", call)
+    if (length(h) != m || !all(is.finite(h)) || any(h != round(h)) || any(h < 1) || any(h > .Machine$integer.max)) {
+      abort_arg("{.arg h} must give {m} state ind{?ex/ices} (whole numbers from 1), one per observed quantity.", call)
     }
+    idx <- as.integer(h)
     h_fn <- function(x, t) x[, idx, drop = FALSE]
   } else if (is.function(h)) {
     h_fn <- with_time_argument(h)
@@ -210,6 +210,7 @@ gbees_measurements <- function(time, y, h, cov) {
   check_numeric_arg(cov, "cov", call)
   cov <- if (is.matrix(cov)) cov else diag(rep_len(as.double(cov), m), m)
   if (!identical(dim(cov), c(m, m))) abort_arg("{.arg cov} must be {m} x {m}.", call)
+  if (!all(is.finite(cov))) abort_arg("{.arg cov} must be finite: a noise of infinite variance carries no information.", call)
   R <- tryCatch(chol(cov), error = function(e) NULL)
   if (is.null(R) || !isSymmetric(unname(cov))) abort_arg("{.arg cov} must be symmetric positive definite.", call)
   structure(list(time = as.double(time), y = unname(y), h = h_fn, index = idx, cov = cov, cov_chol = R),

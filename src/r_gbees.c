@@ -32,7 +32,7 @@ static void field_context_finalize(SEXP ptr)
   R_ClearExternalPtr(ptr);
 }
 
-static int field_from_r(void *ctx, double t, const double *x, size_t n_points, double *f, char *msg)
+static gs_status field_from_r(void *ctx, double t, const double *x, size_t n_points, double *f, char *msg)
 {
   r_field *rf = (r_field *)ctx;
   int d = rf->dim;
@@ -43,27 +43,28 @@ static int field_from_r(void *ctx, double t, const double *x, size_t n_points, d
   SEXP call = PROTECT(Rf_lang3(rf->fn, m, Rf_ScalarReal(t)));
   int failed = 0;
   SEXP out = R_tryEval(call, R_GlobalEnv, &failed);
+  /* the wrapper turns R errors into strings, so what escapes it is an interrupt */
   if (failed) {
     UNPROTECT(2);
-    gs_set_msg(msg, GS_ERR_INTERRUPTED, "the model function was interrupted");
-    return 1;
+    return gs_set_msg(msg, GS_ERR_INTERRUPTED, "the model function was interrupted");
   }
   PROTECT(out);
   if (TYPEOF(out) == STRSXP) {
-    gs_set_msg(msg, GS_ERR_ARG, "%s", Rf_length(out) > 0 ? CHAR(STRING_ELT(out, 0)) : "model error");
+    gs_status st = gs_set_msg(msg, GS_ERR_ARG, "%s", Rf_length(out) > 0 ? CHAR(STRING_ELT(out, 0)) : "model error");
     UNPROTECT(3);
-    return 1;
+    return st;
   }
   if (TYPEOF(out) != REALSXP || (size_t)XLENGTH(out) != n_points * d) {
-    gs_set_msg(msg, GS_ERR_ARG, "the model function must return a %d x %d numeric matrix", (int)n_points, d);
+    gs_status st =
+      gs_set_msg(msg, GS_ERR_ARG, "the model function must return a %d x %d numeric matrix", (int)n_points, d);
     UNPROTECT(3);
-    return 1;
+    return st;
   }
   const double *fo = REAL(out);
   for (size_t p = 0; p < n_points; p++)
     for (int i = 0; i < d; i++) f[p * d + i] = fo[p + i * n_points];
   UNPROTECT(3);
-  return 0;
+  return GS_OK;
 }
 
 /* model: list(kind, dim, par, autonomous, fn, source) (validated in R; the
@@ -186,9 +187,12 @@ SEXP gs_r_gbees_info(SEXP ptr)
 }
 
 /* Advances the states (an n x dim matrix, one per row) from t0 to t1 on the
- * CPU (device < 0) or a GPU. */
-SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEXP threads, SEXP device)
+ * CPU (device < 0) or a GPU, calling progress (an R function of the
+ * fraction done, or NULL) between batches of steps. */
+SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEXP threads, SEXP device,
+                            SEXP progress)
 {
+  gs_r_progress_set(progress);
   gs_gbees_model mod;
   SEXP ctx_ptr = model_from_r(model, &mod);
   int d = mod.dim;
@@ -200,7 +204,7 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
     for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), gs_r_int(device, "device"), rowwise, n,
-                                      Rf_asReal(t0), Rf_asReal(t1), Rf_asReal(step), msg);
+                                      Rf_asReal(t0), Rf_asReal(t1), Rf_asReal(step), gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, d));
   double *po = REAL(out);

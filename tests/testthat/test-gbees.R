@@ -296,3 +296,157 @@ test_that("the Monte Carlo reference agrees on GPU and CPU", {
   cpu <- gbees_mc(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), times = c(0.1, 0.3), n = 2000, device = "cpu")
   for (k in 1:2) expect_lte(max(abs(gpu$samples[[k]] - cpu$samples[[k]]) / (1 + abs(cpu$samples[[k]]))), 1e-10)
 })
+
+test_that("runs that would take too many steps stop before stepping, saying how many and what to change", {
+  x0 <- c(-11.5, -10, 9.5)
+  huge_velocity <- gbees_model(function(x) x * 0 + 1e300, n = 3)
+  for (run in list(function() gbees(lorenz63(), x0, diag(3), 0.5, times = 1e300),
+                   function() gbees(lorenz63(), x0, diag(3), 0.5, 0.05, cfl = 1e-300),
+                   function() gbees(huge_velocity, x0, diag(3), 0.5, 0.05))) {
+    expect_error(run(), "would take about .* time steps .* more than the 1e\\+08 allowed: use wider cells",
+                 class = "gpustats_error_argument")
+  }
+  # cells far narrower than the spacing of doubles at the initial mean cannot be told apart
+  expect_error(gbees(lorenz63(), c(1e300, 0, 0), diag(3), 0.5, 0.05), "cannot be told apart near state 1",
+               class = "gpustats_error_argument")
+  # an ordinary run is not refused
+  expect_equal(gbees(lorenz63(), x0, diag(3), 0.5, 0.01)$info$steps, 7)
+})
+
+test_that("a time span lost in the rounding of large times is an error, not a run of no steps", {
+  x0 <- c(-11.5, -10, 9.5)
+  # 1e15 + 0.05 is 1e15 in double precision; 1e15 + 0.1 is 1e15 + 0.125, reached by steps lost in rounding
+  for (t_end in c(1e15 + 0.05, 1e15 + 0.1)) {
+    expect_error(gbees(lorenz63(), x0, diag(3), 0.5, times = t_end, t0 = 1e15),
+                 "resolves times only to 0.125.*nearer origin", class = "gpustats_error_argument")
+  }
+  # a moderate origin keeps the steps: the density is the one of the same run from 0
+  shifted <- gbees(lorenz63(), x0, diag(3), 0.5, times = 1000.05, t0 = 1000)$snapshots[[1]]
+  plain <- gbees(lorenz63(), x0, diag(3), 0.5, times = 0.05)$snapshots[[1]]
+  expect_identical(shifted$keys, plain$keys)
+  expect_equal(shifted$prob, plain$prob, tolerance = 1e-9)
+})
+
+test_that("a measurement with zero likelihood on every cell is an error", {
+  x0 <- c(-11.5, -10, 9.5)
+  impossible <- gbees_measurements(time = 0.02, y = 1e6, h = 3, cov = 1)
+  expect_error(gbees(lorenz63(), x0, diag(3), 1, 0.02, measurements = impossible, threshold = 1e-4),
+               "measurement is impossible", class = "gpustats_error_argument")
+  # far but possible: applied
+  far <- gbees_measurements(time = 0.02, y = 0, h = 3, cov = 1)
+  fit <- gbees(lorenz63(), x0, diag(3), 1, 0.02, measurements = far, threshold = 1e-4)
+  expect_lt(summary(fit)$table$mean_x3[2], summary(fit)$table$mean_x3[1])
+})
+
+test_that("the Monte Carlo refuses step counts beyond the bound, with no undefined conversion", {
+  x0 <- c(-11.5, -10, 9.5)
+  expect_error(gbees_mc(lorenz63(), x0, diag(3), 1e6, n = 10, step = 1e-3),
+               "would take 1e\\+09 Runge-Kutta steps .* use a larger step", class = "gpustats_error_argument")
+  # 1e299 steps: formerly converted to a long out of range, leaving the samples unmoved
+  expect_error(gbees_mc(lorenz63(), x0, diag(3), 0.1, n = 2, step = 1e-300), "1e\\+299 Runge-Kutta steps",
+               class = "gpustats_error_argument")
+  expect_error(gbees_mc(lorenz63(), x0, diag(3), 0.1, n = 2, t0 = -1e308), "inf\\s+Runge-Kutta steps",
+               class = "gpustats_error_argument")
+})
+
+test_that("Monte Carlo samples that leave the doubles are kept with a classed warning", {
+  expect_warning(mc <- gbees_mc(lorenz63(), c(1e200, 1e200, 1e200), diag(3), 0.01, n = 5),
+                 "5 of 5 Monte Carlo samples are not finite at time 0.01", class = "gpustats_warning_nonfinite")
+  expect_true(all(is.nan(mc$samples[[1]])))
+  expect_no_warning(gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.01, n = 5))
+})
+
+test_that("the Monte Carlo batches its steps without changing the result, and can be interrupted between batches", {
+  x <- matrix(rnorm(300), 100, 3) + rep(c(-11.5, -10, 9.5), each = 100)
+  native <- gpustats:::gbees_model_native(duffing)
+  xd <- x[, 1:2] * 0.1
+  run <- function(model, x, progress, t1 = 0.5) {
+    gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_monte_carlo, model, x, 0, t1, 1e-3, 1L, -1L, progress),
+                       environment())
+  }
+  calls <- 0
+  counting <- function(done) calls <<- calls + 1
+  batched <- run(native, xd, counting)
+  expect_gt(calls, 1) # several batches
+  # the same steps in one batch, by the R arithmetic of the time-dependent field
+  f <- duffing$fn
+  y <- xd
+  for (s in 0:499) {
+    t <- s * 1e-3
+    k1 <- f(y, t)
+    k2 <- f(y + 0.5e-3 * k1, t + 0.5e-3)
+    k3 <- f(y + 0.5e-3 * k2, t + 0.5e-3)
+    k4 <- f(y + 1e-3 * k3, t + 1e-3)
+    y <- y + 1e-3 / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+  }
+  expect_equal(batched, y, tolerance = 1e-13)
+  # a real user interrupt a thousandth of the way through 5e7 steps, which would take minutes
+  interrupt_early <- function(done) if (done > 1e-3) tools::pskill(Sys.getpid(), tools::SIGINT)
+  started <- proc.time()[["elapsed"]]
+  expect_error(run(gpustats:::gbees_model_native(lorenz63()), x, interrupt_early, t1 = 5e4),
+               class = "gpustats_error_interrupted")
+  expect_lt(proc.time()[["elapsed"]] - started, 30)
+})
+
+test_that("an interrupt inside a model function is an interrupt, not an argument error", {
+  interrupting <- gbees_model(function(x) {
+    tools::pskill(Sys.getpid(), tools::SIGINT)
+    Sys.sleep(0.5)
+    x
+  }, n = 3)
+  x0 <- c(-11.5, -10, 9.5)
+  expect_error(gbees(interrupting, x0, diag(3), 1, 0.02), "interrupted", class = "gpustats_error_interrupted")
+  expect_error(gbees_mc(interrupting, x0, diag(3), 0.02, n = 3), "interrupted", class = "gpustats_error_interrupted")
+})
+
+test_that("bad input to every GBEES function gets a classed error", {
+  x0 <- c(-11.5, -10, 9.5)
+  fit <- gbees(lorenz63(), x0, diag(3), 1, 0.02, threshold = 1e-4)
+  bad <- list(NA, NaN, Inf, -Inf, numeric(0), "a", list(1), factor("a"), 1i, data.frame(a = 1), NULL)
+  nonpositive <- list(-1, 0)
+  cases <- list(
+    x0 = list(function(v) gbees(lorenz63(), v, diag(3), 1, 0.02), bad),
+    cov = list(function(v) gbees(lorenz63(), x0, v, 1, 0.02), c(bad, nonpositive, list(diag(1e300, 3)))),
+    dx = list(function(v) gbees(lorenz63(), x0, diag(3), v, 0.02), c(bad, nonpositive)),
+    times = list(function(v) gbees(lorenz63(), x0, diag(3), 1, v), c(bad, -1)),
+    threshold = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, threshold = v), c(bad, -1, 1)),
+    cfl = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, cfl = v), c(bad, nonpositive)),
+    prune_every = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, prune_every = v), c(bad, nonpositive, 1.5, 1e10)),
+    t0 = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, t0 = v), c(bad, 1)),
+    model = list(function(v) gbees(v, x0, diag(3), 1, 0.02), c(bad, list(lorenz96()))),
+    measurements = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, measurements = v), bad[-11]),
+    device = list(function(v) gbees(lorenz63(), x0, diag(3), 1, 0.02, device = v), c(bad, "tpu")),
+    mc_n = list(function(v) gbees_mc(lorenz63(), x0, diag(3), 0.01, n = v), c(bad, nonpositive, 2.5, 1e10)),
+    mc_step = list(function(v) gbees_mc(lorenz63(), x0, diag(3), 0.01, n = 3, step = v), c(bad, nonpositive)),
+    mc_times = list(function(v) gbees_mc(lorenz63(), x0, diag(3), v, n = 3), c(bad, -1)),
+    mc_x0 = list(function(v) gbees_mc(lorenz63(), v, diag(3), 0.01, n = 3), c(bad, list(1:2))),
+    mc_cov = list(function(v) gbees_mc(lorenz63(), x0, v, 0.01, n = 3), c(bad, nonpositive, list(diag(2)))),
+    meas_time = list(function(v) gbees_measurements(v, 1, 3, 1), bad),
+    meas_y = list(function(v) gbees_measurements(1, v, 3, 1), c(bad, list(c(1, 2)))),
+    meas_h = list(function(v) gbees_measurements(1, 1, v, 1), c(bad, nonpositive, 1.7, list(c(1, 2)))),
+    meas_cov = list(function(v) gbees_measurements(1, 1, 3, v), c(bad, nonpositive, list(diag(2)))),
+    sigma = list(function(v) lorenz63(sigma = v), bad),
+    l96_n = list(function(v) lorenz96(n = v), c(bad, nonpositive, 4.5, 9)),
+    l96_F = list(function(v) lorenz96(F = v), bad),
+    mu = list(function(v) pcr3bp(mu = v), c(bad, nonpositive, 1)),
+    f = list(function(v) gbees_model(v, 2), c(bad, list(c("x2", "x1", "x1")))),
+    n = list(function(v) gbees_model(function(x) x, v), c(bad, nonpositive, 1.5, 9)),
+    state_names = list(function(v) gbees_model(function(x) x, 2, state_names = v), c(bad[-11], list(c("a", "a")))),
+    autonomous = list(function(v) gbees_model(function(x) x, 2, autonomous = v), bad),
+    par = list(function(v) gbees_model(c("k * x2", "x1"), 2, par = v), c(bad[-11], list(c(k = NA)), list(c(1)))),
+    dims = list(function(v) marginal(fit, dims = v), c(bad, nonpositive, 4, list(1:3), list(c(1, 1)))),
+    time = list(function(v) marginal(fit, time = v), c(bad[-11], 5)),
+    posterior = list(function(v) marginal(fit, posterior = v), bad),
+    samples = list(function(v) bhattacharyya(fit, v), c(bad, list(matrix(0, 2, 2)))),
+    bin = list(function(v) bhattacharyya(fit, matrix(0, 2, 3), bin = v), c(bad, nonpositive)),
+    object = list(function(v) bhattacharyya(v, matrix(0, 2, 3)), bad),
+    plot_times = list(function(v) plot(fit, times = v), c(bad[-11], 5))
+  )
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  for (name in names(cases)) {
+    for (v in cases[[name]][[2L]]) {
+      expect_error(suppressWarnings(cases[[name]][[1L]](v)), class = "gpustats_error", info = paste(name, deparse(v)))
+    }
+  }
+})

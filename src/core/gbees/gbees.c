@@ -14,9 +14,15 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
     return gs_set_msg(msg, GS_ERR_ARG, "GBEES needs 1 to %d dimensions, not %d", GS_GBEES_MAX_DIM, d);
   if (model->kind == GS_GBEES_CALLBACK ? !model->field : (model->kind < GS_GBEES_LORENZ63 || model->kind > GS_GBEES_PCR3BP))
     return gs_set_msg(msg, GS_ERR_ARG, "unknown GBEES model");
-  for (int i = 0; i < d; i++)
+  for (int i = 0; i < d; i++) {
     if (!(opt->dx[i] > 0.0) || !isfinite(opt->dx[i]) || !isfinite(opt->center[i]))
       return gs_set_msg(msg, GS_ERR_ARG, "cell widths must be positive and finite and the centre finite");
+    if (fabs(opt->center[i]) * GS_GBEES_MIN_RELATIVE_DX > opt->dx[i])
+      return gs_set_msg(msg, GS_ERR_ARG,
+                        "cells %.3g wide cannot be told apart near state %d = %.6g in double precision: use cells at "
+                        "least %.3g wide, or shift the states towards 0",
+                        opt->dx[i], i + 1, opt->center[i], fabs(opt->center[i]) * GS_GBEES_MIN_RELATIVE_DX);
+  }
   if (!(opt->threshold >= 0.0 && opt->threshold < 1.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the threshold must be in [0, 1)");
   if (!(opt->cfl > 0.0 && opt->cfl <= 1.0)) return gs_set_msg(msg, GS_ERR_ARG, "cfl must be in (0, 1]");
@@ -29,6 +35,13 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
 static void note_size(gs_gbees *g)
 {
   if ((size_t)g->n_cells > g->info.peak_cells) g->info.peak_cells = (size_t)g->n_cells;
+}
+
+/* The longest stable step of the grid as it is on the host. */
+static double courant_step(const gs_gbees *g)
+{
+  double rate = gbees_max_rate(g);
+  return rate > 0.0 ? g->opt.cfl / rate : INFINITY;
 }
 
 /* Inserts the box of keys |k_i| <= half_width[i] with Gaussian weights. */
@@ -72,10 +85,14 @@ gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *o
   g->opt.threads = gs_cpu_threads(opt->threads);
   g->dim = model->dim;
   g->time = t0;
+  g->dt = INFINITY;
   st = fill_box(g, prec, half_width, msg);
   /* a user field on a GPU gives the first velocities there too */
   int field_on_device = opt->device >= 0 && model->kind == GS_GBEES_CALLBACK;
-  if (st == GS_OK && !field_on_device) st = gbees_velocities(g, 0, t0, msg);
+  if (st == GS_OK && !field_on_device) {
+    st = gbees_velocities(g, 0, t0, msg);
+    g->dt = courant_step(g);
+  }
   if (st != GS_OK) {
     gs_gbees_free(g);
     return st;
@@ -106,10 +123,12 @@ static gs_status step(gs_gbees *g, double t_end, char *msg)
   gs_status st = gbees_grow(g, msg);
   if (st == GS_OK && !g->model.autonomous) st = gbees_velocities(g, 0, g->time, msg);
   if (st != GS_OK) return st;
-  double rate = gbees_max_rate(g), dt = t_end - g->time;
+  g->dt = courant_step(g);
+  if ((st = gbees_step_guard(g, g->dt, t_end, msg)) != GS_OK) return st;
+  double dt = t_end - g->time;
   int last = 1;
-  if (rate > 0.0 && g->opt.cfl / rate < dt) {
-    dt = g->opt.cfl / rate;
+  if (g->dt < dt) {
+    dt = g->dt;
     last = 0;
   }
   gbees_advect(g, dt);
@@ -125,6 +144,25 @@ static gs_status step(gs_gbees *g, double t_end, char *msg)
   return st;
 }
 
+gs_status gbees_step_guard(const gs_gbees *g, double dt, double t_end, char *msg)
+{
+  if (!(dt < INFINITY)) return GS_OK; /* nothing moves, or the step is not known yet */
+  double steps = (t_end - g->time) / dt;
+  if (steps > GS_GBEES_MAX_STEPS)
+    return gs_set_msg(msg, GS_ERR_ARG,
+                      "reaching time %.6g from %.6g would take about %.3g time steps of %.3g (cfl %.3g over the "
+                      "largest sum_i |v_i| / dx_i, %.3g), more than the %.0e allowed: use wider cells, a larger cfl "
+                      "or a shorter time span, or check that the model's velocities are of a sensible size",
+                      t_end, g->time, steps, dt, g->opt.cfl, g->opt.cfl / dt, GS_GBEES_MAX_STEPS);
+  double latest = fmax(fabs(g->time), fabs(t_end)), spacing = nextafter(latest, INFINITY) - latest;
+  if (spacing * GS_GBEES_MIN_STEP_ULPS > dt)
+    return gs_set_msg(msg, GS_ERR_ARG,
+                      "near time %.6g double precision resolves times only to %.3g, too coarse for time steps of "
+                      "%.3g: the time span is lost in rounding; measure time from a nearer origin (t0 closer to 0)",
+                      latest, spacing, dt);
+  return GS_OK;
+}
+
 int gbees_progress(gs_gbees *g, double t_start, double t_end)
 {
   double now = gs_wall_seconds();
@@ -137,6 +175,8 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)
 {
   if (!(t_end >= g->time))
     return gs_set_msg(msg, GS_ERR_ARG, "cannot propagate backwards, from time %.6g to %.6g", g->time, t_end);
+  gs_status guard = gbees_step_guard(g, g->dt, t_end, msg);
+  if (guard != GS_OK) return guard;
   if (g->gpu) return gbees_gpu_propagate(g, t_end, msg);
   double t_start = g->time;
   while (g->time < t_end) {
@@ -166,8 +206,13 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
     if (isnan(loglik[c])) st = gs_set_msg(msg, GS_ERR_ARG, "the measurement log-likelihood is NaN at cell %d", c + 1);
     if (prob[c] > 0.0) top = fmax(top, loglik[c]);
   }
-  if (st == GS_OK && !isfinite(top))
-    st = gs_set_msg(msg, GS_ERR_ARG, "the measurement has zero likelihood wherever the density is positive");
+  /* exp(top) == 0: the measurement lies tens of standard deviations from every cell that holds mass, so
+   * the update would keep only the cells nearest to it, whatever the density said */
+  if (st == GS_OK && !(exp(top) > 0.0))
+    st = gs_set_msg(msg, GS_ERR_ARG,
+                    "the measurement is impossible under the propagated density: its likelihood underflows to 0 "
+                    "wherever the density is positive (largest log-likelihood %.4g); check y, h and cov",
+                    top);
   if (st == GS_OK) {
     for (int32_t c = 0; c < n; c++) prob[c] *= exp(loglik[c] - top);
     if (g->gpu) {

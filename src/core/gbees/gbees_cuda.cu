@@ -48,6 +48,7 @@
 /* What the device tells the host after a batch of steps. */
 typedef struct {
   double time, t_end, dt;
+  double courant_dt;  /* cfl / the largest rate of the latest step (before shortening it to t_end) */
   double mass_error, clipped_mass, pruned_mass;
   double norm;        /* the sum that the next scale divides by */
   int32_t n_cells;    /* cells before this step's growth */
@@ -365,6 +366,7 @@ __global__ static void choose_dt(const __grid_constant__ gbees_cells g, gbees_gp
   if (!last_block(st)) return;
   double top = reduce_partials(partial, 1);
   if (threadIdx.x != 0) return;
+  st->courant_dt = top > 0.0 ? cfl / top : INFINITY;
   int32_t n = live_cells(st);
   st->steps++;
   st->cell_updates += n;
@@ -712,6 +714,7 @@ static gs_status read_state(gs_gbees *g, char *msg)
   const gbees_gpu *gpu = g->gpu;
   const gbees_gpu_state *hs = gpu->host_state;
   g->time = hs->time;
+  g->dt = hs->courant_dt;
   g->n_cells = hs->n_cells + hs->n_new;
   g->info.steps = hs->steps;
   g->info.cell_updates = hs->cell_updates;
@@ -920,6 +923,7 @@ extern "C" gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg)
       goto done;
     }
     GS_TRY(steps_run(g, msg));
+    GS_TRY(gbees_step_guard(g, g->dt, t_end, msg));
     if (g->steps_since_prune >= g->opt.prune_every) GS_TRY(prune(g, g->n_cells, msg));
   }
   /* a prune after the last step: the host learns the cell count it left */
@@ -955,6 +959,7 @@ extern "C" gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg)
     gbees_gpu_state init;
     memset(&init, 0, sizeof init);
     init.time = init.t_end = g->time;
+    init.courant_dt = g->dt;
     init.bad_cell = INT32_MAX;
     init.mass_error = g->info.mass_error;
     GS_CUDA_TRY(cudaMemcpyAsync(gpu->state, &init, sizeof init, cudaMemcpyHostToDevice, gpu->stream));
@@ -1027,29 +1032,72 @@ extern "C" void gbees_gpu_free(gbees_gpu *gpu)
   free(gpu);
 }
 
-extern "C" gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, double t0,
-                                           long n_steps, double h, char *msg)
+struct gbees_gpu_mc {
+  gs_gpu_ctx *ctx;
+  gs_gbees_model model;
+  gbees_field_module *field; /* a user's field, compiled for this device; NULL for a built-in one */
+  double *x;                 /* the states, on the device */
+  size_t n;
+  int blocks;
+};
+
+extern "C" gs_status gbees_gpu_mc_start(int device, const gs_gbees_model *model, const double *x, size_t n,
+                                        gbees_gpu_mc **out, char *msg)
 {
-  gs_gpu_ctx *ctx = NULL;
-  gbees_field_module *field = NULL;
-  double *dx = NULL;
-  gs_status st = gs_gpu_ctx_get(device, &ctx, msg);
-  if (st != GS_OK) return st;
+  gs_status st = GS_OK;
   size_t bytes = n * model->dim * sizeof(double);
-  int blocks = (int)((n + GBEES_THREADS - 1) / GBEES_THREADS);
-  if (model->kind == GS_GBEES_CALLBACK) GS_TRY(gbees_field_compile(model, device, &field, msg));
-  GS_CUDA_TRY(cudaMalloc(&dx, bytes));
-  GS_CUDA_TRY(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, ctx->stream[0]));
-  if (field) {
-    GS_CUDA_TRY(gbees_field_rk4(field, ctx->stream[0], blocks, GBEES_THREADS, dx, (long long)n, n_steps, t0, h));
+  gbees_gpu_mc *mc = (gbees_gpu_mc *)calloc(1, sizeof *mc);
+  if (!mc) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  mc->model = *model;
+  mc->n = n;
+  mc->blocks = (int)((n + GBEES_THREADS - 1) / GBEES_THREADS);
+  GS_TRY(gs_gpu_ctx_get(device, &mc->ctx, msg));
+  if (model->kind == GS_GBEES_CALLBACK) GS_TRY(gbees_field_compile(model, device, &mc->field, msg));
+  GS_CUDA_TRY(cudaMalloc(&mc->x, bytes));
+  GS_CUDA_TRY(cudaMemcpyAsync(mc->x, x, bytes, cudaMemcpyHostToDevice, mc->ctx->stream[0]));
+  /* before the caller may reuse x */
+  GS_CUDA_TRY(cudaStreamSynchronize(mc->ctx->stream[0]));
+  *out = mc;
+  mc = NULL;
+done:
+  gbees_gpu_mc_free(mc);
+  return st;
+}
+
+extern "C" gs_status gbees_gpu_mc_advance(gbees_gpu_mc *mc, double t0, long first, long count, double h, char *msg)
+{
+  gs_status st = GS_OK;
+  cudaStream_t s = mc->ctx->stream[0];
+  GS_CUDA_TRY(cudaSetDevice(mc->ctx->device));
+  if (mc->field) {
+    GS_CUDA_TRY(gbees_field_rk4(mc->field, s, mc->blocks, GBEES_THREADS, mc->x, (long long)mc->n, first, count, t0,
+                                h));
   } else {
-    monte_carlo_rk4<<<blocks, GBEES_THREADS, 0, ctx->stream[0]>>>(*model, dx, n, n_steps, h);
+    monte_carlo_rk4<<<mc->blocks, GBEES_THREADS, 0, s>>>(mc->model, mc->x, mc->n, count, h);
     GS_CUDA_TRY(cudaGetLastError());
   }
-  GS_CUDA_TRY(cudaMemcpyAsync(x, dx, bytes, cudaMemcpyDeviceToHost, ctx->stream[0]));
-  GS_CUDA_TRY(cudaStreamSynchronize(ctx->stream[0]));
+  /* the batch is done when this returns, so that the caller can time it and look for an interrupt */
+  GS_CUDA_TRY(cudaStreamSynchronize(s));
 done:
-  cudaFree(dx);
-  gbees_field_free(field);
   return st;
+}
+
+extern "C" gs_status gbees_gpu_mc_finish(gbees_gpu_mc *mc, double *x, char *msg)
+{
+  gs_status st = GS_OK;
+  cudaStream_t s = mc->ctx->stream[0];
+  GS_CUDA_TRY(cudaSetDevice(mc->ctx->device));
+  GS_CUDA_TRY(cudaMemcpyAsync(x, mc->x, mc->n * mc->model.dim * sizeof(double), cudaMemcpyDeviceToHost, s));
+  GS_CUDA_TRY(cudaStreamSynchronize(s));
+done:
+  return st;
+}
+
+extern "C" void gbees_gpu_mc_free(gbees_gpu_mc *mc)
+{
+  if (!mc) return;
+  if (mc->ctx) cudaSetDevice(mc->ctx->device);
+  cudaFree(mc->x);
+  gbees_field_free(mc->field);
+  free(mc);
 }

@@ -44,14 +44,15 @@ static const char field_kernels[] =
   "    if (!isfinite(r)) atomicMin(bad_cell, c);\n"
   "  }\n"
   "}\n"
-  "extern \"C\" __global__ void gbees_field_rk4(double *x, long long n, long long n_steps, double t0, double h)\n"
+  "extern \"C\" __global__ void gbees_field_rk4(double *x, long long n, long long first, long long n_steps,\n"
+  "    double t0, double h)\n"
   "{\n"
   "  const double frac[4] = {0.0, 0.5, 0.5, 1.0};\n"
   "  for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;\n"
   "       p += (long long)gridDim.x * blockDim.x) {\n"
   "    double y[GBEES_DIM], z[GBEES_DIM], k[4][GBEES_DIM];\n"
   "    for (int i = 0; i < GBEES_DIM; i++) y[i] = x[p * GBEES_DIM + i];\n"
-  "    for (long long s = 0; s < n_steps; s++) {\n"
+  "    for (long long s = first; s < first + n_steps; s++) {\n"
   "      double t = t0 + s * h;\n"
   "#pragma unroll\n"
   "      for (int st = 0; st < 4; st++) {\n"
@@ -188,8 +189,8 @@ cudaError_t gbees_field_velocities(const gbees_field_module *m, cudaStream_t s, 
 }
 
 cudaError_t gbees_field_rk4(const gbees_field_module *m, cudaStream_t s, int blocks, int threads, double *x,
-                            long long n, long long n_steps, double t0, double h)
+                            long long n, long long first, long long n_steps, double t0, double h)
 {
-  void *args[] = {&x, &n, &n_steps, &t0, &h};
+  void *args[] = {&x, &n, &first, &n_steps, &t0, &h};
   return cudaLaunchKernel((const void *)m->rk4, dim3(blocks), dim3(threads), args, 0, s);
 }

@@ -44,9 +44,10 @@ cudaError_t gbees_field_velocities(const gbees_field_module *m, cudaStream_t s, 
                                    const gbees_field_cells *cells, const gbees_field_geometry *geo, double *v,
                                    double *rate, int32_t *bad_cell);
 
-/* n_steps classical Runge-Kutta steps of h from time t0 for the n states x
- * (device memory, state p at x[p * dim]), in the arithmetic of the CPU path. */
+/* Classical Runge-Kutta steps first .. first + n_steps - 1 of h (step s
+ * starts at t0 + s h) for the n states x (device memory, state p at
+ * x[p * dim]), in the arithmetic of the CPU path. */
 cudaError_t gbees_field_rk4(const gbees_field_module *m, cudaStream_t s, int blocks, int threads, double *x,
-                            long long n, long long n_steps, double t0, double h);
+                            long long n, long long first, long long n_steps, double t0, double h);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gbees_internal.h"
+#include "gs_cpu.h"
 
 static size_t cell_bytes(int dim)
 {
@@ -71,6 +72,14 @@ gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
   if (cells > g->capacity) {
     int d = g->dim;
     size_t n = (size_t)cap;
+    /* refused here rather than left to the system, which may grant the
+     * arrays and then stop the process when they are touched */
+    double need = (double)cap * (double)cell_bytes(d) + (double)slots * 4.0, have = gs_host_memory_bytes();
+    if (have > 0.0 && need > have)
+      return gs_set_msg(msg, GS_ERR_NOMEM,
+                        "the GBEES grid needs %.0f cells (%.3g GB), more than the host's %.3g GB of memory: use "
+                        "wider cells or a larger threshold",
+                        (double)cells, need / 1e9, have / 1e9);
     if (!grow_array((void **)&g->key, n * d * sizeof(int32_t)) || !grow_array((void **)&g->prob, n * sizeof(double)) ||
         !grow_array((void **)&g->v, n * d * sizeof(double)) || !grow_array((void **)&g->rate, n * sizeof(double)) ||
         !grow_array((void **)&g->nbr, n * 2 * d * sizeof(int32_t)) ||

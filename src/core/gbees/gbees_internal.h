@@ -19,6 +19,7 @@ struct gs_gbees {
   gs_gbees_options opt;
   int dim;
   double time;
+  double dt; /* the latest Courant step cfl / max rate (INFINITY if none or not known yet) */
 
   /* cells 0 .. n_cells-1; arrays hold `capacity` cells */
   int32_t n_cells, capacity;
@@ -74,6 +75,11 @@ void gbees_advect(gs_gbees *g, double dt);
 void gbees_normalize(gs_gbees *g);
 gs_status gbees_prune(gs_gbees *g, char *msg);
 
+/* Refuses a propagation to t_end with Courant steps of dt: one that would
+ * take more than GS_GBEES_MAX_STEPS steps, or whose steps are lost in the
+ * rounding of the clock (GS_GBEES_MIN_STEP_ULPS). */
+gs_status gbees_step_guard(const gs_gbees *g, double dt, double t_end, char *msg);
+
 /* Reports progress from t_start towards t_end at most every 0.1 s (a report
  * runs R code, slow next to a step); non-zero if the user interrupted. */
 int gbees_progress(gs_gbees *g, double t_start, double t_end);
@@ -87,9 +93,16 @@ gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *
 /* Replaces the probabilities, then normalizes, prunes and normalizes. */
 gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg);
 void gbees_gpu_free(gbees_gpu *gpu);
-/* n_steps Runge-Kutta steps of h from time t0 for the n states x. */
-gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, double t0, long n_steps,
-                                double h, char *msg);
+/* The Monte Carlo states on a GPU: uploaded by start, advanced by
+ * Runge-Kutta steps first .. first + count - 1 of h from time t0 (step s
+ * starts at t0 + s h) by advance, which returns when they are done, and
+ * downloaded by finish. */
+typedef struct gbees_gpu_mc gbees_gpu_mc;
+gs_status gbees_gpu_mc_start(int device, const gs_gbees_model *model, const double *x, size_t n, gbees_gpu_mc **out,
+                             char *msg);
+gs_status gbees_gpu_mc_advance(gbees_gpu_mc *mc, double t0, long first, long count, double h, char *msg);
+gs_status gbees_gpu_mc_finish(gbees_gpu_mc *mc, double *x, char *msg);
+void gbees_gpu_mc_free(gbees_gpu_mc *mc);
 
 #ifdef __cplusplus
 }

@@ -31,9 +31,26 @@ void gbees_gpu_free(gbees_gpu *gpu)
   (void)gpu;
 }
 
-gs_status gbees_gpu_monte_carlo(int device, const gs_gbees_model *model, double *x, size_t n, double t0, long n_steps,
-                                double h, char *msg)
+gs_status gbees_gpu_mc_start(int device, const gs_gbees_model *model, const double *x, size_t n, gbees_gpu_mc **out,
+                             char *msg)
 {
-  (void)device, (void)model, (void)x, (void)n, (void)t0, (void)n_steps, (void)h;
+  (void)device, (void)model, (void)x, (void)n, (void)out;
   return gs_gpu_missing(msg);
+}
+
+gs_status gbees_gpu_mc_advance(gbees_gpu_mc *mc, double t0, long first, long count, double h, char *msg)
+{
+  (void)mc, (void)t0, (void)first, (void)count, (void)h;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gbees_gpu_mc_finish(gbees_gpu_mc *mc, double *x, char *msg)
+{
+  (void)mc, (void)x;
+  return gs_gpu_missing(msg);
+}
+
+void gbees_gpu_mc_free(gbees_gpu_mc *mc)
+{
+  (void)mc;
 }

@@ -70,9 +70,10 @@ static gs_status callback_velocities(gs_gbees *g, int32_t first, double t, char 
       p[i] += 0.5 * g->opt.dx[i];
     }
   }
-  if (g->model.field(g->model.ctx, t, x, n_points, f, msg) != 0) {
+  gs_status st = g->model.field(g->model.ctx, t, x, n_points, f, msg);
+  if (st != GS_OK) {
     free(x);
-    return GS_ERR_ARG;
+    return st;
   }
   for (size_t k = 0; k < n_new; k++) {
     int32_t c = first + (int32_t)k;

@@ -17,6 +17,17 @@ extern "C" {
 #endif
 
 #define GS_GBEES_MAX_DIM 8
+/* The most time steps one propagation (or Runge-Kutta steps one Monte Carlo
+ * segment) may take: far beyond any run that ends in reasonable time, so
+ * that reaching it means a step size out of proportion to the time span (a
+ * huge span or velocity, a tiny cfl or step), reported before stepping. */
+#define GS_GBEES_MAX_STEPS 1e8
+/* Cells must be at least this fraction of the distance of the initial mean
+ * from the origin wide, so that double precision resolves cell centres. */
+#define GS_GBEES_MIN_RELATIVE_DX 0x1p-32
+/* The time step must be at least this many times the spacing of doubles near
+ * the times involved, so that the clock advances by the step taken. */
+#define GS_GBEES_MIN_STEP_ULPS 0x1p16
 
 typedef enum {
   GS_GBEES_LORENZ63 = 1, /* par: sigma, b, r */
@@ -26,10 +37,11 @@ typedef enum {
 } gs_gbees_model_kind;
 
 /* The vector field at n_points states x (state p in x[p*dim .. p*dim+dim-1])
- * into f (same layout). Returns 0, or non-zero with a message in msg (e.g.
- * a user function failed or returned NaN). Called from the thread that
+ * into f (same layout). Returns GS_OK, or the status of the failure with a
+ * message in msg (GS_ERR_ARG: a user function failed or returned NaN;
+ * GS_ERR_INTERRUPTED: the user interrupted it). Called from the thread that
  * entered the core. */
-typedef int (*gs_gbees_field_fn)(void *ctx, double t, const double *x, size_t n_points, double *f,
+typedef gs_status (*gs_gbees_field_fn)(void *ctx, double t, const double *x, size_t n_points, double *f,
                                  char *msg);
 
 typedef struct {
@@ -96,9 +108,10 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
 /* Monte Carlo reference: advances the n states x (state p in
  * x[p*dim ..], in place) from t0 to t1 with classical Runge-Kutta steps of
  * at most `step`, on the CPU (device < 0) or a GPU (built-in models and
- * callback models with device_source). */
+ * callback models with device_source). The steps run in batches, with
+ * progress (may be NULL) called between them. */
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
-                               double t1, double step, char *msg);
+                               double t1, double step, gs_progress_fn progress, char *msg);
 
 #ifdef __cplusplus
 }
