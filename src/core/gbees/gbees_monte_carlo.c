@@ -51,6 +51,6 @@ gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int dev
   double h = (t1 - t0) / (double)n_steps;
   if (device >= 0) return gbees_gpu_monte_carlo(device, model, x, n, t0, n_steps, h, msg);
   if (model->kind == GS_GBEES_CALLBACK) return callback_rk4(model, x, n, t0, n_steps, h, msg);
-  builtin_rk4(model, gs_cpu_threads(threads), x, n, n_steps, h);
+  builtin_rk4(model, gs_cpu_threads_for(threads, (double)n * (double)n_steps), x, n, n_steps, h);
   return GS_OK;
 }
