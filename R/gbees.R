@@ -74,7 +74,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
                              .envir = call)
   }
   started <- proc.time()[["elapsed"]]
-  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(), dev, NULL), call)
+  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(call), dev, NULL), call)
   snapshots <- list()
   for (te in events) {
     start <- now

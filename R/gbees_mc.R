@@ -29,7 +29,7 @@ gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
   t_prev <- t0
   for (k in seq_along(spec$times)) {
     x <- gs_call(.Call(gs_r_gbees_monte_carlo, gbees_model_native(model), x, t_prev, spec$times[k], as.double(step),
-                       gs_threads(), dev), call)
+                       gs_threads(call), dev), call)
     colnames(x) <- model$state_names
     samples[[k]] <- x
     t_prev <- spec$times[k]
