@@ -26,3 +26,11 @@ check_scalar <- function(x, arg, call, lower = -Inf, open = FALSE) {
     abort_arg("{.arg {arg}} must be {what} {lower}, not {.obj_type_friendly {x}}{if (is.numeric(x) && length(x) == 1L) paste0(' (', x, ')') else ''}.", call)
   }
 }
+
+# Refuses, before allocating, `bytes` of host memory for `what` (a phrase
+# such as "The 1000 x 1000 covariance matrix") when they exceed the memory
+# available now: a gpustats_error_memory condition that says how much is
+# needed and how much is available.
+check_host_memory <- function(bytes, what, call) {
+  gs_call(.Call(gs_r_host_memory_check, as.double(bytes), what), call)
+}

@@ -57,34 +57,79 @@ resolve_device <- function(device, work, kind, call) {
   if (gpu_available() && work >= gs_auto_gpu_min[[kind]]) id else -1L
 }
 
-gs_threads <- function() {
-  t <- getOption("gpustats.threads", 0L)
-  if (!is.numeric(t) || length(t) != 1L || is.na(t) || t < 0) 0L else as.integer(t)
+# The gpustats.threads option, checked: NULL or 0 for the default
+# (OMP_NUM_THREADS, else every core), else a whole number of threads, which
+# the core caps at the cores and OMP_THREAD_LIMIT. Recorded in the core, for
+# the parallel regions that are given no thread count. Errors name the frame
+# `call` (by default, that of the exported function whose argument this is).
+gs_threads <- function(call = parent.frame()) {
+  t <- getOption("gpustats.threads")
+  if (is.null(t)) t <- 0L
+  if (!is.numeric(t) || is.object(t) || length(t) != 1L || !is.finite(t) || t < 0 || t != trunc(t)) {
+    what <- if (is.numeric(t) && length(t) == 1L) format(t) else cli::format_inline("{.obj_type_friendly {t}}")
+    cli::cli_abort(c("Option {.code gpustats.threads} must be a single whole number of threads, not {what}.",
+                     i = "Use {.code options(gpustats.threads = 4)}, or {.code options(gpustats.threads = NULL)} for the default (all cores)."),
+                   class = c("gpustats_error_argument", "gpustats_error"), call = call)
+  }
+  t <- as.integer(min(t, .Machine$integer.max))
+  .Call(gs_r_cpu_threads, t)
+  t
 }
 
-# Evaluates a .Call and turns the core's "gpustats[<status>] message" errors
-# into classed conditions, reported as coming from `call` (the frame of the
-# exported function).
+# The status kinds of the core, c(ok = 0L, argument = 1L, ...), read from C
+# when the package loads (.onLoad).
+gs_status_kinds <- function() gs_state$status_kinds
+
+# Evaluates a .Call and turns the condition a failed core call raises (class
+# gpustats_status, with the status code) into the condition of its kind:
+# gpustats_error_<kind>, reported as coming from `call` (the frame of the
+# exported function); for an interrupt, R's own interrupt condition.
 gs_call <- function(expr, call) {
-  tryCatch(expr, error = function(e) {
-    m <- regmatches(conditionMessage(e), regexec("^gpustats\\[(\\d)\\] (.*)$", conditionMessage(e)))[[1L]]
-    if (length(m) == 0L) stop(e)
-    kind <- c("argument", "memory", "no_gpu", "cuda", "interrupted", "not_pd")[as.integer(m[2L])]
-    text <- m[3L]
-    cli::cli_abort("{text}", class = c(paste0("gpustats_error_", kind), "gpustats_error"), call = call)
-  })
+  tryCatch(expr, gpustats_status = function(e) gs_status_signal(e$status, conditionMessage(e), call))
+}
+
+gs_status_signal <- function(status, text, call) {
+  kinds <- gs_status_kinds()
+  kind <- names(kinds)[match(status, kinds)]
+  if (identical(kind, "interrupted")) gs_interrupt()
+  cli::cli_abort("{text}", class = c(paste0("gpustats_error_", kind), "gpustats_error"), call = call)
+}
+
+# Signals R's interrupt condition, as when the user interrupts R code (the
+# core has stopped and released its memory): a tryCatch(interrupt = ) or
+# withCallingHandlers(interrupt = ) handler sees it; without one, R returns
+# to the top level as after any interrupt.
+gs_interrupt <- function() {
+  signalCondition(structure(list(), class = c("interrupt", "condition")))
+  invokeRestart("abort")
 }
 
 # A cli progress bar for the native code to advance (a function of the
 # fraction done), shown if the work lasts more than a couple of seconds and
 # closed when the exported function whose frame is `call` returns; NULL for
-# work too small to need one.
+# work too small to need one. Where the output cannot be redrawn in place
+# (a log file, a non-interactive run), each update is a new line, so the bar
+# moves only in steps of 10 %.
 gs_progress_bar <- function(work, label, call) {
   if (work < 1e6) return(NULL)
   id <- cli::cli_progress_bar(label, total = 100, .envir = call)
-  function(done) cli::cli_progress_update(set = floor(100 * done), id = id, .envir = call)
+  step <- if (cli::is_dynamic_tty()) 1 else 10
+  shown <- 0
+  function(done) {
+    percent <- step * floor(100 * done / step)
+    if (percent > shown) {
+      shown <<- percent
+      cli::cli_progress_update(set = percent, id = id, .envir = call)
+    }
+  }
 }
 
 #' Number of CPU threads of the CPU path
+#'
+#' The threads a parallel computation may use: the `gpustats.threads`
+#' option (default: the `OMP_NUM_THREADS` environment variable, else all
+#' cores), at most the number of cores and `OMP_THREAD_LIMIT`. Small
+#' problems use fewer.
+#' @return A single integer.
 #' @keywords internal
 cpu_threads <- function() .Call(gs_r_cpu_threads, gs_threads())

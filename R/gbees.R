@@ -78,13 +78,10 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   span <- max(events) - t0
   # the native code reports the fraction done of the segment from `start` to `now`
   start <- now <- t0
-  id <- cli::cli_progress_bar("gbees", total = 100, .envir = call)
-  progress <- function(done) {
-    cli::cli_progress_update(set = floor(100 * (start - t0 + done * (now - start)) / max(span, 1e-300)), id = id,
-                             .envir = call)
-  }
+  bar <- gs_progress_bar(Inf, "gbees", call) # the work is not known in advance: always a bar
+  progress <- function(done) bar((start - t0 + done * (now - start)) / max(span, 1e-300))
   started <- proc.time()[["elapsed"]]
-  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(), dev, NULL), call)
+  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(call), dev, NULL), call)
   snapshots <- list()
   for (te in events) {
     start <- now
@@ -100,7 +97,6 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
       if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = TRUE)
     }
   }
-  cli::cli_progress_done(id = id, .envir = call)
   info <- gbees_info(ptr)
   structure(list(model = model, dim = model$dim, x0 = spec$x0, cov = spec$cov, dx = spec$dx, center = spec$x0,
                  threshold = threshold, cfl = cfl, prune_every = as.integer(prune_every), t0 = t0,

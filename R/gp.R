@@ -192,7 +192,7 @@ gp_open <- function(locs, distance, device, call, accuracy = 0) {
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
   order <- if (accuracy > 0) morton_order(locs)
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
-  ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(), as.integer(tiles), accuracy), call)
+  ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(call), as.integer(tiles), accuracy), call)
   list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order)
 }
 

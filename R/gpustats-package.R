@@ -10,12 +10,24 @@
 #' * `gpustats.device`: the default `device` (`"auto"`, `"cpu"` or `"gpu"`);
 #' * `gpustats.gpus`: the GPU ids to use (single-GPU functions use the first;
 #'   default `0`);
-#' * `gpustats.threads`: CPU threads of the CPU path (default: all cores).
+#' * `gpustats.threads`: CPU threads of the CPU path, a whole number (default
+#'   `NULL`: the `OMP_NUM_THREADS` environment variable, else all cores); never
+#'   more than the cores or `OMP_THREAD_LIMIT`, and fewer for small problems.
+#'
+#' Errors are conditions of class `gpustats_error` and of one of
+#' `gpustats_error_argument`, `gpustats_error_memory`, `gpustats_error_no_gpu`,
+#' `gpustats_error_cuda` and `gpustats_error_not_pd`. An interrupted
+#' computation releases its memory and then signals R's own `interrupt`
+#' condition, as an interrupt of R code does.
 #'
 #' @keywords internal
 #' @useDynLib gpustats, .registration = TRUE
 #' @importFrom stats AIC coef logLik nobs predict simulate vcov
 "_PACKAGE"
+
+.onLoad <- function(libname, pkgname) {
+  gs_state$status_kinds <- .Call(gs_r_status_kinds)
+}
 
 .onUnload <- function(libpath) {
   .Call(gs_r_gpu_release)

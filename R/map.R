@@ -23,7 +23,7 @@ gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map",
   # the core reads doubles and ignores attributes: no copy for double input
   values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
   bar <- gs_progress_bar(n, op, call)
-  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(), bar, as.integer(flags),
+  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(call), bar, as.integer(flags),
                        if (random) as.double(n) else -1, as.double(each)), call)
   nan_produced <- isTRUE(attr(res, "nan_produced"))
   attr(res, "nan_produced") <- NULL

@@ -86,7 +86,7 @@ matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0
   params <- as.double(c(sigma2, range, smoothness, nugget))
   metric <- if (distance == "great_circle") 1L else 0L
   bar <- gs_progress_bar(as.double(n1) * n2, "matern_cov", call)
-  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, params, metric, dev, gs_threads(), bar), call)
+  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, params, metric, dev, gs_threads(call), bar), call)
   rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)
   if (!is.null(rownames(locs)) || !is.null(rn2)) dimnames(out) <- list(rownames(locs), rn2)
   out
@@ -113,18 +113,13 @@ as_locations <- function(x, arg, distance, call) {
 }
 
 # Refuses, before allocating, a matrix that R cannot hold or that exceeds the
-# host's memory.
+# host's available memory.
 check_matrix_size <- function(n1, n2, call) {
   bytes <- 8 * as.double(n1) * n2
   if (n1 > .Machine$integer.max || n2 > .Machine$integer.max) {
     abort_arg("A covariance matrix with {n1} x {n2} entries has too many rows or columns for an R matrix.", call)
   }
-  mem <- .Call(gs_r_host_memory)
-  if (mem > 0 && bytes > mem) {
-    cli::cli_abort(c("The {n1} x {n2} covariance matrix needs {format_bytes(bytes)}, more than this machine's memory ({format_bytes(mem)}).",
-                     i = "Use fewer locations, or work with tiles of rows."),
-                   class = c("gpustats_error_memory", "gpustats_error"), call = call)
-  }
+  check_host_memory(bytes, sprintf("The %.0f x %.0f covariance matrix", n1, n2), call)
 }
 
 format_bytes <- function(b) {

@@ -171,10 +171,10 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
   res <- if (spec) {
     gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, devices, as.double(memory %||% 0),
-                  used_accuracy, fp8, gs_threads(), trace, bar), call)
+                  used_accuracy, fp8, gs_threads(call), trace, bar), call)
   } else {
     gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, devices, as.double(memory %||% 0), used_accuracy,
-                  fp8, gs_threads(), trace, bar), call)
+                  fp8, gs_threads(call), trace, bar), call)
   }
   info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
                                                "cache_tiles", "workers", "attempts")))
@@ -288,7 +288,7 @@ solve.tile_chol <- function(a, b, ...) {
   if (rows != a$n) abort_arg("{.arg b} has {rows} row{?s} but the matrix has {a$n}.", call)
   if (anyNA(b)) abort_arg("{.arg b} contains missing values.", call)
   storage.mode(b) <- "double"
-  gs_call(.Call(gs_r_tile_solve, a$ptr, 3L, b, gs_threads()), call)
+  gs_call(.Call(gs_r_tile_solve, a$ptr, 3L, b, gs_threads(call)), call)
 }
 
 #' @export

@@ -7,8 +7,10 @@ SEXP gs_r_gpu_count(void);
 SEXP gs_r_gpu_info(void);
 SEXP gs_r_gpu_release(void);
 SEXP gs_r_map(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_status_kinds(void);
+SEXP gs_r_status_raise(SEXP, SEXP);
 SEXP gs_r_cpu_threads(SEXP);
-SEXP gs_r_host_memory(void);
+SEXP gs_r_host_memory_check(SEXP, SEXP);
 SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
@@ -38,8 +40,10 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_info", (DL_FUNC)&gs_r_gpu_info, 0},
   {"gs_r_gpu_release", (DL_FUNC)&gs_r_gpu_release, 0},
   {"gs_r_map", (DL_FUNC)&gs_r_map, 8},
+  {"gs_r_status_kinds", (DL_FUNC)&gs_r_status_kinds, 0},
+  {"gs_r_status_raise", (DL_FUNC)&gs_r_status_raise, 2},
   {"gs_r_cpu_threads", (DL_FUNC)&gs_r_cpu_threads, 1},
-  {"gs_r_host_memory", (DL_FUNC)&gs_r_host_memory, 0},
+  {"gs_r_host_memory_check", (DL_FUNC)&gs_r_host_memory_check, 2},
   {"gs_r_matern_cov", (DL_FUNC)&gs_r_matern_cov, 7},
   {"gs_r_bench_map", (DL_FUNC)&gs_r_bench_map, 4},
   {"gs_r_bench_matern_cov", (DL_FUNC)&gs_r_bench_matern_cov, 4},

@@ -60,7 +60,3 @@ SEXP gs_r_map(SEXP op_, SEXP inputs, SEXP device_, SEXP threads_, SEXP progress,
   UNPROTECT(1);
   return out;
 }
-
-SEXP gs_r_cpu_threads(SEXP threads) { return Rf_ScalarInteger(gs_cpu_threads(gs_r_int(threads, "threads"))); }
-
-SEXP gs_r_host_memory(void) { return Rf_ScalarReal(gs_host_memory_bytes()); }

@@ -1,5 +1,8 @@
+/* Helpers shared by the R glue files, and the routines through which R reads
+ * the runtime policy of the core: status kinds, threads, host memory. */
 #include <R_ext/Utils.h>
 
+#include "gs_cpu.h"
 #include "r_util.h"
 
 /* Set at the start of every .Call that takes a callback; only read during it,
@@ -9,13 +12,18 @@ static double progress_done;
 
 void gs_r_progress_set(SEXP fn) { progress_fn = (fn == R_NilValue) ? NULL : fn; }
 
+/* The callback runs with interrupts suspended: an interrupt that arrived in
+ * the middle of its R code (a cli progress bar half drawn) would leave the
+ * bar in a state that its on.exit() handler then fails on. The interrupt
+ * waits until the callback is done and is taken by R_CheckUserInterrupt. */
 static void progress_report(void *unused)
 {
   (void)unused;
   if (progress_fn) {
-    SEXP call = PROTECT(Rf_lang2(progress_fn, Rf_ScalarReal(progress_done)));
-    Rf_eval(call, R_GlobalEnv);
-    UNPROTECT(1);
+    SEXP update = PROTECT(Rf_lang2(progress_fn, Rf_ScalarReal(progress_done)));
+    SEXP call = PROTECT(Rf_lang2(Rf_install("suspendInterrupts"), update));
+    Rf_eval(call, R_BaseEnv);
+    UNPROTECT(2);
   }
   R_CheckUserInterrupt();
 }
@@ -26,7 +34,23 @@ int gs_r_progress(double done)
   return !R_ToplevelExec(progress_report, NULL);
 }
 
-void gs_r_stop(gs_status status, const char *msg) { Rf_error("gpustats[%d] %s", (int)status, msg); }
+/* An error condition of class gpustats_status carrying the status code; R's
+ * gs_call() turns it into the condition of the status's kind. */
+void gs_r_stop(gs_status status, const char *msg)
+{
+  const char *names[] = {"message", "call", "status", ""};
+  SEXP cond = PROTECT(Rf_mkNamed(VECSXP, names));
+  SET_VECTOR_ELT(cond, 0, Rf_mkString(msg));
+  SET_VECTOR_ELT(cond, 2, Rf_ScalarInteger((int)status));
+  SEXP cls = PROTECT(Rf_allocVector(STRSXP, 3));
+  SET_STRING_ELT(cls, 0, Rf_mkChar("gpustats_status"));
+  SET_STRING_ELT(cls, 1, Rf_mkChar("error"));
+  SET_STRING_ELT(cls, 2, Rf_mkChar("condition"));
+  Rf_setAttrib(cond, R_ClassSymbol, cls);
+  SEXP call = PROTECT(Rf_lang2(Rf_install("stop"), cond));
+  Rf_eval(call, R_BaseEnv);
+  UNPROTECT(3); /* not reached: stop() does not return */
+}
 
 void *gs_r_handle(SEXP ptr, const char *what)
 {
@@ -42,4 +66,60 @@ int gs_r_int(SEXP x, const char *what)
   int v = Rf_asInteger(x);
   if (v == NA_INTEGER) Rf_error("%s must not be NA", what);
   return v;
+}
+
+/* The status kinds as a named integer vector, c(ok = 0L, argument = 1L, ...),
+ * generated from GS_STATUS_KINDS. */
+SEXP gs_r_status_kinds(void)
+{
+  static const char *names[] = {
+#define GS_STATUS_NAME(code, name) name,
+      GS_STATUS_KINDS(GS_STATUS_NAME)
+#undef GS_STATUS_NAME
+  };
+  static const int codes[] = {
+#define GS_STATUS_CODE(code, name) code,
+      GS_STATUS_KINDS(GS_STATUS_CODE)
+#undef GS_STATUS_CODE
+  };
+  SEXP res = PROTECT(Rf_allocVector(INTSXP, GS_STATUS_COUNT));
+  SEXP nm = PROTECT(Rf_allocVector(STRSXP, GS_STATUS_COUNT));
+  for (int k = 0; k < GS_STATUS_COUNT; ++k) {
+    INTEGER(res)[k] = codes[k];
+    SET_STRING_ELT(nm, k, Rf_mkChar(names[k]));
+  }
+  Rf_setAttrib(res, R_NamesSymbol, nm);
+  UNPROTECT(2);
+  return res;
+}
+
+/* Raises the condition of `status` with message `msg`, as a failed core call
+ * would: the path by which every core status reaches R. */
+SEXP gs_r_status_raise(SEXP status, SEXP msg)
+{
+  const int s = gs_r_int(status, "status");
+  if (s < 0 || s >= GS_STATUS_COUNT) Rf_error("unknown status %d", s);
+  if (!Rf_isString(msg) || Rf_length(msg) != 1) Rf_error("msg must be a single string");
+  gs_r_stop((gs_status)s, CHAR(STRING_ELT(msg, 0)));
+  return R_NilValue;
+}
+
+/* Records the gpustats.threads option (validated by R) in the core and
+ * returns the threads a call may use with it. */
+SEXP gs_r_cpu_threads(SEXP threads)
+{
+  const int requested = gs_r_int(threads, "threads");
+  gs_cpu_set_request(requested);
+  return Rf_ScalarInteger(gs_cpu_threads(requested));
+}
+
+/* Refuses (a memory condition) `bytes` of host memory for `what` when they
+ * exceed the memory available now. */
+SEXP gs_r_host_memory_check(SEXP bytes, SEXP what)
+{
+  if (!Rf_isString(what) || Rf_length(what) != 1) Rf_error("what must be a single string");
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_host_memory_check(Rf_asReal(bytes), CHAR(STRING_ELT(what, 0)), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
 }

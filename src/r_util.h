@@ -14,8 +14,9 @@ int gs_r_progress(double done);
 /* The R function of one argument (fraction done) that gs_r_progress calls
  * during the current .Call, or R_NilValue. */
 void gs_r_progress_set(SEXP fn);
-/* Raises the R error for a failed core call; the R side turns the
- * "gpustats[<status>]" prefix into a classed condition. */
+/* Raises the R error for a failed core call: a condition of class
+ * gpustats_status with the status code, which the R side (gs_call) turns
+ * into the classed condition of the status's kind. */
 void gs_r_stop(gs_status status, const char *msg);
 /* The object an external pointer owns; an R error when ptr is not an
  * external pointer or its object has been released. `what` names it. */

@@ -1,4 +1,10 @@
+#include <ctype.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -7,21 +13,90 @@
 
 #include "gs_cpu.h"
 
+#ifdef _OPENMP
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+/* The positive integer that an OpenMP variable starts with ("4", or the
+ * first level of "4,2"), or INT_MAX when it is unset or not one. */
+static int env_threads(const char *name)
+{
+  const char *v = getenv(name);
+  if (!v) return INT_MAX;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  while (isspace((unsigned char)*end)) ++end;
+  if (errno || end == v || (*end != '\0' && *end != ',') || n < 1) return INT_MAX;
+  return n > INT_MAX ? INT_MAX : (int)n;
+}
+#endif
+
+static int recorded_request = 0;
+
+void gs_cpu_set_request(int requested) { recorded_request = requested > 0 ? requested : 0; }
+
 int gs_cpu_threads(int requested)
 {
+  if (requested <= 0) requested = recorded_request;
 #ifdef _OPENMP
-  int procs = omp_get_num_procs();
-  return (requested > 0) ? requested : (procs > 0 ? procs : 1);
+  int limit = min_int(omp_get_num_procs(), GS_CPU_MAX_THREADS);
+  limit = min_int(limit, min_int(omp_get_thread_limit(), env_threads("OMP_THREAD_LIMIT")));
+  int n = requested > 0 ? requested : min_int(omp_get_max_threads(), env_threads("OMP_NUM_THREADS"));
+  n = min_int(n, limit);
+  return n > 1 ? n : 1;
 #else
   (void)requested;
   return 1;
 #endif
 }
 
+int gs_cpu_threads_for(int requested, double work)
+{
+  const int limit = gs_cpu_threads(requested);
+  const double wanted = work / GS_CPU_WORK_PER_THREAD; /* NaN or below 1: one thread */
+  return wanted >= (double)limit ? limit : (wanted >= 1.0 ? (int)wanted : 1);
+}
+
 double gs_host_memory_bytes(void)
 {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
   return (pages > 0 && size > 0) ? (double)pages * (double)size : 0.0;
+}
+
+/* MemAvailable of /proc/meminfo in bytes: the kernel's estimate of what can
+ * be allocated without swapping (free memory plus reclaimable caches); 0
+ * where there is no such file (not Linux, or a kernel before 3.14). */
+static double meminfo_available(void)
+{
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0.0;
+  char line[256];
+  double kb = 0.0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb > 0.0 ? 1024.0 * kb : 0.0;
+}
+
+double gs_host_available_bytes(void)
+{
+  double avail = meminfo_available();
+  if (avail > 0.0) return avail;
+#ifdef _SC_AVPHYS_PAGES
+  long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && size > 0) return (double)pages * (double)size;
+#endif
+  return gs_host_memory_bytes();
+}
+
+gs_status gs_host_memory_check(double bytes, const char *what, char *msg)
+{
+  const double avail = gs_host_available_bytes();
+  if (avail <= 0.0 || bytes <= avail) return GS_OK;
+  return gs_set_msg(msg, GS_ERR_NOMEM,
+                    "%s would need %.1f GB of memory; %.1f GB is available (of %.1f GB on this machine). "
+                    "Free some memory or make the problem smaller.",
+                    what, bytes / 1e9, avail / 1e9, gs_host_memory_bytes() / 1e9);
 }
 
 double gs_wall_seconds(void)

@@ -19,15 +19,28 @@
 extern "C" {
 #endif
 
-typedef enum {
-  GS_OK = 0,
-  GS_ERR_ARG,         /* invalid argument (the message says which) */
-  GS_ERR_NOMEM,       /* host or device allocation failed */
-  GS_ERR_NO_GPU,      /* no usable GPU, or built without CUDA */
-  GS_ERR_CUDA,        /* a CUDA runtime call failed */
-  GS_ERR_INTERRUPTED, /* the user interrupted a long computation */
-  GS_ERR_NOT_PD       /* a matrix is not positive definite */
-} gs_status;
+/* The outcomes of a core call, each with the name of its R condition class
+ * (gpustats_error_<name>). Written once: the enum below and the table that
+ * the R glue hands to R (gs_r_status_kinds) are generated from this list,
+ * so a kind added here reaches R by name.
+ *   GS_ERR_ARG          an invalid argument (the message says which)
+ *   GS_ERR_NOMEM        a host or device allocation failed, or would not fit
+ *   GS_ERR_NO_GPU       no usable GPU, or a build without CUDA
+ *   GS_ERR_CUDA         a CUDA runtime or library call failed
+ *   GS_ERR_INTERRUPTED  the user interrupted a long computation
+ *   GS_ERR_NOT_PD       a matrix is not positive definite */
+#define GS_STATUS_KINDS(X)              \
+  X(GS_OK, "ok")                        \
+  X(GS_ERR_ARG, "argument")             \
+  X(GS_ERR_NOMEM, "memory")             \
+  X(GS_ERR_NO_GPU, "no_gpu")            \
+  X(GS_ERR_CUDA, "cuda")                \
+  X(GS_ERR_INTERRUPTED, "interrupted")  \
+  X(GS_ERR_NOT_PD, "not_pd")
+
+#define GS_STATUS_ENUM_ENTRY(code, name) code,
+typedef enum { GS_STATUS_KINDS(GS_STATUS_ENUM_ENTRY) GS_STATUS_COUNT } gs_status;
+#undef GS_STATUS_ENUM_ENTRY
 
 /* What the evaluation of one element may decline (gs_op_eval's fast):
  * nothing; the elements that take far longer than the typical one (a GPU

@@ -1,8 +1,10 @@
-/* CPU resources: thread count and host memory. */
+/* CPU resources: threads and host memory. */
 #ifndef GS_CPU_H
 #define GS_CPU_H
 
 #include <stddef.h>
+
+#include "gs_common.h"
 
 /* The numerical kernels call fma() throughout; without the FMA instructions
  * (not in the x86-64 baseline) each call is a slow library emulation. CPU
@@ -18,11 +20,43 @@
 extern "C" {
 #endif
 
-/* requested <= 0: every core OpenMP sees. */
+/* The thread policy of every parallel region of the package.
+ *
+ * gs_cpu_threads(requested) is the most threads a call may use: `requested`
+ * (the gpustats.threads option), or for requested <= 0 the request last
+ * recorded by gs_cpu_set_request, or for none the value of OMP_NUM_THREADS
+ * or else every core; never more than the cores OpenMP sees,
+ * OMP_THREAD_LIMIT (CRAN sets it to 2) or GS_CPU_MAX_THREADS. The
+ * environment is read at each call, so Sys.setenv() from R takes effect.
+ *
+ * gs_cpu_threads_for(requested, work) is what a parallel region asks for:
+ * the same limit, and one thread per GS_CPU_WORK_PER_THREAD units of
+ * `work`, so that little work runs on few threads (a thread then has at
+ * least tens of microseconds to do, against the few microseconds that
+ * waking it costs). A unit of work is one element evaluation of the
+ * numerical kernels (a Bessel K, a covariance entry, a grid cell update), or
+ * the copy of GS_CPU_BYTES_PER_WORK bytes. */
+#define GS_CPU_MAX_THREADS 1024
+#define GS_CPU_WORK_PER_THREAD 1024.0
+#define GS_CPU_BYTES_PER_WORK 256.0
 int gs_cpu_threads(int requested);
+int gs_cpu_threads_for(int requested, double work);
+/* Records the request that stands for requested <= 0 (0: none). The R glue
+ * records the gpustats.threads option whenever a call reads it, so that the
+ * regions that are given no request (the host copies of the GPU backends)
+ * honour it too. */
+void gs_cpu_set_request(int requested);
 
 /* Physical memory of the host in bytes (0 if unknown). */
 double gs_host_memory_bytes(void);
+/* Memory the host can give now without swapping, in bytes: MemAvailable of
+ * /proc/meminfo on Linux, else the free pages, else the physical memory
+ * (0 if unknown). */
+double gs_host_available_bytes(void);
+/* GS_ERR_NOMEM, with a message saying how much `what` needs and how much
+ * memory is available, when `bytes` exceeds the available memory; GS_OK
+ * otherwise (also when the available memory is unknown). */
+gs_status gs_host_memory_check(double bytes, const char *what, char *msg);
 
 /* The threads of R's BLAS: > 1 for a multi-threaded one (OpenBLAS, BLIS,
  * MKL). Such a BLAS should be called from one thread with large blocks:

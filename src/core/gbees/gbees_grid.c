@@ -124,7 +124,7 @@ void gbees_grid_link(gs_gbees *g, int32_t first)
   /* A thread writes its own cell's links and the back-links of cells older
    * than `first`; links between two new cells are written by each side for
    * itself, so no two threads write the same entry. */
-#pragma omp parallel for schedule(static) num_threads(g->opt.threads)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, g->n_cells - first))
   for (int32_t c = first; c < g->n_cells; c++) {
     int32_t key[GS_GBEES_MAX_DIM];
     memcpy(key, g->key + (size_t)c * d, d * sizeof(int32_t));

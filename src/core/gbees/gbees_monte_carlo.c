@@ -111,6 +111,6 @@ gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int dev
                       "%.3g, more than the %.0e allowed: use a larger step or a shorter time span",
                       t0, t1, steps, step, GS_GBEES_MAX_STEPS);
   long n_steps = steps < 1.0 ? 1 : (long)steps; /* a span below the smallest double times step rounds to 0 */
-  mc_run r = {model, gs_cpu_threads(threads), x, n, t0, (t1 - t0) / (double)n_steps, NULL, NULL};
+  mc_run r = {model, gs_cpu_threads_for(threads, (double)n * (double)n_steps), x, n, t0, (t1 - t0) / (double)n_steps, NULL, NULL};
   return run(&r, device, n_steps, progress, msg);
 }

@@ -42,7 +42,7 @@ static gs_status check_velocities(const gs_gbees *g, int32_t first, char *msg)
 GS_CPU_DISPATCH
 static void builtin_velocities(gs_gbees *g, int32_t first)
 {
-#pragma omp parallel for schedule(static) num_threads(g->opt.threads)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, g->n_cells - first))
   for (int32_t c = first; c < g->n_cells; c++) {
     double x[GS_GBEES_MAX_DIM];
     cell_center(g, c, x);
@@ -126,7 +126,7 @@ gs_status gbees_grow(gs_gbees *g, char *msg)
 double gbees_max_rate(const gs_gbees *g)
 {
   double m = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : m) num_threads(g->opt.threads)
+#pragma omp parallel for schedule(static) reduction(max : m) num_threads(gs_cpu_threads_for(g->opt.threads, g->n_cells))
   for (int32_t c = 0; c < g->n_cells; c++) m = fmax(m, g->rate[c]);
   return m;
 }
@@ -171,7 +171,7 @@ void gbees_advect(gs_gbees *g, double dt)
   cell_parts parts = cell_parts_of(n);
   double before[GBEES_SUM_PARTS], after[GBEES_SUM_PARTS], clipped[GBEES_SUM_PARTS];
 
-#pragma omp parallel num_threads(g->opt.threads)
+#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, n))
   {
 #pragma omp for schedule(static)
     for (int k = 0; k < parts.count; k++) {
@@ -211,7 +211,7 @@ void gbees_normalize(gs_gbees *g)
   int32_t n = g->n_cells;
   cell_parts parts = cell_parts_of(n);
   double part[GBEES_SUM_PARTS];
-#pragma omp parallel for schedule(static) num_threads(g->opt.threads)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
   for (int k = 0; k < parts.count; k++) {
     double s = 0.0;
     for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) s += g->prob[c];
@@ -219,7 +219,7 @@ void gbees_normalize(gs_gbees *g)
   }
   double sum = parts_total(part, parts.count);
   if (!(sum > 0.0)) return;
-#pragma omp parallel for schedule(static) num_threads(g->opt.threads)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
   for (int32_t c = 0; c < n; c++) g->prob[c] /= sum;
 }
 
@@ -251,7 +251,7 @@ gs_status gbees_prune(gs_gbees *g, char *msg)
     return gs_set_msg(msg, GS_ERR_NOMEM, "pruning %d GBEES cells ran out of host memory", n);
   }
   gbees_cells cells = gbees_host_cells(g);
-#pragma omp parallel for schedule(static) num_threads(g->opt.threads)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
   for (int32_t c = 0; c < n; c++) keep[c] = !(g->prob[c] < g->opt.threshold) || gbees_receives_inflow(&cells, c, g->opt.threshold);
   int32_t n_cand = 0;
   for (int32_t c = 0; c < n; c++)

@@ -36,11 +36,11 @@ extern "C" gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
   GS_TRY(gs_gpu_ctx_solvers(g->ctx, msg));
   GS_TRY(gs_gpu_ctx_free_memory(g->ctx, &free_b, msg));
   /* the factorisation needs the matrix plus a workspace of a few n-vectors */
-  if ((double)matrix + 64.0 * n * sizeof(double) > 0.97 * (double)free_b) {
+  if ((double)matrix + 64.0 * n * sizeof(double) > (double)gs_gpu_budget(free_b)) {
     st = gs_set_msg(msg, GS_ERR_NOMEM,
                     "n = %ld needs %.1f GB of GPU memory for the covariance matrix; GPU %d has %.1f GB free "
                     "(the largest n that fits is about %.0f)",
-                    gp->n, matrix / 1e9, gp->device, free_b / 1e9, floor(sqrt(0.97 * free_b / 8.0) - 64.0));
+                    gp->n, matrix / 1e9, gp->device, free_b / 1e9, floor(sqrt(gs_gpu_budget(free_b) / 8.0) - 64.0));
     goto done;
   }
   gs_gpu_ctx_workspace_release(g->ctx); /* the matrix needs the room */

@@ -6,6 +6,7 @@
 #include <omp.h>
 #endif
 
+#include "gs_cpu.h"
 #include "gs_gpu_ctx.cuh"
 #include "gs_tile.h"
 
@@ -206,7 +207,7 @@ static void parallel_memcpy(void *dst, const void *src, size_t bytes)
 {
   const size_t block = (size_t)1 << 20;
   const long long nblocks = (long long)((bytes + block - 1) / block);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(0, bytes / GS_CPU_BYTES_PER_WORK))
   for (long long b = 0; b < nblocks; ++b) {
     size_t off = (size_t)b * block, len = bytes - off < block ? bytes - off : block;
     memcpy((char *)dst + off, (const char *)src + off, len);
@@ -262,7 +263,7 @@ static void parallel_first_touch(void *p, size_t bytes)
 {
   const size_t page = 4096;
   const long long npages = (long long)((bytes + page - 1) / page);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(0, (double)npages))
   for (long long q = 0; q < npages; ++q) ((volatile char *)p)[(size_t)q * page] = 0;
 }
 

@@ -25,6 +25,18 @@ gs_status gs_gpu_props_get(int device, gs_gpu_props *p, char *msg);
 /* Frees every device's streams, handles and workspace (package unload). */
 void gs_gpu_release_all(void);
 
+/* The device memory that a call may plan to fill when `free_bytes` are free
+ * (gs_gpu_ctx_free_memory): every GPU backend sizes its batches, tiles and
+ * refusals with it. A few percent and GS_GPU_RESERVE_BYTES stay free for
+ * what the CUDA libraries allocate on their own (cuBLAS and cuSOLVER
+ * workspaces, kernel launch resources) and for fragmentation. */
+#define GS_GPU_RESERVE_BYTES ((size_t)768 << 20)
+static inline size_t gs_gpu_budget(size_t free_bytes)
+{
+  const size_t usable = free_bytes / 100 * 97;
+  return usable > GS_GPU_RESERVE_BYTES ? usable - GS_GPU_RESERVE_BYTES : 0;
+}
+
 /* Page-locked host memory where a GPU build can have it, plain otherwise;
  * *pinned says which, for gs_host_free. */
 void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned);

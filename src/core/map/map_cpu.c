@@ -24,7 +24,7 @@ GS_CPU_DISPATCH static void map_block(const gs_map_args *a, size_t lo, size_t hi
 gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_progress_fn progress, char *msg)
 {
   if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
-  const int nthreads = gs_cpu_threads(threads);
+  const int nthreads = gs_cpu_threads_for(threads, (double)a->n);
   for (size_t start = 0; start < a->n; start += MAP_CHUNK) {
     const size_t end = (a->n - start > MAP_CHUNK) ? start + MAP_CHUNK : a->n;
     const long long s = (long long)start, e = (long long)end;
@@ -42,7 +42,7 @@ int gs_map_nan_produced(const gs_map_args *a, int threads)
   const int arity = gs_op_arity(a->op);
   const long long n = (long long)a->n;
   int found = 0;
-#pragma omp parallel for reduction(| : found) num_threads(gs_cpu_threads(threads))
+#pragma omp parallel for reduction(| : found) num_threads(gs_cpu_threads_for(threads, (double)n))
   for (long long i = 0; i < n; ++i) {
     if (!isnan(a->out[i])) continue;
     int from_nan = 0;

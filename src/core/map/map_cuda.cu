@@ -348,7 +348,7 @@ extern "C" gs_status gs_map_gpu(int device, const gs_map_args *a, gs_progress_fn
     }
     size_t free_b = 0;
     GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
-    size_t usable = free_b / 10 * 8;
+    size_t usable = gs_gpu_budget(free_b);
     if (usable <= recycled + per_elem * 1024) {
       st = gs_set_msg(msg, GS_ERR_NOMEM, "not enough free GPU memory (%.0f MB free)", free_b / 1e6);
       goto done;

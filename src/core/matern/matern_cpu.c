@@ -27,7 +27,7 @@ gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_progres
 {
   const long n1 = a->n1, n2 = (a->locs2 == NULL) ? a->n1 : a->n2;
   const matern_order m = matern_order_prepare(a->smoothness);
-  const int nthreads = gs_cpu_threads(threads);
+  const int nthreads = gs_cpu_threads_for(threads, (double)n1 * (double)n2);
   long cols = MATERN_CHUNK_ENTRIES / (n1 > 0 ? n1 : 1);
   if (cols < 1) cols = 1;
   for (long j0 = 0; j0 < n2; j0 += cols) {

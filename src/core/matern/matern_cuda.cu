@@ -71,7 +71,7 @@ extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, 
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
   GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
   {
-    size_t usable = free_b / 10 * 8;
+    size_t usable = gs_gpu_budget(free_b);
     if (usable < loc_bytes + 2 * (size_t)n1 * sizeof(double)) {
       st = gs_set_msg(msg, GS_ERR_NOMEM, "not enough free GPU memory for %ld locations (%.0f MB free)",
                       n1, free_b / 1e6);
