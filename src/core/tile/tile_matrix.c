@@ -1,6 +1,7 @@
 /* Tiled lower triangles in host memory: layout, filling, the triangular solves
  * and the upper factor, shared by the CPU and GPU factorizations. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,10 +74,11 @@ gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg)
   gs_host_free(m->data, m->pinned);
   m->data = NULL;
   m->bytes = 0;
-  const double mem = gs_host_memory_bytes();
-  if (mem > 0 && total > 0.9 * mem) /* Linux would promise it and fail on first touch */
-    return gs_set_msg(msg, GS_ERR_NOMEM, "the tiles of the %ld x %ld matrix need %.1f GB; this machine has %.1f GB",
-                      m->n, m->n, total / 1e9, mem / 1e9);
+  char what[96];
+  snprintf(what, sizeof what, "the tiles of the %ld x %ld matrix", m->n, m->n);
+  /* Linux would promise more than it has and fail on first touch */
+  gs_status st = gs_host_memory_check((double)total, what, msg);
+  if (st != GS_OK) return st;
   m->data = (unsigned char *)gs_host_alloc(total, m->want_pinned, &m->pinned);
   if (!m->data)
     return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate %.1f GB of host memory for the tiles of the %ld x %ld matrix",

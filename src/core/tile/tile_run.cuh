@@ -18,8 +18,6 @@
 #define TILE_STREAMS (GS_TILE_COMPUTE + 2)
 #define TILE_H2D GS_TILE_COMPUTE
 #define TILE_D2H (GS_TILE_COMPUTE + 1)
-/* Device memory left to cuBLAS, cuSOLVER and the runtime. */
-#define TILE_RESERVE_BYTES ((size_t)768 << 20)
 /* Below this order a triangular block is inverted by cuSOLVER's trtri. */
 #define INVERSE_LEAF 512
 

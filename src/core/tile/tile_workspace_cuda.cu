@@ -20,7 +20,7 @@ static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int resident
   size_t free_b = 0;
   GS_TRY(gs_gpu_ctx_free_memory(r->c, &free_b, msg)); /* the workspace counts as free */
   {
-    double fit = ((double)free_b * 0.97 - (double)TILE_RESERVE_BYTES) / (double)bytes;
+    double fit = (double)gs_gpu_budget(free_b) / (double)bytes;
     long n = fit < (double)ntiles ? (long)fit : ntiles;
     if (opt->cache_tiles > 0 && opt->cache_tiles < n) n = opt->cache_tiles;
     for (; n >= 3; n = n * 9 / 10) {
@@ -86,7 +86,7 @@ static int workspace_is_cache(const tile_run *r, long wanted, char *msg)
   size_t free_b = 0;
   if (!work || work % tile_size || work > (size_t)wanted * tile_size) return 0;
   if (gs_gpu_ctx_free_memory(r->c, &free_b, msg) != GS_OK) return 0;
-  return free_b - work >= TILE_RESERVE_BYTES + (3 * GS_TILE_COMPUTE + 2 * (TILE_LAG + 1)) * tile_size;
+  return gs_gpu_budget(free_b - work) >= (3 * GS_TILE_COMPUTE + 2 * (TILE_LAG + 1)) * tile_size;
 }
 
 gs_status tile_run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
