@@ -81,13 +81,15 @@ gpu-check:
 vignette-data: install
 	$(WITH_LIB) $(RSCRIPT) inst/scripts/vignette-data.R $(VIGNETTES)
 
-# The CRAN checks that need the network are skipped; the suggested packages
-# must be installed (make deps). Vignettes and tests run on the CPU.
+# The CRAN checks that need the network (incoming feasibility, the time
+# server behind the file time stamps) are skipped; the suggested packages must
+# be installed (make deps). Vignettes and tests run on the CPU.
 check: deps
 	rm -rf gpustats.Rcheck gpustats_*.tar.gz
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) $(R) CMD build .
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false \
-	  _R_CHECK_FORCE_SUGGESTS_=true $(R) CMD check --as-cran gpustats_*.tar.gz
+	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=true \
+	  $(R) CMD check --as-cran gpustats_*.tar.gz
 
 # load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
 # roxygenise() would build debug objects there that later installs would reuse)
