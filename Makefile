@@ -9,7 +9,8 @@
 #   make vignette-data   install, then recompute the vignettes' precomputed results
 #                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
 #   make check       R CMD build (vignettes included) and R CMD check --as-cran of the
-#                    tarball, CPU build, offline (gpustats.Rcheck/)
+#                    tarball, CPU build, offline (gpustats.Rcheck/); installs qpdf and
+#                    checkbashisms, which the check runs, when missing
 #   make clean
 #
 # Variables: FILTER=regex (test files to run), INSTALL_ARGS (extra R CMD INSTALL
@@ -84,7 +85,8 @@ vignette-data: install
 # The CRAN checks that need the network (incoming feasibility, the time
 # server behind the file time stamps) are skipped; the suggested packages must
 # be installed (make deps). Vignettes and tests run on the CPU.
-check: deps
+check:
+	@R="$(R)" RSCRIPT="$(RSCRIPT)" sh tools/install-deps.sh check
 	rm -rf gpustats.Rcheck gpustats_*.tar.gz
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) $(R) CMD build .
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false \

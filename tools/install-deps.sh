@@ -4,10 +4,20 @@
 # Installs them from the Debian/Ubuntu archive when missing and we are root (or
 # have password-less sudo); otherwise says what is missing and fails.
 # Nothing is installed (and apt is not touched) when everything is present.
+#
+#   sh tools/install-deps.sh          what make test and make demo need
+#   sh tools/install-deps.sh check    also qpdf and checkbashisms, which
+#                                     R CMD check --as-cran runs (make check)
 
 RSCRIPT=${RSCRIPT:-Rscript}
 PKGS="testthat cli gsl bench stabledist knitr rmarkdown fields"
 DEBS="r-base-core r-base-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr r-cran-rmarkdown r-cran-fields pandoc"
+# commands, besides R, and the Debian packages that bring them
+TOOLS="pandoc"
+if [ "${1:-}" = check ]; then
+  TOOLS="$TOOLS qpdf checkbashisms"
+  DEBS="$DEBS qpdf devscripts"
+fi
 
 missing() {
   command -v R >/dev/null 2>&1 || { echo "R"; return; }
@@ -15,7 +25,9 @@ missing() {
   m=$("$RSCRIPT" --vanilla -e "p <- strsplit('$PKGS', ' ')[[1]]" \
         -e "m <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]" \
         -e "cat(m, sep = ' ')" 2>/dev/null) || m="(R does not start)"
-  command -v pandoc >/dev/null 2>&1 || m="$m pandoc"
+  for t in $TOOLS; do
+    command -v "$t" >/dev/null 2>&1 || m="$m $t"
+  done
   echo "${m# }"
 }
 
@@ -30,11 +42,11 @@ elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 else
   echo "gpustats: cannot install them without root. As root, run:" >&2
   echo "  apt-get update && apt-get install -y --no-install-recommends $DEBS" >&2
-  echo "or install pandoc and the R packages ($PKGS) into a library on R_LIBS." >&2
+  echo "or install $TOOLS and the R packages ($PKGS) into a library on R_LIBS." >&2
   exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "gpustats: no apt-get here; install R, pandoc and the R packages $PKGS by hand." >&2
+  echo "gpustats: no apt-get here; install R, $TOOLS and the R packages $PKGS by hand." >&2
   exit 1
 fi
 
