@@ -16,8 +16,8 @@
 # Variables: FILTER=regex (test files to run), INSTALL_ARGS (extra R CMD INSTALL
 # arguments, e.g. INSTALL_ARGS=--configure-args=--without-cuda; GPUSTATS_CUDA=no in the
 # environment does the same), JOBS (parallel compile jobs), R, RSCRIPT.
-# GPUSTATS_CUDA=no make test (or demo) builds the CPU-only backend in about a minute
-# where a CUDA build takes several.
+# GPUSTATS_CUDA=no make test (or demo) builds the CPU-only backend, in a fraction of
+# the several minutes that a CUDA build compiles.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
