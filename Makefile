@@ -9,8 +9,8 @@
 #   make vignette-data   install, then recompute the vignettes' precomputed results
 #                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
 #   make check       R CMD build (vignettes included) and R CMD check --as-cran of the
-#                    tarball, CPU build, offline (gpustats.Rcheck/); installs qpdf and
-#                    checkbashisms, which the check runs, when missing
+#                    tarball, CPU build, offline (gpustats.Rcheck/); installs the tools
+#                    the check runs (qpdf, checkbashisms, tidy, LaTeX) when missing
 #   make clean
 #
 # Variables: FILTER=regex (test files to run), INSTALL_ARGS (extra R CMD INSTALL
@@ -83,12 +83,15 @@ vignette-data: install
 	$(WITH_LIB) $(RSCRIPT) inst/scripts/vignette-data.R $(VIGNETTES)
 
 # The CRAN checks that need the network (incoming feasibility, the time
-# server behind the file time stamps) are skipped; the suggested packages must
-# be installed (make deps). Vignettes and tests run on the CPU.
+# server behind the file time stamps) are skipped; the suggested packages and
+# the tools the check runs are installed first. Vignettes and tests run on the
+# CPU. The PDF manual uses Inconsolata where LaTeX has it (Debian's
+# texlive-fonts-extra, 0.5 GB), else the standard fonts.
 check:
 	@R="$(R)" RSCRIPT="$(RSCRIPT)" sh tools/install-deps.sh check
 	rm -rf gpustats.Rcheck gpustats_*.tar.gz
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) $(R) CMD build .
+	kpsewhich inconsolata.sty >/dev/null || export R_RD4PDF=times,hyper; \
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false \
 	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=true \
 	  $(R) CMD check --as-cran gpustats_*.tar.gz

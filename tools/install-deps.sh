@@ -6,8 +6,9 @@
 # Nothing is installed (and apt is not touched) when everything is present.
 #
 #   sh tools/install-deps.sh          what make test and make demo need
-#   sh tools/install-deps.sh check    also qpdf and checkbashisms, which
-#                                     R CMD check --as-cran runs (make check)
+#   sh tools/install-deps.sh check    also what R CMD check --as-cran runs
+#                                     (make check): qpdf, checkbashisms, tidy and
+#                                     LaTeX for the PDF manual
 
 RSCRIPT=${RSCRIPT:-Rscript}
 PKGS="testthat cli gsl bench stabledist knitr rmarkdown fields"
@@ -15,8 +16,9 @@ DEBS="r-base-core r-base-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench 
 # commands, besides R, and the Debian packages that bring them
 TOOLS="pandoc"
 if [ "${1:-}" = check ]; then
-  TOOLS="$TOOLS qpdf checkbashisms"
-  DEBS="$DEBS qpdf devscripts"
+  TOOLS="$TOOLS qpdf checkbashisms tidy pdflatex texi2dvi"
+  DEBS="$DEBS qpdf devscripts tidy texlive-latex-base texlive-latex-recommended"
+  DEBS="$DEBS texlive-fonts-recommended texlive-latex-extra texinfo"
 fi
 
 missing() {
