@@ -6,11 +6,18 @@
 #   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
 #                    benchmarks; logs and tables in $(OUT) (default gpu-check-output/)
 #   make docs        regenerate man/ and NAMESPACE with roxygen2
+#   make vignette-data   install, then recompute the vignettes' precomputed results
+#                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
+#   make check       R CMD build (vignettes included) and R CMD check --as-cran of the
+#                    tarball, CPU build, offline (gpustats.Rcheck/); installs the tools
+#                    the check runs (qpdf, checkbashisms, tidy, LaTeX) when missing
 #   make clean
 #
 # Variables: FILTER=regex (test files to run), INSTALL_ARGS (extra R CMD INSTALL
 # arguments, e.g. INSTALL_ARGS=--configure-args=--without-cuda; GPUSTATS_CUDA=no in the
 # environment does the same), JOBS (parallel compile jobs), R, RSCRIPT.
+# GPUSTATS_CUDA=no make test (or demo) builds the CPU-only backend, in a fraction of
+# the several minutes that a CUDA build compiles.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -22,13 +29,14 @@ OUT ?= gpu-check-output
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FILTER ?=
 INSTALL_ARGS ?=
+VIGNETTES ?=
 
 WITH_LIB = R_LIBS="$(CURDIR)/$(LIB)$${R_LIBS:+:$$R_LIBS}"
 INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install test demo bench gpu-check docs clean
+.PHONY: all deps install test demo bench gpu-check docs vignette-data check clean
 
 all: test
 
@@ -71,6 +79,23 @@ gpu-check:
 	else echo "gpu-check: OK"; fi; \
 	exit $$status
 
+vignette-data: install
+	$(WITH_LIB) $(RSCRIPT) inst/scripts/vignette-data.R $(VIGNETTES)
+
+# The CRAN checks that need the network (incoming feasibility, the time
+# server behind the file time stamps) are skipped; the suggested packages and
+# the tools the check runs are installed first. Vignettes and tests run on the
+# CPU. The PDF manual uses Inconsolata where LaTeX has it (Debian's
+# texlive-fonts-extra, 0.5 GB), else the standard fonts.
+check:
+	@R="$(R)" RSCRIPT="$(RSCRIPT)" sh tools/install-deps.sh check
+	rm -rf gpustats.Rcheck gpustats_*.tar.gz
+	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) $(R) CMD build .
+	kpsewhich inconsolata.sty >/dev/null || export R_RD4PDF=times,hyper; \
+	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false \
+	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=true \
+	  $(R) CMD check --as-cran gpustats_*.tar.gz
+
 # load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
 # roxygenise() would build debug objects there that later installs would reuse)
 docs:
@@ -78,4 +103,4 @@ docs:
 
 clean:
 	sh ./cleanup
-	rm -rf $(LIB) demo-output bench-output gpu-check-output
+	rm -rf $(LIB) demo-output bench-output gpu-check-output gpustats.Rcheck gpustats_*.tar.gz

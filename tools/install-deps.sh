@@ -1,19 +1,36 @@
 #!/bin/sh
-# Make sure R and the R packages needed to build and test gpustats are present.
+# Make sure R, the R packages needed to build and test gpustats and those its
+# vignettes use, and pandoc (which renders the vignettes) are present.
 # Installs them from the Debian/Ubuntu archive when missing and we are root (or
 # have password-less sudo); otherwise says what is missing and fails.
 # Nothing is installed (and apt is not touched) when everything is present.
+#
+#   sh tools/install-deps.sh          what make test and make demo need
+#   sh tools/install-deps.sh check    also what R CMD check --as-cran runs
+#                                     (make check): qpdf, checkbashisms, tidy and
+#                                     LaTeX for the PDF manual
 
 RSCRIPT=${RSCRIPT:-Rscript}
-PKGS="testthat cli gsl bench stabledist knitr"
-DEBS="r-base-core r-base-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr"
+PKGS="testthat cli gsl bench stabledist knitr rmarkdown fields"
+DEBS="r-base-core r-base-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr r-cran-rmarkdown r-cran-fields pandoc"
+# commands, besides R, and the Debian packages that bring them
+TOOLS="pandoc"
+if [ "${1:-}" = check ]; then
+  TOOLS="$TOOLS qpdf checkbashisms tidy pdflatex texi2dvi"
+  DEBS="$DEBS qpdf devscripts tidy texlive-latex-base texlive-latex-recommended"
+  DEBS="$DEBS texlive-fonts-recommended texlive-latex-extra texinfo"
+fi
 
 missing() {
   command -v R >/dev/null 2>&1 || { echo "R"; return; }
   command -v "$RSCRIPT" >/dev/null 2>&1 || { echo "Rscript"; return; }
-  "$RSCRIPT" --vanilla -e "p <- strsplit('$PKGS', ' ')[[1]]" \
-    -e "m <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]" \
-    -e "cat(m, sep = ' ')" 2>/dev/null || echo "(R does not start)"
+  m=$("$RSCRIPT" --vanilla -e "p <- strsplit('$PKGS', ' ')[[1]]" \
+        -e "m <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]" \
+        -e "cat(m, sep = ' ')" 2>/dev/null) || m="(R does not start)"
+  for t in $TOOLS; do
+    command -v "$t" >/dev/null 2>&1 || m="$m $t"
+  done
+  echo "${m# }"
 }
 
 need=$(missing)
@@ -27,11 +44,11 @@ elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 else
   echo "gpustats: cannot install them without root. As root, run:" >&2
   echo "  apt-get update && apt-get install -y --no-install-recommends $DEBS" >&2
-  echo "or install the R packages ($PKGS) into a library on R_LIBS." >&2
+  echo "or install $TOOLS and the R packages ($PKGS) into a library on R_LIBS." >&2
   exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "gpustats: no apt-get here; install R and the R packages $PKGS by hand." >&2
+  echo "gpustats: no apt-get here; install R, $TOOLS and the R packages $PKGS by hand." >&2
   exit 1
 fi
 
