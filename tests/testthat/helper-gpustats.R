@@ -20,6 +20,10 @@ skip_without_gpu <- function() {
   testthat::skip("no GPU")
 }
 
+# What an interruptible computation ended with: after its cleanup, an
+# interrupted one signals R's own interrupt condition.
+interrupt_outcome <- function(expr) tryCatch({ expr; "finished" }, interrupt = function(e) "interrupt")
+
 max_rel_err <- function(x, ref) max(abs(x / ref - 1))
 
 # A weakly correlated Gaussian process (range 0.03, smoothness 0.5) at n

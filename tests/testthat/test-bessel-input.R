@@ -65,13 +65,11 @@ test_that("the CPU path gives the same results on 1 and all threads", {
 test_that("an interrupt between batches stops the work cleanly", {
   # the progress callback raises a real user interrupt once a third is done
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
-  # after its cleanup, the work signals R's own interrupt condition
-  outcome <- function(expr) tryCatch({ expr; "finished" }, interrupt = function(e) "interrupt")
   x <- runif(2e6)
-  expect_identical(outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), -1L, 0L, interrupt_at_third,
+  expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), -1L, 0L, interrupt_at_third,
                                                     0L, -1, c(1, 1)), environment())), "interrupt")
   locs <- matrix(runif(1e4), ncol = 2) # several batches of columns
-  expect_identical(outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, c(1, 0.1, 1.3, 0), 0L, -1L, 0L,
+  expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, c(1, 0.1, 1.3, 0), 0L, -1L, 0L,
                                                     interrupt_at_third), environment())), "interrupt")
   # and the next call works
   expect_equal(bessel_k(x[1:5], 1.5, device = "cpu"), besselK(x[1:5], 1.5), tolerance = 1e-14)
