@@ -14,6 +14,7 @@ print.stable_fit <- function(x, ...) {
   cat(sprintf("Alpha-stable law (S%d) fitted by %s\n", x$pm, stable_method_label[[x$method]]))
   cat(sprintf("n = %d, log-likelihood = %.8g\n", x$n, x$loglik))
   print(x$coefficients, digits = 6)
+  if (!isTRUE(x$converged)) cat(stable_not_converged_line(x$iterations), "\n", sep = "")
   invisible(x)
 }
 
@@ -39,7 +40,7 @@ logLik.stable_fit <- function(object, ...) {
 #' @export
 summary.stable_fit <- function(object, ...) {
   est <- object$coefficients
-  se <- if (is.null(object$vcov)) rep(NA_real_, 4) else sqrt(pmax(diag(object$vcov), 0))
+  se <- if (is.null(object$vcov)) rep(NA_real_, 4) else stable_se(object$vcov)
   table <- cbind(Estimate = est, `Std. Error` = se)
   structure(list(table = table, method = object$method, pm = object$pm, loglik = object$loglik,
                  aic = stats::AIC(object), n = object$n, iterations = object$iterations,
@@ -53,10 +54,19 @@ print.summary.stable_fit <- function(x, ...) {
   cat(sprintf("Alpha-stable law (S%d) fitted by %s\n\n", x$pm, stable_method_label[[x$method]]))
   print(x$table, digits = 5, na.print = "")
   cat(sprintf("\nn = %d   log-likelihood = %.8g   AIC = %.8g\n", x$n, x$loglik, x$aic))
+  if (!isTRUE(x$converged)) {
+    cat(stable_not_converged_line(x$iterations), "\n", sep = "")
+  } else if (x$method != "mcculloch") {
+    cat(sprintf("converged in %d %s\n", x$iterations,
+                if (x$method == "mle") "Newton iterations" else "regression rounds"))
+  }
   if (x$method == "mle") {
-    cat(sprintf("%d Newton iterations, %s\n", x$iterations,
-                if (x$converged) "converged" else "NOT converged"))
-    cat("Standard errors from the observed information; none for a parameter at a bound.\n")
+    cat("Standard errors from the observed information; none for a parameter at a bound",
+        "or where the information is not positive definite.\n")
   }
   invisible(x)
+}
+
+stable_not_converged_line <- function(iterations) {
+  sprintf("NOT CONVERGED after %d iterations: the estimates are where the fit stopped.", iterations)
 }

@@ -185,8 +185,9 @@ stable_backtrack <- function(samples, s, theta, dir, f0, decrement, device, call
 # Newton's method with a line search, every sample in lockstep. Each round
 # takes, in one call, the derivatives at each sample's full Newton step and,
 # for a sample that backtracked in the previous round, at its new point; a
-# full step that is accepted then needs no call of its own.
-stable_mle <- function(samples, device, call, max_iter = 100L) {
+# full step that is accepted then needs no call of its own. progress(done)
+# is told how many samples have finished after each round.
+stable_mle <- function(samples, device, call, max_iter = 100L, progress = function(done) NULL) {
   m <- length(samples)
   theta <- stable_mle_start(samples, device, call)
   # the derivatives at theta where fresh, kept for the observed information
@@ -203,7 +204,9 @@ stable_mle <- function(samples, device, call, max_iter = 100L) {
   iterations <- integer(m)
   converged <- logical(m)
   active <- seq_len(m)
-  for (it in seq_len(max_iter)) {
+  # each round, every sample either stops or takes a step (counted in
+  # iterations) or has just backtracked, so at most 2 max_iter + 1 rounds
+  repeat {
     have <- active[fresh[active]]
     for (s in have) {
       held <- stable_held(theta[s, ], fd$grad[s, ])
@@ -211,16 +214,17 @@ stable_mle <- function(samples, device, call, max_iter = 100L) {
       dir[s, ] <- stable_newton_direction(fd$grad[s, ], fd$hess[s, , ], held, scale)
       decrement[s] <- sum(fd$grad[s, ] * dir[s, ])
     }
-    iterations[have] <- iterations[have] + 1L
     # converged: the predicted gain of the step is below 1e-9 (log-likelihood
-    # units); a probe without a density (next to a support end) stops the fit
-    # unconverged
+    # units); a probe without a density (next to a support end), or the step
+    # limit, stops the fit unconverged
     stuck <- !is.finite(decrement[have])
     done <- stuck | decrement[have] < 1e-9
     converged[have[done & !stuck]] <- TRUE
-    go <- have[!done]
+    go <- have[!done & iterations[have] < max_iter]
+    iterations[go] <- iterations[go] + 1L
     need <- active[!fresh[active]]
     active <- c(need, go)
+    progress(m - length(active))
     if (length(active) == 0L) break
     trial <- stable_trial(theta[go, , drop = FALSE], dir[go, , drop = FALSE], 1)
     new <- stable_fd_derivatives(samples, active, rbind(theta[need, , drop = FALSE], trial),
@@ -236,9 +240,13 @@ stable_mle <- function(samples, device, call, max_iter = 100L) {
                              fd$loglik[back], decrement[back], device, call)
       theta[back, ] <- bt$theta
       fresh[back[bt$moved]] <- FALSE
-      # no step found an increase: the estimate cannot be improved further
-      converged[back[!bt$moved]] <- TRUE
-      active <- setdiff(active, back[!bt$moved])
+      # no step found an increase: the fit stops, converged only where the
+      # predicted gain was already within the rounding of the log-likelihood
+      # (a probe without a density, as at a scale the data did not have
+      # before they were standardized, gave such stops far from the maximum)
+      stopped <- back[!bt$moved]
+      converged[stopped] <- decrement[stopped] < 1e-5
+      active <- setdiff(active, stopped)
     }
   }
   # observed information at the estimates
@@ -248,13 +256,27 @@ stable_mle <- function(samples, device, call, max_iter = 100L) {
             stale, seq_along(stale))
   }
   lapply(seq_len(m), function(k) {
-    held <- stable_held(theta[k, ], fd$grad[k, ])
-    vc <- matrix(NA_real_, 4, 4, dimnames = list(names(stable_lower), names(stable_lower)))
-    free <- !held
-    info <- -fd$hess[k, , ][free, free, drop = FALSE]
-    inv <- tryCatch(solve((info + t(info)) / 2), error = function(e) NULL)
-    if (!is.null(inv)) vc[free, free] <- inv
-    list(coefficients = stats::setNames(theta[k, ], names(stable_lower)), vcov = vc,
-         loglik = fd$loglik[k], iterations = iterations[k], converged = converged[k])
+    info <- stable_mle_vcov(fd$hess[k, , ], stable_held(theta[k, ], fd$grad[k, ]))
+    list(coefficients = stats::setNames(theta[k, ], names(stable_lower)), vcov = info$vcov,
+         loglik = fd$loglik[k], iterations = iterations[k], converged = converged[k],
+         information_ok = info$ok)
   })
+}
+
+# The inverse of the observed information (minus the Hessian) over the free
+# parameters; NA for a parameter held at a bound, and NA throughout where the
+# information is not positive definite (ok = FALSE), as its inverse would
+# give negative or meaningless variances.
+stable_mle_vcov <- function(hess, held) {
+  nm <- names(stable_lower)
+  vc <- matrix(NA_real_, 4, 4, dimnames = list(nm, nm))
+  free <- !held
+  if (!any(free)) return(list(vcov = vc, ok = TRUE))
+  info <- -hess[free, free, drop = FALSE]
+  info <- (info + t(info)) / 2
+  R <- if (all(is.finite(info))) tryCatch(chol(info), error = function(e) NULL)
+  # a pivot this small relative to the diagonal is rounding, not information
+  ok <- !is.null(R) && min(diag(R)) > sqrt(.Machine$double.eps) * sqrt(max(diag(info)))
+  if (ok) vc[free, free] <- chol2inv(R)
+  list(vcov = vc, ok = ok)
 }

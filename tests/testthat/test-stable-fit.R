@@ -113,6 +113,129 @@ test_that("stable_fit methods", {
   expect_null(vcov(stable_fit(rstable(50, 1.5, 0), method = "mcculloch")))
 })
 
+test_that("the estimates, standard errors and log-likelihood scale with the data", {
+  # at 1e200 the fit had stopped after one step at McCulloch's start and
+  # reported convergence; at 1e-155 it returned the start unconverged
+  set.seed(2)
+  y <- rstable(1000, 1.3, 0.4)
+  f1 <- stable_fit(y, device = "cpu")
+  expect_true(f1$converged)
+  se1 <- sqrt(diag(vcov(f1)))
+  for (s in c(1e200, 1e150, 1e-150, 1e-155, 1e-300)) {
+    f <- stable_fit(y * s, device = "cpu")
+    expect_true(f$converged, info = s)
+    expect_equal(coef(f) / c(1, 1, s, s), coef(f1), tolerance = 1e-9, info = s)
+    expect_equal(f$loglik, f1$loglik - 1000 * log(s), tolerance = 1e-12, info = s)
+    if (abs(log10(s)) <= 150) {
+      expect_equal(sqrt(diag(vcov(f))) / c(1, 1, s, s), se1, tolerance = 1e-5, info = s)
+    }
+  }
+  # a power of two changes nothing but the scale
+  f <- stable_fit(y * 2^-900, device = "cpu")
+  expect_identical(coef(f) * c(1, 1, 2^900, 2^900), coef(f1))
+  # S1: the location and its variance scale too (alpha != 1)
+  g1 <- stable_fit(y, pm = 1, device = "cpu")
+  g <- stable_fit(y * 1e-150, pm = 1, device = "cpu")
+  expect_equal(coef(g) / c(1, 1, 1e-150, 1e-150), coef(g1), tolerance = 1e-9)
+  expect_equal(vcov(g)[4, 4] / 1e-300, vcov(g1)[4, 4], tolerance = 1e-5)
+  expect_true(vcov(g1)[4, 4] > 0)
+})
+
+test_that("McCulloch's and Koutrouvelis' estimators scale with the data", {
+  set.seed(3)
+  y <- rstable(500, 1.6, -0.3, 2, 1)
+  for (method in c("mcculloch", "koutrouvelis")) {
+    f1 <- stable_fit(y, method = method)
+    for (s in c(1e250, 1e-250)) {
+      f <- stable_fit(y * s, method = method)
+      expect_equal(coef(f) / c(1, 1, s, s), coef(f1), tolerance = 1e-9, info = method)
+      expect_equal(f$loglik, f1$loglik - 500 * log(s), tolerance = 1e-10, info = method)
+    }
+  }
+})
+
+test_that("a fit that stops early says so: converged FALSE, a classed warning, print and summary", {
+  set.seed(1)
+  x <- rstable(200, 1.5, 0)
+  expect_warning(f <- stable_fit(x, control = list(iter.max = 1), device = "cpu"),
+                 class = "gpustats_warning_not_converged")
+  expect_false(f$converged)
+  expect_equal(f$iterations, 1L)
+  expect_output(print(f), "NOT CONVERGED")
+  expect_output(print(summary(f)), "NOT CONVERGED")
+  expect_warning(tab <- stable_fit(list(a = x, b = -x), control = list(iter.max = 1), device = "cpu"),
+                 "samples a, b", class = "gpustats_warning_not_converged")
+  expect_false(any(tab$converged))
+  full <- expect_silent(stable_fit(x, device = "cpu"))
+  expect_true(full$converged)
+  expect_output(print(summary(full)), "converged in")
+})
+
+test_that("an information that is not positive definite gives NA standard errors and a warning", {
+  held <- c(FALSE, FALSE, FALSE, FALSE)
+  bad <- -diag(c(1, -1, 2, 3)) # minus the Hessian has a negative eigenvalue
+  v <- gpustats:::stable_mle_vcov(bad, held)
+  expect_false(v$ok)
+  expect_true(all(is.na(v$vcov)))
+  good <- gpustats:::stable_mle_vcov(-diag(c(4, 1, 2, 5)), c(FALSE, TRUE, FALSE, FALSE))
+  expect_true(good$ok)
+  expect_equal(diag(good$vcov), c(alpha = 0.25, beta = NA, gamma = 0.5, delta = 0.2))
+  expect_true(all(is.na(gpustats:::stable_se(matrix(c(-1, 0, 0, NA), 2)))))
+  fits <- list(list(converged = TRUE, information_ok = FALSE))
+  expect_warning(gpustats:::stable_fit_warn(fits, NULL, environment()),
+                 class = "gpustats_warning_information")
+})
+
+test_that("a batched fit shows a progress bar, unless control$progress is FALSE", {
+  old <- options(cli.progress_show_after = 0)
+  on.exit(options(old))
+  set.seed(4)
+  xs <- list(rstable(300, 1.5, 0), rstable(300, 1.2, 0), rstable(300, 1.7, 0.5))
+  for (method in c("mle", "koutrouvelis")) {
+    m <- testthat::capture_messages(stable_fit(xs, method = method, device = "cpu"))
+    expect_true(any(grepl("stable_fit", m)), info = method)
+    m <- testthat::capture_messages(stable_fit(xs, method = method, device = "cpu",
+                                               control = list(progress = FALSE)))
+    expect_length(m, 0)
+  }
+})
+
+test_that("degenerate data give a clear error at once", {
+  fast_error <- function(x, pattern, ...) {
+    t <- system.time(expect_error(stable_fit(x, device = "cpu", ...), pattern,
+                                  class = "gpustats_error_argument"))[["elapsed"]]
+    expect_lt(t, 5)
+  }
+  # had run for minutes chasing an unbounded likelihood, then failed
+  fast_error(c(rep(0, 500), rep(1, 500), 2:4), "unbounded")
+  # had failed with "missing value where TRUE/FALSE needed"
+  for (method in c("mle", "mcculloch", "koutrouvelis")) {
+    fast_error(c(rep(0, 990), 1:10), "interquartile range", method = method)
+  }
+  fast_error(rep(3, 100), "distinct")
+  fast_error(c(rep(1, 70), 1:30 / 7), "interquartile range")
+  for (n in 1:3) fast_error(rnorm(n), "at least 10")
+  for (bad in list(NA, NaN, Inf, -Inf, NA_real_)) fast_error(c(rnorm(20), bad), "finite")
+  fast_error(list(rnorm(20), c(rnorm(20), NaN)), "sample 2")
+  # ties below 1/11 of the sample are fitted; the quantile methods take more
+  set.seed(5)
+  x <- c(rep(0, 80), rstable(920, 1.5, 0))
+  expect_s3_class(stable_fit(x, method = "mcculloch"), "stable_fit")
+  expect_s3_class(stable_fit(c(rep(0, 500), rep(1, 500), 2:4), method = "mcculloch"), "stable_fit")
+})
+
+test_that("control entries are checked", {
+  x <- rnorm(50)
+  bad <- list(list(iter.max = NA), list(iter.max = -1), list(iter.max = 0), list(iter.max = 2.5),
+              list(iter.max = "10"), list(iter.max = c(1, 2)), list(maxit = 10), list(progress = NA),
+              list(progress = "yes"), list(10), 3, "a")
+  for (ctrl in bad) {
+    expect_error(stable_fit(x, control = ctrl), class = "gpustats_error_argument",
+                 info = deparse(ctrl))
+  }
+  expect_error(stable_fit(x, control = list(maxit = 10)), "iter.max")
+})
+
 test_that("stable_fit rejects bad input", {
   expect_error(stable_fit(c(1:20, NA)), class = "gpustats_error")
   expect_error(stable_fit(c(1:20, Inf)), class = "gpustats_error")
@@ -122,4 +245,34 @@ test_that("stable_fit rejects bad input", {
   expect_error(stable_fit(list()), class = "gpustats_error")
   expect_error(stable_fit(rnorm(20), pm = 2), class = "gpustats_error")
   expect_error(stable_fit(rnorm(20), method = "moments"))
+  x <- rnorm(20)
+  for (bad in list(NULL, numeric(0), factor(1:20), as.complex(1:20), list(x, "a"), list(x, NULL),
+                   matrix(numeric(0), 20, 0), TRUE)) {
+    expect_error(stable_fit(bad), class = "gpustats_error_argument", info = deparse(bad))
+  }
+  for (pm in list(NA, -1, 0.5, "0", c(0, 1))) {
+    expect_error(stable_fit(x, pm = pm), class = "gpustats_error_argument", info = deparse(pm))
+  }
+  expect_error(stable_fit(x, device = "tpu"), class = "gpustats_error_argument")
+  expect_error(stable_fit(x, method = NA))
+  # a data frame is a list of samples, one per column
+  set.seed(6)
+  df <- data.frame(a = rstable(100, 1.5, 0), b = rstable(100, 1.8, 0))
+  tab <- stable_fit(df, method = "mcculloch")
+  expect_equal(rownames(tab), c("a", "b"))
+})
+
+test_that("the methods of a fit work on fits of every method", {
+  set.seed(7)
+  x <- rstable(200, 1.4, 0.2)
+  for (method in c("mle", "mcculloch", "koutrouvelis")) {
+    f <- stable_fit(x, method = method, device = "cpu")
+    expect_output(print(f), "fitted by")
+    s <- summary(f)
+    expect_output(print(s), "AIC")
+    expect_equal(stats::AIC(f), -2 * f$loglik + 8)
+    expect_equal(nobs(f), 200L)
+    if (method == "mle") expect_equal(unname(s$table[, 2]), unname(sqrt(diag(vcov(f)))))
+    else expect_true(all(is.na(s$table[, 2])))
+  }
 })
