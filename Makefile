@@ -5,6 +5,9 @@
 #   make bench       install, then the benchmarks (output in bench-output/)
 #   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
 #                    benchmarks; logs and tables in $(OUT) (default gpu-check-output/)
+#   make check-hard  install, then the bad-input battery (every exported function with bad
+#                    input, each case in its own process); fails on any crash, hang, memory
+#                    blow-up or obscure error; table in $CHECK_HARD_OUT (default check-hard-output/)
 #   make docs        regenerate man/ and NAMESPACE with roxygen2
 #   make clean
 #
@@ -28,7 +31,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install test demo bench gpu-check docs clean
+.PHONY: all deps install test demo bench gpu-check docs clean check-hard
 
 all: test
 
@@ -70,6 +73,9 @@ gpu-check:
 	if [ $$status -ne 0 ]; then echo "gpu-check: FAILED (see $(OUT)/tests.log and $(OUT)/bench.log)"; \
 	else echo "gpu-check: OK"; fi; \
 	exit $$status
+
+check-hard: install
+	$(WITH_LIB) $(RSCRIPT) tools/bad-input-battery.R --lib "$(LIB)" --out "$${CHECK_HARD_OUT:-check-hard-output}"
 
 # load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
 # roxygenise() would build debug objects there that later installs would reuse)
