@@ -125,8 +125,10 @@ crash_detail <- function(case, lib, timeout) {
                                   c(file.path(battery_dir, "run-one.R"), shQuote(lib), shQuote(f)),
                                   stdout = TRUE, stderr = TRUE, timeout = timeout))
   status <- attr(out, "status") %||% 0L
-  last <- grep("caught|abort|libgomp|signal|Error|error|memory|Killed|killed", out, value = TRUE)
-  sprintf("exit status %s: %s", status, substr(paste(utils::tail(last, 3L), collapse = " / "), 1L, 300L))
+  key <- grep("caught segfault|cause '|libgomp|AddressSanitizer|runtime error|cannot allocate|Killed|abort", out,
+              value = TRUE)
+  if (!length(key)) key <- utils::tail(out, 3L)
+  sprintf("exit status %s: %s", status, substr(paste(unique(trimws(key)), collapse = " / "), 1L, 300L))
 }
 
 case_row <- function(case, rec, outcome, detail) {
@@ -160,7 +162,7 @@ write_summary <- function(tab, file, opts, elapsed) {
 # options) or on heavy setup, one per function, argument and outcome, with
 # the outcome expected.
 write_fast <- function(tab, file, open_file) {
-  fast <- tab[tab$outcome %in% c("clean_error", "value_warning", "value") & tab$seconds < 0.5 &
+  fast <- tab[tab$outcome %in% c("clean_error", "value_warning", "value") & tab$seconds < 2 &
                 tab$generator != "options" & !grepl("device|gpus", tab$arg) & !tab$huge &
                 !grepl("fit <- gp_fit|gb <- gbees|mc <- gbees_mc", tab$setup) &
                 !tab$fn %in% c("gpu_available", "gpu_info", "gbees", "gbees_mc", "stable_fit", "gp_fit"), ]
@@ -243,7 +245,8 @@ main <- function() {
     }
     run_and_class(cases, lib, opts, table_file)
   }
-  tab <- utils::read.csv(table_file, stringsAsFactors = FALSE)
+  tab <- reclass_table(utils::read.csv(table_file, stringsAsFactors = FALSE))
+  utils::write.csv(tab, table_file, row.names = FALSE)
   utils::write.csv(tab[!tab$outcome %in% c("clean_error", "value_warning", "value"), ], file.path(opts$out, "non-clean.csv"),
                    row.names = FALSE)
   elapsed <- if (opts$reuse) sum(tab$seconds, na.rm = TRUE) else proc.time()[["elapsed"]] - started

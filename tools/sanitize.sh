@@ -16,7 +16,7 @@
 #   valgrind  R -d valgrind on the test files matching SANITIZE_VALGRIND; logs
 #             OUT/valgrind/
 #   findings  OUT/findings.txt: every sanitizer report (file:line, kind, count,
-#             the case or test run that triggered it) and valgrind's errors
+#             the battery case or test file that triggered it) and valgrind's errors
 #
 # Reports are logged, not fatal (halt_on_error=0 for UBSan; an ASan error ends
 # its process, which the battery then records as a crash). The exit status is
@@ -41,14 +41,14 @@ has_step() {
   case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac
 }
 
-# Runs a command with the sanitizer runtimes preloaded into R, logging every
-# report to OUT/asan/{asan,ubsan}.PID.
+# Runs a command with the sanitizer runtimes preloaded into R. Reports go to
+# stderr (libubsan ignores log_path beside libasan), which the steps log; the
+# battery marks each case there.
 with_sanitizers() {
-  mkdir -p "$out/asan"
   LD_PRELOAD="$asan_lib $ubsan_lib" \
-  ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:log_path=$out/asan/asan" \
-  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0:log_path=$out/asan/ubsan" \
-  OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} "$@"
+  ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1" \
+  UBSAN_OPTIONS="print_stacktrace=0:halt_on_error=0" \
+  GPUSTATS_BATTERY_MARK=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} "$@"
 }
 
 if has_step build; then
@@ -83,7 +83,7 @@ fi
 if has_step battery; then
   echo "sanitize: battery cases matching '$battery' under ASan/UBSan (table: $out/battery/cases.csv)"
   (cd "$root" && with_sanitizers "$RSCRIPT" tools/bad-input-battery.R --lib "$out/lib-asan" --out "$out/battery" \
-     --mem 0 --no-huge --timeout 120 --filter "$battery") > "$out/asan-battery.log" 2>&1 || true
+     --mem 0 --no-huge --timeout 120 --jobs 1 --filter "$battery") > "$out/asan-battery.log" 2>&1 || true
   tail -n 1 "$out/asan-battery.log"
 fi
 

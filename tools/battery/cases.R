@@ -124,7 +124,7 @@ function_specs <- function() {
 # Role names that are variants of a role in values.R.
 role_values <- function(role) {
   switch(role,
-    locs_or_null = role_locs(null_ok = TRUE),
+    locs_or_null = role_locs(second = TRUE),
     locs_gp = role_locs(gp = TRUE),
     obs_fit = role_obs(fit = TRUE),
     get(paste0("role_", role))()
@@ -261,8 +261,8 @@ gen_special <- function() {
 }
 
 # The order of a run: the cases most likely to find something first, wrong
-# types (nearly always a clean error, and slow to format) last, so that a run
-# cut short has covered the most.
+# types (nearly always a clean error, and slow to format) last, functions in
+# turn, so that a run cut short has covered the most.
 case_priority <- function(case) {
   if (case$generator == "special") return(1L)
   if (case$generator == "options") return(2L)
@@ -276,7 +276,11 @@ battery_cases <- function() {
   cases <- c(unlist(lapply(specs, gen_substitute), recursive = FALSE),
              unlist(lapply(specs, gen_mismatch), recursive = FALSE),
              gen_options(), gen_special())
-  cases <- cases[order(vapply(cases, case_priority, 1L))] # order() is stable
+  # within a priority, functions take turns
+  priority <- vapply(cases, case_priority, 1L)
+  fn <- vapply(cases, `[[`, "", "fn")
+  turn <- stats::ave(seq_along(cases), priority, fn, FUN = seq_along)
+  cases <- cases[order(priority, turn)] # order() is stable
   ids <- vapply(cases, `[[`, "", "id")
   dup <- duplicated(ids)
   if (any(dup)) stop("duplicated case ids: ", paste(unique(ids[dup]), collapse = "; "))

@@ -21,6 +21,8 @@ case_record <- function(status, ...) {
 }
 
 run_case <- function(case) {
+  # under the sanitizers, whose reports go to stderr, a marker says which case follows
+  if (nzchar(Sys.getenv("GPUSTATS_BATTERY_MARK"))) cat(sprintf("[battery case] %s\n", case$id), file = stderr())
   env <- new.env(parent = globalenv())
   started <- proc.time()[["elapsed"]]
   warnings <- character()

@@ -4,7 +4,10 @@
 #   clean_error      an error of the package's classes (gpustats_error)
 #   r_error          a clear error of R's own argument matching (match.arg,
 #                    a missing or unused argument, no S3 method)
-#   value_warning    a value with a warning
+#   value_warning    a value with a warning (but a warning that comes from
+#                    R's internals on input the package did not check, such
+#                    as "no non-missing arguments to max", makes the value
+#                    suspicious)
 #   value            a value without a warning that passes the checks
 #   suspicious_value a value without a warning that is NA/NaN (for input
 #                    without NA), finite for invalid input, fails its
@@ -24,6 +27,17 @@ r_error_patterns <- c(
   "unused argument", "is missing, with no default", "no applicable method"
 )
 memory_patterns <- c("cannot allocate", "bad_alloc", "out of memory", "Cannot allocate memory")
+obscure_warning_patterns <- c("no non-missing arguments to", "NAs introduced by coercion", "number of items to replace",
+                              "the condition has length", "data length .* is not a sub-multiple")
+
+# Outcomes of the table refined by the rules that read only the table (so
+# that a summary of an earlier run, --reuse, applies them too).
+reclass_table <- function(tab) {
+  obscure <- tab$outcome == "value_warning" & grepl(paste(obscure_warning_patterns, collapse = "|"), tab$detail)
+  tab$outcome[obscure] <- "suspicious_value"
+  tab$detail[obscure] <- paste("obscure warning:", tab$detail[obscure])
+  tab
+}
 
 classify_record <- function(rec, case) {
   if (rec$status == "setup_error") {

@@ -2,59 +2,55 @@
 #
 #   Rscript tools/battery/sanitizer-findings.R OUT
 #
-# UBSan and ASan reports (OUT/asan/{ubsan,asan}.PID) are grouped by source
-# position and kind; each names the battery case whose process wrote it (by
-# pid, from OUT/battery/cases.csv) or "test suite". valgrind errors
-# (OUT/valgrind/vg.PID.log) are grouped by kind and the first frame in the
-# package. Exit status 1 when there is any finding.
+# UBSan and ASan reports (in the logs OUT/asan-tests.log and
+# OUT/asan-battery.log) are grouped by source position and kind; each names
+# the battery case (from the battery's "[battery case]" markers) or the test
+# file that was running. valgrind errors (OUT/valgrind/vg.PID.log) are
+# grouped by kind and the first frame in the package. Exit status 1 when
+# there is any finding.
 
 out <- commandArgs(TRUE)[[1L]]
-cases <- file.path(out, "battery", "cases.csv")
-case_of_pid <- if (file.exists(cases)) {
-  tab <- utils::read.csv(cases, stringsAsFactors = FALSE)
-  stats::setNames(paste0(tab$id, "  [", ifelse(nzchar(tab$setup), paste0(tab$setup, "; "), ""), tab$call, "]"),
-                  tab$pid)
-} else character()
+`%||%` <- function(a, b) if (is.null(a)) b else a
 
-source_of <- function(pid) {
-  s <- case_of_pid[as.character(pid)]
-  ifelse(is.na(s), "test suite", s)
-}
-
-# "path/src/core/x/y.h:12:3" -> "src/core/x/y.h:12"
-short_position <- function(p) sub(":[0-9]+$", "", sub("^.*/(src/)", "\\1", p))
-
-pid_of <- function(f) sub("^.*\\.([0-9]+)(\\.log)?$", "\\1", f)
+# "path/src/core/x/y.h:12:3" -> "core/x/y.h:12"
+short_position <- function(p) sub(":[0-9]+$", "", sub("^.*/src/", "", p))
 
 findings <- list()
-add <- function(tool, where, what, pid) {
+add <- function(tool, where, what, source) {
   key <- paste(tool, where, what, sep = "\r")
   f <- findings[[key]] %||% list(tool = tool, where = where, what = what, count = 0L, sources = character())
   f$count <- f$count + 1L
-  f$sources <- unique(c(f$sources, source_of(pid)))
+  f$sources <- unique(c(f$sources, source))
   findings[[key]] <<- f
 }
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
-# UBSan: "FILE:LINE:COL: runtime error: MESSAGE"
-for (f in Sys.glob(file.path(out, "asan", "ubsan.*"))) {
-  for (l in grep("runtime error:", readLines(f, warn = FALSE), value = TRUE)) {
-    where <- short_position(sub(": runtime error:.*$", "", l))
-    what <- gsub("-?[0-9][0-9.e+-]*", "N", sub("^.*runtime error: ", "", l))
-    add("UBSan", where, what, pid_of(f))
+# Walks a log, keeping track of what was running.
+scan_log <- function(file, default) {
+  if (!file.exists(file)) return(invisible())
+  lines <- readLines(file, warn = FALSE)
+  source <- default
+  for (i in seq_along(lines)) {
+    l <- lines[[i]]
+    if (startsWith(l, "[battery case] ")) {
+      source <- sub("^\\[battery case\\] ", "battery case: ", l)
+    } else if (grepl("\\|\\s*[0-9]+\\s*\\|\\s*[A-Za-z0-9_.-]+", l) && default == "test suite") {
+      source <- paste("test file:", sub("^.*\\|\\s*[0-9]+\\s*\\|\\s*([A-Za-z0-9_.-]+).*$", "\\1", l))
+    }
+    if (grepl("runtime error:", l)) {
+      m <- regmatches(l, regexec("([^ ]+):([0-9]+):([0-9]+): runtime error: (.*)$", l))[[1L]]
+      if (length(m)) add("UBSan", short_position(paste0(m[2], ":", m[3], ":", m[4])),
+                         gsub("-?[0-9][0-9.e+-]*", "N", m[5]), source)
+    }
+    if (grepl("ERROR: AddressSanitizer", l)) {
+      rest <- lines[i:min(length(lines), i + 60L)]
+      frames <- grep(" in .*(/src/|core/)", rest, value = TRUE)
+      where <- if (length(frames)) short_position(sub("^.* in [^ ]+ ([^ ]+).*$", "\\1", frames[1L])) else "?"
+      add("ASan", where, sub("^.*ERROR: AddressSanitizer: ([^ ]+).*$", "\\1", l), source)
+    }
   }
 }
-
-# ASan: the error line and the first frame in the package's sources.
-for (f in Sys.glob(file.path(out, "asan", "asan.*"))) {
-  lines <- readLines(f, warn = FALSE)
-  starts <- grep("ERROR: AddressSanitizer", lines)
-  for (s in starts) {
-    frames <- grep(" in .*/src/", lines[s:length(lines)], value = TRUE)
-    where <- if (length(frames)) short_position(sub("^.* (/[^ ]*/src/[^ ]*).*$", "\\1", frames[1L])) else "?"
-    add("ASan", where, sub("^.*ERROR: AddressSanitizer: ([^ ]+).*$", "\\1", lines[s]), pid_of(f))
-  }
-}
+scan_log(file.path(out, "asan-tests.log"), "test suite")
+scan_log(file.path(out, "asan-battery.log"), "battery")
 
 # valgrind: each error block, with its first frame in gpustats.so.
 vg_kinds <- "Invalid (read|write|free)|uninitialised|Mismatched free|Source and destination overlap|Syscall param"
@@ -64,14 +60,15 @@ for (f in Sys.glob(file.path(out, "valgrind", "vg.*.log"))) {
   starts <- grep(vg_kinds, lines)
   for (s in starts) {
     block <- lines[s:min(length(lines), s + 30L)]
-    block <- block[seq_len(which(!nzchar(block))[1L] %||% length(block))]
+    blank <- which(!nzchar(block))
+    if (length(blank)) block <- block[seq_len(blank[1L])]
     frame <- grep("gpustats\\.so|/src/", block, value = TRUE)
     if (!length(frame)) {
       vg_other <- vg_other + 1L
       next
     }
     where <- sub("^.*\\((.*)\\)\\s*$", "\\1", frame[1L])
-    add("valgrind", where, sub("\\s+$", "", gsub("[0-9]+ bytes?", "N bytes", lines[s])), pid_of(f))
+    add("valgrind", where, sub("\\s+$", "", gsub("[0-9]+ bytes?", "N bytes", lines[s])), "valgrind run")
   }
 }
 

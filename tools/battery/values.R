@@ -164,8 +164,9 @@ role_accuracy <- function() {
 
 # Locations (setup: L, 20 x 2). `gp`: for Gaussian-process functions, whose
 # covariance must be positive definite (duplicates with no nugget are not)
-# and whose y has 20 values.
-role_locs <- function(gp = FALSE, null_ok = FALSE) {
+# and whose y has 20 values. `second`: the second set of a cross-covariance
+# (NULL allowed; 1e5 rows against 20 is a matrix that fits).
+role_locs <- function(gp = FALSE, second = FALSE) {
   values_table(
     bv("local({L[3, 1] <- NA; L})", TRUE, TRUE, label = "NA coordinate"),
     bv("local({L[3, 1] <- Inf; L})", TRUE, label = "Inf coordinate"),
@@ -179,10 +180,10 @@ role_locs <- function(gp = FALSE, null_ok = FALSE) {
     bv("matrix(letters[1:20], 10)", TRUE, label = "character matrix"),
     bv("as.list(L[, 1])", TRUE, label = "list"),
     bv("L + 0i", TRUE, label = "complex matrix"), bv("array(L, c(10, 2, 2))", TRUE, label = "3-d array"),
-    bv("NULL", !null_ok), bv("numeric(0)", gp),
+    bv("NULL", !second), bv("numeric(0)", gp),
     bv("L * 1e300", label = "coordinates 1e300"), bv("L * 1e-300", label = "coordinates 1e-300"),
     bv("matrix(1:40, 20)", label = "integer matrix"),
-    bv("matrix(runif(2e5), ncol = 2)", TRUE, huge = TRUE, label = "1e5 rows")
+    bv("matrix(runif(2e5), ncol = 2)", !second, huge = !second, label = "1e5 rows")
   )
 }
 
