@@ -72,7 +72,7 @@ function_specs <- function() {
     fspec("gp_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
           c(list(y = "obs", locs = "locs_gp"), gp_params,
             list(distance = "choice", precision = "choice", accuracy = "accuracy", device = "device")),
-          setup = "L", check = "gp_loglik"),
+          setup = "L"),
     fspec("gp_simulate", c(locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
           c(list(locs = "locs_gp"), gp_params,
             list(nsim = "count_pos", distance = "choice", precision = "choice", accuracy = "accuracy",

@@ -33,7 +33,6 @@ value_checks <- list(
     cf <- v$coefficients
     all(is.finite(cf)) && all(cf >= 0) && (is.null(v$vcov) || all(is.na(diag(v$vcov)) | diag(v$vcov) >= 0))
   },
-  gp_loglik = function(v, a) all(is.finite(v)),
   tile_chol = function(v, a) is.finite(v$logdet),
   morton_order = function(v, a) identical(sort(as.integer(v)), seq_len(NROW(a$locs))),
   gbees_mc = function(v, a) all(is.finite(unlist(v$samples))),

@@ -170,9 +170,9 @@ role_locs <- function(gp = FALSE, second = FALSE) {
   values_table(
     bv("local({L[3, 1] <- NA; L})", TRUE, TRUE, label = "NA coordinate"),
     bv("local({L[3, 1] <- Inf; L})", TRUE, label = "Inf coordinate"),
-    bv("L[0, , drop = FALSE]", gp, label = "0 rows"),
+    bv("L[0, , drop = FALSE]", label = "0 rows"),
     bv("L[, 0, drop = FALSE]", TRUE, label = "0 columns"),
-    bv("L[1, , drop = FALSE]", gp, label = "1 row"),
+    bv("L[1, , drop = FALSE]", label = "1 row"),
     bv("rbind(L[1:19, ], L[1, ])", gp, label = "duplicated row"),
     bv("matrix(0.5, 20, 2)", gp, label = "all rows equal"),
     bv("L[, 1]", label = "vector"), bv("data.frame(L)", label = "data.frame"),
