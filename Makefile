@@ -5,6 +5,9 @@
 #   make bench       install, then the benchmarks (output in bench-output/)
 #   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
 #                    benchmarks; logs and tables in $(OUT) (default gpu-check-output/)
+#   make check-hard  install, then the bad-input battery (every exported function with bad
+#                    input, each case in its own process); fails on any crash, hang, memory
+#                    blow-up or obscure error; table in $CHECK_HARD_OUT (default check-hard-output/)
 #   make docs        regenerate man/ and NAMESPACE with roxygen2
 #   make vignette-data   install, then recompute the vignettes' precomputed results
 #                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
@@ -36,7 +39,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install test demo bench gpu-check docs vignette-data check clean
+.PHONY: all deps install test demo bench gpu-check docs vignette-data check check-hard clean
 
 all: test
 
@@ -95,6 +98,9 @@ check:
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false \
 	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=true \
 	  $(R) CMD check --as-cran gpustats_*.tar.gz
+
+check-hard: install
+	$(WITH_LIB) $(RSCRIPT) tools/bad-input-battery.R --lib "$(LIB)" --out "$${CHECK_HARD_OUT:-check-hard-output}"
 
 # load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
 # roxygenise() would build debug objects there that later installs would reuse)

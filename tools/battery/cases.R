@@ -1,0 +1,304 @@
+# The battery's cases, generated from a table of the exported functions (a
+# valid base call and the role of each argument) and the bad values of each
+# role (values.R). A case is a list: id, generator, fn, arg, label, setup
+# (code run first), args (named character vector of argument code; an empty
+# name passes the argument by position), invalid, na, huge, check (the name
+# of a plausibility check of the value, in checks.R, or "").
+
+# Objects the cases use, made by a few lines of setup code each; `needs`
+# lists what a snippet builds on.
+setup_snippets <- list(
+  L = "set.seed(1); L <- matrix(runif(40), ncol = 2); y <- sin(6 * L[, 1]) + cos(4 * L[, 2]) + rnorm(20, sd = 0.1)",
+  s = "set.seed(2); s <- rstable(200, 1.5, 0.3)",
+  A = "set.seed(3); A <- crossprod(matrix(rnorm(600), 30)) + diag(20)",
+  fit = "fit <- gp_fit(y, L, control = list(trace = FALSE))",
+  tc = "tc <- tile_chol(A, tile = 8)",
+  gb = "gb <- gbees(lorenz63(), c(-11.5, -10, 9.5), diag(3), 1, 0.05, threshold = 1e-5)",
+  mc = "set.seed(4); mc <- gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.05, n = 200)"
+)
+setup_needs <- list(fit = "L", tc = "A")
+
+setup_code <- function(names) {
+  names <- unique(c(unlist(setup_needs[names]), names))
+  names <- names(setup_snippets)[names(setup_snippets) %in% names] # snippet order
+  paste(unlist(setup_snippets[names]), collapse = "; ")
+}
+
+# One exported function (or S3 method, called through its generic): `base`
+# is a valid call, `roles` the role of each argument varied (a function in
+# values.R, by name without "role_"), `vectorised` the recycled arguments.
+fspec <- function(fn, base, roles, setup = character(), check = "", vectorised = character(),
+                  null_ok = character()) {
+  list(fn = fn, base = base, roles = roles, setup = setup, check = check, vectorised = vectorised,
+       null_ok = null_ok)
+}
+
+stable_roles <- function(first) {
+  c(first, list(alpha = "vec_alpha", beta = "vec_beta", gamma = "vec_pos", delta = "vec_real", pm = "pm"))
+}
+
+function_specs <- function() {
+  loc_params <- list(sigma2 = "scalar_nonneg", range = "scalar_pos", smoothness = "scalar_pos", nugget = "scalar_nonneg")
+  gp_params <- list(sigma2 = "scalar_pos", range = "scalar_pos", smoothness = "scalar_pos", nugget = "scalar_nonneg")
+  gb_base <- c(model = "lorenz63()", x0 = "c(-11.5, -10, 9.5)", cov = "diag(3)")
+  list(
+    fspec("bessel_k", c(x = "c(0.5, 2)", nu = "1.5"),
+          list(x = "vec_nonneg", nu = "vec_real", expon_scaled = "flag", log = "flag", device = "device"),
+          check = "bessel_k", vectorised = c("x", "nu")),
+    fspec("bessel_k_deriv", c(x = "c(0.5, 2)", nu = "1.5"),
+          list(x = "vec_nonneg", nu = "vec_real", wrt = "choice", device = "device"), vectorised = c("x", "nu")),
+    fspec("matern", c(d = "c(0, 0.5, 2)"),
+          list(d = "vec_nonneg", sigma2 = "vec_nonneg", range = "vec_pos", smoothness = "vec_pos",
+               nugget = "vec_nonneg", device = "device"),
+          check = "matern", vectorised = c("d", "range")),
+    fspec("matern_cov", c(locs = "L"),
+          c(list(locs = "locs", locs2 = "locs_or_null"), loc_params, list(distance = "choice", device = "device")),
+          setup = "L", check = "matern_cov"),
+    fspec("dstable", c(x = "c(-1, 0, 2)", alpha = "1.5", beta = "0.3"),
+          c(stable_roles(list(x = "vec_real")), list(log = "flag", device = "device")),
+          check = "dstable", vectorised = c("x", "alpha")),
+    fspec("pstable", c(q = "c(-1, 0, 2)", alpha = "1.5", beta = "0.3"),
+          c(stable_roles(list(q = "vec_real")), list(lower.tail = "flag", log.p = "flag", device = "device")),
+          check = "pstable", vectorised = c("q", "beta")),
+    fspec("qstable", c(p = "c(0.1, 0.5, 0.9)", alpha = "1.5", beta = "0.3"),
+          c(stable_roles(list(p = "vec_prob")), list(lower.tail = "flag", log.p = "flag", device = "device")),
+          vectorised = c("p", "gamma")),
+    fspec("rstable", c(n = "5", alpha = "1.5", beta = "0.3"),
+          c(list(n = "count", alpha = "vec_alpha", beta = "vec_beta", gamma = "vec_pos", delta = "vec_real",
+                 pm = "pm", device = "device")),
+          check = "rstable", vectorised = c("alpha", "beta")),
+    fspec("stable_fit", c(x = "s"), list(x = "sample", method = "choice", pm = "pm", device = "device"),
+          setup = "s", check = "stable_fit"),
+    fspec("gp_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
+          c(list(y = "obs", locs = "locs_gp"), gp_params,
+            list(distance = "choice", precision = "choice", accuracy = "accuracy", device = "device")),
+          setup = "L"),
+    fspec("gp_simulate", c(locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
+          c(list(locs = "locs_gp"), gp_params,
+            list(nsim = "count_pos", distance = "choice", precision = "choice", accuracy = "accuracy",
+                 device = "device")),
+          setup = "L", check = "finite"),
+    fspec("gp_fit", c(y = "y", locs = "L", control = "list(trace = FALSE)"),
+          list(y = "obs_fit", locs = "locs_gp", start = "parlist", lower = "parlist", upper = "parlist",
+               fixed = "parlist", nugget = "flag", distance = "choice", precision = "choice",
+               accuracy = "accuracy", device = "device", control = "control"),
+          setup = "L", check = "gp_fit"),
+    fspec("tile_chol", c(A = "A"),
+          list(A = "spd", tile = "count_pos", precision = "choice", accuracy = "accuracy", fp8 = "flag",
+               memory = "scalar_pos", trace = "flag", gpus = "gpus", device = "device"),
+          setup = c("A", "L"), check = "tile_chol", null_ok = c("tile", "memory")),
+    fspec("matern_spec", c(locs = "L"), c(list(locs = "locs"), gp_params, list(distance = "choice")), setup = "L"),
+    fspec("morton_order", c(locs = "L"), list(locs = "locs"), setup = "L", check = "morton_order"),
+    fspec("lorenz63", character(), list(sigma = "scalar_real", b = "scalar_real", r = "scalar_real")),
+    fspec("lorenz96", character(), list(n = "count_pos", F = "scalar_real")),
+    fspec("pcr3bp", character(), list(mu = "scalar_pos")),
+    fspec("gbees_model", c(f = "c('x2', 'x3', '-x1')", n = "3"),
+          list(f = "field", n = "count_pos", name = "name", autonomous = "flag", state_names = "state_names",
+               par = "par")),
+    fspec("gbees_measurements", c(time = "1", y = "-8", h = "3", cov = "1"),
+          list(time = "mtime", y = "my", h = "hfun", cov = "mcov")),
+    fspec("gbees", c(gb_base, dx = "1", times = "0.05", threshold = "1e-5"),
+          list(model = "model", x0 = "x0", cov = "gcov", dx = "scalar_pos", times = "gtimes",
+               measurements = "measurements", threshold = "scalar_pos", cfl = "scalar_pos",
+               prune_every = "count_pos", t0 = "scalar_real", device = "device")),
+    fspec("gbees_mc", c(gb_base, times = "0.05", n = "200"),
+          list(model = "model", x0 = "x0", cov = "gcov", times = "gtimes", n = "count_pos", step = "scalar_pos",
+               t0 = "scalar_real", device = "device"),
+          check = "gbees_mc"),
+    fspec("bhattacharyya", c(object = "gb", samples = "mc"),
+          list(object = "gbees_object", samples = "samples", time = "time_select", posterior = "flag",
+               bin = "count_pos"),
+          setup = c("gb", "mc", "L", "fit"), check = "bhattacharyya"),
+    fspec("marginal", c(object = "gb"),
+          list(object = "gbees_object", dims = "dims", time = "time_select", posterior = "flag"),
+          setup = c("gb", "L", "fit")),
+    fspec("plot", c("gb"), list(dims = "dims", times = "time_select"), setup = "gb"),
+    fspec("predict", c("fit", newlocs = "L"), list(newlocs = "locs", se.fit = "flag", device = "device"),
+          setup = c("L", "fit"), check = "finite"),
+    fspec("simulate", c("fit"), list(nsim = "count_pos", seed = "seed"), setup = c("L", "fit")),
+    fspec("solve", c("tc", b = "rep(1, 20)"), list(b = "rhs"), setup = "tc"),
+    fspec("determinant", c("tc"), list(logarithm = "flag"), setup = "tc")
+  )
+}
+
+# Role names that are variants of a role in values.R.
+role_values <- function(role) {
+  switch(role,
+    locs_or_null = role_locs(second = TRUE),
+    locs_gp = role_locs(gp = TRUE),
+    obs_fit = role_obs(fit = TRUE),
+    get(paste0("role_", role))()
+  )
+}
+
+make_case <- function(generator, fn, arg, label, setup, args, invalid = FALSE, na = FALSE, huge = FALSE,
+                      check = "") {
+  id <- paste(fn, arg, label, sep = " | ")
+  list(id = id, generator = generator, fn = fn, arg = arg, label = label, setup = setup_code(setup),
+       extra_setup = "", args = args, invalid = invalid, na = na, huge = huge, check = check)
+}
+
+# Generator 1: every argument of every function, replaced by each bad value of its role.
+gen_substitute <- function(spec) {
+  out <- list()
+  for (arg in names(spec$roles)) {
+    vals <- role_values(spec$roles[[arg]])
+    if (arg %in% spec$null_ok) vals$invalid[vals$code == "NULL"] <- FALSE # NULL is the default
+    for (i in seq_len(nrow(vals))) {
+      args <- spec$base
+      args[[arg]] <- vals$code[i]
+      out[[length(out) + 1L]] <- make_case("substitute", spec$fn, arg, vals$label[i], spec$setup, args,
+                                           vals$invalid[i], vals$na[i], vals$huge[i], spec$check)
+    }
+  }
+  out
+}
+
+# Generator 2: recycled arguments of mismatched lengths (R warns, except
+# for random numbers, whose parameters R recycles silently) or one empty.
+gen_mismatch <- function(spec) {
+  a <- spec$vectorised
+  if (length(a) < 2L) return(list())
+  one <- c(x = "0.5", nu = "1.5", d = "0.5", q = "0.5", p = "0.3", alpha = "1.5", beta = "0.3", range = "1", gamma = "1")
+  shapes <- list(
+    list(label = "lengths 3 and 2", first = sprintf("rep(%s, 3)", one[[a[1]]]), invalid = spec$fn != "rstable"),
+    list(label = "lengths 0 and 2", first = "numeric(0)", invalid = spec$fn == "rstable")
+  )
+  lapply(shapes, function(s) {
+    args <- spec$base
+    args[[a[1]]] <- s$first
+    args[[a[2]]] <- sprintf("rep(%s, 2)", one[[a[2]]])
+    make_case("mismatch", spec$fn, paste(a, collapse = ","), s$label, spec$setup, args, s$invalid,
+              check = spec$check)
+  })
+}
+
+# Generator 3: the package's options set to bad values before typical calls.
+option_targets <- function() {
+  list(
+    list(fn = "bessel_k", args = c(x = "seq(0.1, 10, length.out = 1000)", nu = "1.5"), setup = character()),
+    list(fn = "dstable", args = c(x = "seq(-5, 5, length.out = 200)", alpha = "1.5", beta = "0.3"), setup = character()),
+    list(fn = "rstable", args = c(n = "1000", alpha = "1.5", beta = "0"), setup = character()),
+    list(fn = "matern_cov", args = c(locs = "L"), setup = "L"),
+    list(fn = "gp_loglik", args = c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"), setup = "L"),
+    list(fn = "tile_chol", args = c(A = "A", tile = "8"), setup = "A"),
+    list(fn = "gbees_mc", args = c(model = "lorenz63()", x0 = "c(-11.5, -10, 9.5)", cov = "diag(3)",
+                                   times = "0.05", n = "200"), setup = character()),
+    list(fn = "stable_fit", args = c(x = "s", method = "'mcculloch'"), setup = "s")
+  )
+}
+
+gen_options <- function() {
+  out <- list()
+  for (opt in c("threads", "device", "gpus")) {
+    vals <- role_values(paste0(opt, "_option"))
+    for (t in option_targets()) {
+      for (i in seq_len(nrow(vals))) {
+        case <- make_case("options", t$fn, paste0("option gpustats.", opt), vals$label[i], t$setup, t$args,
+                          vals$invalid[i], vals$na[i], vals$huge[i])
+        case$extra_setup <- sprintf("options(gpustats.%s = %s)", opt, vals$code[i])
+        out[[length(out) + 1L]] <- case
+      }
+    }
+  }
+  out
+}
+
+# Generator 4: calls that need two arguments changed together, functions
+# without arguments, methods on saved objects, and the degenerate fits.
+gen_special <- function() {
+  gb_args <- c(model = "lorenz63()", x0 = "c(-11.5, -10, 9.5)", cov = "diag(3)")
+  sp <- list(
+    list("gpu_available", "-", "no arguments", character(), character()),
+    list("gpu_info", "-", "no arguments", character(), character()),
+    list("gp_fit", "y,locs", "n = 1", "L", c(y = "y[1]", locs = "L[1, , drop = FALSE]",
+                                            control = "list(trace = FALSE)"), TRUE),
+    list("gp_fit", "y,locs", "n = 2", "L", c(y = "y[1:2]", locs = "L[1:2, ]", control = "list(trace = FALSE)"), TRUE),
+    list("gp_fit", "y,locs", "n = 3", "L", c(y = "y[1:3]", locs = "L[1:3, ]", control = "list(trace = FALSE)"), TRUE),
+    list("gp_fit", "y,locs", "n = 30, constant y", "L",
+         c(y = "rep(2, 30)", locs = "rbind(L, L[1:10, ] + 0.01)", control = "list(trace = FALSE)"), TRUE),
+    list("gp_loglik", "y,locs", "1e5 locations", character(),
+         c(y = "rnorm(1e5)", locs = "matrix(runif(2e5), ncol = 2)", sigma2 = "1", range = "0.1", smoothness = "1"),
+         TRUE, FALSE, TRUE),
+    list("gp_loglik", "locs,precision", "duplicated rows, mixed precision", "L",
+         c(y = "y", locs = "rbind(L[1:19, ], L[1, ])", sigma2 = "1", range = "0.3", smoothness = "1",
+           precision = "'mixed'"), TRUE),
+    list("gp_loglik", "range,smoothness", "numerically singular", "L",
+         c(y = "y", locs = "L", sigma2 = "1", range = "1e3", smoothness = "5"), TRUE),
+    list("gp_loglik", "range,smoothness", "numerically singular, mixed precision", "L",
+         c(y = "y", locs = "L", sigma2 = "1", range = "1e3", smoothness = "5", precision = "'mixed'"), TRUE),
+    list("matern_cov", "locs,range", "1e-200 apart, range 1e-200", character(),
+         c(locs = "matrix(c(0, 1e-200), 2)", range = "1e-200"), FALSE, FALSE, FALSE, "matern_cov_distinct"),
+    list("matern", "d,range", "d / range 1.6e9", character(), c(d = "0.5", sigma2 = "2", range = "1e-308",
+                                                              smoothness = "1.2"), FALSE, FALSE, FALSE, "matern"),
+    list("gbees", "times,t0", "t0 1e15", character(), c(gb_args, dx = "1", times = "1e15 + 0.05", t0 = "1e15", threshold = "1e-5"), TRUE),
+    list("gbees_mc", "times,n", "times 1e6, n 10", character(), c(gb_args, times = "1e6", n = "10", step = "1e-3")),
+    list("stable_fit", "x", "rstable(2000, 0.3, 0.9)", character(),
+         c(x = "{set.seed(5); rstable(2000, 0.3, 0.9)}"), FALSE, FALSE, FALSE, "stable_fit"),
+    list("solve", "a", "reloaded factor", "tc", c("unserialize(serialize(tc, NULL))", b = "rep(1, 20)"), TRUE),
+    list("determinant", "x", "reloaded factor", "tc", c("unserialize(serialize(tc, NULL))")),
+    list("as.matrix", "x", "reloaded factor", "tc", c("unserialize(serialize(tc, NULL))"), TRUE),
+    list("as.matrix", "x", "factor", "tc", c("tc")),
+    list("as.data.frame", "x", "gbees result", "gb", c("gb")),
+    list("print", "x", "gbees result", "gb", c("gb")),
+    list("summary", "object", "gbees result", "gb", c("gb")),
+    list("print", "x", "gbees_mc", "mc", c("mc")),
+    list("print", "x", "gp_fit", c("L", "fit"), c("fit")),
+    list("summary", "object", "gp_fit", c("L", "fit"), c("fit")),
+    list("print", "x", "tile_chol", "tc", c("tc")),
+    list("print", "x", "stable_fit", "s", c("stable_fit(s)")),
+    list("summary", "object", "stable_fit", "s", c("stable_fit(s)")),
+    list("print", "x", "matern_spec", "L", c("matern_spec(L)")),
+    list("print", "x", "gbees_model", character(), c("lorenz63()")),
+    list("print", "x", "gbees_measurements", character(), c("gbees_measurements(1, -8, 3, 1)")),
+    list("predict", "object", "a stable_fit", "s", c("stable_fit(s)", newlocs = "1"), TRUE)
+  )
+  lapply(sp, function(p) {
+    get_or <- function(i, default) if (length(p) >= i) p[[i]] else default
+    make_case("special", p[[1]], p[[2]], p[[3]], p[[4]], p[[5]], get_or(6, FALSE), get_or(7, FALSE),
+              get_or(8, FALSE), get_or(9, ""))
+  })
+}
+
+# The order of a run: the cases most likely to find something first, wrong
+# types (nearly always a clean error, and slow to format) last, functions in
+# turn, so that a run cut short has covered the most.
+case_priority <- function(case) {
+  if (case$generator == "special") return(1L)
+  if (case$generator == "options") return(2L)
+  if (case$label %in% wrong_types()$label) return(5L)
+  if (case$generator == "mismatch") return(3L)
+  4L
+}
+
+battery_cases <- function() {
+  specs <- function_specs()
+  cases <- c(unlist(lapply(specs, gen_substitute), recursive = FALSE),
+             unlist(lapply(specs, gen_mismatch), recursive = FALSE),
+             gen_options(), gen_special())
+  # within a priority, functions take turns
+  priority <- vapply(cases, case_priority, 1L)
+  fn <- vapply(cases, `[[`, "", "fn")
+  turn <- stats::ave(seq_along(cases), priority, fn, FUN = seq_along)
+  cases <- cases[order(priority, turn)] # order() is stable
+  ids <- vapply(cases, `[[`, "", "id")
+  dup <- duplicated(ids)
+  if (any(dup)) stop("duplicated case ids: ", paste(unique(ids[dup]), collapse = "; "))
+  cases
+}
+
+# The call of a case as R code.
+case_call <- function(case) {
+  a <- case$args
+  nm <- names(a) %||% rep("", length(a))
+  paste0(case$fn, "(", paste(ifelse(nm == "", a, paste(nm, "=", a)), collapse = ", "), ")")
+}
+
+# The whole case as one line of R code, setup included.
+case_code <- function(case) {
+  pre <- c(case$setup, case$extra_setup)
+  pre <- pre[nzchar(pre)]
+  paste(c(pre, case_call(case)), collapse = "; ")
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a

@@ -1,0 +1,414 @@
+# The bad values of the battery, by the role an argument plays.
+#
+# Each role is a table of values, written as R code evaluated in the case's
+# process (after its setup), with two flags:
+#   invalid  the value is outside the argument's domain, so a result without
+#            a warning is wrong: the call must give an error, or NaN/NA with
+#            a warning;
+#   na       the value holds NA or NaN, so NA/NaN in the result needs no
+#            warning (R's own functions propagate missing values silently);
+#   huge     the case asks for more memory or time than any machine has
+#            (skipped by --no-huge, e.g. under AddressSanitizer).
+# The label names the value in case ids, so it must be unique within a role.
+
+bv <- function(code, invalid = FALSE, na = FALSE, huge = FALSE, label = code) {
+  data.frame(label = label, code = code, invalid = invalid, na = na, huge = huge, stringsAsFactors = FALSE)
+}
+
+values_table <- function(...) do.call(rbind, list(...))
+
+# Wrong types: never valid where a number, a matrix or a flag is expected.
+wrong_types <- function(null_ok = FALSE) {
+  values_table(
+    bv("'a'", TRUE, label = "character"), bv("list(1)", TRUE, label = "list"),
+    bv("factor(1)", TRUE, label = "factor"), bv("1+0i", TRUE, label = "complex"),
+    bv("data.frame(v = 1)", TRUE, label = "data.frame"), bv("NULL", !null_ok)
+  )
+}
+
+# Missing and non-finite numbers.
+missing_values <- function(inf_invalid = FALSE, neg_inf_invalid = TRUE) {
+  values_table(
+    bv("NA", na = TRUE), bv("NaN", na = TRUE),
+    bv("Inf", inf_invalid), bv("-Inf", neg_inf_invalid)
+  )
+}
+
+# Vectorised numeric arguments (recycled, NaN with a warning where invalid).
+role_vec_nonneg <- function() {
+  values_table(
+    missing_values(), bv("-1", TRUE), bv("0"), bv("numeric(0)"), bv("5e-324"), bv("1e-310"),
+    bv("1e308"), bv(".Machine$double.xmax", label = "double.xmax"),
+    bv("c(1, NA, -1)", TRUE, TRUE), bv("-0"), wrong_types()
+  )
+}
+
+role_vec_real <- function() {
+  values_table(
+    missing_values(neg_inf_invalid = FALSE), bv("0"), bv("-1e308"), bv("1e308"), bv("5e-324"),
+    bv("numeric(0)"), bv("c(-1, NA, 1)", na = TRUE), wrong_types()
+  )
+}
+
+role_vec_pos <- function() {
+  values_table(
+    missing_values(), bv("-1", TRUE), bv("0", TRUE), bv("5e-324"), bv("1e-308"), bv("1e308"),
+    bv("numeric(0)"), wrong_types()
+  )
+}
+
+role_vec_alpha <- function() {
+  values_table(
+    missing_values(inf_invalid = TRUE), bv("0", TRUE), bv("-1", TRUE), bv("2.5", TRUE),
+    bv("2 + 1e-15", TRUE), bv("1e-308"), bv("0.01"), bv("1"), bv("1 + 1e-12"), bv("2"),
+    bv("numeric(0)"), wrong_types()
+  )
+}
+
+role_vec_beta <- function() {
+  values_table(
+    missing_values(inf_invalid = TRUE), bv("1.5", TRUE), bv("-1.5", TRUE), bv("1 + 1e-15", TRUE),
+    bv("1"), bv("-1"), bv("numeric(0)"), wrong_types()
+  )
+}
+
+role_vec_prob <- function() {
+  values_table(
+    missing_values(inf_invalid = TRUE), bv("-0.1", TRUE), bv("1.1", TRUE), bv("0"), bv("1"),
+    bv("1e-300"), bv("1e-50"), bv("5e-324"), bv("1 - 1e-16"), bv("numeric(0)"), wrong_types()
+  )
+}
+
+role_flag <- function() {
+  values_table(
+    bv("NA", TRUE), bv("'TRUE'", TRUE), bv("c(TRUE, FALSE)", TRUE), bv("1", TRUE), bv("NULL", TRUE),
+    bv("logical(0)", TRUE), bv("list(TRUE)", TRUE)
+  )
+}
+
+# A string chosen by match.arg(): NULL picks the default.
+role_choice <- function() {
+  values_table(
+    bv("'bogus'", TRUE), bv("NA_character_", TRUE), bv("character(0)", TRUE), bv("1", TRUE),
+    bv("c('bogus', 'other')", TRUE), bv("''", TRUE), bv("NULL")
+  )
+}
+
+# device = "gpu" is an error here only where no GPU is present.
+role_device <- function() {
+  values_table(
+    bv("'gpu'"), bv("'GPU'", TRUE), bv("'bogus'", TRUE), bv("NA", TRUE), bv("1", TRUE),
+    bv("c('cpu', 'gpu')", TRUE), bv("NULL", TRUE), bv("character(0)", TRUE)
+  )
+}
+
+role_pm <- function() {
+  values_table(
+    bv("NA", TRUE), bv("2"), bv("-1", TRUE), bv("0.5", TRUE), bv("'0'", TRUE), bv("c(0, 1)", TRUE),
+    bv("NULL", TRUE), bv("Inf", TRUE), bv("numeric(0)", TRUE)
+  )
+}
+
+# rstable's n: a count, zero allowed, length > 1 means its length.
+role_count <- function() {
+  values_table(
+    bv("NA", TRUE), bv("NaN", TRUE), bv("-1", TRUE), bv("1.5", TRUE), bv("Inf", TRUE), bv("0"),
+    bv("c(1, 2, 3)"), bv("TRUE"), bv("'5'", TRUE), bv("list(5)", TRUE), bv("factor(5)", TRUE),
+    bv("5+0i", TRUE), bv("NULL", TRUE), bv("numeric(0)", TRUE),
+    bv("2^31"), bv(".Machine$integer.max", label = "integer.max"),
+    bv("1e12", TRUE, huge = TRUE), bv("2^53", TRUE, huge = TRUE), bv("2^64", TRUE, huge = TRUE),
+    bv("1e300", TRUE, huge = TRUE)
+  )
+}
+
+# A positive whole number (nsim, tile, n of gbees_mc, prune_every, ...).
+role_count_pos <- function() {
+  values_table(
+    bv("NA", TRUE), bv("NaN", TRUE), bv("-1", TRUE), bv("0", TRUE), bv("1.5", TRUE), bv("Inf", TRUE),
+    bv("'5'", TRUE), bv("NULL", TRUE), bv("numeric(0)", TRUE), bv("c(2, 3)", TRUE), bv("1"),
+    bv("2^31", huge = TRUE), bv(".Machine$integer.max", huge = TRUE, label = "integer.max"),
+    bv("1e300", huge = TRUE)
+  )
+}
+
+# Single numbers.
+scalar_extremes <- function() values_table(bv("1e-300"), bv("5e-324"), bv("1e300"))
+
+role_scalar_pos <- function() {
+  values_table(
+    bv("NA", TRUE), bv("NaN", TRUE), bv("Inf", TRUE), bv("-Inf", TRUE), bv("-1", TRUE), bv("0", TRUE),
+    scalar_extremes(), bv("numeric(0)", TRUE), bv("c(1, 2)", TRUE), wrong_types()
+  )
+}
+
+role_scalar_nonneg <- function() {
+  values_table(
+    bv("NA", TRUE), bv("NaN", TRUE), bv("Inf", TRUE), bv("-Inf", TRUE), bv("-1", TRUE), bv("0"),
+    scalar_extremes(), bv("numeric(0)", TRUE), bv("c(1, 2)", TRUE), wrong_types()
+  )
+}
+
+role_scalar_real <- function() {
+  values_table(
+    bv("NA", TRUE), bv("NaN", TRUE), bv("Inf", TRUE), bv("-Inf", TRUE), bv("1e300"), bv("-1e300"),
+    bv("numeric(0)", TRUE), bv("c(1, 2)", TRUE), wrong_types()
+  )
+}
+
+role_accuracy <- function() {
+  values_table(
+    bv("NA", TRUE), bv("0", TRUE), bv("-1", TRUE), bv("1e-16", TRUE), bv("0.2", TRUE), bv("Inf", TRUE),
+    bv("'a'", TRUE), bv("NULL", TRUE), bv("c(1e-8, 1e-6)", TRUE), bv("0.1")
+  )
+}
+
+# Locations (setup: L, 20 x 2). `gp`: for Gaussian-process functions, whose
+# covariance must be positive definite (duplicates with no nugget are not)
+# and whose y has 20 values. `second`: the second set of a cross-covariance
+# (NULL allowed; 1e5 rows against 20 is a matrix that fits).
+role_locs <- function(gp = FALSE, second = FALSE) {
+  values_table(
+    bv("local({L[3, 1] <- NA; L})", TRUE, TRUE, label = "NA coordinate"),
+    bv("local({L[3, 1] <- Inf; L})", TRUE, label = "Inf coordinate"),
+    bv("L[0, , drop = FALSE]", label = "0 rows"),
+    bv("L[, 0, drop = FALSE]", TRUE, label = "0 columns"),
+    bv("L[1, , drop = FALSE]", label = "1 row"),
+    bv("rbind(L[1:19, ], L[1, ])", gp, label = "duplicated row"),
+    bv("matrix(0.5, 20, 2)", gp, label = "all rows equal"),
+    bv("L[, 1]", label = "vector"), bv("data.frame(L)", label = "data.frame"),
+    bv("data.frame(a = L[, 1], b = letters[1:20])", TRUE, label = "data.frame with text"),
+    bv("matrix(letters[1:20], 10)", TRUE, label = "character matrix"),
+    bv("as.list(L[, 1])", TRUE, label = "list"),
+    bv("L + 0i", TRUE, label = "complex matrix"), bv("array(L, c(10, 2, 2))", TRUE, label = "3-d array"),
+    bv("NULL", !second), bv("numeric(0)", gp),
+    bv("L * 1e300", label = "coordinates 1e300"), bv("L * 1e-300", label = "coordinates 1e-300"),
+    bv("matrix(1:40, 20)", label = "integer matrix"),
+    bv("matrix(runif(2e5), ncol = 2)", !second, huge = !second, label = "1e5 rows")
+  )
+}
+
+# Observations at the 20 locations L (setup: y). `fit`: for a fitter, which
+# needs data that varies.
+role_obs <- function(fit = FALSE) {
+  values_table(
+    bv("local({y[2] <- NA; y})", TRUE, TRUE, label = "NA value"),
+    bv("local({y[2] <- Inf; y})", TRUE, label = "Inf value"),
+    bv("y[-1]", TRUE, label = "19 values"), bv("numeric(0)", TRUE), bv("rep(2, 20)", fit, label = "constant"),
+    bv("cbind(y, y)", fit, label = "two columns"), bv("y * 1e300", label = "scale 1e300"),
+    bv("y * 1e-300", label = "scale 1e-300"), bv("as.integer(y > 0)", label = "integer"),
+    wrong_types()
+  )
+}
+
+# Samples for stable_fit (setup: s, 200 draws).
+role_sample <- function() {
+  values_table(
+    bv("local({s[3] <- NA; s})", TRUE, TRUE, label = "NA value"),
+    bv("local({s[3] <- Inf; s})", TRUE, label = "Inf value"),
+    bv("rep(1, 100)", TRUE, label = "constant"), bv("s[1]", TRUE, label = "n = 1"),
+    bv("s[1:2]", TRUE, label = "n = 2"), bv("s[1:3]", TRUE, label = "n = 3"),
+    bv("s[1:9]", TRUE, label = "n = 9"), bv("s[1:10]", label = "n = 10"),
+    bv("c(rep(0, 990), 1:10)", label = "990 ties"),
+    bv("c(rep(0, 500), rep(1, 500), 2:4)", label = "two atoms"),
+    bv("s * 1e200", label = "scale 1e200"), bv("s * 1e-200", label = "scale 1e-200"),
+    bv("list(s, s)", label = "list of samples"), bv("list(s, 'a')", TRUE, label = "list with text"),
+    bv("list()", TRUE, label = "empty list"), bv("matrix(s, ncol = 2)", label = "matrix"),
+    bv("matrix(numeric(0), 0, 2)", TRUE, label = "0-row matrix"),
+    bv("numeric(0)", TRUE), bv("factor(s)", TRUE, label = "factor"), bv("s + 0i", TRUE, label = "complex"),
+    bv("as.character(s)", TRUE, label = "character"), bv("NULL", TRUE)
+  )
+}
+
+# Parameter lists of gp_fit (start, lower, upper, fixed).
+role_parlist <- function() {
+  values_table(
+    bv("list(range = -1)", TRUE), bv("list(range = 0)", TRUE), bv("list(range = NA)", TRUE),
+    bv("list(range = Inf)", TRUE), bv("list(range = 1e-300)"), bv("list(bogus = 1)", TRUE),
+    bv("list(range = 'a')", TRUE), bv("list(range = c(0.1, 0.2))", TRUE), bv("list(smoothness = -1)", TRUE),
+    bv("list(nugget = -1)", TRUE), bv("list(sigma2 = 0)", TRUE), bv("c(range = 0.1)"),
+    bv("'a'", TRUE), bv("list(1)", TRUE), bv("list()")
+  )
+}
+
+role_control <- function() {
+  values_table(
+    bv("list(trace = FALSE, iter.max = NA)", TRUE), bv("list(trace = FALSE, iter.max = -1)", TRUE),
+    bv("list(trace = FALSE, iter.max = 0)", TRUE), bv("list(trace = FALSE, iter.max = 1)"),
+    bv("list(trace = FALSE, rel.tol = NA)", TRUE), bv("list(trace = FALSE, rel.tol = -1)", TRUE),
+    bv("list(trace = FALSE, hessian = NA)", TRUE), bv("list(trace = FALSE, bogus = 1)", TRUE),
+    bv("list(trace = NA)", TRUE), bv("'a'", TRUE), bv("NULL")
+  )
+}
+
+# Matrices for tile_chol (setup: A, 20 x 20 positive definite; L).
+role_spd <- function() {
+  values_table(
+    bv("diag(c(1, -1))", TRUE, label = "indefinite"), bv("matrix(c(1, 2, 0, 1), 2)", TRUE, label = "not symmetric"),
+    bv("local({A[2, 3] <- A[3, 2] <- NA; A})", TRUE, TRUE, label = "NA entry"),
+    bv("local({A[2, 3] <- A[3, 2] <- Inf; A})", TRUE, label = "Inf entry"),
+    bv("matrix(numeric(0), 0, 0)", TRUE, label = "0 x 0"), bv("matrix(4)", label = "1 x 1"),
+    bv("matrix(-4)", TRUE, label = "1 x 1 negative"), bv("A[, 1:3]", TRUE, label = "not square"),
+    bv("matrix('a', 2, 2)", TRUE, label = "character matrix"), bv("as.data.frame(A)", TRUE, label = "data.frame"),
+    bv("matrix(1, 20, 20)", TRUE, label = "singular"), bv("A * 1e300", label = "scale 1e300"),
+    bv("A * 1e-320", label = "scale 1e-320"), bv("diag(20)", label = "identity"),
+    bv("matern_spec(rbind(L, L))", TRUE, label = "spec with duplicated locations"),
+    bv("matern_spec(L, range = 1e-300)", label = "spec range 1e-300"),
+    bv("matern_spec(L, range = 1e300, smoothness = 5)", TRUE, label = "spec numerically singular"),
+    bv("matern_spec(matrix(runif(2e6), ncol = 2))", TRUE, huge = TRUE, label = "spec 1e6 x 1e6"),
+    bv("list(1)", TRUE, label = "list"), bv("NULL", TRUE), bv("1", TRUE, label = "number")
+  )
+}
+
+role_gpus <- function() {
+  values_table(bv("-1"), bv("5"), bv("NA"), bv("c(0, 0)"), bv("1.5"), bv("'a'"), bv("NULL"), bv("numeric(0)"))
+}
+
+# GBEES: models, initial states and covariances of the 3-state Lorenz '63 base.
+role_model <- function() {
+  values_table(
+    bv("'lorenz63'", TRUE, label = "a string"), bv("NULL", TRUE), bv("list()", TRUE, label = "a list"),
+    bv("lorenz96()", TRUE, label = "6 states"),
+    bv("gbees_model(function(x) x * 0 + 1e300, 3)", label = "field 1e300"),
+    bv("gbees_model(function(x) x * NaN, 3)", TRUE, label = "field NaN"),
+    bv("gbees_model(function(x) x[, 1], 3)", TRUE, label = "field of wrong shape"),
+    bv("gbees_model(function(x) stop('boom'), 3)", TRUE, label = "field that fails"),
+    bv("gbees_model(c('x2', 'x3', '1e300'), 3)", label = "expressions 1e300"),
+    bv("gbees_model(c('x2', 'x3', 'x1 / 0'), 3)", label = "expressions x1 / 0"),
+    bv("gbees_model(function(x) -x, 3)", label = "field -x")
+  )
+}
+
+role_x0 <- function() {
+  values_table(
+    bv("c(NA, -10, 9.5)", TRUE, TRUE, label = "NA"), bv("c(Inf, -10, 9.5)", TRUE, label = "Inf"),
+    bv("c(1e300, 0, 0)"), bv("c(1, 2)", TRUE), bv("'a'", TRUE), bv("NULL", TRUE), bv("numeric(0)", TRUE),
+    bv("list(1, 2, 3)", TRUE)
+  )
+}
+
+role_gcov <- function() {
+  values_table(
+    bv("diag(c(1, 1, -1))", TRUE, label = "indefinite"), bv("matrix(1, 3, 3)", TRUE, label = "singular"),
+    bv("local({C <- diag(3); C[1, 2] <- C[2, 1] <- NA; C})", TRUE, TRUE, label = "NA entry"),
+    bv("diag(Inf, 3)", TRUE, label = "Inf"), bv("0", TRUE), bv("-1", TRUE), bv("1e300"), bv("1e-300"),
+    bv("diag(2)", TRUE, label = "2 x 2"), bv("'a'", TRUE), bv("NULL", TRUE), bv("c(1, 2, 3)"),
+    bv("c(1, 2)", TRUE), bv("matrix(c(1, 0.5, 0, 0, 1, 0, 0, 0, 1), 3)", TRUE, label = "not symmetric")
+  )
+}
+
+# Output times of gbees/gbees_mc (t0 = 0).
+role_gtimes <- function() {
+  values_table(
+    bv("NA", TRUE), bv("NaN", TRUE), bv("Inf", TRUE), bv("-Inf", TRUE), bv("1e300"), bv("c(0.1, 0.05)", TRUE),
+    bv("-1", TRUE), bv("numeric(0)", TRUE), bv("'a'", TRUE), bv("NULL", TRUE), bv("c(0.05, 0.05)", TRUE),
+    bv("0")
+  )
+}
+
+role_measurements <- function() {
+  values_table(
+    bv("gbees_measurements(0.05, -8, 3, 1)", label = "valid"),
+    bv("gbees_measurements(0.05, 1e300, 3, 1)", TRUE, label = "impossible observation"),
+    bv("gbees_measurements(0.05, -8, 4, 1)", TRUE, label = "state 4 of 3"),
+    bv("gbees_measurements(0.05, -8, function(x, t) stop('h'), 1)", TRUE, label = "h fails"),
+    bv("gbees_measurements(0.05, -8, function(x, t) x, 1)", TRUE, label = "h of wrong shape"),
+    bv("gbees_measurements(1e300, -8, 3, 1)", label = "time 1e300"),
+    bv("list()", TRUE, label = "a list"), bv("'a'", TRUE)
+  )
+}
+
+role_mtime <- function() {
+  values_table(
+    bv("NA", TRUE), bv("Inf", TRUE), bv("numeric(0)", TRUE), bv("c(2, 1)", TRUE), bv("c(1, 1)", TRUE),
+    bv("'a'", TRUE), bv("NULL", TRUE)
+  )
+}
+
+role_my <- function() {
+  values_table(bv("NA", TRUE), bv("Inf", TRUE), bv("'a'", TRUE), bv("NULL", TRUE), bv("c(1, 2)", TRUE),
+               bv("numeric(0)", TRUE), bv("1e300"))
+}
+
+role_hfun <- function() {
+  values_table(
+    bv("0", TRUE), bv("4"), bv("NA", TRUE), bv("'a'", TRUE), bv("NULL", TRUE), bv("c(1, 2)", TRUE),
+    bv("1.5", TRUE), bv("-1", TRUE), bv("list(1)", TRUE), bv("function(x, t) stop('h')")
+  )
+}
+
+role_mcov <- function() {
+  values_table(
+    bv("NA", TRUE), bv("Inf", TRUE), bv("-1", TRUE), bv("0", TRUE), bv("matrix(1, 2, 2)", TRUE),
+    bv("'a'", TRUE), bv("NULL", TRUE), bv("1e300"), bv("1e-300"), bv("c(1, 2)", TRUE)
+  )
+}
+
+role_field <- function() {
+  values_table(
+    bv("'x2 +'", TRUE, label = "syntax error"), bv("'system(\"true\")'", TRUE, label = "system call"),
+    bv("c('x1', 'x2')", TRUE, label = "2 expressions for 3 states"), bv("'foo(x1)'", TRUE, label = "unknown function"),
+    bv("NA_character_", TRUE), bv("NULL", TRUE), bv("1", TRUE), bv("function(x) x", label = "function"),
+    bv("function() 1", TRUE, label = "function of nothing"), bv("c('x2', 'x3', 'x4')", TRUE, label = "unknown state"),
+    bv("c('x2', 'x3', 'q')", TRUE, label = "unknown symbol")
+  )
+}
+
+role_state_names <- function() {
+  values_table(bv("c('a', 'a', 'b')", TRUE), bv("NA", TRUE), bv("character(0)", TRUE), bv("1:3"),
+               bv("c('a', 'b')", TRUE), bv("c('x', 'y', 't')"), bv("c('a', 'b', '')", TRUE))
+}
+
+role_par <- function() {
+  values_table(bv("c(a = NA)", TRUE), bv("1", TRUE), bv("'a'", TRUE), bv("list(a = 1)"), bv("c(a = Inf)", TRUE),
+               bv("c(x1 = 1)", TRUE), bv("c(t = 1)", TRUE))
+}
+
+role_name <- function() values_table(bv("NA"), bv("1"), bv("NULL"), bv("character(0)"), bv("c('a', 'b')"))
+
+# A gbees result where one is expected (setup: gb, fit).
+role_gbees_object <- function() {
+  values_table(bv("NULL", TRUE), bv("list()", TRUE, label = "a list"), bv("fit", TRUE, label = "a gp_fit"),
+               bv("unclass(gb)", TRUE, label = "unclassed"), bv("1", TRUE))
+}
+
+role_time_select <- function() {
+  values_table(bv("99", TRUE), bv("NA", TRUE), bv("'a'", TRUE), bv("c(0.05, 0.05)", TRUE), bv("-Inf", TRUE),
+               bv("numeric(0)", TRUE), bv("NULL"))
+}
+
+role_dims <- function() {
+  values_table(bv("0", TRUE), bv("4", TRUE), bv("NA", TRUE), bv("c(1, 1)", TRUE), bv("1:3", TRUE), bv("'a'", TRUE),
+               bv("NULL", TRUE), bv("1.5", TRUE), bv("-1", TRUE))
+}
+
+# Monte Carlo samples for bhattacharyya (setup: mc, 3 states at time 0.05).
+role_samples <- function() {
+  values_table(
+    bv("mc"), bv("mc$samples[[1]]", label = "matrix"), bv("mc$samples[[1]][, 1:2]", TRUE, label = "2 columns"),
+    bv("local({x <- mc$samples[[1]]; x[1, 1] <- NA; x})", label = "NA row"),
+    bv("matrix(numeric(0), 0, 3)", TRUE, label = "0 rows"), bv("'a'", TRUE), bv("NULL", TRUE),
+    bv("gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.1, n = 100)", TRUE, label = "other time")
+  )
+}
+
+# Right-hand sides of solve(tile_chol) (setup: tc, 20 x 20).
+role_rhs <- function() {
+  values_table(
+    bv("rep(1, 20)"), bv("c(NA, rep(1, 19))", na = TRUE, label = "NA"), bv("c(Inf, rep(1, 19))", label = "Inf"),
+    bv("rep(1, 19)", TRUE, label = "19 values"), bv("matrix(0, 20, 0)", label = "20 x 0"),
+    bv("numeric(0)", TRUE), bv("rep('a', 20)", TRUE, label = "character"), bv("NULL", TRUE),
+    bv("list(1)", TRUE, label = "list")
+  )
+}
+
+role_seed <- function() values_table(bv("NA"), bv("'a'", TRUE), bv("1.5"), bv("c(1, 2)"), bv("-1"))
+
+# Values of the package's options, set before a call.
+role_threads_option <- function() {
+  values_table(bv("1e6"), bv(".Machine$integer.max", label = "integer.max"), bv("1000"), bv("-1"), bv("NA"),
+               bv("'a'"), bv("2.5"), bv("Inf"), bv("1e300"), bv("c(1, 2)"), bv("0"))
+}
+
+role_device_option <- function() values_table(bv("'gpu'"), bv("'bogus'", TRUE), bv("NA", TRUE), bv("1", TRUE))
+
+role_gpus_option <- function() values_table(bv("-1"), bv("5"), bv("NA"), bv("'a'"), bv("1e10"))
