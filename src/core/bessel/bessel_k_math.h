@@ -37,8 +37,9 @@
 #define BESSEL_K_TINY_X 0x1p-400
 /* From this x on, exp(x) K_nu(x) = sqrt(pi / (2x)) (1 + (4 nu^2 - 1) / (8x))
  * to double precision for every nu < BESSEL_K_DEBYE_NU: the next term of
- * Hankel's expansion is below (nu^2 / (2x))^2 < 1e-24. */
-#define BESSEL_K_HUGE_X 0x1p60
+ * Hankel's expansion is below (nu^2 / (2x))^2 / 2 < 1e-19. (The trapezoid
+ * rule's order derivative, about nu / x, is off by 5e-14 at x = 1e17.) */
+#define BESSEL_K_HUGE_X 0x1p50
 /* Trapezoid tail: t_max is where x (cosh t - 1) reaches this (the cosh(mu t)
  * weights, up to e^{1.5 t}, still leave the neglected tail near 1e-16 of the
  * integral; 30 already gives full double accuracy on a 30-digit check from
@@ -166,7 +167,9 @@ GS_HD static inline void bessel_k_temme(const bessel_k_order *o, double x, doubl
   const double mu = o->mu, mu2 = mu * mu;
   double d = bessel_k_log_2_over(x);
   double e = mu * d;
-  double ex = exp(e), exi = 1.0 / ex;
+  /* (2/x)^mu: exp(mu d) carries the rounding of d, up to 1e-13 at d = 745,
+   * into K; below 2^-64 pow's few ulps are better */
+  double ex = (x >= 0x1p-64) ? exp(e) : exp2(mu) * pow(x, -mu), exi = 1.0 / ex;
   double ff = o->fact * (o->gam1 * 0.5 * (ex + exi) + o->gam2 * bessel_k_sinhc(e, ex, exi) * d);
   double p = 0.5 * ex * o->gamma_p;
   double q = 0.5 * exi * o->gamma_m;
@@ -283,7 +286,7 @@ GS_HD static inline void bessel_k_start(const bessel_k_order *o, double x, const
 /* K_nu(x) for x >= BESSEL_K_HUGE_X and nu < BESSEL_K_DEBYE_NU from Hankel's
  * expansion, as m exp(-x); optionally the partial derivatives of log K. In
  * the order derivative the term a2 / x^2, a2 = (4 nu^2 - 1)(4 nu^2 - 9) / 128,
- * still counts (nu^2 / (8x) relative, up to 1e-13); later terms do not. */
+ * still counts (nu^2 / (8x) relative, up to 1e-10); later terms do not. */
 GS_HD static inline bessel_k_scaled bessel_k_hankel(double x, double nu, double *dlog_dnu,
                                                     double *dlog_dx)
 {
@@ -344,13 +347,15 @@ GS_HD static inline bessel_k_scaled bessel_k_debye(double x, double nu, int scal
    * cancellation of subtracting x afterwards */
   out.xs = nu * ((scaled ? q : r) - lg);
   if (dlog_dnu) {
-    const double dp_dnu = z * z * p * p * p / nu; /* p depends on nu through z = x / nu */
-    *dlog_dnu = -0.5 / nu + lg + 0.5 * z * z / (nu * r * r) + (ds_dp * dp_dnu + ds_dnu) / sum;
+    /* p depends on nu through z = x / nu; z p = z / r, so that z^2 cannot overflow */
+    const double zp2 = (z * p) * (z * p), dp_dnu = zp2 * p / nu;
+    /* -1/(2 nu) + z^2 / (2 nu r^2) = -p^2 / (2 nu): no cancellation at large z */
+    *dlog_dnu = lg - 0.5 * p * p / nu + (ds_dp * dp_dnu + ds_dnu) / sum;
   }
   if (dlog_dx) {
-    const double dp_dx = -z * p * p * p / nu;
+    const double dp_dx = -(z * p) * p * p / nu;
     /* r / z = (r / x) nu: z underflows for tiny x */
-    *dlog_dx = -(r / x) * nu - 0.5 * z / (nu * r * r) + ds_dp * dp_dx / sum;
+    *dlog_dx = -(r / x) * nu - 0.5 * (z * p) * p / nu + ds_dp * dp_dx / sum;
   }
   return out;
 }
@@ -441,8 +446,9 @@ GS_HD static inline double bessel_k_dlog_dx(double x, double anu)
       b = ldexp(b, -BESSEL_K_RESCALE_BITS);
     }
   }
-  /* prev, a, b = b_{n-1}, b_n, b_{n+1} */
-  return -0.5 * (ldexp(prev / a, -st.tbits) + ldexp(b / a, st.tbits));
+  /* prev, a, b = b_{n-1}, b_n, b_{n+1}; the halving and the scaling inside
+   * ldexp, so that neither ratio overflows before the result does */
+  return -(ldexp(prev, -st.tbits - 1) / a + ldexp(b / a, st.tbits - 1));
 }
 
 /* d/dmu log(pi mu / sin(pi mu)) = 1/mu - pi cot(pi mu); its Taylor series
