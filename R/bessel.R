@@ -68,6 +68,6 @@ bessel_k_deriv <- function(x, nu, wrt = c("nu", "x"),
   call <- environment()
   check_numeric_arg(x, "x", call)
   check_numeric_arg(nu, "nu", call)
-  wrt <- match.arg(wrt)
+  wrt <- match_choice(wrt, c("nu", "x"), "wrt", call)
   gs_map(if (wrt == "nu") "bessel_k_dnu" else "bessel_k_dx", list(x, nu), device, call)
 }

@@ -34,3 +34,14 @@ check_scalar <- function(x, arg, call, lower = -Inf, open = FALSE) {
 check_host_memory <- function(bytes, what, call) {
   gs_call(.Call(gs_r_host_memory_check, as.double(bytes), what), call)
 }
+
+# One of `choices` (partial matching as in match.arg(); the whole default
+# vector means its first element), or a classed error.
+match_choice <- function(x, choices, arg, call) {
+  if (identical(x, choices)) return(choices[[1L]])
+  i <- if (is.character(x) && length(x) == 1L && !is.na(x)) pmatch(x, choices) else NA_integer_
+  if (is.na(i)) {
+    abort_arg("{.arg {arg}} must be one of {.or {.str {choices}}}, not {.obj_type_friendly {x}}{if (is.character(x) && length(x) == 1L) paste0(' (', x, ')') else ''}.", call)
+  }
+  choices[[i]]
+}

@@ -18,9 +18,19 @@
 #' `fields::Matern()`/`fields::spatialProcess()` and `phi` of geoR
 #' (`cov.model = "matern"`, `kappa` = `smoothness`); GpGp's
 #' `matern_isotropic` uses `covparms = c(sigma2, range, smoothness, nugget
-#' / sigma2)` with the same `range`; RandomFields and Stein's
-#' parameterisation scale the distance by \eqn{\sqrt{2\nu}}: their range
-#' \eqn{\rho} corresponds to `range` \eqn{= \rho / \sqrt{2\nu}}.
+#' / sigma2)` with the same `range`. RandomFields has both forms:
+#' `RMwhittle(nu, scale = s)` is this function with `range` \eqn{= s};
+#' `RMmatern(nu, scale = s)` scales the distance by \eqn{\sqrt{2\nu}},
+#' \eqn{\sqrt{2\nu}\, d / s}, as does Stein's parameterisation with range
+#' \eqn{\rho}, so they correspond to `range` \eqn{= s / \sqrt{2\nu}}
+#' (\eqn{\rho / \sqrt{2\nu}}).
+#'
+#' **Extreme arguments.** The correlation lies in \eqn{[0, 1]} for every
+#' input; it is exactly 1 at \eqn{d = 0} and rounds to 0 (not `Inf` or `NaN`)
+#' far beyond the range. Distances in `matern_cov()` are computed without
+#' squaring coordinate differences that would underflow or overflow, so
+#' locations \eqn{10^{-200}} apart with `range = 1e-200` have the
+#' correlation of distance 1.
 #'
 #' @param d Non-negative distances.
 #' @param sigma2 Variance (partial sill), `>= 0`.
@@ -67,7 +77,7 @@ matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0
                        distance = c("euclidean", "great_circle"),
                        device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  distance <- match.arg(distance)
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   locs <- as_locations(locs, "locs", distance, call)
   if (!is.null(locs2)) {
     locs2 <- as_locations(locs2, "locs2", distance, call)

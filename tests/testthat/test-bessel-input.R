@@ -34,7 +34,7 @@ test_that("bad arguments give clear errors", {
   expect_error(bessel_k(1, 1, log = NA), class = "gpustats_error_argument")
   expect_error(bessel_k(1, 1, expon_scaled = c(TRUE, FALSE)), class = "gpustats_error_argument")
   expect_error(bessel_k(1, 1, device = "tpu"), class = "gpustats_error_argument")
-  expect_error(bessel_k_deriv(1, 1, wrt = "y"))
+  expect_error(bessel_k_deriv(1, 1, wrt = "y"), class = "gpustats_error_argument")
   expect_error(bessel_k(1 + 2i, 1), class = "gpustats_error_argument")
 })
 
@@ -73,4 +73,44 @@ test_that("an interrupt between batches stops the work cleanly", {
                                                     interrupt_at_third), environment())), "interrupt")
   # and the next call works
   expect_equal(bessel_k(x[1:5], 1.5, device = "cpu"), besselK(x[1:5], 1.5), tolerance = 1e-14)
+})
+
+test_that("bad input to bessel_k() and bessel_k_deriv() follows base R's besselK", {
+  fns <- list(
+    bessel_k = function(x, nu) bessel_k(x, nu, device = "cpu"),
+    bessel_k_log = function(x, nu) bessel_k(x, nu, log = TRUE, expon_scaled = TRUE, device = "cpu"),
+    dnu = function(x, nu) bessel_k_deriv(x, nu, "nu", device = "cpu"),
+    dx = function(x, nu) bessel_k_deriv(x, nu, "x", device = "cpu")
+  )
+  for (f in names(fns)) {
+    fn <- fns[[f]]
+    # NA stays NA, NaN stays NaN, without a warning
+    expect_no_warning(v <- fn(c(NA, NaN, 1), c(1, 1, NA)))
+    expect_true(is.na(v[1]) && !is.nan(v[1]) && is.nan(v[2]) && is.na(v[3]), label = f)
+    # negative x and infinite orders: NaN with the warning
+    expect_warning(v <- fn(c(-1, -Inf, 1, 1), c(1, 1, Inf, -Inf)), "NaNs produced", label = f)
+    expect_true(all(is.nan(v)), label = f)
+    # empty input, recycling
+    expect_identical(fn(numeric(0), 1), numeric(0))
+    expect_identical(fn(1, numeric(0)), numeric(0))
+    expect_warning(fn(1:3, 1:2), "multiple", label = f)
+    # wrong types
+    for (bad in list(NULL, "1", list(1), factor(1), 1i, data.frame(a = 1))) {
+      expect_error(fn(bad, 1), class = "gpustats_error_argument", label = f)
+      expect_error(fn(1, bad), class = "gpustats_error_argument", label = f)
+    }
+  }
+  expect_identical(bessel_k(c(Inf, 0), 1, device = "cpu"), c(0, Inf))
+  expect_identical(bessel_k_deriv(c(Inf, 0), 1, "x", device = "cpu"), c(-1, -Inf))
+  for (bad in list(NA, 1, "y", NULL, c("x", "z"))) {
+    expect_error(bessel_k_deriv(1, 1, wrt = bad), class = "gpustats_error_argument")
+  }
+  expect_identical(bessel_k_deriv(2, 1.5, wrt = "x", device = "cpu"), bessel_k_deriv(2, 1.5, "x", device = "cpu"))
+  for (flag in c("expon_scaled", "log")) {
+    for (bad in list(NA, NULL, "yes", 1, c(TRUE, FALSE))) {
+      args <- list(x = 1, nu = 1)
+      args[flag] <- list(bad)
+      expect_error(do.call(bessel_k, args), class = "gpustats_error_argument")
+    }
+  }
 })

@@ -49,7 +49,7 @@ GS_HD static inline double matern_element(double d, double sigma2, double range,
       !(nugget >= 0.0) || isinf(sigma2) || isinf(nugget))
     return NAN;
   matern_order m = matern_order_prepare(nu);
-  return matern_cov_value(&m, d, sigma2, 1.0 / range, nugget);
+  return matern_cov_value(&m, d, sigma2, range, nugget);
 }
 
 /* The branch an element takes (Temme's series or the trapezoid rule for the

@@ -12,7 +12,7 @@ typedef struct {
   const double *locs1, *locs2; /* device */
   long n1, n2;
   int dim, metric, sym, lower_only;
-  double sigma2, inv_range, nugget;
+  double sigma2, range, nugget;
 } matern_tile_args;
 
 /* Kernel arguments for a (with its locations already on the device). */

@@ -12,10 +12,9 @@ GS_CPU_DISPATCH static void matern_column(const gs_matern_cov_args *a, const mat
   const int sym = (a->locs2 == NULL);
   const double *locs2 = sym ? a->locs1 : a->locs2;
   const long n1 = a->n1, n2 = sym ? a->n1 : a->n2;
-  const double inv_range = 1.0 / a->range;
   for (long i = sym ? j : 0; i < n1; ++i) {
     double d = matern_distance(a->locs1, n1, i, locs2, n2, j, a->dim, a->metric);
-    double v = a->sigma2 * matern_corr(m, d * inv_range);
+    double v = a->sigma2 * matern_corr(m, d / a->range); /* 1 / range overflows for subnormal range */
     if (sym && i == j) v += a->nugget;
     a->out[i + j * n1] = v;
     if (sym && !a->lower_only) a->out[j + i * n1] = v;

@@ -25,7 +25,7 @@ __global__ void matern_tile_kernel(matern_tile_args a, long j0, long ncols, doub
     const long j = j0 + jj;
     if (a.lower_only && i < j) continue;
     double d = matern_distance(a.locs1, a.n1, i, a.locs2, a.n2, j, a.dim, a.metric);
-    double v = a.sigma2 * matern_corr(&a.m, d * a.inv_range);
+    double v = a.sigma2 * matern_corr(&a.m, d / a.range); /* 1 / range overflows for subnormal range */
     if (a.sym && i == j) v += a.nugget;
     tile[i + jj * a.n1] = v;
   }
@@ -52,7 +52,7 @@ matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const double *d1
   t.dim = a->dim;
   t.metric = a->metric;
   t.sigma2 = a->sigma2;
-  t.inv_range = 1.0 / a->range;
+  t.range = a->range;
   t.nugget = a->nugget;
   t.lower_only = t.sym && a->lower_only;
   return t;

@@ -79,7 +79,8 @@ GS_HD static inline double matern_corr_half_integer(int n, double z)
  * (about -z^2 / (4 nu)), so M keeps its relative accuracy. */
 GS_HD static inline double matern_corr_debye(double nu, double z)
 {
-  const double zeta = z / nu, r = hypot(1.0, zeta), w = zeta * zeta / (1.0 + r);
+  /* w = zeta^2 / (1 + r), grouped so that zeta^2 cannot overflow */
+  const double zeta = z / nu, r = hypot(1.0, zeta), w = zeta * (zeta / (1.0 + r));
   const double in2 = 1.0 / (nu * nu);
   const double stirling = (1.0 / 12.0 + in2 * (-1.0 / 360.0 + in2 / 1260.0)) / nu;
   double ds_dp, ds_dnu;
@@ -102,13 +103,18 @@ GS_HD static inline double matern_square_up(double f, int j, int *e)
   return m;
 }
 
-/* The Matérn correlation at z = d / range >= 0. */
-GS_HD static inline double matern_corr(const matern_order *m, double z)
+/* Past this z the correlation is below 2^-1075 for every order below
+ * BESSEL_K_DEBYE_NU, so it rounds to 0: K_nu(z) <= sqrt(2 pi / z)
+ * exp(nu^2 / (2z) - z) bounds its logarithm by nu log z - z + 6 < -88000.
+ * This also keeps the binary exponents of matern_square_up in int range. */
+#define MATERN_ZERO_Z 1e5
+
+/* The Matérn correlation at 0 < z < inf. */
+GS_HD static inline double matern_corr_positive(const matern_order *m, double z)
 {
-  if (!(z > 0.0)) return (z == 0.0) ? 1.0 : NAN;
-  if (isinf(z)) return 0.0;
   if (m->o.mu == -0.5 && m->o.n <= MATERN_CLOSED_FORM_MAX_N && z < 700.0) return matern_corr_half_integer(m->o.n, z);
   if (m->nu >= BESSEL_K_DEBYE_NU) return matern_corr_debye(m->nu, z);
+  if (z >= MATERN_ZERO_Z) return 0.0;
   bessel_k_scaled r = bessel_k_scaled_eval(&m->o, z);
   int e;
   double rm = frexp(r.m, &e);
@@ -125,18 +131,48 @@ GS_HD static inline double matern_corr(const matern_order *m, double z)
   return ldexp(m->c_m * rm * mp * mx, m->c_e2 + r.e2 + e + ep + ex);
 }
 
-/* Covariance for distance d: sigma2 M(d / range), plus the nugget at d = 0
- * when the caller asks for it. */
-GS_HD static inline double matern_cov_value(const matern_order *m, double d, double sigma2,
-                                            double inv_range, double nugget)
+/* The Matérn correlation at z = d / range >= 0. M decreases from M(0) = 1,
+ * but next to z = 0 the product of its rounded factors (an ulp or so per step
+ * of the recurrence, more at large orders) can land just above 1; min()
+ * removes that, and only moves such a value closer to the true one. */
+GS_HD static inline double matern_corr(const matern_order *m, double z)
 {
-  double c = sigma2 * matern_corr(m, d * inv_range);
+  if (!(z > 0.0)) return (z == 0.0) ? 1.0 : NAN;
+  if (isinf(z)) return 0.0;
+  return fmin(1.0, matern_corr_positive(m, z));
+}
+
+/* Covariance for distance d: sigma2 M(d / range), plus the nugget at d = 0
+ * when the caller asks for it. A division, not a product with 1 / range,
+ * which overflows for a subnormal range. */
+GS_HD static inline double matern_cov_value(const matern_order *m, double d, double sigma2,
+                                            double range, double nugget)
+{
+  double c = sigma2 * matern_corr(m, d / range);
   return (d == 0.0) ? c + nugget : c;
 }
 
 enum { MATERN_EUCLIDEAN = 0, MATERN_GREAT_CIRCLE = 1 };
 
 #define MATERN_EARTH_RADIUS_KM 6371.0
+
+/* A sum of squares below this may have lost squares that underflowed. */
+#define MATERN_SQUARES_MIN 0x1p-900
+
+/* The Euclidean distance scaled by the largest coordinate difference, for
+ * the rare pairs whose squares underflow or overflow. */
+GS_HD static inline double matern_distance_scaled(const double *a, long n_a, long i,
+                                                  const double *b, long n_b, long j, int dim)
+{
+  double big = 0.0, s = 0.0;
+  for (int k = 0; k < dim; ++k) big = fmax(big, fabs(a[i + k * n_a] - b[j + k * n_b]));
+  if (big == 0.0) return 0.0;
+  for (int k = 0; k < dim; ++k) {
+    double t = (a[i + k * n_a] - b[j + k * n_b]) / big;
+    s = fma(t, t, s);
+  }
+  return big * sqrt(s);
+}
 
 /* Distance between row i of a (n_a x dim, column-major) and row j of b.
  * Great-circle distances take (longitude, latitude) in degrees and return
@@ -149,15 +185,19 @@ GS_HD static inline double matern_distance(const double *a, long n_a, long i, co
     double lon1 = a[i] * rad, lat1 = a[i + n_a] * rad;
     double lon2 = b[j] * rad, lat2 = b[j + n_b] * rad;
     double sdlat = sin(0.5 * (lat2 - lat1)), sdlon = sin(0.5 * (lon2 - lon1));
-    double h = fma(cos(lat1) * cos(lat2), sdlon * sdlon, sdlat * sdlat);
-    return 2.0 * MATERN_EARTH_RADIUS_KM * asin(fmin(1.0, sqrt(h)));
+    double cc = cos(lat1) * cos(lat2);
+    double h = fma(cc, sdlon * sdlon, sdlat * sdlat);
+    /* sqrt(h) without the squares where they may have underflowed */
+    double sh = (h >= MATERN_SQUARES_MIN) ? sqrt(h) : hypot(sdlat, sqrt(cc) * sdlon);
+    return 2.0 * MATERN_EARTH_RADIUS_KM * asin(fmin(1.0, sh));
   }
   double s = 0.0;
   for (int k = 0; k < dim; ++k) {
     double t = a[i + k * n_a] - b[j + k * n_b];
     s = fma(t, t, s);
   }
-  return sqrt(s);
+  if (s >= MATERN_SQUARES_MIN && !isinf(s)) return sqrt(s);
+  return matern_distance_scaled(a, n_a, i, b, n_b, j, dim);
 }
 
 #endif
