@@ -138,13 +138,9 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
 # Refuses, before drawing, nsim draws at n locations that this machine cannot
 # hold: the normal deviates and the draws, 16 bytes a value.
 check_draws_size <- function(n, nsim, call) {
-  bytes <- 16 * as.double(n) * nsim
-  mem <- .Call(gs_r_host_memory)
-  if (as.double(n) * nsim > 2^52 || mem > 0 && bytes > mem) {
-    cli::cli_abort(c("{.arg nsim} = {format(nsim, big.mark = ',')} draws at {n} location{?s} need {format_bytes(bytes)} (the normal deviates and the draws), more than this machine's memory ({format_bytes(mem)}).",
-                     i = "Draw fewer at a time."),
-                   class = c("gpustats_error_memory", "gpustats_error"), call = call)
-  }
+  check_host_memory(16 * as.double(n) * nsim,
+                    sprintf("%s draws at %d locations (the normal deviates and the draws)",
+                            format(nsim, big.mark = ","), n), call)
 }
 
 # ---- shared by gp_loglik, gp_simulate, gp_fit and predict -------------------

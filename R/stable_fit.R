@@ -117,12 +117,15 @@ stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0
   samples <- stable_fit_samples(x, method, call)
   std <- lapply(samples, stable_standardize)
   z <- lapply(std, `[[`, "z")
+  progress <- stable_fit_progress(length(z), ctrl, call)
   fits <- switch(method,
     mcculloch = lapply(z, stable_mcculloch),
-    koutrouvelis = lapply(stable_fit_along(z, ctrl, call), function(i) {
-      stable_koutrouvelis(z[[i]], ctrl$iter.max)
+    koutrouvelis = lapply(seq_along(z), function(i) {
+      fit <- stable_koutrouvelis(z[[i]], ctrl$iter.max)
+      progress(i)
+      fit
     }),
-    mle = stable_mle(z, device, call, ctrl$iter.max, stable_fit_progress(length(z), ctrl, call))
+    mle = stable_mle(z, device, call, ctrl$iter.max, progress)
   )
   fits <- lapply(seq_along(fits), function(i) {
     f <- fits[[i]]
@@ -244,12 +247,6 @@ stable_fit_progress <- function(m, ctrl, call) {
   if (m < 2L || !ctrl$progress) return(function(done) invisible())
   id <- cli::cli_progress_bar("stable_fit", total = m, .envir = call)
   function(done) cli::cli_progress_update(set = done, id = id, .envir = call)
-}
-
-# The sample indices, with a progress bar for a batch.
-stable_fit_along <- function(z, ctrl, call) {
-  if (length(z) < 2L || !ctrl$progress) return(seq_along(z))
-  cli::cli_progress_along(z, "stable_fit", .envir = call)
 }
 
 # One classed warning for the fits that did not converge and one for those

@@ -192,7 +192,10 @@ test_that("a batched fit shows a progress bar, unless control$progress is FALSE"
   set.seed(4)
   xs <- list(rstable(300, 1.5, 0), rstable(300, 1.2, 0), rstable(300, 1.7, 0.5))
   for (method in c("mle", "koutrouvelis")) {
-    m <- testthat::capture_messages(stable_fit(xs, method = method, device = "cpu"))
+    # cli draws at most every 200 ms: a batch long enough to be drawn (the
+    # regression rounds take tens of milliseconds a sample)
+    batch <- if (method == "mle") xs else rep(xs, 5)
+    m <- testthat::capture_messages(stable_fit(batch, method = method, device = "cpu"))
     expect_true(any(grepl("stable_fit", m)), info = method)
     m <- testthat::capture_messages(stable_fit(xs, method = method, device = "cpu",
                                                control = list(progress = FALSE)))
