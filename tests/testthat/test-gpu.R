@@ -22,6 +22,28 @@ test_that("every Bessel op agrees between GPU and CPU", {
   }
 })
 
+test_that("the GPU gives the CPU's Bessel and Matérn values at subnormal, huge and far-out arguments", {
+  skip_without_gpu()
+  ref <- utils::read.csv(test_path("fixtures", "besselk-extreme.csv"))
+  same <- function(g, c) {
+    expect_identical(is.na(g), is.na(c))
+    expect_identical(is.infinite(g), is.infinite(c))
+    ok <- is.finite(c) & c != 0
+    expect_lte(max(abs(g[ok] - c[ok]) / pmax(1, abs(c[ok]))), 1e-12)
+  }
+  for (log in c(FALSE, TRUE)) for (sc in c(FALSE, TRUE))
+    same(bessel_k(ref$x, ref$nu, expon_scaled = sc, log = log, device = "gpu"),
+         bessel_k(ref$x, ref$nu, expon_scaled = sc, log = log, device = "cpu"))
+  for (wrt in c("nu", "x"))
+    same(bessel_k_deriv(ref$x, ref$nu, wrt, device = "gpu"), bessel_k_deriv(ref$x, ref$nu, wrt, device = "cpu"))
+  m <- read_fixture("matern-extreme.csv")
+  g <- matern(m$z, 1, 1, m$nu, device = "gpu")
+  expect_true(all(g >= 0 & g <= 1))
+  same(g, matern(m$z, 1, 1, m$nu, device = "cpu"))
+  locs <- matrix(c(0, 1e-200), 2)
+  expect_equal(matern_cov(locs, range = 1e-200, smoothness = 0.5, device = "gpu")[2, 1], exp(-1), tolerance = 1e-14)
+})
+
 test_that("the GPU recycles short inputs and keeps R's conventions", {
   skip_without_gpu()
   x <- exp(runif(3e5, -5, 5))
