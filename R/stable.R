@@ -59,7 +59,18 @@
 #' generator is not, for \eqn{\beta \ne 0}). Its uniform and exponential
 #' variates come from a counter-based generator keyed by R's random number
 #' generator, so `set.seed()` makes draws reproducible; the CPU and the GPU
-#' draw the same variates for the same seed.
+#' draw the same variates for the same seed. That generator, not the one
+#' chosen by [RNGkind()], makes the variates: one generator that every CPU
+#' thread and every GPU thread can run gives the same draws on either
+#' device. R's stream only seeds it (two uniforms per call), so `RNGkind()`
+#' changes the draws that a seed gives but not how they are made.
+#'
+#' Loading gpustats after stabledist masks stabledist's `dstable()`,
+#' `pstable()`, `qstable()` and `rstable()` (R says so when it attaches
+#' the package, as for any mask; gpustats itself prints nothing). Their
+#' arguments are a superset of stabledist's, in the same order, so its calls
+#' run unchanged (its tuning arguments are accepted and not used); use
+#' `stabledist::dstable()` to reach the original.
 #'
 #' @param x,q Vector of quantiles.
 #' @param p Vector of probabilities.
@@ -72,6 +83,10 @@
 #' @param log,log.p If `TRUE`, densities and probabilities are given as logs.
 #' @param lower.tail If `TRUE`, probabilities are \eqn{P(X \le x)},
 #'   otherwise \eqn{P(X > x)}.
+#' @param tol,zeta.tol,subdivisions,silent,maxiter,trace,integ.tol The
+#'   tuning arguments of stabledist's integration and root finding, in
+#'   stabledist's positions, accepted so that its calls run unchanged, and
+#'   not used: gpustats always works to full double precision (see Details).
 #' @param device `"auto"`, `"cpu"` or `"gpu"`; see [gpustats-package].
 #' @return `dstable()` gives the density, `pstable()` the distribution
 #'   function, `qstable()` the quantile function and `rstable()` random
@@ -114,6 +129,7 @@ stable_map <- function(op, args, flags, device, call, n = NULL, each = rep(1, le
 #' @rdname stable
 #' @export
 dstable <- function(x, alpha, beta, gamma = 1, delta = 0, pm = 0, log = FALSE,
+                    tol = 64 * .Machine$double.eps, zeta.tol = NULL, subdivisions = 1000,
                     device = getOption("gpustats.device", "auto")) {
   call <- environment()
   check_flag(log, "log", call)
@@ -124,7 +140,8 @@ dstable <- function(x, alpha, beta, gamma = 1, delta = 0, pm = 0, log = FALSE,
 #' @rdname stable
 #' @export
 pstable <- function(q, alpha, beta, gamma = 1, delta = 0, pm = 0, lower.tail = TRUE,
-                    log.p = FALSE, device = getOption("gpustats.device", "auto")) {
+                    log.p = FALSE, silent = FALSE, tol = 64 * .Machine$double.eps,
+                    subdivisions = 1000, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   stable_map("stable_p", list(q = q, alpha = alpha, beta = beta, gamma = gamma, delta = delta),
              stable_tail_flags(pm, lower.tail, log.p, call), device, call)
@@ -133,7 +150,9 @@ pstable <- function(q, alpha, beta, gamma = 1, delta = 0, pm = 0, lower.tail = T
 #' @rdname stable
 #' @export
 qstable <- function(p, alpha, beta, gamma = 1, delta = 0, pm = 0, lower.tail = TRUE,
-                    log.p = FALSE, device = getOption("gpustats.device", "auto")) {
+                    log.p = FALSE, tol = .Machine$double.eps^0.25, maxiter = 1000, trace = 0,
+                    integ.tol = 1e-7, subdivisions = 200,
+                    device = getOption("gpustats.device", "auto")) {
   call <- environment()
   stable_map("stable_q", list(p = p, alpha = alpha, beta = beta, gamma = gamma, delta = delta),
              stable_tail_flags(pm, lower.tail, log.p, call), device, call)
@@ -147,6 +166,10 @@ rstable <- function(n, alpha, beta, gamma = 1, delta = 0, pm = 0,
   if (length(n) > 1L) n <- length(n)
   if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 0 || n != floor(n) || is.infinite(n)) {
     abort_arg("{.arg n} must be a non-negative whole number, not {.obj_type_friendly {n}}.", call)
+  }
+  # R's longest vector (rnorm() refuses more with "invalid arguments")
+  if (n > 2^52) {
+    abort_arg("{.arg n} must be at most 2^52, the length of R's longest vector, not {n}.", call)
   }
   params <- list(alpha = alpha, beta = beta, gamma = gamma, delta = delta)
   if (n > 0 && any(lengths(params) == 0L)) {

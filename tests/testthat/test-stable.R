@@ -202,3 +202,167 @@ test_that("bad input gives NaN with a warning or a clear error, as stats does", 
   expect_equal(dstable(0, c(0.5, 1.5), c(0, 0.5)),
                c(dstable(0, 0.5, 0), dstable(0, 1.5, 0.5)))
 })
+
+test_that("alpha = 1, beta = +-1: the thin tail where h is bounded below by 1e9 to 1e15", {
+  # cos(u)^2 underflowed in the slope of log h within 1e-154 of an end, which
+  # gave NaN probabilities (and log.p = +Inf) for x in [-30, -15] at beta = 1
+  expect_identical(pstable(-22.8300113, 1, 1), 0)
+  expect_identical(pstable(-22.8300113, 1, 1, lower.tail = FALSE), 1)
+  expect_identical(pstable(22.8300113, 1, -1, lower.tail = FALSE), 0)
+  x <- seq(-40, -5, by = 0.01)
+  for (b in c(1, -1)) {
+    xs <- x * b
+    lo <- pstable(xs, 1, b, log.p = TRUE)
+    up <- pstable(xs, 1, b, lower.tail = FALSE, log.p = TRUE)
+    thin <- if (b > 0) lo else up
+    expect_true(all(is.finite(thin) & thin < 0), label = paste("finite log tail, beta", b))
+    # the log of the thin tail is -h0 up to terms of order log h0, where h
+    # is bounded below by h0 = exp(-pi x / 2 - 1) 2 / pi
+    h0 <- exp(-pi * x / 2 - 1) * 2 / pi
+    expect_true(all(abs(thin / -h0 - 1) <= (1.5 * log(h0) + 10) / h0 + 1e-14),
+                label = paste("near -h0, beta", b))
+    # x runs towards the body of the law on either side
+    expect_true(all(diff(thin) > 0), label = paste("monotone, beta", b))
+    expect_true(all(!is.na(pstable(xs, 1, b)) & !is.na(dstable(xs, 1, b, log = TRUE))))
+  }
+})
+
+test_that("S1 near zeta keeps the digits that x - zeta has (alpha < 1, beta = 1)", {
+  # 40-digit values (Nolan's integral with x - zeta exact): the S1 argument
+  # is the distance from zeta itself, which a move to S0 and back lost
+  # (3.2e-11 at 1.9e-7)
+  x <- c(1.93540944308468e-07, 0.001)
+  pdf <- c(24503.931730802082087, 28.550942146116236269)
+  cdf <- c(0.010000000000146125717, 0.14630758433885579674)
+  ccdf <- c(0.98999999999985387428, 0.85369241566114420326)
+  expect_lt(max(abs(dstable(x, 0.1, 1, pm = 1) / pdf - 1)), 1e-14)
+  expect_lt(max(abs(pstable(x, 0.1, 1, pm = 1) / cdf - 1)), 1e-14)
+  expect_lt(max(abs(pstable(x, 0.1, 1, pm = 1, lower.tail = FALSE) / ccdf - 1)), 1e-14)
+  # the Levy law (alpha = 1/2, beta = 1) in closed form near zeta
+  xl <- c(0.02, 0.05, 0.2)
+  levy <- sqrt(1 / (2 * pi)) * xl^-1.5 * exp(-1 / (2 * xl))
+  expect_lt(max(abs(dstable(xl, 0.5, 1, pm = 1) / levy - 1)), 1e-13)
+  expect_lt(max(abs(pstable(xl, 0.5, 1, pm = 1) / (2 * pnorm(-1 / sqrt(xl))) - 1)), 1e-13)
+})
+
+test_that("arguments near the largest double: the far tail in logs, overflow of (x - delta) / gamma", {
+  # 40-digit values of the leading term of the tail series (the next is
+  # smaller by 1e-462)
+  expect_identical(pstable(1e308, 1.5, 0.3), 1)
+  expect_equal(pstable(1e308, 1.5, 0.3, lower.tail = FALSE, log.p = TRUE), -1065.144034412546233024,
+               tolerance = 1e-14)
+  expect_equal(dstable(1e308, 1.5, 0.3, log = TRUE), -1773.93477794660413932, tolerance = 1e-14)
+  expect_identical(pstable(1, 1.5, 0.3, gamma = 1e-308), 1)
+  # (x - delta) / gamma = 2e308 and 1e316: beyond the largest double
+  expect_identical(pstable(1e308, 1.5, 0.3, delta = -1e308), 1)
+  expect_equal(pstable(1e308, 1.5, 0.3, delta = -1e308, lower.tail = FALSE, log.p = TRUE),
+               -1066.183755183386150988, tolerance = 1e-14)
+  expect_equal(pstable(1e8, 1.5, 0.3, gamma = 1e-308, lower.tail = FALSE, log.p = TRUE),
+               -1092.775055528474781232, tolerance = 1e-14)
+  expect_equal(dstable(1e8, 1.5, 0.3, gamma = 1e-308, log = TRUE),
+               -1819.986479806485053 - log(1e-308), tolerance = 1e-14)
+  expect_identical(pstable(-1e308, 1.5, 0.3, delta = 1e308), 0)
+  expect_identical(pstable(1e308, 2, 0, delta = -1e308, lower.tail = FALSE), 0)
+  # the Gaussian at alpha = 2: quantiles far out (a start from the rounding
+  # of sin(pi) left the search at -9.5e8), log tails below 1e-300
+  expect_equal(qstable(c(1e-50, 1e-300), 2, 0), c(-21.11892847319308221497, -52.39250603309870809964),
+               tolerance = 1e-14)
+  expect_equal(qstable(1e-300, 2, 0, lower.tail = FALSE), 52.39250603309870809964, tolerance = 1e-14)
+})
+
+test_that("rstable refuses sizes beyond R's longest vector, as rnorm does", {
+  expect_error(rnorm(1e300))
+  expect_error(rstable(1e300, 1.5, 0), class = "gpustats_error_argument")
+  expect_error(rstable(2^64, 1.5, 0), class = "gpustats_error_argument")
+  expect_error(rstable(Inf, 1.5, 0), class = "gpustats_error_argument")
+  expect_error(rstable(NA, 1.5, 0), class = "gpustats_error_argument")
+})
+
+test_that("the four functions take every argument of stabledist's, in its order", {
+  skip_if_not_installed("stabledist")
+  for (f in c("dstable", "pstable", "qstable", "rstable")) {
+    theirs <- names(formals(getExportedValue("stabledist", f)))
+    ours <- names(formals(getExportedValue("gpustats", f)))
+    expect_true(all(theirs %in% ours), label = f)
+    expect_identical(ours[seq_along(theirs)], theirs, label = f)
+  }
+  # a call with stabledist's tuning arguments runs
+  expect_equal(dstable(1, 1.5, 0, tol = 1e-10, subdivisions = 50), dstable(1, 1.5, 0))
+})
+
+# Counts the warnings of expr; returns its value with the count as attribute.
+with_warnings <- function(expr) {
+  n <- 0L
+  v <- withCallingHandlers(expr, warning = function(w) {
+    n <<- n + 1L
+    invokeRestart("muffleWarning")
+  })
+  list(value = v, warnings = n)
+}
+
+test_that("bad-input battery: NA, NaN, +-Inf and invalid values in every argument", {
+  calls <- list(
+    d = list(f = dstable, args = list(x = 0.5, alpha = 1.5, beta = 0.3, gamma = 2, delta = 1)),
+    p = list(f = pstable, args = list(q = 0.5, alpha = 1.5, beta = 0.3, gamma = 2, delta = 1)),
+    q = list(f = qstable, args = list(p = 0.3, alpha = 1.5, beta = 0.3, gamma = 2, delta = 1)))
+  invalid <- list(alpha = c(0, -1, 2.01, Inf, -Inf), beta = c(-1.01, 1.01, Inf, -Inf),
+                  gamma = c(0, -1, Inf, -Inf), delta = c(Inf, -Inf), p = c(-0.1, 1.1, Inf, -Inf))
+  for (k in names(calls)) {
+    f <- calls[[k]]$f
+    for (a in names(calls[[k]]$args)) {
+      args <- calls[[k]]$args
+      args[[a]] <- c(NA, NaN, args[[a]])
+      r <- with_warnings(do.call(f, c(args, device = "cpu")))
+      expect_identical(r$value[1], NA_real_, label = paste(k, a, "NA"))
+      expect_true(is.nan(r$value[2]), label = paste(k, a, "NaN"))
+      expect_false(is.na(r$value[3]), label = paste(k, a, "valid"))
+      expect_identical(r$warnings, 0L, label = paste(k, a, "no warning for NA, NaN"))
+      if (!is.null(invalid[[a]])) {
+        args[[a]] <- c(invalid[[a]], calls[[k]]$args[[a]])
+        r <- with_warnings(do.call(f, c(args, device = "cpu")))
+        m <- length(invalid[[a]])
+        expect_true(all(is.nan(r$value[seq_len(m)])), label = paste(k, a, "invalid"))
+        expect_false(is.na(r$value[m + 1]), label = paste(k, a, "valid after invalid"))
+        expect_identical(r$warnings, 1L, label = paste(k, a, "a single warning"))
+      }
+    }
+  }
+  # rstable: NA parameters give NA with R's "NAs produced", once
+  r <- with_warnings(rstable(4, c(1.5, NA, 3, 1.5), 0))
+  expect_identical(is.na(r$value), c(FALSE, TRUE, TRUE, FALSE))
+  expect_identical(r$warnings, 1L)
+  # the first argument at +-Inf
+  expect_identical(dstable(c(-Inf, Inf), 0.7, 1), c(0, 0))
+  expect_identical(pstable(c(-Inf, Inf), 1, 0.5, log.p = TRUE), c(-Inf, 0))
+  expect_identical(pstable(c(-Inf, Inf), 1.2, 0, lower.tail = FALSE), c(1, 0))
+  expect_identical(qstable(c(-Inf, 0), 1.2, 0, log.p = TRUE), c(-Inf, Inf))
+  expect_warning(expect_true(is.nan(qstable(0.5, 1.2, 0, log.p = TRUE))), "NaNs produced")
+})
+
+test_that("bad-input battery: empty vectors, recycling, wrong types, invalid flags", {
+  for (f in list(dstable, pstable, qstable)) {
+    expect_identical(f(numeric(0), 1.5, 0), numeric(0))
+    expect_identical(f(0.5, numeric(0), 0), numeric(0))
+    expect_identical(f(0.5, 1.5, 0, gamma = numeric(0)), numeric(0))
+    expect_warning(v <- f(c(0.1, 0.2, 0.3), c(1.5, 1.7), 0), "longer object length")
+    expect_length(v, 3)
+    expect_equal(v[3], f(0.3, 1.5, 0))
+    for (bad in list("a", list(1), 1i, data.frame(x = 1), factor("1"), NULL)) {
+      expect_error(f(bad, 1.5, 0), class = "gpustats_error_argument")
+      expect_error(f(0.5, bad, 0), class = "gpustats_error_argument")
+    }
+    for (pm in list(3, -1, NA, "a", c(0, 1), 0.5)) {
+      expect_error(f(0.5, 1.5, 0, pm = pm), class = "gpustats_error_argument")
+    }
+  }
+  for (bad in list(NA, "yes", c(TRUE, FALSE), 1, NULL)) {
+    expect_error(dstable(0.5, 1.5, 0, log = bad), class = "gpustats_error_argument")
+    expect_error(pstable(0.5, 1.5, 0, lower.tail = bad), class = "gpustats_error_argument")
+    expect_error(qstable(0.5, 1.5, 0, log.p = bad), class = "gpustats_error_argument")
+  }
+  expect_error(rstable(3, numeric(0), 0), class = "gpustats_error_argument")
+  expect_error(rstable(3, 1.5, 0, pm = 3), class = "gpustats_error_argument")
+  expect_error(rstable("a", 1.5, 0), class = "gpustats_error_argument")
+  set.seed(1)
+  expect_length(rstable(5, c(1.5, 1.8), c(0, 0.5, 1)), 5)
+})

@@ -5,6 +5,7 @@
 #ifndef GS_STABLE_DIST_H
 #define GS_STABLE_DIST_H
 
+#include <float.h>
 #include <stdint.h>
 
 #include "rng_math.h"
@@ -29,8 +30,7 @@ GS_HD static inline double stable_standardize(double x, double alpha, double bet
 {
   if (!(flags & STABLE_FLAG_S1)) return (x - delta) / gamma;
   if (alpha == 1.0) return (x - delta) / gamma - beta * log(gamma) / STABLE_PI_2;
-  double sa = cos(STABLE_PI_2 * (1.0 - alpha)), ca = sin(STABLE_PI_2 * (1.0 - alpha));
-  return (x - delta) / gamma - beta * sa / ca;
+  return (x - delta) / gamma - stable_skew(alpha, beta);
 }
 
 /* Gaussian with variance 2. */
@@ -42,11 +42,19 @@ GS_HD static inline stable_value stable_gauss(double z)
   r.pdf = exp(r.log_pdf);
   r.cdf = lower;
   r.ccdf = upper;
-  /* log of a tail that underflows: Mills ratio, -w^2 - log(2 w sqrt(pi)) + log1p(...) */
-  double aw = fabs(w), lt = -aw * aw - log(2.0 * aw * sqrt(STABLE_PI)) +
-                              log1p(-0.5 / (aw * aw) + 0.75 / (aw * aw * aw * aw));
-  r.log_cdf = lower > 1e-300 ? log(lower) : lt;
-  r.log_ccdf = upper > 1e-300 ? log(upper) : lt;
+  /* log of a tail below 1e-300 (|w| > 26), from the continued fraction
+   * erfc(w) = exp(-w^2) / (sqrt(pi) K), K = w + (1/2)/(w + 1/(w + (3/2)/(w + ...))),
+   * which 20 levels take to full accuracy there (the asymptotic series to
+   * three terms was off by 3e-9) */
+  r.log_cdf = log(lower);
+  r.log_ccdf = log(upper);
+  if (!(lower > 1e-300 && upper > 1e-300)) {
+    double aw = fabs(w), K = aw;
+    for (int k = 20; k >= 1; k--) K = aw + 0.5 * k / K;
+    double lt = -aw * aw - log(2.0 * sqrt(STABLE_PI) * K);
+    if (w < 0.0) r.log_cdf = lt;
+    else r.log_ccdf = lt;
+  }
   r.dlog_pdf = -w;
   return r;
 }
@@ -66,10 +74,10 @@ GS_HD static inline stable_value stable_cauchy(double z)
 }
 
 /* The standard S0 law at z into *r; 0 where the point needs work that fast
- * (GS_EVAL_*) declines, else the rule used (STABLE_BY_*). tol as in
- * stable_general. */
-GS_HD static inline int stable_standard(double z, double alpha, double beta, int need, int fast,
-                                        double tol, stable_value *r)
+ * (GS_EVAL_*) declines, else the rule used (STABLE_BY_*). z1 (the distance
+ * from zeta where known exactly, else NaN) and tol as in stable_general. */
+GS_HD static inline int stable_standard(double z, double z1, double alpha, double beta, int need,
+                                        int fast, double tol, stable_value *r)
 {
   if (isinf(z)) {
     stable_value_set(r, -INFINITY, z > 0.0 ? 1.0 : 0.0, z > 0.0 ? 0.0 : 1.0,
@@ -84,7 +92,32 @@ GS_HD static inline int stable_standard(double z, double alpha, double beta, int
     *r = stable_cauchy(z);
     return STABLE_BY_FAST_RULE;
   }
-  return stable_general(z, alpha, beta, need, fast, tol, r);
+  return stable_general(z, z1, alpha, beta, need, fast, tol, r);
+}
+
+/* The standard S0 law at z = sign exp(log_abs_z), beyond the largest
+ * double, from its value there: exact (0, 1, -inf) on a thin side, beyond
+ * the support and at alpha = 2; on a power-law side the tail series, or
+ * at alpha = 1 (or where the series declines) the power law carried on
+ * from the largest double: the tail falls like |z|^-alpha, the density like
+ * |z|^-(1 + alpha) (at alpha = 1 exact there to rounding). */
+GS_HD static inline int stable_standard_beyond(double sign, double log_abs_z, double alpha,
+                                               double beta, int need, int fast, double tol,
+                                               stable_value *r)
+{
+  int rule = stable_standard(sign * DBL_MAX, NAN, alpha, beta, need, fast, tol, r);
+  if (!rule || !(r->log_pdf > -INFINITY)) return rule;
+  double shift = log_abs_z - log(DBL_MAX), lpdf, ltail, dlog;
+  stable_point p;
+  stable_point_prepare(&p, sign * DBL_MAX, NAN, alpha, beta);
+  if (alpha == 1.0 || !stable_tail_series(&p, log_abs_z, &lpdf, &ltail, &dlog)) {
+    lpdf = r->log_pdf - (1.0 + alpha) * shift;
+    ltail = (sign > 0.0 ? r->log_ccdf : r->log_cdf) - alpha * shift;
+  }
+  double tail = exp(ltail);
+  if (sign > 0.0) stable_value_set(r, lpdf, 1.0 - tail, tail, log1p(-tail), ltail);
+  else stable_value_set(r, lpdf, tail, 1.0 - tail, ltail, log1p(-tail));
+  return rule;
 }
 
 /* The density, or with STABLE_FLAG_PROB the probability, of the family at
@@ -100,9 +133,19 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
     return 1;
   }
   int need = flags & STABLE_FLAG_PROB ? STABLE_NEED_PROB : STABLE_NEED_PDF;
-  if (!stable_standard(stable_standardize(x, alpha, beta, gamma, delta, flags), alpha, beta, need,
-                       fast, STABLE_TRAPEZOID_TOL, &r))
-    return 0;
+  double z = stable_standardize(x, alpha, beta, gamma, delta, flags);
+  /* for pm = 1 the distance from zeta is the S1 argument itself: z + B
+   * would lose its digits near zeta (5e-11 at 2e-7 from it, alpha = 0.1) */
+  double z1 = flags & STABLE_FLAG_S1 && alpha != 1.0 ? (x - delta) / gamma : NAN;
+  /* z overflowed (x, delta and gamma are finite): its log from the halves,
+   * the shift of pm = 1 or 2 being far below its last digit */
+  int ok = isinf(z) && !isinf(x)
+               ? stable_standard_beyond(z > 0.0 ? 1.0 : -1.0,
+                                        log(fabs(0.5 * x - 0.5 * delta)) + 0.6931471805599453 -
+                                            log(gamma),
+                                        alpha, beta, need, fast, STABLE_TRAPEZOID_TOL, &r)
+               : stable_standard(z, z1, alpha, beta, need, fast, STABLE_TRAPEZOID_TOL, &r);
+  if (!ok) return 0;
   int lg = flags & STABLE_FLAG_LOG;
   if (!(flags & STABLE_FLAG_PROB)) *out = lg ? r.log_pdf - log(gamma) : r.pdf / gamma;
   else if (flags & STABLE_FLAG_UPPER) *out = lg ? r.log_ccdf : r.ccdf;
@@ -155,12 +198,16 @@ GS_HD static inline int stable_family_value(double x, double alpha, double beta,
  * that the median starts at 0; or, where larger, about that of the
  * Gaussian of variance 2 (the law at alpha = 2), whose tail the law follows
  * near alpha = 2 until the Pareto tail takes over far out. It is narrowed
- * on the light side of a skewed law (1 + beta or 1 - beta small). */
+ * on the light side of a skewed law (1 + beta or 1 - beta small).
+ * sin(pi alpha / 2) is taken as sin(pi (2 - alpha) / 2), exactly 0 at
+ * alpha = 2, which has no Pareto tail: the rounding of sin(pi) once started
+ * qstable(1e-50, 2, 0) at -6e16, where the log tail (-1e33) is too large
+ * for the search to find its slope. */
 GS_HD static inline double stable_quantile_start(double log_q, int upper, double alpha,
                                                  double beta)
 {
   double side = upper ? 1.0 : -1.0, weight = 1.0 + side * beta;
-  double log_z = (lgamma(alpha) + log(weight) + log(sin(STABLE_PI_2 * alpha)) - STABLE_LOG_PI +
+  double log_z = (lgamma(alpha) + log(weight) + log(sin(STABLE_PI_2 * (2.0 - alpha))) - STABLE_LOG_PI +
                   log(-expm1(log_q + 0.6931471805599453)) - log_q) / alpha;
   double gauss = 1.5 * fmin(1.0, weight) * sqrt(fmax(0.0, -log_q - 0.6931471805599453));
   return side * fmax(exp(fmin(log_z, 690.0)), gauss);
@@ -237,8 +284,7 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
   if (log_q == -INFINITY) {
     /* the support ends at zeta for alpha < 1, beta = -+1 */
     if (alpha < 1.0 && beta == (upper ? -1.0 : 1.0)) {
-      double sa = cos(STABLE_PI_2 * (1.0 - alpha)), ca = sin(STABLE_PI_2 * (1.0 - alpha));
-      *out = -beta * sa / ca;
+      *out = -stable_skew(alpha, beta);
     } else {
       *out = upper ? INFINITY : -INFINITY;
     }
@@ -252,7 +298,8 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
   for (int it = 0; it < 400; it++) {
     stable_value r;
     int full = tol == STABLE_TRAPEZOID_TOL;
-    int rule = stable_standard(z, alpha, beta, STABLE_NEED_ALL | STABLE_NEED_DLOG_PDF, fast, tol, &r);
+    int rule =
+        stable_standard(z, NAN, alpha, beta, STABLE_NEED_ALL | STABLE_NEED_DLOG_PDF, fast, tol, &r);
     if (!rule) return 0;
     double lt = upper ? r.log_ccdf : r.log_cdf;
     if (plain) {
@@ -317,7 +364,7 @@ GS_HD static inline int stable_quantile_std(double log_p, int upper, double alph
 GS_HD static inline int stable_quantile(double p, double alpha, double beta, double gamma,
                                         double delta, int flags, int fast, double *out)
 {
-  double s = p + alpha + beta + gamma + delta, z;
+  double s = p + alpha + beta + gamma + delta, z = NAN;
   double log_p = flags & STABLE_FLAG_LOG ? p : log(p);
   if (isnan(s) || !stable_params_ok(alpha, beta, gamma, delta) || !(log_p <= 0.0)) {
     *out = isnan(s) ? s : NAN;
@@ -327,7 +374,7 @@ GS_HD static inline int stable_quantile(double p, double alpha, double beta, dou
   /* back from standard S0 to the family */
   if (flags & STABLE_FLAG_S1) {
     if (alpha == 1.0) z += beta * log(gamma) / STABLE_PI_2;
-    else z += beta * cos(STABLE_PI_2 * (1.0 - alpha)) / sin(STABLE_PI_2 * (1.0 - alpha));
+    else z += stable_skew(alpha, beta);
   }
   *out = gamma * z + delta;
   return 1;
@@ -384,7 +431,7 @@ GS_HD static inline double stable_random(uint64_t seed, uint64_t index, double a
     if (flags & STABLE_FLAG_S1) z += beta * log(gamma) / STABLE_PI_2;
   } else {
     double eps = 1.0 - alpha;
-    double B = beta * cos(STABLE_PI_2 * eps) / sin(STABLE_PI_2 * eps);
+    double B = stable_skew(alpha, beta);
     double cu = cos(U), seu = sin(eps * U), h = sin(0.5 * eps * U);
     double lG = log((cos(eps * U) + B * seu) / W), lc = log(cu);
     double scale = exp((eps * lG - lc) / alpha); /* cos(U)^(-1/alpha) G^(eps/alpha) */
