@@ -131,5 +131,5 @@ gs_progress_bar <- function(work, label, call) {
 #' cores), at most the number of cores and `OMP_THREAD_LIMIT`. Small
 #' problems use fewer.
 #' @return A single integer.
-#' @keywords internal
+#' @export
 cpu_threads <- function() .Call(gs_r_cpu_threads, gs_threads())

@@ -27,7 +27,7 @@ if (nrow(info)) {
 } else {
   cat("no GPU: every function runs on the CPU path\n")
 }
-threads <- tryCatch(gpustats:::cpu_threads(), error = function(e) NA)
+threads <- cpu_threads()
 cat("CPU threads used by gpustats:", threads, "\n")
 
 rule("K_nu(x) against base R besselK")
