@@ -366,3 +366,18 @@ test_that("bad-input battery: empty vectors, recycling, wrong types, invalid fla
   set.seed(1)
   expect_length(rstable(5, c(1.5, 1.8), c(0, 0.5, 1)), 5)
 })
+
+test_that("pm = 1 near alpha = 1 matches high-precision references", {
+  # tools/make-stable-s1-points.py: body, tails and next to zeta, alpha within
+  # 1e-2 of 1. Measured worst relative errors: 3.2e-8 (alpha = 1.01) to
+  # 1.6e-7 (alpha = 1.001) in the density, 1.1e-7 in the probabilities at
+  # x = -0.001, alpha = 1.0001, beta = -1 (direct form from the exact x1;
+  # 7e-13 from x + B), else below 1e-12. The thin tail at alpha = 1,
+  # beta = -1 beyond 1e-40 (1.7e-2 at x = 4) is left out.
+  r <- read.csv(test_path("fixtures", "stable-s1-near-one.csv"))
+  r <- r[r$pdf > 1e-40 & r$ccdf > 1e-40 & r$cdf > 1e-40, ]
+  rel <- function(a, b) max(abs(a / b - 1))
+  expect_lt(rel(dstable(r$x, r$alpha, r$beta, pm = 1), r$pdf), 3e-7)
+  expect_lt(rel(pstable(r$x, r$alpha, r$beta, pm = 1), r$cdf), 2e-7)
+  expect_lt(rel(pstable(r$x, r$alpha, r$beta, pm = 1, lower.tail = FALSE), r$ccdf), 2e-7)
+})

@@ -277,6 +277,10 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x
     B = -B;
     reflected = 1;
   }
+  /* the small-D form works from x (log1p(x / B)): its x1 must be x + B, or
+   * the two disagree by the rounding of x, which 1/eps magnifies (1e-7 at
+   * alpha = 1.0001); the exact x1 serves the direct form */
+  if (B > 2.0) x1 = x + B;
   double sg = p->eps > 0.0 ? 1.0 : -1.0, aca = fabs(ca);
   p->beta = beta;
   p->B = B;
