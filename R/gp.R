@@ -92,6 +92,7 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   locs <- as_locations(locs, "locs", distance, call)
   y <- as_observations(y, nrow(locs), call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
+  warn_great_circle(distance, smoothness, call)
   gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
   logdet <- gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_loglik", call))
@@ -121,6 +122,7 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   accuracy <- mixed_accuracy(match.arg(precision), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
+  warn_great_circle(distance, smoothness, call)
   if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
     abort_arg("{.arg nsim} must be a positive whole number.", call)
   }

@@ -1,31 +1,53 @@
-#' Methods for Matérn Gaussian-process fits
+#' Methods for Gaussian-process fits
+#'
+#' `coef()` gives the trend coefficients followed by the covariance
+#' parameters, `vcov()` their covariance (block-diagonal: the trend's from
+#' GLS, the covariance parameters' from the observed information), `fitted()`
+#' the kriged noise-free field at the observed locations (trend plus
+#' smoothed field, as fields' `fitted.values`) and `residuals()` the data
+#' minus those (`type = "response"`) or minus the trend alone (`"trend"`,
+#' what [gp_variogram()] uses). `anova()` compares nested fits by their
+#' likelihood ratio; REML likelihoods of different trends are not
+#' comparable, so those need `method = "ml"`.
 #'
 #' @param object,x A `gp_fit` from [gp_fit()].
-#' @param ... Unused.
+#' @param ... Further `gp_fit` objects (for `anova()`), else unused.
 #' @name gp_fit-methods
 NULL
 
 #' @rdname gp_fit-methods
 #' @export
 print.gp_fit <- function(x, ...) {
-  cat("Mat\u00e9rn Gaussian process fitted by maximum likelihood\n")
-  cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$method, x$seconds))
-  print(x$coefficients, digits = 6)
+  cat(sprintf("Gaussian process: %s covariance, %s trend, fitted by %s\n", x$model$name, gp_trend_label(x),
+              toupper(x$method)))
+  cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$backend, x$seconds))
+  print(c(x$beta, x$covariance), digits = 6)
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
 }
 
-# Whether the search converged (fits made before this was recorded: from
-# the optimizer's code).
+gp_trend_label <- function(x) {
+  p <- length(x$beta)
+  if (p == 0L) "zero-mean" else if (p == 1L && names(x$beta) == "(Intercept)") "constant" else sprintf("%d-term", p)
+}
+
+# Whether the search converged.
 fit_converged <- function(x) x$converged %||% (x$convergence == 0L)
 
 #' @rdname gp_fit-methods
 #' @export
-coef.gp_fit <- function(object, ...) object$coefficients
+coef.gp_fit <- function(object, ...) c(object$beta, object$covariance)
 
 #' @rdname gp_fit-methods
 #' @export
-vcov.gp_fit <- function(object, ...) object$vcov
+vcov.gp_fit <- function(object, ...) {
+  names <- c(names(object$beta), object$estimated)
+  V <- matrix(0, length(names), length(names), dimnames = list(names, names))
+  b <- names(object$beta)
+  V[b, b] <- object$vcov_beta
+  V[object$estimated, object$estimated] <- object$vcov
+  V
+}
 
 #' @rdname gp_fit-methods
 #' @export
@@ -34,109 +56,91 @@ nobs.gp_fit <- function(object, ...) object$n
 #' @rdname gp_fit-methods
 #' @export
 logLik.gp_fit <- function(object, ...) {
-  structure(object$loglik, df = length(object$estimated), nobs = object$n, class = "logLik")
+  structure(object$loglik, df = length(object$estimated) + length(object$beta), nobs = object$n, class = "logLik")
+}
+
+#' @rdname gp_fit-methods
+#' @export
+fitted.gp_fit <- function(object, ...) {
+  drop(gp_krige(object, object$locs, object$X, matrix(object$y), object$device, environment())$fit)
+}
+
+#' @rdname gp_fit-methods
+#' @param type For `residuals()`: `"response"` (data minus fitted values)
+#'   or `"trend"` (data minus the estimated trend).
+#' @export
+residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
+  type <- match_choice(type, c("response", "trend"), "type", environment())
+  if (type == "trend") return(object$y - drop(object$X %*% object$beta))
+  object$y - stats::fitted(object)
+}
+
+#' @rdname gp_fit-methods
+#' @export
+anova.gp_fit <- function(object, ...) {
+  call <- environment()
+  fits <- c(list(object), list(...))
+  if (length(fits) < 2L || !all(vapply(fits, inherits, TRUE, "gp_fit"))) {
+    abort_arg("{.fn anova} compares two or more {.cls gp_fit} objects.", call)
+  }
+  if (length(unique(vapply(fits, nobs, 1L))) > 1L) abort_arg("The fits have different numbers of observations.", call)
+  methods <- unique(vapply(fits, `[[`, "", "method"))
+  if (length(methods) > 1L) abort_arg("The fits mix ML and REML; refit them with one {.arg method}.", call)
+  trends <- unique(lapply(fits, function(f) colnames(f$X)))
+  if (methods == "reml" && length(trends) > 1L) {
+    abort_arg(c("REML likelihoods of different trends are not comparable.", i = "Refit with {.code method = \"ml\"} to compare trends."), call)
+  }
+  ll <- vapply(fits, function(f) as.numeric(stats::logLik(f)), 1)
+  df <- vapply(fits, function(f) attr(stats::logLik(f), "df"), 1)
+  o <- order(df)
+  ll <- ll[o]
+  df <- df[o]
+  stat <- c(NA, 2 * diff(ll))
+  ddf <- c(NA, diff(df))
+  table <- data.frame(Df = df, logLik = ll, AIC = -2 * ll + 2 * df, Chisq = stat, `Chi Df` = ddf,
+                      `Pr(>Chisq)` = stats::pchisq(stat, ddf, lower.tail = FALSE), check.names = FALSE,
+                      row.names = paste("Model", o))
+  structure(table, heading = "Likelihood-ratio tests of nested Gaussian-process fits\n", class = c("anova", "data.frame"))
 }
 
 #' @rdname gp_fit-methods
 #' @export
 summary.gp_fit <- function(object, ...) {
-  est <- object$coefficients
-  se <- rep(NA_real_, length(est))
-  names(se) <- names(est)
+  se_beta <- sqrt(pmax(diag(object$vcov_beta), 0))
+  z <- object$beta / se_beta
+  trend <- cbind(Estimate = object$beta, `Std. Error` = se_beta, `z value` = z,
+                 `Pr(>|z|)` = 2 * stats::pnorm(-abs(z)))
+  est <- object$covariance
+  se <- stats::setNames(rep(NA_real_, length(est)), names(est))
   se[object$estimated] <- sqrt(pmax(diag(object$vcov), 0))
-  table <- cbind(Estimate = est, `Std. Error` = se)
+  covariance <- cbind(Estimate = est, `Std. Error` = se)
   status <- ifelse(names(est) %in% object$estimated, "estimated", "fixed")
-  structure(list(table = table, status = status, loglik = object$loglik, aic = stats::AIC(object),
-                 n = object$n, iterations = object$iterations, evaluations = object$evaluations,
-                 convergence = object$convergence, converged = fit_converged(object), message = object$message,
-                 seconds = object$seconds,
-                 device = object$device, call = object$call),
+  structure(list(trend = trend, covariance = covariance, status = status, loglik = object$loglik,
+                 aic = stats::AIC(object), n = object$n, model = object$model$name, method = object$method,
+                 iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
+                 message = object$message, seconds = object$seconds, device = object$device, call = object$call),
             class = "summary.gp_fit")
 }
 
 #' @rdname gp_fit-methods
 #' @export
 print.summary.gp_fit <- function(x, ...) {
-  cat("Mat\u00e9rn Gaussian process fitted by maximum likelihood\n\nCall:\n")
+  cat(sprintf("Gaussian process, %s covariance, fitted by %s\n\nCall:\n", x$model, toupper(x$method)))
   print(x$call)
-  cat("\n")
-  tab <- as.data.frame(x$table)
+  if (nrow(x$trend)) {
+    cat("\nTrend:\n")
+    stats::printCoefmat(x$trend, digits = 5, P.values = TRUE, has.Pvalue = TRUE)
+  } else {
+    cat("\nTrend: none (mean zero)\n")
+  }
+  cat("\nCovariance:\n")
+  tab <- as.data.frame(x$covariance)
   tab$` ` <- ifelse(x$status == "fixed", "(fixed)", "")
   print(tab, digits = 5)
-  cat(sprintf("\nn = %d   log-likelihood = %.8g   AIC = %.8g\n", x$n, x$loglik, x$aic))
+  cat(sprintf("\nn = %d   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$n, toupper(x$method), x$loglik, x$aic))
   cat(sprintf("%d iterations, %d likelihood evaluations, %.3g s on the %s (%s)\n", x$iterations, x$evaluations,
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
-  cat("Standard errors from the observed information.\n")
+  cat("Standard errors: trend from GLS, covariance from the observed information.\n")
   invisible(x)
-}
-
-#' Kriging predictions from a Matérn Gaussian-process fit
-#'
-#' Simple kriging (the process has mean zero) at new locations: the
-#' conditional mean \eqn{c^\top \Sigma^{-1} y} of the process given the
-#' data, and on request its standard error
-#' \eqn{\sqrt{\sigma^2 - c^\top \Sigma^{-1} c}}, with \eqn{c} the covariances
-#' between the new and the observed locations (no nugget: the prediction is
-#' of the process, not of a new noisy observation). The covariance is
-#' factored in the precision of the fit.
-#'
-#' @param object A `gp_fit`.
-#' @param newlocs Locations to predict at, with the columns of the fitted
-#'   locations.
-#' @param se.fit If `TRUE`, also return the prediction standard errors.
-#' @param device `"auto"`, `"cpu"` or `"gpu"`.
-#' @param ... Unused.
-#' @return A vector of predictions, or with `se.fit = TRUE` a list with
-#'   components `fit` and `se.fit`.
-#' @export
-predict.gp_fit <- function(object, newlocs, se.fit = FALSE, device = getOption("gpustats.device", "auto"), ...) {
-  call <- environment()
-  newlocs <- as_locations(newlocs, "newlocs", object$distance, call)
-  if (ncol(newlocs) != ncol(object$locs)) {
-    abort_arg("{.arg newlocs} has {ncol(newlocs)} column{?s}; the fit used {ncol(object$locs)}.", call)
-  }
-  check_flag(se.fit, "se.fit", call)
-  if (nrow(newlocs) == 0L) return(if (se.fit) list(fit = numeric(0), se.fit = numeric(0)) else numeric(0))
-  p <- object$coefficients
-  gp <- gp_open(object$locs, object$distance, device, call, object$accuracy %||% 0)
-  on.exit(gp_close(gp))
-  gp_factor(gp, p, object$locs, call)
-  w <- gp_apply(gp, "solve", object$y, call)
-  m <- nrow(newlocs)
-  fit <- numeric(m)
-  se <- if (se.fit) numeric(m) else NULL
-  dev <- if (gp$device >= 0) "gpu" else "cpu"
-  # cross-covariances in blocks of rows, about 256 MB each
-  block <- max(1L, floor(32e6 / object$n))
-  for (start in seq(1L, m, by = block)) {
-    rows <- start:min(m, start + block - 1L)
-    C <- matern_cov(newlocs[rows, , drop = FALSE], object$locs, sigma2 = p[["sigma2"]], range = p[["range"]],
-                    smoothness = p[["smoothness"]], distance = object$distance, device = dev)
-    fit[rows] <- drop(C %*% w)
-    if (se.fit) {
-      V <- gp_apply(gp, "forward", t(C), call)
-      se[rows] <- sqrt(pmax(p[["sigma2"]] - colSums(V^2), 0))
-    }
-  }
-  if (se.fit) list(fit = fit, se.fit = se) else fit
-}
-
-#' @rdname gp_fit-methods
-#' @param nsim Number of draws.
-#' @param seed As in [stats::simulate()]: `NULL`, or an integer for
-#'   `set.seed()`.
-#' @return `simulate()`: a data frame with one column per draw from the
-#'   fitted process at the fitted locations.
-#' @export
-simulate.gp_fit <- function(object, nsim = 1, seed = NULL, ...) {
-  if (!is.null(seed)) set.seed(seed)
-  p <- object$coefficients
-  draws <- gp_simulate(object$locs, sigma2 = p[["sigma2"]], range = p[["range"]], smoothness = p[["smoothness"]],
-                       nugget = p[["nugget"]], nsim = nsim, distance = object$distance,
-                       precision = object$precision, accuracy = object$accuracy %||% 1e-8,
-                       device = object$device)
-  draws <- as.data.frame(matrix(draws, nrow = object$n))
-  names(draws) <- paste0("sim_", seq_len(nsim))
-  draws
 }

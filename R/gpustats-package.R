@@ -22,7 +22,7 @@
 #'
 #' @keywords internal
 #' @useDynLib gpustats, .registration = TRUE
-#' @importFrom stats AIC coef logLik nobs predict simulate vcov
+#' @importFrom stats AIC anova coef confint fitted logLik nobs predict residuals simulate vcov
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {

@@ -15,6 +15,7 @@ SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gp_set_locations(SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
 SEXP gs_r_gp_attempts(SEXP);
 SEXP gs_r_gp_free(SEXP);
@@ -48,6 +49,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_bench_map", (DL_FUNC)&gs_r_bench_map, 4},
   {"gs_r_bench_matern_cov", (DL_FUNC)&gs_r_bench_matern_cov, 4},
   {"gs_r_gp_new", (DL_FUNC)&gs_r_gp_new, 6},
+  {"gs_r_gp_set_locations", (DL_FUNC)&gs_r_gp_set_locations, 2},
   {"gs_r_gp_tiled", (DL_FUNC)&gs_r_gp_tiled, 1},
   {"gs_r_gp_attempts", (DL_FUNC)&gs_r_gp_attempts, 1},
   {"gs_r_gp_free", (DL_FUNC)&gs_r_gp_free, 1},

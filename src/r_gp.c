@@ -32,6 +32,18 @@ SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles, 
   return ptr;
 }
 
+/* New locations for the object (a double matrix of its n x dim). */
+SEXP gs_r_gp_set_locations(SEXP ptr, SEXP locs)
+{
+  gs_gp *gp = gp_get(ptr);
+  if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP || Rf_nrows(locs) != gs_gp_size(gp))
+    Rf_error("locs must be a double matrix with a row per location of the object");
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gp_set_locations(gp, REAL(locs), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}
+
 SEXP gs_r_gp_tiled(SEXP ptr) { return Rf_ScalarLogical(gs_gp_tiled(gp_get(ptr))); }
 
 SEXP gs_r_gp_attempts(SEXP ptr) { return Rf_ScalarInteger(gs_gp_attempts(gp_get(ptr))); }

@@ -189,11 +189,34 @@ test_that("mixed-precision likelihoods, draws and fits on the GPU stay within th
   set.seed(22)
   b <- gp_simulate(locs, 1, 0.03, 0.5, nsim = 2, precision = "mixed", accuracy = 1e-15, device = "cpu")
   expect_equal(a, b, tolerance = 1e-10)
-  ref <- gp_fit(case$y[1:1500], locs[1:1500, ], device = "gpu", control = list(trace = FALSE))
-  fit <- gp_fit(case$y[1:1500], locs[1:1500, ], precision = "mixed", accuracy = 1e-6, device = "gpu",
+  ref <- gp_fit(case$y[1:1500], locs[1:1500, ], nugget = FALSE, device = "gpu", control = list(trace = FALSE))
+  fit <- gp_fit(case$y[1:1500], locs[1:1500, ], nugget = FALSE, precision = "mixed", accuracy = 1e-6, device = "gpu",
                 control = list(trace = FALSE))
   se <- sqrt(diag(vcov(ref)))
   expect_lte(max(abs(coef(fit)[names(se)] - coef(ref)[names(se)]) / se), 0.05)
+})
+
+test_that("anisotropic and space-time fits, kriging and conditional draws on the GPU equal the CPU's", {
+  skip_without_gpu()
+  set.seed(31)
+  locs <- matrix(runif(1200), ncol = 2)
+  y <- 2 + gp_simulate(locs %*% diag(c(1 / 0.2, 1 / 0.05)), 1, 1, 1.5, nugget = 0.01, device = "cpu")
+  new <- matrix(runif(100), ncol = 2)
+  quiet <- list(trace = FALSE)
+  for (tiles in c(FALSE, TRUE)) {
+    withr::local_options(gpustats.gp_tiles = tiles) # the dense path re-uploads the locations, the tiled reads them
+    fc <- gp_fit(y, locs, cov = "matern32_aniso", device = "cpu", control = quiet)
+    fg <- gp_fit(y, locs, cov = "matern32_aniso", device = "gpu", control = quiet)
+    expect_equal(fg$loglik, fc$loglik, tolerance = 1e-8)
+    expect_equal(coef(fg), coef(fc), tolerance = 1e-4)
+    expect_equal(predict(fc, new, se.fit = TRUE, device = "gpu"), predict(fc, new, se.fit = TRUE, device = "cpu"),
+                 tolerance = 1e-9)
+    expect_equal(simulate(fc, 2, seed = 4, newdata = new, device = "gpu"),
+                 simulate(fc, 2, seed = 4, newdata = new, device = "cpu"), tolerance = 1e-8)
+  }
+  st <- cbind(locs, t = rep(1:4, 150))
+  fs <- lapply(c("cpu", "gpu"), function(d) gp_fit(y, st, cov = "exponential_spacetime", device = d, control = quiet))
+  expect_equal(fs[[2]]$loglik, fs[[1]]$loglik, tolerance = 1e-8)
 })
 
 test_that("the tile Cholesky path on the GPU gives the CPU likelihood, draws and predictions", {

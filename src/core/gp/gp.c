@@ -107,6 +107,15 @@ void gs_gp_free(gs_gp *gp)
   free(gp);
 }
 
+gs_status gs_gp_set_locations(gs_gp *gp, const double *locs, char *msg)
+{
+  memcpy(gp->locs, locs, (size_t)gp->n * gp->dim * sizeof(double));
+  gp->factored = 0;
+  /* the tiled backend reads the host copy at each factorization */
+  if (gp->device >= 0 && !gp->tiles) return gs_gp_gpu_upload_locations(gp, msg);
+  return GS_OK;
+}
+
 long gs_gp_size(const gs_gp *gp) { return gp->n; }
 
 int gs_gp_tiled(const gs_gp *gp) { return gp->tiles != NULL; }

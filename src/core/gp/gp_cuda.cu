@@ -47,7 +47,7 @@ extern "C" gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
   GS_CUDA_TRY(cudaMalloc(&g->a, matrix));
   GS_CUDA_TRY(cudaMalloc(&g->locs, n * gp->dim * sizeof(double)));
   GS_CUDA_TRY(cudaMalloc(&g->info, sizeof(int)));
-  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, gp->locs, n * gp->dim * sizeof(double), 0, msg));
+  GS_TRY(gs_gp_gpu_upload_locations(gp, msg));
   GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(g->ctx->solver, g->ctx->solver_params, CUBLAS_FILL_MODE_LOWER,
                                                         (int64_t)n, CUDA_R_64F, g->a, (int64_t)n, CUDA_R_64F,
                                                         &g->work_bytes, &g->host_work_bytes),
@@ -61,6 +61,13 @@ done:
     gs_gp_gpu_release(gp);
   }
   return st;
+}
+
+extern "C" gs_status gs_gp_gpu_upload_locations(gs_gp *gp, char *msg)
+{
+  gs_gp_gpu *g = gp->gpu;
+  if (cudaSetDevice(g->ctx->device) != cudaSuccess) return gs_set_msg(msg, GS_ERR_CUDA, "cannot select GPU %d", gp->device);
+  return gs_gpu_copy_to_device(g->ctx, g->locs, gp->locs, (size_t)gp->n * gp->dim * sizeof(double), 0, msg);
 }
 
 extern "C" void gs_gp_gpu_release(gs_gp *gp)

@@ -31,6 +31,8 @@ gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *o
 
 gs_status gs_gp_gpu_init(gs_gp *gp, char *msg);
 void gs_gp_gpu_release(gs_gp *gp);
+/* Copies the host locations gp->locs to the device. */
+gs_status gs_gp_gpu_upload_locations(gs_gp *gp, char *msg);
 gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
 gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 /* The diagonal of the last factor, in host memory (n). */

@@ -18,6 +18,12 @@ gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
 
 void gs_gp_gpu_release(gs_gp *gp) { (void)gp; }
 
+gs_status gs_gp_gpu_upload_locations(gs_gp *gp, char *msg)
+{
+  (void)gp;
+  return gs_gpu_missing(msg);
+}
+
 gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
   (void)gp, (void)p, (void)logdet, (void)failed_minor;

@@ -44,6 +44,9 @@ int gs_gp_tiled(const gs_gp *gp);
  * precision factorization promoted tiles and ran again). */
 int gs_gp_attempts(const gs_gp *gp);
 void gs_gp_free(gs_gp *gp);
+/* Replaces the n x dim locations (same n and dim), e.g. coordinates mapped by
+ * an anisotropy that a fit moves: the workspaces stay, the factor is dropped. */
+gs_status gs_gp_set_locations(gs_gp *gp, const double *locs, char *msg);
 long gs_gp_size(const gs_gp *gp); /* n */
 
 /* Builds Sigma(p) and factors it, Sigma = L L'. *logdet = log |Sigma|. When

@@ -1,0 +1,114 @@
+#' Confidence intervals for the parameters of a Gaussian-process fit
+#'
+#' Trend coefficients get Wald intervals from their GLS standard errors
+#' (exact when the covariance is known). Covariance parameters get, by
+#' default, profile-likelihood intervals: the set of values whose profile
+#' log-likelihood (every other parameter re-estimated) is within
+#' `qchisq(level, 1) / 2` of the maximum, found by root-finding on each
+#' side. They stay within the parameter space and follow the skew of the
+#' likelihood in the ranges, where Wald intervals on the natural scale
+#' reach negative ranges. Each point of a profile is a fit of its own, so
+#' profiles cost tens of fits for a large data set. A side that reaches its
+#' search bound before the likelihood drops enough is reported as that bound
+#' with a warning. The nugget (searched as a ratio to `sigma2`) and
+#' `method = "wald"` use Wald intervals, on the log scale for positive
+#' parameters (so they stay positive) and the natural scale for angles and
+#' the nugget (truncated at 0).
+#'
+#' @param object A `gp_fit`.
+#' @param parm Names of parameters (default: all estimated ones).
+#' @param level The confidence level.
+#' @param method `"profile"` or `"wald"`.
+#' @param ... Unused.
+#' @return A matrix with a row per parameter and columns for the lower and
+#'   upper limits.
+#' @export
+confint.gp_fit <- function(object, parm, level = 0.95, method = c("profile", "wald"), ...) {
+  call <- environment()
+  method <- match_choice(method, c("profile", "wald"), "method", call)
+  check_scalar(level, "level", call, 0, open = TRUE)
+  if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
+  all <- c(names(object$beta), object$estimated)
+  if (missing(parm)) parm <- all
+  unknown <- setdiff(parm, all)
+  if (length(unknown)) abort_arg("{.arg parm} names {.val {unknown}}, not estimated parameters ({.val {all}}).", call)
+  z <- stats::qnorm((1 + level) / 2)
+  se <- sqrt(pmax(diag(stats::vcov(object)), 0))
+  est <- stats::coef(object)
+  limits <- t(vapply(parm, function(name) {
+    if (name %in% names(object$beta) || method == "wald" || name == "nugget") return(wald_interval(est[[name]], se[[name]], z, name))
+    profile_interval(object, name, level, call)
+  }, numeric(2)))
+  colnames(limits) <- sprintf("%s %%", format(100 * c(1 - level, 1 + level) / 2, trim = TRUE, digits = 3))
+  limits
+}
+
+# Wald limits: on the log scale for positive covariance parameters, else natural
+# (the nugget truncated at 0).
+wald_interval <- function(est, se, z, name) {
+  if (!is.finite(se)) return(c(NA_real_, NA_real_))
+  if (name != "nugget" && fit_scale_is_log(name)) return(est * exp(c(-1, 1) * z * se / est))
+  out <- est + c(-1, 1) * z * se
+  if (name == "nugget") out <- pmax(out, 0)
+  out
+}
+
+# The profile-likelihood limits of one covariance parameter.
+profile_interval <- function(fit, name, level, call) {
+  target <- fit$loglik - stats::qchisq(level, 1) / 2
+  log_scale <- fit_scale_is_log(name)
+  to <- function(v) if (log_scale) log(v) else v
+  from <- function(t) if (log_scale) exp(t) else t
+  t0 <- to(fit$covariance[[name]])
+  se <- sqrt(fit$vcov[name, name])
+  step <- if (is.finite(se) && se > 0) 2 * (if (log_scale) se / fit$covariance[[name]] else se) else 0.5
+  bounds <- profile_bounds(fit, name)
+  g <- function(t) profile_loglik(fit, name, from(t)) - target
+  vapply(c(-1, 1), function(side) {
+    limit <- to(bounds[[if (side < 0) 1L else 2L]])
+    s <- step
+    repeat {
+      t1 <- t0 + side * s
+      if (side * (t1 - limit) >= 0) {
+        t1 <- limit
+        if (g(t1) > 0) {
+          cli::cli_warn("The profile of {.val {name}} stays within the interval up to its search bound {signif(from(limit), 4)}.",
+                        class = c("gpustats_warning_profile_bound", "gpustats_warning"), call = call)
+          return(from(limit))
+        }
+        break
+      }
+      if (g(t1) < 0) break
+      s <- 2 * s
+    }
+    from(stats::uniroot(g, sort(c(t0, t1)), tol = 1e-4 * max(1, abs(t0)))$root)
+  }, numeric(1))
+}
+
+# The search bounds of a parameter in a profile: those of gp_fit's defaults
+# (or the fit's own lower/upper), widened to contain the estimate.
+profile_bounds <- function(fit, name) {
+  model <- fit$model
+  geometry <- gp_cov_defaults(model, fit$locs)
+  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e-3, smoothness = 0.05)
+  upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e3,
+             smoothness = if (model$distance == "great_circle") 0.5 else 5)
+  lo <- fit$settings$lower[[name]] %||% lower[[name]]
+  hi <- fit$settings$upper[[name]] %||% upper[[name]]
+  c(min(lo, fit$covariance[[name]]), max(hi, fit$covariance[[name]]))
+}
+
+# The maximum log-likelihood with `name` held at `value`, the others
+# re-estimated from the fit's estimates.
+profile_loglik <- function(fit, name, value) {
+  s <- fit$settings
+  fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
+  free <- setdiff(c("sigma2", fit$model$params, "smoothness", "nugget"), names(fixed))
+  start <- as.list(fit$covariance[intersect(free, names(fit$covariance))])
+  if (name == "sigma2" && "nugget" %in% free) start$nugget <- fit$covariance[["nugget"]] / fit$covariance[["sigma2"]] * value
+  refit <- suppressWarnings(gp_fit(fit$y, fit$locs, X = fit$X, cov = fit$model$name, method = fit$method,
+                                   nugget = s$nugget, start = start, lower = s$lower, upper = s$upper, fixed = fixed,
+                                   distance = fit$distance, precision = fit$precision, accuracy = fit$accuracy %||% 1e-8,
+                                   device = fit$device, control = list(trace = FALSE, hessian = FALSE)))
+  refit$loglik
+}

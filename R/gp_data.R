@@ -1,0 +1,157 @@
+# Data for Gaussian-process fits and predictions: the response, the
+# coordinates and the trend's design matrix, from a formula and a data frame,
+# an sf or an sp object, or from matrices.
+
+# The attributes and coordinates of `data`: a data frame with coordinates
+# named by `coords` (a one-sided formula or column names), or an sf or sp
+# object whose geometry gives them (then `coords` must be NULL). `longlat`:
+# whether the object says its coordinates are longitude and latitude.
+spatial_table <- function(data, coords, arg, call) {
+  if (inherits(data, "sf")) {
+    if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for an sf object: its geometry gives the coordinates.", call)
+    geometry <- sf::st_geometry(data)
+    if (!all(sf::st_geometry_type(geometry) == "POINT")) {
+      abort_arg("{.arg {arg}} must hold POINT geometries; use {.fn sf::st_centroid} for others.", call)
+    }
+    xy <- sf::st_coordinates(geometry)
+    return(list(table = sf::st_drop_geometry(data), locs = unname(xy[, colnames(xy) %in% c("X", "Y", "Z"), drop = FALSE]),
+                names = intersect(colnames(xy), c("X", "Y", "Z")), longlat = isTRUE(sf::st_is_longlat(data))))
+  }
+  if (inherits(data, "Spatial")) {
+    if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for an sp object: its coordinates are used.", call)
+    xy <- sp::coordinates(data)
+    table <- if (methods::.hasSlot(data, "data")) data@data else data.frame(row.names = seq_len(nrow(xy)))
+    return(list(table = table, locs = unname(xy), names = colnames(xy), longlat = isTRUE(sp::is.projected(data) == FALSE)))
+  }
+  if (!is.data.frame(data)) {
+    abort_arg("{.arg {arg}} must be a data frame, an sf or an sp object, not {.obj_type_friendly {data}}.", call)
+  }
+  if (is.null(coords)) {
+    abort_arg(c("{.arg coords} is missing: which columns of {.arg {arg}} are the coordinates?",
+                i = "For example {.code coords = ~ x + y}."), call)
+  }
+  names <- if (inherits(coords, "formula")) all.vars(coords) else coords
+  if (!is.character(names) || !length(names)) abort_arg("{.arg coords} must be a formula such as {.code ~ x + y} or column names.", call)
+  missing <- setdiff(names, names(data))
+  if (length(missing)) abort_arg("{.arg {arg}} has no column{?s} {.val {missing}} named in {.arg coords}.", call)
+  locs <- as.matrix(data[, names, drop = FALSE])
+  if (!is.numeric(locs)) abort_arg("The coordinate columns {.val {names}} must be numeric.", call)
+  list(table = data, locs = unname(locs), names = names, longlat = FALSE)
+}
+
+# The response, locations and design matrix of a formula fit, rows with a
+# missing value dropped with a message that says how many.
+gp_data_formula <- function(formula, data, coords, call) {
+  if (missing(data) || is.null(data)) abort_arg("{.arg data} is missing: the data frame, sf or sp object the formula refers to.", call)
+  sp <- spatial_table(data, coords, "data", call)
+  table <- sp$table
+  mf <- tryCatch(stats::model.frame(formula, table, na.action = stats::na.pass),
+                 error = function(e) abort_arg(c("The formula cannot be evaluated in {.arg data}.", x = conditionMessage(e)), call))
+  y <- stats::model.response(mf, "numeric")
+  if (is.null(y)) abort_arg("The formula has no response: write it as {.code response ~ covariates}.", call)
+  terms <- attr(mf, "terms")
+  X <- stats::model.matrix(terms, mf)
+  keep <- stats::complete.cases(y, X, sp$locs)
+  if (!all(keep)) {
+    cli::cli_inform("gp_fit: dropped {sum(!keep)} row{?s} with a missing response, covariate or coordinate.")
+  }
+  list(y = as.double(y[keep]), locs = sp$locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = terms,
+       xlevels = stats::.getXlevels(terms, mf), contrasts = attr(X, "contrasts"), coords = sp$names,
+       longlat = sp$longlat, dropped = sum(!keep))
+}
+
+# The matrix form: y, locs and X (NULL: a constant mean; a matrix with no
+# columns: mean zero). Observations with a missing y are dropped with a message.
+gp_data_matrix <- function(y, locs, X, distance, call) {
+  if (inherits(locs, c("sf", "Spatial"))) locs <- spatial_table(locs, NULL, "locs", call)$locs
+  locs <- as_locations(locs, "locs", distance, call)
+  n <- nrow(locs)
+  if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a single data set (a vector).", call)
+  if (!(is.numeric(y) || is.logical(y)) || is.object(y) && !is.numeric(unclass(y))) {
+    abort_arg("{.arg y} must be numeric, not {.obj_type_friendly {y}}.", call)
+  }
+  y <- as.vector(y)
+  if (length(y) != n) abort_arg("{.arg y} has {length(y)} observation{?s} but {.arg locs} has {n} location{?s}.", call)
+  X <- if (is.null(X)) matrix(1, n, 1L, dimnames = list(NULL, "(Intercept)")) else as_design(X, n, call)
+  keep <- !is.na(y)
+  if (!all(keep)) cli::cli_inform("gp_fit: dropped {sum(!keep)} observation{?s} with a missing response.")
+  if (any(!is.finite(y[keep]))) abort_arg("{.arg y} contains infinite values.", call)
+  list(y = as.double(y[keep]), locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
+       coords = colnames(locs), longlat = FALSE, dropped = sum(!keep))
+}
+
+# A design matrix with n rows, finite, named columns.
+as_design <- function(X, n, call) {
+  if (is.data.frame(X)) X <- as.matrix(X)
+  if (is.null(dim(X))) X <- matrix(X, ncol = 1L)
+  if (!is.numeric(X) || nrow(X) != n) {
+    abort_arg("{.arg X} must be a numeric matrix with a row per location ({n}), not {.obj_type_friendly {X}}{if (is.matrix(X)) paste0(' with ', nrow(X), ' rows') else ''}.", call)
+  }
+  if (any(!is.finite(X))) abort_arg("{.arg X} contains missing or infinite values.", call)
+  if (ncol(X) && is.null(colnames(X))) colnames(X) <- paste0("X", seq_len(ncol(X)))
+  storage.mode(X) <- "double"
+  X
+}
+
+# The locations and design matrix at which to predict from `fit`: `newdata`
+# as the fit's data were given (a data frame with the coordinate and
+# covariate columns, an sf or sp object; for a matrix fit, a matrix of
+# coordinates and `X` for the covariates).
+gp_newdata <- function(fit, newdata, X, call) {
+  if (!is.null(fit$terms)) {
+    if (!is.null(X)) abort_arg("{.arg X} is for fits of the matrix form; give the covariates as columns of {.arg newdata}.", call)
+    sp <- spatial_table(newdata, if (inherits(newdata, c("sf", "Spatial"))) NULL else fit$coords, "newdata", call)
+    terms <- stats::delete.response(fit$terms)
+    mf <- tryCatch(stats::model.frame(terms, sp$table, na.action = stats::na.pass, xlev = fit$xlevels),
+                   error = function(e) abort_arg(c("{.arg newdata} lacks covariates of the trend.", x = conditionMessage(e)), call))
+    X0 <- stats::model.matrix(terms, mf, contrasts.arg = fit$contrasts)
+    locs <- sp$locs
+    if (ncol(locs) != ncol(fit$locs)) {
+      abort_arg("{.arg newdata} has {ncol(locs)}-D coordinates; the fit used {ncol(fit$locs)}.", call)
+    }
+  } else {
+    if (inherits(newdata, c("sf", "Spatial"))) newdata <- spatial_table(newdata, NULL, "newdata", call)$locs
+    if (is.data.frame(newdata) && !is.null(fit$coords) && all(fit$coords %in% names(newdata))) {
+      newdata <- newdata[, fit$coords, drop = FALSE] # columns matched by name
+    }
+    locs <- as_locations(newdata, "newdata", fit$distance, call)
+    if (ncol(locs) != ncol(fit$locs)) {
+      abort_arg("{.arg newdata} has {ncol(locs)} column{?s}; the fit used {ncol(fit$locs)}.", call)
+    }
+    X0 <- gp_new_design(fit, X, nrow(locs), call)
+  }
+  if (anyNA(locs) || anyNA(X0)) abort_arg("{.arg newdata} has missing coordinates or covariates.", call)
+  locs <- as_locations(locs, "newdata", fit$distance, call)
+  check_coordinate_range(fit, locs, call)
+  list(locs = locs, X = X0)
+}
+
+# The covariates at new locations for a matrix fit: none needed for a zero or
+# constant mean.
+gp_new_design <- function(fit, X, m, call) {
+  p <- ncol(fit$X)
+  intercept_only <- p == 1L && identical(colnames(fit$X), "(Intercept)")
+  if (is.null(X)) {
+    if (p == 0L) return(matrix(0, m, 0L))
+    if (intercept_only) return(matrix(1, m, 1L, dimnames = list(NULL, "(Intercept)")))
+    abort_arg("The fit has covariates: give their values at {.arg newdata} as {.arg X} ({p} column{?s}).", call)
+  }
+  X <- as_design(X, m, call)
+  if (ncol(X) != p) abort_arg("{.arg X} has {ncol(X)} column{?s}; the fit's trend has {p}.", call)
+  X
+}
+
+# Coordinates far outside the fitted ones usually mean swapped or mislabelled
+# columns: say so rather than return predictions of the mean alone.
+check_coordinate_range <- function(fit, locs, call) {
+  if (nrow(locs) == 0L) return(invisible())
+  lo <- apply(fit$locs, 2L, min)
+  hi <- apply(fit$locs, 2L, max)
+  width <- pmax(hi - lo, .Machine$double.eps)
+  outside <- colMeans(sweep(locs, 2L, lo - 2 * width, "<") | sweep(locs, 2L, hi + 2 * width, ">")) > 0.5
+  if (any(outside)) {
+    cli::cli_warn(c("Most of {.arg newdata} lies far outside the fitted locations in coordinate{?s} {.val {fit$coords[outside]}}.",
+                    i = "Check that the coordinate columns are the fit's, in the same units and order."),
+                  class = c("gpustats_warning_extrapolation", "gpustats_warning"), call = call)
+  }
+}

@@ -1,0 +1,149 @@
+# What a Gaussian-process fit estimates, on which scale, from where and
+# within which bounds; and the standard errors of the covariance parameters.
+
+# The search runs over log ranges, log smoothness, angles as they are and the
+# nugget ratio nugget / sigma2 (sigma2 is profiled out).
+fit_scale_is_log <- function(name) gp_cov_is_range(name) || name %in% c("sigma2", "smoothness")
+
+fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
+  names_ok <- c("sigma2", model$params, "smoothness", "nugget")
+  for (arg in c("start", "lower", "upper", "fixed")) {
+    v <- get(arg)
+    if (is.null(v) || length(v) == 0L) next
+    if (is.null(names(v)) || !all(names(v) %in% names_ok) || !all(vapply(v, is.numeric, TRUE)) ||
+        any(lengths(as.list(v)) != 1L) || anyNA(unlist(v))) {
+      abort_arg("{.arg {arg}} must be a named list of single numbers for {.or {.val {names_ok}}} (the parameters of {.val {model$name}}).", call)
+    }
+  }
+  fixed <- as.list(fixed)
+  start <- as.list(start)
+  lower <- as.list(lower)
+  upper <- as.list(upper)
+  for (arg in c("start", "lower", "upper")) check_fit_values(get(arg), arg, call)
+  for (name in names(fixed)) {
+    check_scalar(fixed[[name]], paste0("fixed$", name), call, if (startsWith(name, "angle")) -Inf else 0,
+                 open = !name %in% c("nugget") && !startsWith(name, "angle"))
+  }
+  if (!is.na(model$smoothness)) {
+    if (!is.null(fixed$smoothness) && fixed$smoothness != model$smoothness) {
+      abort_arg("{.val {model$family}} has smoothness {model$smoothness}; use {.code cov = \"matern\"} to fix another.", call)
+    }
+    fixed$smoothness <- model$smoothness
+  }
+  if (!is.null(fixed$nugget) && fixed$nugget > 0 && is.null(fixed$sigma2)) {
+    abort_arg("A fixed nugget needs a fixed {.arg sigma2} too (the nugget is profiled as a ratio to sigma2); or fix neither.", call)
+  }
+  geometry <- gp_cov_defaults(model, d$locs)
+  vy <- if (length(d$y) > 1L) stats::var(d$y) else d$y^2
+  s2_start <- fixed$sigma2 %||% start$sigma2 %||% max(vy, .Machine$double.eps)
+  ratio_fixed <- if (!is.null(fixed$nugget)) fixed$nugget / s2_start else if (!nugget) 0 else NULL
+  smooth_upper <- if (model$distance == "great_circle") 0.5 else 5
+  defaults <- list(
+    start = c(stats::setNames(geometry$start, model$params), smoothness = min(1, 0.8 * smooth_upper), ratio = 0.1),
+    lower = c(stats::setNames(geometry$lower, model$params), smoothness = 0.05, ratio = 0),
+    upper = c(stats::setNames(geometry$upper, model$params), smoothness = smooth_upper, ratio = 10)
+  )
+  free <- c(setdiff(model$params, names(fixed)), if (is.null(fixed$smoothness)) "smoothness",
+            if (is.null(ratio_fixed)) "ratio")
+  given <- list(start = start, lower = lower, upper = upper)
+  pick <- function(what, key) {
+    v <- given[[what]][[if (key == "ratio") "nugget" else key]]
+    if (is.null(v)) return(defaults[[what]][[key]])
+    if (key == "ratio") v / s2_start else v
+  }
+  to_theta <- function(key, v) if (fit_scale_is_log(key)) log(v) else v
+  theta0 <- lo <- hi <- numeric(0)
+  for (key in free) {
+    lo[key] <- to_theta(key, pick("lower", key))
+    hi[key] <- to_theta(key, pick("upper", key))
+    theta0[key] <- min(max(to_theta(key, pick("start", key)), lo[key]), hi[key])
+    if (!(lo[key] < hi[key])) abort_arg("The bounds for {.val {key}} are empty.", call)
+  }
+  value <- function(theta, key, fixed_value) {
+    if (!key %in% free) return(fixed_value)
+    if (fit_scale_is_log(key)) exp(theta[[key]]) else theta[[key]]
+  }
+  unpack <- function(theta) {
+    geom <- vapply(model$params, function(k) value(theta, k, fixed[[k]] %||% NA_real_), numeric(1))
+    list(geom = geom, smoothness = value(theta, "smoothness", fixed$smoothness),
+         ratio = value(theta, "ratio", ratio_fixed))
+  }
+  list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, ratio = ratio_fixed, unpack = unpack,
+       diameter = geometry$diameter)
+}
+
+# Start values and bounds within the parameter space: ranges and smoothness
+# finite and > 0, nugget finite and >= 0, angles finite (sigma2 is profiled:
+# a start value is allowed, a bound means nothing).
+check_fit_values <- function(values, arg, call) {
+  for (name in names(values)) {
+    v <- values[[name]]
+    label <- paste0(arg, "$", name)
+    if (name == "sigma2" && arg != "start") {
+      abort_arg("{.arg {label}}: {.arg sigma2} has no bounds (its estimate is profiled out); fix it with {.arg fixed} instead.", call)
+    }
+    if (startsWith(name, "angle")) check_scalar(v, label, call) else check_scalar(v, label, call, 0, open = name != "nugget")
+  }
+}
+
+# Observed information of the estimated covariance parameters: the
+# central-difference Hessian of the log-likelihood (the trend profiled by
+# GLS) on the search's scale (log sigma2, log ranges, log smoothness, angles,
+# the nugget ratio), mapped back to the natural scale by the delta method. A
+# nugget estimated at its bound of 0 has no curvature to measure: its
+# standard error stays NA and the others are conditional on it.
+fit_vcov <- function(covariance, estimated, lik, spec, ctrl, call) {
+  V <- matrix(NA_real_, length(estimated), length(estimated), dimnames = list(estimated, estimated))
+  interior <- setdiff(estimated, if (covariance[["nugget"]] == 0) "nugget")
+  if (!isTRUE(ctrl$hessian) || !length(interior)) return(V)
+  s2 <- covariance[["sigma2"]]
+  phi <- vapply(interior, function(k) {
+    if (k == "nugget") covariance[["nugget"]] / s2 else if (fit_scale_is_log(k)) log(covariance[[k]]) else covariance[[k]]
+  }, numeric(1))
+  geometry <- setdiff(names(covariance), c("sigma2", "smoothness", "nugget"))
+  at_phi <- function(v) {
+    nat <- function(k) if (!k %in% interior) covariance[[k]] else if (fit_scale_is_log(k)) exp(v[[k]]) else v[[k]]
+    sigma2 <- nat("sigma2")
+    ratio <- if ("nugget" %in% interior) v[["nugget"]] else covariance[["nugget"]] / sigma2
+    lik$full(sigma2, list(geom = vapply(geometry, nat, numeric(1)), smoothness = nat("smoothness"), ratio = ratio))
+  }
+  k <- length(interior)
+  evaluations <- 2 * k^2 + 1
+  bar <- if (ctrl$trace) gs_progress_bar(evaluations * as.double(lik$n)^2, "gp_fit: standard errors", call)
+  done <- 0
+  f <- function(v) {
+    done <<- done + 1
+    if (!is.null(bar)) bar(done / evaluations)
+    at_phi(v)
+  }
+  H <- fit_hessian(f, phi)
+  Vi <- tryCatch(solve(-H), error = function(e) matrix(NA_real_, k, k))
+  # d coefficient / d phi: exp(phi) on the log scale, 1 for angles; nugget = ratio * sigma2
+  J <- diag(vapply(interior, function(n) {
+    if (n == "nugget") s2 else if (fit_scale_is_log(n)) covariance[[n]] else 1
+  }, numeric(1)), k)
+  dimnames(J) <- list(interior, interior)
+  if ("nugget" %in% interior && "sigma2" %in% interior) J["nugget", "sigma2"] <- covariance[["nugget"]]
+  V[interior, interior] <- J %*% Vi %*% t(J)
+  V
+}
+
+# The central-difference Hessian of f at phi, steps of 1e-3.
+fit_hessian <- function(f, phi, h = 1e-3) {
+  k <- length(phi)
+  H <- matrix(0, k, k, dimnames = list(names(phi), names(phi)))
+  f0 <- f(phi)
+  at <- function(i, si, j = NULL, sj = 0) {
+    v <- phi
+    v[[i]] <- v[[i]] + si * h
+    if (!is.null(j)) v[[j]] <- v[[j]] + sj * h
+    f(v)
+  }
+  for (i in seq_len(k)) {
+    H[i, i] <- (at(i, 1) - 2 * f0 + at(i, -1)) / h^2
+    for (j in seq_len(i - 1L)) {
+      H[i, j] <- H[j, i] <- (at(i, 1, j, 1) - at(i, 1, j, -1) - at(i, -1, j, 1) + at(i, -1, j, -1)) / (4 * h^2)
+    }
+  }
+  H
+}

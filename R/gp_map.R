@@ -1,0 +1,90 @@
+#' Maps of kriging predictions and standard errors
+#'
+#' Predicts a 2-D fit on a grid and returns a map with `plot()` (filled
+#' images of the predictions and their standard errors, with contours) and
+#' `as.data.frame()` methods. Without `newdata` the grid is `n` by `n` cells
+#' over the bounding box of the observed locations (for fits with no
+#' covariates besides a constant); with `newdata` (a data frame, sf or sp
+#' object on a regular grid, such as sp's `meuse.grid`) the predictions are
+#' placed on the grid that its coordinates span, cells without a point left
+#' empty.
+#'
+#' @param fit A `gp_fit` with 2-D locations.
+#' @param newdata Optional prediction points on a regular grid, as for
+#'   [predict.gp_fit()].
+#' @param n Grid cells per side without `newdata`.
+#' @param X For a matrix fit with covariates: their values at `newdata`.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param x A `gp_map`.
+#' @param what For `plot()`: `"fit"`, `"se"` or both.
+#' @param points For `plot()`: draw the observed locations.
+#' @param ... Unused, or graphical parameters for `plot()`.
+#' @return An object of class `gp_map`: `x` and `y` (the grid's coordinates),
+#'   `fit` and `se` (matrices, `NA` outside the points), and `points` (a data
+#'   frame of the prediction points with `fit` and `se`).
+#' @examples
+#' set.seed(3)
+#' locs <- matrix(runif(400), ncol = 2)
+#' y <- gp_simulate(locs, sigma2 = 1, range = 0.2, smoothness = 1.5, nugget = 0.01)
+#' fit <- gp_fit(y, locs, cov = "matern32", control = list(trace = FALSE))
+#' m <- gp_map(fit, n = 40)
+#' plot(m)
+#' @export
+gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  if (!inherits(fit, "gp_fit")) abort_arg("{.arg fit} must be a {.cls gp_fit}, not {.obj_type_friendly {fit}}.", call)
+  if (ncol(fit$locs) != 2L) abort_arg("{.fn gp_map} maps 2-D fits; this one has {ncol(fit$locs)}-D locations.", call)
+  if (is.null(newdata)) {
+    check_scalar(n, "n", call, 2)
+    n <- floor(n)
+    axes <- lapply(1:2, function(j) seq(min(fit$locs[, j]), max(fit$locs[, j]), length.out = n))
+    grid <- as.matrix(expand.grid(axes[[1L]], axes[[2L]]))
+    if (!is.null(fit$terms)) {
+      grid <- as.data.frame(grid)
+      names(grid) <- fit$coords
+      if (length(all.vars(stats::delete.response(fit$terms)))) {
+        abort_arg("The trend has covariates: give {.arg newdata} with their values on a grid.", call)
+      }
+    }
+    k <- predict.gp_fit(fit, grid, se.fit = TRUE, X = X, device = device)
+    locs <- as.matrix(expand.grid(axes[[1L]], axes[[2L]]))
+  } else {
+    k <- predict.gp_fit(fit, newdata, se.fit = TRUE, X = X, device = device)
+    locs <- gp_newdata(fit, newdata, X, call)$locs
+  }
+  points <- data.frame(x = locs[, 1L], y = locs[, 2L], fit = k$fit, se = k$se.fit)
+  axes <- lapply(1:2, function(j) sort(unique(locs[, j])))
+  cells <- cbind(match(locs[, 1L], axes[[1L]]), match(locs[, 2L], axes[[2L]]))
+  raster <- function(v) {
+    m <- matrix(NA_real_, length(axes[[1L]]), length(axes[[2L]]))
+    m[cells] <- v
+    m
+  }
+  structure(list(x = axes[[1L]], y = axes[[2L]], fit = raster(points$fit), se = raster(points$se), points = points,
+                 locs = fit$locs, coords = fit$coords %||% c("x", "y")),
+            class = "gp_map")
+}
+
+#' @rdname gp_map
+#' @export
+plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, ...) {
+  what <- match.arg(what, several.ok = TRUE)
+  if (length(what) > 1L) {
+    old <- graphics::par(mfrow = c(1L, length(what)))
+    on.exit(graphics::par(old))
+  }
+  titles <- c(fit = "Prediction", se = "Standard error")
+  for (w in what) {
+    z <- x[[w]]
+    graphics::image(x$x, x$y, z, col = grDevices::hcl.colors(64, "viridis"), asp = 1, xlab = x$coords[1L],
+                    ylab = x$coords[2L], main = titles[[w]], ...)
+    if (sum(is.finite(z)) > 4L) graphics::contour(x$x, x$y, z, add = TRUE, drawlabels = FALSE, col = "grey30")
+    if (points) graphics::points(x$locs, pch = 3, cex = 0.4)
+  }
+  invisible(x)
+}
+
+#' @rdname gp_map
+#' @param row.names,optional Unused.
+#' @export
+as.data.frame.gp_map <- function(x, row.names = NULL, optional = FALSE, ...) x$points

@@ -1,0 +1,163 @@
+#' Kriging predictions from a Gaussian-process fit
+#'
+#' Universal kriging at new locations: the best linear unbiased predictor of
+#' the noise-free field \eqn{x_0^\top\beta + S(x_0)} given the data,
+#' \deqn{x_0^\top\hat\beta + c_0^\top \Sigma^{-1}(y - X\hat\beta),}
+#' with \eqn{c_0} the covariances between the new and the observed
+#' locations, and its standard error
+#' \deqn{\sqrt{\sigma^2 - c_0^\top\Sigma^{-1}c_0 + d^\top (X^\top\Sigma^{-1}X)^{-1} d},
+#' \quad d = x_0 - X^\top\Sigma^{-1}c_0,}
+#' which includes the uncertainty of the trend coefficients (for a
+#' zero-mean fit the last term is absent: simple kriging). The covariance
+#' parameters are taken as known. `interval = "confidence"` gives intervals
+#' for the noise-free field, `"prediction"` for a new observation at
+#' \eqn{x_0} (the nugget added to the variance: what gstat's `krige()`
+#' reports as its variance when the nugget is part of the variogram). The
+#' covariance is factored in the precision of the fit.
+#'
+#' @param object A `gp_fit`.
+#' @param newdata Where to predict: for a formula fit, a data frame with the
+#'   coordinate and covariate columns, or an sf or sp object of points; for a
+#'   matrix fit, a matrix or data frame of coordinates (a data frame's
+#'   columns are matched by name when the fit's coordinates have names), or
+#'   an sf or sp object. Coordinates far outside the fitted ones give a
+#'   warning (swapped columns, other units).
+#' @param se.fit If `TRUE`, also return the standard errors of the
+#'   noise-free predictions.
+#' @param interval `"none"`, `"confidence"` or `"prediction"`.
+#' @param level The level of the intervals.
+#' @param X For a matrix fit with covariates: their values at `newdata`.
+#' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param ... Unused.
+#' @return As [stats::predict.lm()]: a vector of predictions, or with an
+#'   interval a matrix with columns `fit`, `lwr`, `upr`; with
+#'   `se.fit = TRUE` a list with components `fit` (either of those) and
+#'   `se.fit`.
+#' @seealso [gp_fit()], [simulate.gp_fit()] for conditional simulation,
+#'   [gp_map()]
+#' @examples
+#' set.seed(2)
+#' locs <- matrix(runif(400), ncol = 2)
+#' y <- 1 + gp_simulate(locs, sigma2 = 1, range = 0.2, smoothness = 1, nugget = 0.01)
+#' fit <- gp_fit(y, locs, cov = "matern32", control = list(trace = FALSE))
+#' predict(fit, rbind(c(0.5, 0.5), c(0.1, 0.9)), interval = "prediction")
+#' @export
+predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
+                           level = 0.95, X = NULL, device = getOption("gpustats.device", "auto"), ...) {
+  call <- environment()
+  if (missing(newdata)) abort_arg("{.arg newdata} is missing: the locations to predict at.", call)
+  check_flag(se.fit, "se.fit", call)
+  interval <- match_choice(interval, c("none", "confidence", "prediction"), "interval", call)
+  check_scalar(level, "level", call, 0, open = TRUE)
+  if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
+  new <- gp_newdata(object, newdata, X, call)
+  k <- gp_krige(object, new$locs, new$X, matrix(object$y), device, call)
+  fit <- drop(k$fit)
+  se <- k$se
+  if (interval != "none") {
+    half <- stats::qnorm((1 + level) / 2) * if (interval == "prediction") sqrt(se^2 + object$covariance[["nugget"]]) else se
+    fit <- cbind(fit = fit, lwr = fit - half, upr = fit + half)
+  }
+  if (se.fit) list(fit = fit, se.fit = se) else fit
+}
+
+# Kriging of each column of `ys` (data at the fitted locations) at `locs`
+# with design `X0`: the predictions (m x k) and the standard errors of the
+# noise-free field (m). Cross-covariances are generated in blocks of rows,
+# about 256 MB each.
+gp_krige <- function(fit, locs, X0, ys, device, call) {
+  m <- nrow(locs)
+  if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = numeric(0)))
+  p <- fit$covariance
+  geom <- p[fit$model$params]
+  obs <- gp_cov_map(fit$model, geom, fit$locs)
+  new <- gp_cov_map(fit$model, geom, locs)
+  gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0)
+  on.exit(gp_close(gp))
+  gp_factor(gp, c(p[["sigma2"]], obs$range, p[["smoothness"]], p[["nugget"]]), obs$locs, call)
+  W <- gp_apply(gp, "forward", fit$X, call)
+  Z <- gp_apply(gp, "forward", ys, call)
+  A <- if (ncol(W)) solve(crossprod(W)) else matrix(0, 0, 0)
+  B <- A %*% crossprod(W, Z) # GLS coefficients of each column
+  R <- Z - W %*% B
+  out <- matrix(0, m, ncol(ys))
+  se <- numeric(m)
+  dev <- if (gp$device >= 0) "gpu" else "cpu"
+  block <- max(1L, floor(32e6 / fit$n))
+  for (start in seq(1L, m, by = block)) {
+    rows <- start:min(m, start + block - 1L)
+    C <- matern_cov(new$locs[rows, , drop = FALSE], obs$locs, sigma2 = p[["sigma2"]], range = obs$range,
+                    smoothness = p[["smoothness"]], distance = fit$distance, device = dev)
+    Wc <- gp_apply(gp, "forward", t(C), call)
+    out[rows, ] <- X0[rows, , drop = FALSE] %*% B + crossprod(Wc, R)
+    D <- t(X0[rows, , drop = FALSE]) - crossprod(W, Wc)
+    trend <- if (ncol(W)) colSums(D * (A %*% D)) else 0
+    se[rows] <- sqrt(pmax(p[["sigma2"]] - colSums(Wc^2) + trend, 0))
+  }
+  list(fit = out, se = se)
+}
+
+#' Simulate from a Gaussian-process fit, unconditionally or given the data
+#'
+#' Without `newdata`, `nsim` draws of the response at the fitted locations
+#' from the fitted model (trend, field and nugget), as [stats::simulate()]
+#' does for other models. With `newdata`, conditional simulation: draws of
+#' the noise-free field \eqn{x_0^\top\beta + S(x_0)} at the new locations
+#' given the observations, by kriging the difference between the data and an
+#' unconditional draw at the observed and new locations together (Journel
+#' and Huijbregts 1978); their mean is the kriging prediction and their
+#' variance its squared standard error (trend uncertainty included). The
+#' draws come from R's generator, so `seed` or `set.seed()` makes them
+#' reproducible.
+#'
+#' @param object A `gp_fit`.
+#' @param nsim Number of draws.
+#' @param seed `NULL`, or an integer for `set.seed()`.
+#' @param newdata,X Where to simulate, as for [predict.gp_fit()].
+#' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param ... Unused.
+#' @return A data frame with one column per draw (`sim_1`, ...) and a row
+#'   per location.
+#' @export
+simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL,
+                            device = getOption("gpustats.device", "auto"), ...) {
+  call <- environment()
+  if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
+    abort_arg("{.arg nsim} must be a positive whole number.", call)
+  }
+  if (!is.null(seed)) set.seed(seed)
+  draws <- if (is.null(newdata)) {
+    gp_draws(object, object$locs, nsim, device, call) + drop(object$X %*% object$beta) +
+      sqrt(object$covariance[["nugget"]]) * matrix(stats::rnorm(object$n * nsim), object$n)
+  } else {
+    gp_conditional_draws(object, gp_newdata(object, newdata, X, call), nsim, device, call)
+  }
+  draws <- as.data.frame(draws)
+  names(draws) <- paste0("sim_", seq_len(nsim))
+  draws
+}
+
+# nsim draws of the zero-mean field S (no nugget) at `locs` (n x nsim),
+# generated once per distinct location so that coinciding ones share a value.
+gp_draws <- function(fit, locs, nsim, device, call) {
+  p <- fit$covariance
+  mapped <- gp_cov_map(fit$model, p[fit$model$params], locs)
+  key <- do.call(paste, as.data.frame(locs))
+  first <- !duplicated(key)
+  S <- gp_simulate(mapped$locs[first, , drop = FALSE], sigma2 = p[["sigma2"]], range = mapped$range,
+                   smoothness = p[["smoothness"]], nsim = nsim, distance = fit$distance, precision = fit$precision,
+                   accuracy = fit$accuracy %||% 1e-8, device = device)
+  as.matrix(S)[match(key, key[first]), , drop = FALSE]
+}
+
+# Conditional draws at new$locs: trend + unconditional field there, plus the
+# kriging of (data - unconditional data) from the observed locations.
+gp_conditional_draws <- function(fit, new, nsim, device, call) {
+  n <- fit$n
+  S <- gp_draws(fit, rbind(fit$locs, new$locs), nsim, device, call)
+  trend <- drop(fit$X %*% fit$beta)
+  y_star <- trend + S[seq_len(n), , drop = FALSE] +
+    sqrt(fit$covariance[["nugget"]]) * matrix(stats::rnorm(n * nsim), n)
+  k <- gp_krige(fit, new$locs, new$X, fit$y - y_star, device, call)
+  drop(new$X %*% fit$beta) + S[-seq_len(n), , drop = FALSE] + k$fit
+}

@@ -1,0 +1,129 @@
+#' Empirical semivariogram, and diagnostic plots of a fit
+#'
+#' `gp_variogram()` bins the half squared differences of pairs of values by
+#' their distance: \eqn{\hat\gamma(h) = \frac{1}{2N(h)}\sum (z_i - z_j)^2}
+#' over the \eqn{N(h)} pairs in each bin, as gstat's `variogram()` does
+#' (same defaults: a cutoff of a third of the diagonal of the bounding box,
+#' 15 bins). For a `gp_fit` the values are the residuals from the estimated
+#' trend, and `plot()` draws the fitted model's semivariogram
+#' \eqn{\tau^2 + \sigma^2(1 - \rho(h))} over them (for an anisotropic
+#' model, along each principal axis; for a space-time model, at time lag 0).
+#' Beyond `max_points` observations a random subset of that size is used
+#' (with a message), since the pairs grow as \eqn{n^2}.
+#'
+#' `plot()` of a `gp_fit` shows that semivariogram and the residuals against
+#' the fitted values.
+#'
+#' @param x A `gp_fit`, or a numeric vector of values at `locs`.
+#' @param locs Locations of `x` (a matrix or data frame of coordinates) when
+#'   `x` is a vector.
+#' @param bins Number of distance bins.
+#' @param cutoff Largest distance (default: a third of the diagonal of the
+#'   bounding box of the locations; for great-circle distance, in km).
+#' @param distance `"euclidean"` or `"great_circle"` when `x` is a vector.
+#' @param max_points The largest number of observations used.
+#' @param ... Unused, or graphical parameters for `plot()`.
+#' @return `gp_variogram()`: a data frame of class `gp_variogram` with
+#'   columns `dist` (mean distance of the pairs in the bin), `gamma` and
+#'   `np` (number of pairs), one row per non-empty bin.
+#' @examples
+#' set.seed(1)
+#' locs <- matrix(runif(600), ncol = 2)
+#' y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 1, nugget = 0.1)
+#' v <- gp_variogram(y, locs)
+#' fit <- gp_fit(y, locs, control = list(trace = FALSE))
+#' plot(gp_variogram(fit))
+#' plot(fit)
+#' @export
+gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c("euclidean", "great_circle"),
+                         max_points = 3000) {
+  call <- environment()
+  fit <- NULL
+  if (inherits(x, "gp_fit")) {
+    fit <- x
+    z <- stats::residuals(x, type = "trend")
+    locs <- x$locs
+    distance <- x$distance
+  } else {
+    distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+    if (is.null(locs)) abort_arg("{.arg locs} is missing: the locations of {.arg x}.", call)
+    locs <- as_locations(locs, "locs", distance, call)
+    z <- as_observations(x, nrow(locs), call)
+    if (is.matrix(z)) abort_arg("{.arg x} must be a vector.", call)
+  }
+  check_scalar(bins, "bins", call, 1)
+  check_scalar(max_points, "max_points", call, 2)
+  n <- length(z)
+  if (n > max_points) {
+    keep <- sort(sample.int(n, max_points))
+    cli::cli_inform("gp_variogram: {max_points} of the {n} observations, chosen at random.")
+    z <- z[keep]
+    locs <- locs[keep, , drop = FALSE]
+  }
+  pairs <- utils::combn(length(z), 2L)
+  h <- pair_distance(locs, pairs, distance)
+  if (is.null(cutoff)) {
+    diagonal <- sqrt(sum((apply(locs, 2L, max) - apply(locs, 2L, min))^2))
+    cutoff <- if (distance == "great_circle") max(h) / 2 else diagonal / 3
+  }
+  check_scalar(cutoff, "cutoff", call, 0, open = TRUE)
+  inside <- h <= cutoff
+  bin <- cut(h[inside], seq(0, cutoff, length.out = floor(bins) + 1L), include.lowest = TRUE)
+  sq <- 0.5 * (z[pairs[1L, inside]] - z[pairs[2L, inside]])^2
+  np <- tabulate(bin, nbins = floor(bins))
+  out <- data.frame(dist = as.vector(tapply(h[inside], bin, mean)), gamma = as.vector(tapply(sq, bin, mean)), np = np)
+  out <- out[np > 0, , drop = FALSE]
+  rownames(out) <- NULL
+  structure(out, fit = fit, class = c("gp_variogram", "data.frame"))
+}
+
+# Distances of the pairs (columns of `pairs`) of rows of locs.
+pair_distance <- function(locs, pairs, distance) {
+  a <- locs[pairs[1L, ], , drop = FALSE]
+  b <- locs[pairs[2L, ], , drop = FALSE]
+  if (distance == "euclidean") return(sqrt(rowSums((a - b)^2)))
+  rad <- pi / 180
+  s <- sin((b[, 2] - a[, 2]) * rad / 2)^2 + cos(a[, 2] * rad) * cos(b[, 2] * rad) * sin((b[, 1] - a[, 1]) * rad / 2)^2
+  2 * 6371 * asin(pmin(1, sqrt(s)))
+}
+
+#' @rdname gp_variogram
+#' @export
+plot.gp_variogram <- function(x, ...) {
+  fit <- attr(x, "fit")
+  top <- max(x$gamma, if (!is.null(fit)) sum(fit$covariance[c("sigma2", "nugget")]))
+  graphics::plot(x$dist, x$gamma, xlim = c(0, max(x$dist)), ylim = c(0, 1.05 * top), pch = 19,
+                 xlab = "distance", ylab = "semivariance", ...)
+  if (is.null(fit)) return(invisible(x))
+  h <- seq(0, max(x$dist), length.out = 200)
+  p <- fit$covariance
+  ranges <- p[fit$model$params[gp_cov_is_range(fit$model$params) & fit$model$params != "range_time"]]
+  for (i in seq_along(ranges)) {
+    rho <- matern(h, range = ranges[[i]], smoothness = p[["smoothness"]], device = "cpu")
+    graphics::lines(h, p[["nugget"]] * (h > 0) + p[["sigma2"]] * (1 - rho), lty = i)
+  }
+  if (length(ranges) > 1L) graphics::legend("bottomright", legend = names(ranges), lty = seq_along(ranges), bty = "n")
+  invisible(x)
+}
+
+#' @rdname gp_variogram
+#' @param which For a `gp_fit`: which plots, `1` the semivariogram with the
+#'   model, `2` residuals against fitted values.
+#' @export
+plot.gp_fit <- function(x, which = 1:2, ...) {
+  if (length(which) > 1L) {
+    old <- graphics::par(mfrow = c(1L, length(which)))
+    on.exit(graphics::par(old))
+  }
+  if (1L %in% which) {
+    plot(gp_variogram(x), ...)
+    graphics::title(sprintf("%s model", x$model$name))
+  }
+  if (2L %in% which) {
+    f <- stats::fitted(x)
+    graphics::plot(f, x$y - f, xlab = "fitted values", ylab = "residuals", pch = 19, cex = 0.6, ...)
+    graphics::abline(h = 0, lty = 2)
+    graphics::title("Residuals")
+  }
+  invisible(x)
+}

@@ -1,0 +1,303 @@
+# Gaussian-process models: trends, REML, covariance models, kriging, conditional
+# simulation, intervals and diagnostics, against dense computations and peers.
+
+quiet <- list(trace = FALSE)
+
+# The dense ML or REML log-likelihood at given covariance parameters with the
+# trend profiled by GLS, and sigma2 held at its value.
+dense_trend_loglik <- function(y, X, S, method) {
+  Si <- solve(S)
+  XSX <- crossprod(X, Si %*% X)
+  beta <- solve(XSX, crossprod(X, Si %*% y))
+  r <- y - X %*% beta
+  n <- length(y)
+  p <- ncol(X)
+  reml <- method == "reml"
+  -0.5 * ((if (reml) n - p else n) * log(2 * pi) + determinant(S)$modulus + (if (reml) determinant(XSX)$modulus else 0) +
+            sum(r * (Si %*% r)))
+}
+
+meuse_data <- function() {
+  skip_if_not_installed("sp")
+  e <- new.env()
+  utils::data("meuse", "meuse.grid", package = "sp", envir = e)
+  list(meuse = e$meuse, grid = e$meuse.grid)
+}
+
+test_that("the trend is profiled by GLS: ML and REML equal dense computations", {
+  set.seed(1)
+  locs <- matrix(runif(300), ncol = 2)
+  X <- cbind(1, locs[, 1])
+  y <- drop(X %*% c(3, -2)) + gp_simulate(locs, 1, 0.2, 1, nugget = 0.1, device = "cpu")
+  for (method in c("ml", "reml")) {
+    f <- gp_fit(y, locs, X = X, method = method, fixed = list(sigma2 = 1.3, range = 0.2, smoothness = 1, nugget = 0.1),
+                control = quiet, device = "cpu")
+    S <- matern_cov(locs, sigma2 = 1.3, range = 0.2, smoothness = 1, nugget = 0.1, device = "cpu")
+    expect_equal(f$loglik, as.numeric(dense_trend_loglik(y, X, S, method)), tolerance = 1e-10)
+    Si <- solve(S)
+    beta <- solve(crossprod(X, Si %*% X), crossprod(X, Si %*% y))
+    expect_equal(unname(f$beta), drop(beta), tolerance = 1e-10)
+    expect_equal(unname(vcov(f)), unname(solve(crossprod(X, Si %*% X))), tolerance = 1e-10)
+  }
+  # sigma2 profiled: Q / n for ML, Q / (n - p) for REML, at the maximum of the full likelihood
+  fm <- gp_fit(y, locs, X = X, method = "ml", fixed = list(range = 0.2, smoothness = 1), nugget = FALSE,
+               control = quiet, device = "cpu")
+  fr <- gp_fit(y, locs, X = X, method = "reml", fixed = list(range = 0.2, smoothness = 1), nugget = FALSE,
+               control = quiet, device = "cpu")
+  expect_equal(fr$covariance[["sigma2"]] / fm$covariance[["sigma2"]], 150 / 148, tolerance = 1e-10)
+  expect_s3_class(summary(fr), "summary.gp_fit")
+  expect_output(print(summary(fr)), "Pr\\(>\\|z\\|\\)")
+  expect_identical(names(coef(fr)), c("X1", "X2", "sigma2", "range", "smoothness", "nugget"))
+})
+
+test_that("ML fits of meuse reach fields' maximum; fields' REML is the ML profile plus 1/2 log |Omega|", {
+  skip_if_not_installed("fields")
+  suppressPackageStartupMessages(withr::local_package("fields")) # spatialProcess finds its covariance by name
+  d <- meuse_data()$meuse
+  xy <- as.matrix(d[, c("x", "y")])
+  z <- log(d$zinc)
+  Z <- sqrt(d$dist)
+  for (covariate in c(FALSE, TRUE)) {
+    sp <- if (covariate) {
+      fields::spatialProcess(xy, z, Z = Z, smoothness = 0.5, mKrig.args = list(m = 1))
+    } else {
+      fields::spatialProcess(xy, z, smoothness = 0.5, mKrig.args = list(m = 1))
+    }
+    f <- gp_fit(z, xy, X = if (covariate) cbind(1, Z), cov = "exponential", method = "ml", control = quiet,
+                device = "cpu")
+    expect_gte(f$loglik, sp$summary[["lnProfileLike.FULL"]] - 1e-8)
+  }
+  # the same quantities give fields' REML number at any parameters
+  mk <- fields::mKrig(xy, z, Z = Z, m = 1, aRange = 200, lambda = 0.3,
+                      cov.args = list(Covariance = "Matern", smoothness = 0.5))
+  f <- gp_fit(z, xy, X = cbind(1, Z), cov = "exponential", method = "ml",
+              fixed = list(sigma2 = 1, range = 200, nugget = 0.3), control = quiet, device = "cpu")
+  S <- matern_cov(xy, range = 200, smoothness = 0.5, nugget = 0.3, device = "cpu")
+  X <- cbind(1, Z)
+  Si <- solve(S)
+  XSX <- crossprod(X, Si %*% X)
+  r <- z - X %*% solve(XSX, crossprod(X, Si %*% z))
+  n <- length(z)
+  q <- sum(r * (Si %*% r))
+  fields_reml <- -n / 2 - n / 2 * log(2 * pi) - n / 2 * log(q / n) - 0.5 * determinant(S)$modulus -
+    0.5 * determinant(XSX)$modulus
+  expect_equal(as.numeric(fields_reml), mk$summary[["lnProfileREML.FULL"]], tolerance = 1e-10)
+  expect_equal(f$loglik, -0.5 * (n * log(2 * pi) + as.numeric(determinant(S)$modulus) + q), tolerance = 1e-10)
+})
+
+test_that("universal kriging equals gstat's krige() to 1e-10, mean and variance", {
+  skip_if_not_installed("gstat")
+  skip_if_not_installed("sp")
+  m <- meuse_data()
+  for (cov in c("exponential", "matern")) {
+    fit <- gp_fit(log(zinc) ~ sqrt(dist), m$meuse, coords = ~ x + y, cov = cov, method = "ml", control = quiet,
+                  device = "cpu")
+    p <- fit$covariance
+    model <- gstat::vgm(psill = p[["sigma2"]], if (cov == "exponential") "Exp" else "Mat", range = p[["range"]],
+                        nugget = p[["nugget"]], kappa = p[["smoothness"]])
+    obs <- m$meuse
+    sp::coordinates(obs) <- ~ x + y
+    grid <- m$grid[seq(1, nrow(m$grid), by = 7), ]
+    target <- grid
+    sp::coordinates(target) <- ~ x + y
+    k <- gstat::krige(log(zinc) ~ sqrt(dist), obs, target, model = model, debug.level = 0)
+    pr <- predict(fit, grid, se.fit = TRUE, device = "cpu")
+    expect_equal(pr$fit, k$var1.pred, tolerance = 1e-10)
+    # gstat's variance is that of a new observation: the nugget included
+    expect_equal(pr$se.fit^2 + p[["nugget"]], k$var1.var, tolerance = 1e-10)
+    pi_ <- predict(fit, grid, interval = "prediction", level = 0.9, device = "cpu")
+    expect_equal(unname(pi_[, "upr"] - pi_[, "fit"]), qnorm(0.95) * sqrt(k$var1.var), tolerance = 1e-10)
+  }
+})
+
+test_that("formula, matrix, sf and sp inputs give one fit; NA rows are dropped with a message", {
+  m <- meuse_data()$meuse
+  f1 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
+  f2 <- gp_fit(log(m$zinc), m[, c("x", "y")], X = cbind(1, sqrt(m$dist)), cov = "exponential", control = quiet,
+               device = "cpu")
+  expect_equal(f1$loglik, f2$loglik, tolerance = 1e-12)
+  expect_equal(unname(coef(f1)), unname(coef(f2)), tolerance = 1e-10)
+  s <- m
+  sp::coordinates(s) <- ~ x + y
+  f3 <- gp_fit(log(zinc) ~ sqrt(dist), s, cov = "exponential", control = quiet, device = "cpu")
+  expect_equal(f3$loglik, f1$loglik, tolerance = 1e-12)
+  skip_if_not_installed("sf")
+  f4 <- gp_fit(log(zinc) ~ sqrt(dist), sf::st_as_sf(m, coords = c("x", "y")), cov = "exponential", control = quiet,
+               device = "cpu")
+  expect_equal(f4$loglik, f1$loglik, tolerance = 1e-12)
+  # predictions from each form agree; newdata columns are matched by name
+  g <- meuse_data()$grid[1:20, ]
+  p1 <- predict(f1, g, device = "cpu")
+  expect_equal(predict(f2, g[, c("y", "x")], X = cbind(1, sqrt(g$dist)), device = "cpu"), p1, tolerance = 1e-10)
+  expect_equal(predict(f4, sf::st_as_sf(g, coords = c("x", "y")), device = "cpu"), p1, tolerance = 1e-10)
+  # missing responses are dropped, with a message that counts them
+  m$zinc[c(3, 9)] <- NA
+  expect_message(f5 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential", control = quiet,
+                              device = "cpu"), "dropped 2 rows")
+  expect_identical(nobs(f5), 153L)
+  y <- log(m$zinc)
+  expect_message(gp_fit(y, m[, c("x", "y")], cov = "exponential", control = quiet, device = "cpu"), "dropped 2")
+})
+
+test_that("bad data, models and newdata get clear errors or warnings", {
+  m <- meuse_data()$meuse
+  fit <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
+  expect_error(gp_fit(log(zinc) ~ sqrt(dist), m, control = quiet), "coords", class = "gpustats_error_argument")
+  expect_error(gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + z, control = quiet), "no column",
+               class = "gpustats_error_argument")
+  expect_error(gp_fit(log(zinc) ~ nothere, m, coords = ~ x + y, control = quiet), class = "gpustats_error_argument")
+  expect_error(gp_fit(log(zinc) ~ dist + I(2 * dist), m, coords = ~ x + y, control = quiet), "collinear",
+               class = "gpustats_error_argument")
+  expect_error(gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "gauss", control = quiet), "not a covariance model",
+               class = "gpustats_error_argument")
+  expect_error(gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", fixed = list(smoothness = 1),
+                      control = quiet), "smoothness 0.5", class = "gpustats_error_argument")
+  expect_error(gp_fit(log(zinc) ~ 1, m, coords = ~ x, cov = "matern_aniso", control = quiet), "2-D or 3-D",
+               class = "gpustats_error_argument")
+  expect_error(predict(fit, m[, c("x", "y")]), "covariates", class = "gpustats_error_argument")
+  expect_error(predict(fit), "missing", class = "gpustats_error_argument")
+  swapped <- data.frame(x = m$y, y = m$x, dist = m$dist)
+  expect_warning(predict(fit, swapped, device = "cpu"), "far outside", class = "gpustats_warning_extrapolation")
+  expect_warning(gp_fit(log(m$zinc), m[, c("x", "y")], X = matrix(0, nrow(m), 0), control = quiet, device = "cpu"),
+                 "mean zero", class = "gpustats_warning_zero_mean")
+  ll <- cbind(runif(40, 0, 10), runif(40, 40, 50))
+  expect_warning(gp_loglik(rnorm(40), ll, 1, 300, 1.5, distance = "great_circle", device = "cpu"),
+                 class = "gpustats_warning_great_circle")
+  expect_error(gp_fit(rnorm(40), ll, cov = "matern_aniso", distance = "great_circle", control = quiet),
+               "isotropic", class = "gpustats_error_argument")
+})
+
+test_that("anisotropic and space-time likelihoods equal dense computations on mapped coordinates", {
+  set.seed(2)
+  locs <- matrix(runif(400), ncol = 2)
+  y <- rnorm(200)
+  a <- 0.7
+  Q <- matrix(c(cos(a), sin(a), -sin(a), cos(a)), 2)
+  u <- sweep(locs %*% Q, 2, c(0.3, 0.05), "/")
+  S <- matern_cov(u, sigma2 = 1.2, range = 1, smoothness = 0.8, nugget = 0.05, device = "cpu")
+  f <- gp_fit(y, locs, cov = "matern_aniso", method = "ml",
+              fixed = list(sigma2 = 1.2, range1 = 0.3, range2 = 0.05, angle = a, smoothness = 0.8, nugget = 0.05),
+              control = quiet, device = "cpu")
+  expect_equal(f$loglik, as.numeric(dense_trend_loglik(y, matrix(1, 200), S, "ml")), tolerance = 1e-10)
+  # the principal axis of range1 is (cos a, sin a): a displacement along it of range1 has distance 1
+  d <- rbind(c(0, 0), 0.3 * c(cos(a), sin(a)))
+  expect_equal(matern_cov(sweep(d %*% Q, 2, c(0.3, 0.05), "/"), range = 1, smoothness = 0.5, device = "cpu")[1, 2],
+               exp(-1), tolerance = 1e-14)
+  # space-time: time scaled by its own range
+  st <- cbind(locs, t = rep(1:5, 40))
+  v <- cbind(locs / 0.2, st[, 3] / 3)
+  S <- matern_cov(v, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 0.1, device = "cpu")
+  f <- gp_fit(y, st, cov = "exponential_spacetime", method = "reml",
+              fixed = list(sigma2 = 1, range = 0.2, range_time = 3, nugget = 0.1), control = quiet, device = "cpu")
+  expect_equal(f$loglik, as.numeric(dense_trend_loglik(y, matrix(1, 200), S, "reml")), tolerance = 1e-10)
+  # 3-D: a proper rotation
+  Q3 <- gpustats:::gp_cov_rotation(3L, c(angle1 = 0.3, angle2 = -0.4, angle3 = 1.1))
+  expect_equal(crossprod(Q3), diag(3), tolerance = 1e-14)
+  expect_equal(det(Q3), 1, tolerance = 1e-14)
+})
+
+test_that("every covariance model recovers the parameters of simulated data", {
+  set.seed(3)
+  locs <- matrix(runif(1200), ncol = 2)
+  a <- 0.5
+  Q <- matrix(c(cos(a), sin(a), -sin(a), cos(a)), 2)
+  cases <- list(
+    list(cov = "matern", truth = c(range = 0.1, smoothness = 1.2), map = locs, range = 0.1),
+    list(cov = "exponential", truth = c(range = 0.15), map = locs, range = 0.15),
+    list(cov = "matern52", truth = c(range = 0.08), map = locs, range = 0.08),
+    list(cov = "exponential_aniso", truth = c(range1 = 0.3, range2 = 0.06, angle = a),
+         map = sweep(locs %*% Q, 2, c(0.3, 0.06), "/"), range = 1)
+  )
+  for (case in cases) {
+    smooth <- if (case$cov == "matern") 1.2 else c(exponential = 0.5, matern52 = 2.5, exponential_aniso = 0.5)[[case$cov]]
+    y <- 1 + gp_simulate(case$map, sigma2 = 1, range = case$range, smoothness = smooth, nugget = 0.02, device = "cpu")
+    f <- gp_fit(y, locs, cov = case$cov, control = quiet, device = "cpu")
+    expect_true(f$converged)
+    est <- f$covariance[names(case$truth)]
+    se <- sqrt(diag(f$vcov))[names(case$truth)]
+    expect_true(all(abs(est - case$truth) < 4 * se), label = paste(case$cov, paste(signif(est, 3), collapse = " ")))
+  }
+})
+
+test_that("conditional simulation has the kriging mean and variance, and honours the data", {
+  set.seed(4)
+  locs <- matrix(runif(200), ncol = 2)
+  y <- 5 + gp_simulate(locs, 1, 0.2, 1.5, nugget = 0.01, device = "cpu")
+  fit <- gp_fit(y, locs, cov = "matern32", control = quiet, device = "cpu")
+  new <- rbind(c(0.5, 0.5), c(0.05, 0.95), locs[1, ])
+  k <- predict(fit, new, se.fit = TRUE, device = "cpu")
+  sims <- as.matrix(simulate(fit, nsim = 4000, seed = 9, newdata = new, device = "cpu"))
+  expect_identical(dim(sims), c(3L, 4000L))
+  # Monte Carlo error of the mean is se / sqrt(4000); of the variance about var * sqrt(2 / 4000)
+  expect_true(all(abs(rowMeans(sims) - k$fit) < 5 * k$se.fit / sqrt(4000)))
+  expect_true(all(abs(apply(sims, 1, var) / k$se.fit^2 - 1) < 5 * sqrt(2 / 4000)))
+  expect_identical(simulate(fit, 2, seed = 1, newdata = new, device = "cpu"),
+                   simulate(fit, 2, seed = 1, newdata = new, device = "cpu"))
+  un <- simulate(fit, nsim = 3, seed = 2, device = "cpu")
+  expect_identical(dim(un), c(100L, 3L))
+  expect_lt(abs(mean(as.matrix(un)) - fit$beta[[1]]), 1.5)
+})
+
+test_that("profile intervals bracket the estimate where the profile drops by qchisq(level, 1) / 2", {
+  set.seed(5)
+  locs <- matrix(runif(300), ncol = 2)
+  y <- 2 + gp_simulate(locs, 1, 0.1, 0.5, nugget = 0.05, device = "cpu")
+  fit <- gp_fit(y, locs, cov = "exponential", control = quiet, device = "cpu")
+  ci <- confint(fit, c("range", "sigma2"))
+  expect_true(all(ci[, 1] < fit$covariance[rownames(ci)] & fit$covariance[rownames(ci)] < ci[, 2]))
+  for (name in rownames(ci)) {
+    for (limit in ci[name, ]) {
+      drop <- fit$loglik - gpustats:::profile_loglik(fit, name, limit)
+      expect_equal(drop, qchisq(0.95, 1) / 2, tolerance = 2e-3)
+    }
+  }
+  w <- confint(fit, method = "wald")
+  expect_true(all(w[c("sigma2", "range"), 1] > 0))
+  expect_equal(unname(w["(Intercept)", ]), fit$beta[[1]] + c(-1, 1) * qnorm(0.975) * sqrt(fit$vcov_beta[1, 1]),
+               tolerance = 1e-12)
+  expect_error(confint(fit, "rnage"), class = "gpustats_error_argument")
+})
+
+test_that("anova compares nested trends by ML, and refuses REML across trends", {
+  m <- meuse_data()$meuse
+  f0 <- gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", method = "ml", control = quiet, device = "cpu")
+  f1 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential", method = "ml", control = quiet,
+               device = "cpu")
+  a <- anova(f0, f1)
+  expect_equal(a$Chisq[2], 2 * (f1$loglik - f0$loglik), tolerance = 1e-12)
+  expect_identical(a$`Chi Df`[2], 1)
+  expect_equal(AIC(f1), -2 * f1$loglik + 2 * 5)
+  r0 <- gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
+  r1 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
+  expect_error(anova(r0, r1), "REML", class = "gpustats_error_argument")
+})
+
+test_that("the variogram equals a brute-force computation; plots and maps draw", {
+  set.seed(6)
+  locs <- matrix(runif(120), ncol = 2)
+  z <- rnorm(60)
+  v <- gp_variogram(z, locs, bins = 5, cutoff = 0.6)
+  D <- as.matrix(dist(locs))
+  G <- 0.5 * outer(z, z, "-")^2
+  up <- upper.tri(D) & D <= 0.6
+  bin <- cut(D[up], seq(0, 0.6, length.out = 6), include.lowest = TRUE)
+  expect_equal(v$gamma, as.vector(tapply(G[up], bin, mean))[table(bin) > 0], tolerance = 1e-14)
+  expect_equal(v$np, as.vector(table(bin))[table(bin) > 0])
+  y <- 1 + gp_simulate(locs, 1, 0.2, 1, nugget = 0.05, device = "cpu")
+  fit <- gp_fit(y, locs, cov = "exponential_aniso", control = quiet, device = "cpu")
+  expect_equal(residuals(fit, "trend"), y - fit$beta[[1]])
+  expect_equal(fitted(fit) + residuals(fit), y)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(plot(fit))
+  map <- gp_map(fit, n = 12, device = "cpu")
+  expect_identical(dim(map$fit), c(12L, 12L))
+  expect_equal(map$points$fit, predict(fit, as.matrix(map$points[, 1:2]), device = "cpu"), tolerance = 1e-12)
+  expect_silent(plot(map))
+  expect_identical(nrow(as.data.frame(map)), 144L)
+  m <- meuse_data()
+  zf <- gp_fit(log(zinc) ~ sqrt(dist), m$meuse, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
+  gm <- gp_map(zf, m$grid, device = "cpu")
+  expect_identical(sum(is.finite(gm$fit)), nrow(m$grid))
+  expect_error(gp_map(zf, device = "cpu"), "covariates", class = "gpustats_error_argument")
+})
