@@ -93,7 +93,7 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
     for (n in mixed_n[mixed_n > 0]) bench_gp_mixed(n, reps, add)
     for (n in fit_n) {
       d <- gp_bench_data(n, seed = 2)
-      t <- system.time(fit <- gp_fit(d$y, d$locs, device = "gpu", control = big))[["elapsed"]]
+      t <- system.time(fit <- gp_fit_zero_mean(d$y, d$locs, device = "gpu", control = big))[["elapsed"]]
       add(sprintf("gp_fit 3 parameters (%d evaluations%s)", fit$evaluations,
                   if (hessian == 1) ", standard errors" else ", no standard errors"), n, "gpu", t, 1 / t)
       message(sprintf("gp_fit n = %s on the GPU: %s s, %d evaluations; estimates %s", fmt_n(n), fmt_sec(t),
@@ -102,7 +102,7 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
   }
   for (n in cpu_n) {
     d <- gp_bench_data(n, seed = 3)
-    t <- system.time(fit <- gp_fit(d$y, d$locs, device = "cpu", control = quiet))[["elapsed"]]
+    t <- system.time(fit <- gp_fit_zero_mean(d$y, d$locs, device = "cpu", control = quiet))[["elapsed"]]
     add(sprintf("gp_fit 3 parameters (%d evaluations)", fit$evaluations), n,
         sprintf("cpu (%d threads)", bench_cpu_threads()), t, 1 / t)
     message(sprintf("gp_fit n = %s on the CPU: %s s, loglik %.6f", fmt_n(n), fmt_sec(t), fit$loglik))
@@ -117,7 +117,7 @@ bench_gp <- function(loglik_n = bench_opt("gp_loglik_n", 5e4, 400),
                       peer$loglik, fit$loglik))
     }
     if (gpu) {
-      tg <- system.time(fg <- gp_fit(d$y, d$locs, device = "gpu", control = quiet))[["elapsed"]]
+      tg <- system.time(fg <- gp_fit_zero_mean(d$y, d$locs, device = "gpu", control = quiet))[["elapsed"]]
       add(sprintf("gp_fit 3 parameters (%d evaluations)", fg$evaluations), n, "gpu", tg, 1 / tg)
     }
   }
@@ -138,7 +138,7 @@ bench_gp_tiled <- function(loglik_n, fit_n, control, add) {
   }
   for (n in fit_n) {
     d <- gp_bench_data(n, seed = 4)
-    t <- system.time(fit <- gp_fit(d$y, d$locs, device = "gpu", control = control))[["elapsed"]]
+    t <- system.time(fit <- gp_fit_zero_mean(d$y, d$locs, device = "gpu", control = control))[["elapsed"]]
     add(sprintf("gp_fit 3 parameters, tile Cholesky (%d evaluations)", fit$evaluations), n, "gpu", t, 1 / t)
     message(sprintf("gp_fit n = %s with the tile Cholesky: %s s, %d evaluations; estimates %s", fmt_n(n),
                     fmt_sec(t), fit$evaluations, paste(signif(coef(fit)[1:3], 4), collapse = ", ")))
@@ -196,7 +196,7 @@ bench_gp_fields <- function(sizes = bench_opt("gp_fields_n", 5e3, 300)) {
         "cpu (R)", tf, 1 / tf)
     message(sprintf("fields n = %s: %s s, loglik %.6f", fmt_n(n), fmt_sec(tf), sp$summary[["lnProfileLike.FULL"]]))
     for (dev in c("cpu", if (gpu_available()) "gpu")) {
-      t <- system.time(f <- gp_fit(y, locs, nugget = TRUE, fixed = list(smoothness = 0.5), device = dev,
+      t <- system.time(f <- gp_fit_zero_mean(y, locs, nugget = TRUE, fixed = list(smoothness = 0.5), device = dev,
                                    control = quiet))[["elapsed"]]
       add(sprintf("gp_fit, smoothness 0.5 (loglik %.4f)", f$loglik), n,
           if (dev == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu", t, 1 / t)

@@ -237,7 +237,7 @@ bench_gp_fit_mixed <- function(sizes = bench_opt("gp_mixed_fit_n", 20000, 2000),
     set.seed(11)
     locs <- matrix(runif(2 * n), ncol = 2)
     y <- gp_simulate(locs, 1, range, 0.5, device = "gpu")
-    t <- system.time(ref <- gp_fit(y, locs, device = "gpu", control = quiet))[["elapsed"]]
+    t <- system.time(ref <- gp_fit_zero_mean(y, locs, device = "gpu", control = quiet))[["elapsed"]]
     se <- sqrt(diag(vcov(ref)))[params]
     row <- function(precision, accuracy, fit, seconds) {
       data.frame(n = n, range = range, precision = precision, accuracy = accuracy,
@@ -250,7 +250,7 @@ bench_gp_fit_mixed <- function(sizes = bench_opt("gp_mixed_fit_n", 20000, 2000),
                     paste(signif(coef(ref)[params], 6), collapse = ", "), paste(signif(se, 3), collapse = ", "),
                     ref$evaluations, t))
     for (accuracy in accuracies) {
-      t <- system.time(fit <- gp_fit(y, locs, precision = "mixed", accuracy = accuracy, device = "gpu",
+      t <- system.time(fit <- gp_fit_zero_mean(y, locs, precision = "mixed", accuracy = accuracy, device = "gpu",
                                      control = quiet))[["elapsed"]]
       r <- row("mixed", accuracy, fit, t)
       rows[[length(rows) + 1L]] <- r
