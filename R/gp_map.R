@@ -74,12 +74,16 @@ plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, ...) {
     on.exit(graphics::par(old))
   }
   titles <- c(fit = "Prediction", se = "Standard error")
+  colours <- grDevices::hcl.colors(64, "viridis")
   for (w in what) {
     z <- x[[w]]
-    graphics::image(x$x, x$y, z, col = grDevices::hcl.colors(64, "viridis"), asp = 1, xlab = x$coords[1L],
-                    ylab = x$coords[2L], main = titles[[w]], ...)
+    graphics::image(x$x, x$y, z, col = colours, asp = 1, xlab = x$coords[1L], ylab = x$coords[2L], main = titles[[w]], ...)
     if (sum(is.finite(z)) > 4L) graphics::contour(x$x, x$y, z, add = TRUE, drawlabels = FALSE, col = "grey30")
     if (points) graphics::points(x$locs, pch = 3, cex = 0.4)
+    # the colour scale: five values spread over the range of the map
+    at <- seq(min(z, na.rm = TRUE), max(z, na.rm = TRUE), length.out = 5)
+    graphics::legend("topleft", legend = signif(at, 3), fill = colours[round(seq(1, 64, length.out = 5))],
+                     bty = "n", cex = 0.7)
   }
   invisible(x)
 }
