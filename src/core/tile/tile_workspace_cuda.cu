@@ -22,8 +22,10 @@ static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int resident
   {
     double fit = (double)gs_gpu_budget(free_b) / (double)bytes;
     long n = fit < (double)ntiles ? (long)fit : ntiles;
+    /* an update needs three tiles at once; a matrix of one tile, one */
+    const long least = ntiles < 3 ? ntiles : 3;
     if (opt->cache_tiles > 0 && opt->cache_tiles < n) n = opt->cache_tiles;
-    for (; n >= 3; n = n * 9 / 10) {
+    for (; n >= least; n = n == least ? 0 : (n * 9 / 10 > least ? n * 9 / 10 : least)) {
       const int own = resident && n == ntiles;
       void *p = NULL;
       if (own) gs_gpu_ctx_workspace_release(r->c);
@@ -36,8 +38,8 @@ static gs_status slots_fit(tile_run *r, const gs_tile_options *opt, int resident
       cudaGetLastError();
     }
     if (!r->slots)
-      return gs_set_msg(msg, GS_ERR_NOMEM, "GPU %d has %.1f GB free, too little for three %d x %d tiles", r->c->device,
-                        free_b / 1e9, r->m->nb, r->m->nb);
+      return gs_set_msg(msg, GS_ERR_NOMEM, "GPU %d has %.1f GB free, too little for %ld %d x %d tiles", r->c->device,
+                        free_b / 1e9, least, r->m->nb, r->m->nb);
     *slots = (int)n;
   }
 done:
