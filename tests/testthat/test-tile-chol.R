@@ -512,3 +512,10 @@ test_that("bad input to tile_chol gets clear errors, never a crash", {
   expect_error(matern_spec(matrix(c(0, NA), 1), range = 1), class = "gpustats_error_argument")
   expect_error(matern_spec(matrix(runif(4), 2), smoothness = Inf), class = "gpustats_error_argument")
 })
+
+test_that("a plan for a matrix of one tile needs one slot, and more tiles three", {
+  # a GPU tile factorization of n <= the tile size asked for three slots and failed
+  p <- gpustats:::tile_plan_ops(1L, 1L)
+  expect_identical(p$op, c("load", "potrf", "store"))
+  expect_error(gpustats:::tile_plan_ops(2L, 2L), "3 tile slots")
+})

@@ -324,9 +324,11 @@ gs_status tile_plan_build(int nt, int workers, int slots, int owners, int owner,
   long n = schedule_length(nt);
   const tile_shape shape = {nt, workers, owners, owner};
   memset(p, 0, sizeof *p);
-  if (nt < 1 || workers < 1 || workers > 254 || slots < 3 || owners < 1 || owner < 0 || owner >= owners)
-    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers, 3 tile slots and an "
-                                       "owner among the owners");
+  /* an update holds three tiles at once; a matrix of one tile has no update */
+  if (nt < 1 || workers < 1 || workers > 254 || slots < (ntiles < 3 ? ntiles : 3) || owners < 1 || owner < 0 ||
+      owner >= owners)
+    return gs_set_msg(msg, GS_ERR_ARG, "a tile plan needs at least one tile, 1 to 254 workers, 3 tile slots (1 for a "
+                                       "single tile) and an owner among the owners");
   p->nt = nt;
   p->workers = workers;
   p->slots = slots;
