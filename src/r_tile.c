@@ -73,9 +73,13 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
     if (st != GS_OK) gs_r_stop(st, msg);
   }
   memset(&info, 0, sizeof info);
-  gs_tile_options opt = {0, gs_r_int(threads, "threads"), gs_r_progress, gs_r_int(trace, "trace"),
-                         Rf_asReal(accuracy), 0.0, 0, INTEGER(device_), Rf_length(device_)};
-  opt.fp8 = Rf_asLogical(fp8) == TRUE;
+  gs_tile_options opt = {.threads = gs_r_int(threads, "threads"),
+                         .progress = gs_r_progress,
+                         .trace = gs_r_int(trace, "trace"),
+                         .accuracy = Rf_asReal(accuracy),
+                         .gpus = INTEGER(device_),
+                         .ngpus = Rf_length(device_),
+                         .fp8 = Rf_asLogical(fp8) == TRUE};
   int nb = gs_r_int(tile, "tile");
   if (nb <= 0) nb = gs_tile_default_size(n, device);
   if (nb > n) nb = (int)n;

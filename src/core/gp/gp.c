@@ -124,8 +124,19 @@ int gs_gp_attempts(const gs_gp *gp) { return gp->attempts; }
 
 static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
-  const gs_tile_source src = {NULL, 0, gp->locs, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness, p->nugget};
-  const gs_tile_options opt = {0, gp->threads, gp->progress, 0, gp->accuracy, GP_PIVOT_SHARE, 1, NULL, 0, gp->precision_floor};
+  const gs_tile_source src = {.locs = gp->locs,
+                              .dim = gp->dim,
+                              .metric = gp->metric,
+                              .sigma2 = p->sigma2,
+                              .range = p->range,
+                              .smoothness = p->smoothness,
+                              .nugget = p->nugget};
+  const gs_tile_options opt = {.threads = gp->threads,
+                               .progress = gp->progress,
+                               .accuracy = gp->accuracy,
+                               .pivot_share = GP_PIVOT_SHARE,
+                               .resident = 1,
+                               .precision_floor = gp->precision_floor};
   gs_tile_info info;
   gs_status st = gs_tile_chol(gp->device, gp->tiles, &src, &opt, &info, msg);
   gp->attempts = info.attempts;

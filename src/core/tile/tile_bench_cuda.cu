@@ -55,8 +55,18 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
     goto done;
   }
   {
-    const gs_matern_cov_args args = {NULL, n, NULL, 0, 2, src->metric, src->sigma2, src->range, src->smoothness,
-                                     src->nugget, 1, NULL};
+    const gs_matern_cov_args args = {.locs1 = NULL,
+                                     .n1 = n,
+                                     .locs2 = NULL,
+                                     .n2 = 0,
+                                     .dim = 2,
+                                     .metric = src->metric,
+                                     .sigma2 = src->sigma2,
+                                     .range = src->range,
+                                     .smoothness = src->smoothness,
+                                     .nugget = src->nugget,
+                                     .lower_only = 1,
+                                     .out = NULL};
     const matern_tile_args g_args = matern_tile_setup(&args, locs, NULL);
     for (int factor = 1; factor >= 0; --factor)
       GS_TRY(bench_wall_time(reps, [&] {
@@ -104,7 +114,11 @@ static gs_status bench_tiles(const int *gpus, int ngpus, const gs_tile_source *s
   gs_status st = GS_OK;
   gs_tile_matrix *m = NULL;
   const int device = gpus[0];
-  const gs_tile_options opt = {cache_tiles, 0, NULL, 0, 0.0, 0.0, resident, gpus, ngpus};
+  gs_tile_options opt{}; /* FP64, no progress */
+  opt.cache_tiles = cache_tiles;
+  opt.resident = resident;
+  opt.gpus = gpus;
+  opt.ngpus = ngpus;
   GS_TRY(gs_tile_matrix_create(n, nb, !resident, &m, msg));
   gs_tile_matrix_layout(m, NULL, NULL); /* all FP64 */
   GS_TRY(bench_wall_time(reps, [&] {
@@ -158,7 +172,8 @@ extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_sour
   for (int k = 0; k < 10; ++k) out[k] = NAN;
   GS_TRY(gs_tile_matrix_create(n, nb, 1, &m, msg));
   for (int mixed = 0; mixed <= 1; ++mixed) { /* FP64 first: its host memory holds every later layout */
-    gs_tile_options opt = {0, 0, NULL, 0, mixed ? accuracy : 0.0, 0.0};
+    gs_tile_options opt{};
+    opt.accuracy = mixed ? accuracy : 0.0;
     opt.fp8 = fp8;
     GS_TRY(bench_wall_time(reps, [&] { return gs_tile_chol(device, m, src, &opt, &info, msg); }, &out[mixed], msg));
     out[7 + mixed] = info.logdet;

@@ -145,9 +145,18 @@ static void matern_tile(const gs_tile_matrix *m, const gs_tile_source *src, cons
                         int full, double *t)
 {
   const int ri = gs_tile_rows(m, i), sym = (i == j);
-  const gs_matern_cov_args a = {blocks + (size_t)i * m->nb * src->dim, ri,
-                                sym ? NULL : blocks + (size_t)j * m->nb * src->dim, gs_tile_rows(m, j), src->dim,
-                                src->metric, src->sigma2, src->range, src->smoothness, src->nugget, 1, t};
+  const gs_matern_cov_args a = {.locs1 = blocks + (size_t)i * m->nb * src->dim,
+                                .n1 = ri,
+                                .locs2 = sym ? NULL : blocks + (size_t)j * m->nb * src->dim,
+                                .n2 = gs_tile_rows(m, j),
+                                .dim = src->dim,
+                                .metric = src->metric,
+                                .sigma2 = src->sigma2,
+                                .range = src->range,
+                                .smoothness = src->smoothness,
+                                .nugget = src->nugget,
+                                .lower_only = 1,
+                                .out = t};
   gs_matern_cov_cpu(&a, 1, NULL, NULL);
   if (sym && full) /* the generator writes the lower triangle of a symmetric block */
     for (int c = 0; c < ri; ++c)
