@@ -76,10 +76,10 @@ vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = vecchia_pa
 # call (see gs_vecchia_grad_info in gs_vecchia.h for their layout).
 vecchia_profile <- function(sums, n, p, deriv, method) {
   q <- length(deriv)
+  at <- 0L
   take <- function(len) {
-    out <- sums[seq_len(len)]
-    sums <<- sums[-seq_len(len)]
-    out
+    at <<- at + len
+    sums[at - len + seq_len(len)]
   }
   logdet <- take(1L)
   ysy <- take(1L)
