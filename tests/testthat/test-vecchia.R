@@ -115,9 +115,10 @@ test_that("the Vecchia law tends to the exact one as m grows", {
   case <- vecchia_case(500, seed = 5)
   p <- case$params
   # nearest-neighbour sets are nested in m, so the divergence decreases
-  kl <- sapply(c(1, 3, 10, 30, 499), function(m) vecchia_kl(case$locs, p, m))
-  expect_true(all(diff(kl[1:4]) < 0))
-  expect_lt(abs(kl[5]), 1e-9)
+  kl <- sapply(c(1, 3, 10, 30), function(m) vecchia_kl(case$locs, p, m))
+  expect_true(all(diff(kl) < 0))
+  expect_lt(kl[4], 0.05)
+  expect_lt(abs(vecchia_kl(case$locs[1:100, ], p, 99)), 1e-9)
   exact <- gp_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], device = "cpu")
   err <- sapply(c(1, 40), function(m) {
     abs(vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = m, device = "cpu") - exact)
@@ -151,20 +152,21 @@ test_that("the analytic gradient matches central differences, for ML and REML", 
   case <- vecchia_case(150, seed = 7)
   vc <- gpustats:::vecchia_open(case$locs, 12, device = "cpu")
   on.exit(gpustats:::vecchia_close(vc))
-  for (method in c("ml", "reml")) {
-    ll <- function(p) gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, deriv = character(), method = method)$loglik
-    r <- gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, method = method)
+  # the Bessel function at 0.9; the closed forms at 0.5 and 2.5
+  for (nu in c(0.9, 0.5, 2.5)) for (method in c("ml", "reml")) {
+    p <- replace(case$params, 3, nu)
+    ll <- function(q) gpustats:::vecchia_loglik_grad_info(vc, q, case$y, case$X, deriv = character(), method = method)$loglik
+    r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, method = method)
     num <- sapply(1:4, function(j) {
-      h <- 1e-5 * case$params[j]
+      h <- 1e-5 * p[j]
       e <- replace(numeric(4), j, h)
-      (ll(case$params + e) - ll(case$params - e)) / (2 * h)
+      (ll(p + e) - ll(p - e)) / (2 * h)
     })
-    expect_lt(max(abs(r$grad - num) / pmax(abs(num), 1)), 1e-6, label = method)
-    expect_equal(r$loglik, ll(case$params), tolerance = 1e-14)
+    expect_lt(max(abs(r$grad - num) / pmax(abs(num), 1)), 1e-6, label = paste(method, nu))
+    expect_equal(r$loglik, ll(p), tolerance = 1e-14)
   }
   # a subset of the parameters gives the same entries
-  sub <- gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, deriv = c("range", "nugget"),
-                                             method = "reml")
+  sub <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, deriv = c("range", "nugget"), method = "reml")
   expect_equal(sub$grad, r$grad[c("range", "nugget")], tolerance = 1e-12)
   expect_equal(sub$info, r$info[c("range", "nugget"), c("range", "nugget")], tolerance = 1e-12)
 })

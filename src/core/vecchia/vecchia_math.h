@@ -10,7 +10,8 @@
  *   dC/dnugget = [d = 0].
  * The ratio z K_{nu-1} / K_nu is -(nu + z d log K_nu / dz), from the
  * recurrence K_{nu+1} = K_{nu-1} + (2 nu / z) K_nu; both logarithmic
- * derivatives come from bessel_k_deriv_value. */
+ * derivatives come from bessel_k_deriv_value (closed forms at half-integer
+ * orders for the first). */
 #ifndef GS_VECCHIA_MATH_H
 #define GS_VECCHIA_MATH_H
 
@@ -56,6 +57,20 @@ GS_HD static inline vecchia_model vecchia_model_prepare(double sigma2, double ra
   return v;
 }
 
+/* z K_{nu-1}(z) / K_nu(z) at z > 0, where M = M_nu(z) > 0. At half-integer
+ * orders nu = n - 1/2 it is z^2 / (2 (nu - 1)) M_{nu-1}(z) / M_nu(z) (from
+ * M_nu'(z) = -z M_{nu-1}(z) / (2 (nu - 1))) with the closed forms, and z
+ * for nu = 1/2; otherwise -(nu + z d log K_nu / dz). */
+GS_HD static inline double vecchia_range_ratio(const vecchia_model *v, double z, double m)
+{
+  const bessel_k_order *o = &v->order.o;
+  if (o->mu == -0.5 && o->n <= MATERN_CLOSED_FORM_MAX_N && z < 700.0) {
+    if (o->n == 1) return z;
+    return z * z / (2.0 * (o->n - 1.5)) * matern_corr_half_integer(o->n - 1, z) / m;
+  }
+  return -fma(z, bessel_k_deriv_value(z, v->smoothness, BESSEL_K_WRT_X), v->smoothness);
+}
+
 /* Off the diagonal (two distinct locations at distance d > 0): the
  * correlation M, and where `deriv` is set dC/drange (*drange) and dC/dnu
  * (*dnu). deriv bit VECCHIA_RANGE / VECCHIA_SMOOTHNESS asks for each; the
@@ -68,10 +83,7 @@ GS_HD static inline double vecchia_pair(const vecchia_model *v, double d, int de
   /* at z = 0 (duplicated locations) M = 1 is flat; beyond the range where M
    * underflows, so do its derivatives */
   if (!(z > 0.0) || !(m > 0.0)) return m;
-  if (deriv & (1 << VECCHIA_RANGE)) {
-    double ratio = -fma(z, bessel_k_deriv_value(z, v->smoothness, BESSEL_K_WRT_X), v->smoothness);
-    *drange = v->sigma2 * m * ratio / v->range;
-  }
+  if (deriv & (1 << VECCHIA_RANGE)) *drange = v->sigma2 * m * vecchia_range_ratio(v, z, m) / v->range;
   if (deriv & (1 << VECCHIA_SMOOTHNESS)) {
     double dlog = log(0.5 * z) - v->psi + bessel_k_deriv_value(z, v->smoothness, BESSEL_K_WRT_NU);
     *dnu = v->sigma2 * m * dlog;
