@@ -52,7 +52,6 @@ vecchia_neighbors <- function(locs, m = 30, ordering = c("maxmin", "random", "no
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   locs <- as_locations(locs, "locs", distance, call)
   check_vecchia_m(m, nrow(locs), call)
-  check_distinct_locations(locs, call)
   vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
 }
 
@@ -75,7 +74,18 @@ vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call) {
     none = seq_len(n)
   )
   nn <- gs_call(.Call(gs_r_vecchia_neighbors, pts[order, , drop = FALSE], m, gs_threads(call), bar), call)
+  dup <- attr(nn, "duplicate")
+  if (!is.null(dup)) abort_duplicates(sort(order[dup]), call)
   list(order = order, neighbors = nn)
+}
+
+# Found by the neighbour search (a nearest earlier neighbour at distance 0);
+# with m = 0 the approximation is the independent one, which duplicates do
+# not harm.
+abort_duplicates <- function(rows, call) {
+  abort_arg(c("{.arg locs} has duplicated locations (rows {rows[1]} and {rows[2]}).",
+              i = "The Vecchia approximation needs distinct locations: average the observations at each location, or perturb them."),
+            call)
 }
 
 check_vecchia_m <- function(m, n, call) {
@@ -85,16 +95,6 @@ check_vecchia_m <- function(m, n, call) {
   if (m >= n) {
     abort_arg(c("{.arg m} ({m}) must be less than the number of locations ({n}).",
                 i = "A conditioning set holds at most the {n - 1} other locations."), call)
-  }
-}
-
-check_distinct_locations <- function(locs, call) {
-  dup <- anyDuplicated(locs)
-  if (dup > 0) {
-    first <- which(duplicated(locs, fromLast = TRUE) & apply(locs, 1L, function(r) all(r == locs[dup, ])))[1L]
-    abort_arg(c("{.arg locs} has duplicated locations (rows {first} and {dup}).",
-                i = "The Vecchia approximation needs distinct locations: average the observations at each location, or perturb them."),
-              call)
   }
 }
 

@@ -11,10 +11,7 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   check_vecchia_m(m, n, call)
-  if (is.null(neighbors)) {
-    check_distinct_locations(locs, call)
-    neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
-  }
+  if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
   dev <- resolve_device(device, as.double(n) * (m + 1)^2, "matrix", call)
   metric <- if (distance == "great_circle") 1L else 0L
   ordered <- locs[neighbors$order, , drop = FALSE]
@@ -41,13 +38,21 @@ vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL) {
            gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else not_pd)
 }
 
-# W b for b with a row per location in the caller's order (a vector or a
-# matrix). The result is in the Vecchia order: a whitening, whose sums of
-# squares and cross-products are those of the approximate law.
-vecchia_apply <- function(vc, b, call = parent.frame()) {
-  b <- if (is.matrix(b)) b[vc$order, , drop = FALSE] else b[vc$order]
+# W b ("forward") or W^-1 b ("inverse") for b with a row per location. The
+# forward product is in the Vecchia order: a whitening, whose sums of
+# squares and cross-products are those of the approximate law. The inverse
+# takes b in the Vecchia order (standard normal deviates, say) and returns
+# rows in the caller's order: W^-1 z is a draw of the approximate law.
+vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inverse")) {
+  what <- match.arg(what)
   storage.mode(b) <- "double"
-  gs_call(.Call(gs_r_vecchia_apply, vc$ptr, b), call)
+  if (what == "forward") {
+    b <- if (is.matrix(b)) b[vc$order, , drop = FALSE] else b[vc$order]
+    return(gs_call(.Call(gs_r_vecchia_apply, vc$ptr, 0L, b), call))
+  }
+  out <- gs_call(.Call(gs_r_vecchia_apply, vc$ptr, 1L, b), call)
+  if (is.matrix(out)) out[vc$order, ] <- out else out[vc$order] <- out
+  out
 }
 
 vecchia_params <- c("sigma2", "range", "smoothness", "nugget")
@@ -59,16 +64,20 @@ vecchia_params <- c("sigma2", "range", "smoothness", "nugget")
 # named in `deriv` and their Fisher information (that of the approximate
 # law, Guinness 2021; the same for both methods), in one pass over the
 # conditioning sets. Returns a list: loglik, grad, info (named by `deriv`),
-# beta, betacov (the GLS covariance of beta), logdet, quadform.
+# beta, betacov (the GLS covariance of beta), logdet, quadform. A
+# conditioning set whose covariance is not positive definite gets an error
+# of class gpustats_error_not_pd, or `not_pd` where given.
 vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = vecchia_params, method = c("ml", "reml"),
-                                     call = parent.frame()) {
+                                     call = parent.frame(), not_pd = NULL) {
   method <- match.arg(method)
   X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
   storage.mode(X) <- "double"
   bits <- sum(2L^(match(deriv, vecchia_params) - 1L))
   bar <- vecchia_progress_bar(vc, "vecchia_loglik", call)
-  sums <- gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, as.double(params), as.integer(bits),
-                        as.double(y[vc$order]), X[vc$order, , drop = FALSE], bar), call)
+  sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, as.double(params), as.integer(bits),
+                                 as.double(y[vc$order]), X[vc$order, , drop = FALSE], bar), call),
+                   gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else e)
+  if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)
   vecchia_profile(sums, vc$n, ncol(X), vecchia_params[vecchia_params %in% deriv], method)
 }
 

@@ -36,7 +36,9 @@ SEXP gs_r_vecchia_maxmin(SEXP locs, SEXP progress)
   return out;
 }
 
-/* The n x (m + 1) neighbour array of locs (rows in Vecchia order), 1-based, NA-padded. */
+/* The n x (m + 1) neighbour array of locs (rows in Vecchia order), 1-based,
+ * NA-padded; attribute "duplicate": the first row whose nearest earlier
+ * neighbour is at distance 0 and that neighbour (1-based), or NULL. */
 SEXP gs_r_vecchia_neighbors(SEXP locs, SEXP m, SEXP threads, SEXP progress)
 {
   check_locs(locs);
@@ -46,10 +48,38 @@ SEXP gs_r_vecchia_neighbors(SEXP locs, SEXP m, SEXP threads, SEXP progress)
   int *nn = INTEGER(out);
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
-  gs_status st = gs_vecchia_neighbors(REAL(locs), n, Rf_ncols(locs), mm, gs_r_int(threads, "threads"), nn,
+  long dup[2];
+  gs_status st = gs_vecchia_neighbors(REAL(locs), n, Rf_ncols(locs), mm, gs_r_int(threads, "threads"), nn, dup,
                                       gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   for (R_xlen_t k = 0; k < XLENGTH(out); ++k) nn[k] = (nn[k] < 0) ? NA_INTEGER : nn[k] + 1;
+  if (dup[0] >= 0) {
+    SEXP d = PROTECT(Rf_allocVector(INTSXP, 2));
+    INTEGER(d)[0] = (int)dup[0] + 1;
+    INTEGER(d)[1] = (int)dup[1] + 1;
+    Rf_setAttrib(out, Rf_install("duplicate"), d);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* The k nearest rows of locs to each row of query: an nrow(query) x k
+ * integer matrix, 1-based. */
+SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP progress)
+{
+  check_locs(locs);
+  check_locs(query);
+  if (Rf_ncols(query) != Rf_ncols(locs)) Rf_error("locs and query must have the same columns");
+  const int kk = gs_r_int(k, "k"), nq = Rf_nrows(query);
+  SEXP out = PROTECT(Rf_allocMatrix(INTSXP, nq, kk));
+  int *nn = INTEGER(out);
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_vecchia_nearest(REAL(locs), Rf_nrows(locs), Rf_ncols(locs), REAL(query), nq, kk,
+                                    gs_r_int(threads, "threads"), nn, gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  for (R_xlen_t j = 0; j < XLENGTH(out); ++j) nn[j] += 1;
   UNPROTECT(1);
   return out;
 }
@@ -105,8 +135,8 @@ SEXP gs_r_vecchia_factor(SEXP ptr, SEXP params, SEXP progress)
   return Rf_ScalarReal(logdet);
 }
 
-/* W b for b a double vector or matrix with n rows. */
-SEXP gs_r_vecchia_apply(SEXP ptr, SEXP b)
+/* what: 0 = W b, 1 = W^-1 b, for b a double vector or matrix with n rows. */
+SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
 {
   gs_vecchia *v = vecchia_get(ptr);
   if (TYPEOF(b) != REALSXP) Rf_error("b must be double");
@@ -115,7 +145,7 @@ SEXP gs_r_vecchia_apply(SEXP ptr, SEXP b)
   if (len % n != 0) Rf_error("b must have as many rows as there are locations");
   SEXP out = PROTECT(Rf_duplicate(b));
   char msg[GS_MSG_LEN];
-  gs_status st = gs_vecchia_apply(v, REAL(b), (int)(len / n), REAL(out), msg);
+  gs_status st = gs_vecchia_apply(v, gs_r_int(what, "what"), REAL(b), (int)(len / n), REAL(out), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

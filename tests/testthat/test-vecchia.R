@@ -43,16 +43,16 @@ test_that("the maxmin ordering is the brute-force one, and reproducible", {
 test_that("the neighbours are the nearest earlier points (FNN brute force)", {
   skip_if_not_installed("FNN")
   set.seed(4)
-  locs <- matrix(rnorm(2 * 300), ncol = 2) # denser in the middle
+  locs <- matrix(rnorm(2 * 150), ncol = 2) # denser in the middle
   m <- 12
   for (ordering in c("maxmin", "random")) {
     nb <- vecchia_neighbors(locs, m = m, ordering = ordering)
     lo <- locs[nb$order, ]
     nn <- nb$neighbors
-    expect_identical(dim(nn), c(300L, as.integer(m) + 1L))
-    expect_identical(nn[, 1], 1:300)
+    expect_identical(dim(nn), c(150L, as.integer(m) + 1L))
+    expect_identical(nn[, 1], 1:150)
     expect_true(all(is.na(nn[1, -1])))
-    for (i in 2:300) {
+    for (i in 2:150) {
       k <- min(m, i - 1L)
       ref <- FNN::get.knnx(lo[seq_len(i - 1L), , drop = FALSE], lo[i, , drop = FALSE], k = k, algorithm = "brute")
       expect_identical(nn[i, 1 + seq_len(k)], as.integer(ref$nn.index[1, ]), info = paste(ordering, i))
@@ -66,7 +66,11 @@ test_that("bad input gets classed errors", {
   expect_error(vecchia_neighbors(locs, m = 10), class = "gpustats_error_argument", regexp = "less than")
   expect_error(vecchia_neighbors(locs, m = 2.5), class = "gpustats_error_argument")
   dup <- rbind(locs, locs[3, ])
-  expect_error(vecchia_neighbors(dup, m = 3), class = "gpustats_error_argument", regexp = "duplicated locations \\(rows 3 and 11\\)")
+  for (ordering in c("maxmin", "random", "none")) {
+    expect_error(vecchia_neighbors(dup, m = 3, ordering = ordering), class = "gpustats_error_argument",
+                 regexp = "duplicated locations \\(rows 3 and 11\\)")
+  }
+  expect_identical(dim(vecchia_neighbors(dup, m = 0)$neighbors), c(11L, 1L)) # independent: no conditioning
   bad <- locs
   bad[4, 2] <- Inf
   expect_error(vecchia_neighbors(bad, m = 3), class = "gpustats_error_argument", regexp = "infinite")
@@ -136,6 +140,11 @@ test_that("W whitens: W'W is the inverse of the covariance at m = n - 1, W y giv
   S <- matern_cov(case$locs, sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
   expect_lt(max(abs(crossprod(W) %*% S - diag(80))), 1e-9)
   expect_equal(logdet, as.numeric(determinant(S)$modulus), tolerance = 1e-12)
+  # W^-1 z is a draw of the law: W^-1 W^-T = S
+  Wi <- gpustats:::vecchia_apply(vc, diag(80), what = "inverse")
+  expect_lt(max(abs(tcrossprod(Wi) - S)), 1e-10)
+  z <- rnorm(80)
+  expect_equal(gpustats:::vecchia_apply(vc, gpustats:::vecchia_apply(vc, z, what = "inverse")), z, tolerance = 1e-12)
   vc10 <- gpustats:::vecchia_open(case$locs, 10, device = "cpu")
   on.exit(gpustats:::vecchia_close(vc10), add = TRUE)
   ld10 <- gpustats:::vecchia_factor(vc10, p)
@@ -189,6 +198,18 @@ test_that("the Fisher information is symmetric positive definite and exact at m 
   })
   exact <- outer(1:4, 1:4, Vectorize(function(j, k) 0.5 * sum(dS[[j]] * t(dS[[k]]))))
   expect_lt(max(abs(info - exact) / abs(exact)), 1e-7)
+})
+
+test_that("a covariance that is not positive definite is reported, or returns not_pd", {
+  set.seed(12)
+  locs <- matrix(runif(40), ncol = 2)
+  vc <- gpustats:::vecchia_open(locs, 10, device = "cpu")
+  on.exit(gpustats:::vecchia_close(vc))
+  # very smooth and long-range without a nugget: singular conditioning sets
+  p <- c(1, 50, 30, 0)
+  expect_error(gpustats:::vecchia_factor(vc, p), class = "gpustats_error_not_pd", regexp = "conditioning set of point")
+  expect_identical(gpustats:::vecchia_loglik_grad_info(vc, p, rnorm(20), not_pd = -Inf), -Inf)
+  expect_identical(gpustats:::vecchia_factor(vc, p, not_pd = NA), NA)
 })
 
 test_that("great-circle distances: m = n - 1 is the exact likelihood", {
@@ -254,9 +275,36 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
   expect_equal(gpustats:::vecchia_factor(gpu, p), gpustats:::vecchia_factor(cpu, p), tolerance = 1e-12)
   b <- cbind(y, rnorm(n))
   expect_equal(gpustats:::vecchia_apply(gpu, b), gpustats:::vecchia_apply(cpu, b), tolerance = 1e-12)
+  expect_equal(gpustats:::vecchia_apply(gpu, b, what = "inverse"), gpustats:::vecchia_apply(cpu, b, what = "inverse"),
+               tolerance = 1e-12)
   # exponential closed form, no nugget, a smaller m
   p0 <- c(1, 0.1, 0.5, 0)
   expect_equal(vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "gpu"),
                vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "cpu"), tolerance = 1e-12)
   expect_true(is.finite(gpustats:::vecchia_loglik_grad_info(gpu, p0, y)$loglik))
+})
+
+test_that("Vecchia kriging from the m_pred nearest observations is dense kriging on those", {
+  skip_if_not_installed("FNN")
+  case <- vecchia_case(200, seed = 13)
+  p <- case$params
+  set.seed(14)
+  newlocs <- rbind(matrix(runif(2 * 30), ncol = 2), case$locs[5, ]) # one at an observed location
+  X0 <- cbind(1, newlocs[, 1], sin(3 * newlocs[, 2]))
+  r <- case$y - 0.3
+  krige <- function(idx, x0, s) {
+    S <- matern_cov(case$locs[idx, , drop = FALSE], sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
+    c0 <- matern_cov(case$locs[idx, , drop = FALSE], s, sigma2 = p[1], range = p[2], smoothness = p[3], device = "cpu")
+    lam <- solve(S, c0)
+    c(sum(lam * r[idx]), p[1] - sum(lam * c0), x0 - drop(crossprod(lam, case$X[idx, , drop = FALSE])))
+  }
+  for (m_pred in c(200, 25)) {
+    k <- gpustats:::vecchia_krige(case$locs, r, newlocs, p, m_pred, X = case$X, X0 = X0)
+    idx <- if (m_pred == 200) matrix(1:200, 31, 200, byrow = TRUE) else FNN::get.knnx(case$locs, newlocs, k = m_pred, algorithm = "brute")$nn.index
+    if (m_pred < 200) expect_identical(k$neighbors, idx)
+    ref <- t(sapply(1:31, function(j) krige(idx[j, ], X0[j, ], newlocs[j, , drop = FALSE])))
+    expect_equal(k$mean, ref[, 1], tolerance = 1e-10)
+    expect_equal(k$var, ref[, 2], tolerance = 1e-9)
+    expect_equal(k$xres, ref[, 3:5], tolerance = 1e-10, ignore_attr = TRUE)
+  }
 })

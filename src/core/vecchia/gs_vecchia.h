@@ -42,8 +42,12 @@ long gs_vecchia_size(const gs_vecchia *v);
  * GS_ERR_NOT_PD, *failed_point the first such point (1-based). */
 gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *logdet, long *failed_point, char *msg);
 
-/* With the last factor: out = W b for k columns b (n x k, host). out may be b. */
-gs_status gs_vecchia_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* With the last factor: out = W b (GS_VECCHIA_FORWARD) or W^-1 b
+ * (GS_VECCHIA_INVERSE: a draw of the approximate law from standard normal
+ * b, by substitution in the order, on the CPU), for k columns b (n x k,
+ * host). out may be b. */
+enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1 };
+gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);
 
 /* The bits of `deriv`: which parameters to differentiate, in the order
  * sigma2, range, smoothness, nugget (bit 0 to 3). */
@@ -66,9 +70,17 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int d
 gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs_progress_fn progress, char *msg);
 
 /* The m nearest earlier neighbours of each point of locs (already in order),
- * Euclidean, nearest first, ties to the lower index: nn as gs_vecchia_args. */
-gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn,
+ * Euclidean, nearest first, ties to the lower index: nn as gs_vecchia_args.
+ * duplicate: the first point (0-based) whose nearest earlier neighbour is at
+ * distance 0, and that neighbour; -1 and -1 when there is none (m = 0 finds
+ * none). */
+gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn, long duplicate[2],
                                gs_progress_fn progress, char *msg);
+
+/* The k nearest points of locs (n x dim) to each of the nq query points,
+ * nearest first, ties to the lower index: nn (nq x k, column-major, 0-based). */
+gs_status gs_vecchia_nearest(const double *locs, long n, int dim, const double *query, long nq, int k, int threads,
+                             int *nn, gs_progress_fn progress, char *msg);
 
 #ifdef __cplusplus
 }

@@ -114,18 +114,35 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *lo
   return st;
 }
 
-gs_status gs_vecchia_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+/* W^-1 b on the CPU, with the factor brought from the GPU where it is there. */
+static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+{
+  if (v->device >= 0) {
+    if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
+    gs_status st = gs_vecchia_gpu_factor_to_host(v, v->w, msg);
+    if (st != GS_OK) return st;
+  }
+  gs_vecchia_cpu_inverse(v, b, k, out);
+  return GS_OK;
+}
+
+gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
 {
   if (!v->factored) return gs_set_msg(msg, GS_ERR_ARG, "the Vecchia object has not been factored");
+  if (what != GS_VECCHIA_FORWARD && what != GS_VECCHIA_INVERSE) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", what);
   if (k < 1) return GS_OK;
   const size_t bytes = (size_t)v->n * k * sizeof(double);
   double *copy = NULL;
-  if (out == b) { /* W b reads b at other rows than it writes */
+  if (out == b) { /* both read b at other rows than they write */
     if (!(copy = (double *)malloc(bytes))) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate a copy of b");
     memcpy(copy, b, bytes);
     b = copy;
   }
-  gs_status st = (v->device >= 0) ? gs_vecchia_gpu_apply(v, b, k, out, msg) : gs_vecchia_cpu_apply(v, b, k, out, msg);
+  gs_status st;
+  if (what == GS_VECCHIA_INVERSE) st = vecchia_inverse(v, b, k, out, msg);
+  else if (v->device >= 0) st = gs_vecchia_gpu_apply(v, b, k, out, msg);
+  else st = gs_vecchia_cpu_apply(v, b, k, out, msg);
   free(copy);
   return st;
 }

@@ -269,3 +269,12 @@ done:
   cudaFree(dout);
   return st;
 }
+
+extern "C" gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg)
+{
+  gs_status st = GS_OK;
+  GS_CUDA_TRY(cudaSetDevice(v->gpu->ctx->device));
+  GS_TRY(gs_gpu_copy_to_host(v->gpu->ctx, w, v->gpu->w, (size_t)v->n * v->mp1 * sizeof(double), 0, msg));
+done:
+  return st;
+}

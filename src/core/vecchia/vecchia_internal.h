@@ -34,12 +34,16 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
 gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w,
                              double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* out = W^-1 b with the factor in v->w. */
+void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
 
 gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg);
 void gs_vecchia_gpu_release(gs_vecchia *v);
 gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X, int p,
                              int deriv, int keep_factor, double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* Copies the factor from the device into w (n x mp1, host). */
+gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg);
 
 #ifdef __cplusplus
 }

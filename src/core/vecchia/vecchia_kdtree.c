@@ -184,22 +184,27 @@ static void heap_push(double *hd, long *hi, int *size, int k, double d, long idx
   hi[c] = idx;
 }
 
-int vecchia_kd_nearest_earlier(const vecchia_kdtree *t, long i, int k, long *out, long *stack, double *hd,
-                               long *hidx)
+int vecchia_kd_nearest(const vecchia_kdtree *t, const double *x, long limit, int k, long *out, long *stack,
+                       double *hd, long *hidx)
 {
-  double x[VECCHIA_KD_MAX_DIM];
-  for (int d = 0; d < t->dim; ++d) x[d] = coord(t, i, d);
   int size = 0, top = 0;
+  if (k < 1) return 0;
   stack[top++] = 0;
   while (top > 0) {
     const long node = stack[--top];
-    if (t->min_point[node] >= i) continue;
+    if (t->min_point[node] >= limit) continue;
     if (size == k && vecchia_kd_box_dist2(t, node, x) > hd[0]) continue;
     const long c = t->child[node];
     if (c < 0) {
       for (long s = t->lo[node]; s < t->hi[node]; ++s) {
         const long j = t->perm[s];
-        if (j < i) heap_push(hd, hidx, &size, k, vecchia_kd_dist2(t, i, j), j);
+        if (j >= limit) continue;
+        double d2 = 0.0;
+        for (int d = 0; d < t->dim; ++d) {
+          const double e = x[d] - coord(t, j, d);
+          d2 += e * e;
+        }
+        heap_push(hd, hidx, &size, k, d2, j);
       }
       continue;
     }

@@ -30,10 +30,10 @@ void vecchia_kdtree_free(vecchia_kdtree *t);
 double vecchia_kd_dist2(const vecchia_kdtree *t, long i, long j);
 double vecchia_kd_box_dist2(const vecchia_kdtree *t, long k, const double *x);
 
-/* The k nearest points j < i to point i, nearest first (ties to the lower
- * index): out (k), and the number found (min(i, k)). Scratch: stack
- * (VECCHIA_KD_STACK), hd and hidx (k each). */
-int vecchia_kd_nearest_earlier(const vecchia_kdtree *t, long i, int k, long *out, long *stack, double *hd,
-                               long *hidx);
+/* The k nearest points j < limit of the tree to x (dim coordinates),
+ * nearest first (ties to the lower index): out (k), and the number found
+ * (min(limit, k)). Scratch: stack (VECCHIA_KD_STACK), hd and hidx (k each). */
+int vecchia_kd_nearest(const vecchia_kdtree *t, const double *x, long limit, int k, long *out, long *stack,
+                       double *hd, long *hidx);
 
 #endif

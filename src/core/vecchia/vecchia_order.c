@@ -151,22 +151,38 @@ gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs
   return st;
 }
 
-/* Rows [i0, i1) of nn. */
-static void neighbors_rows(const vecchia_kdtree *t, int m, int *nn, long i0, long i1, int nthreads)
+/* Rows [i0, i1) of nn (rows of `rows` points, m + 1 columns): the k = m
+ * nearest points of the tree to query point q (`query`, nq rows), among the
+ * tree's first limit(q) points; self >= 0 puts q + self in the first column
+ * (the point's own index), else the first column holds the nearest too. */
+typedef struct {
+  const vecchia_kdtree *t;
+  const double *query;
+  long nq;
+  int m;
+  long self;  /* < 0: no own index, the m nearest fill every column */
+  int earlier; /* limit(q) = q (the earlier points of the tree itself), else all */
+} nearest_job;
+
+static void nearest_rows(const nearest_job *job, int *nn, long i0, long i1, int nthreads)
 {
-  const long n = t->n;
+  const vecchia_kdtree *t = job->t;
+  const int k = job->self >= 0 ? job->m : job->m + 1, first = job->self >= 0 ? 1 : 0;
 #pragma omp parallel num_threads(nthreads)
   {
     long stack[VECCHIA_KD_STACK];
-    long *out = (long *)malloc((size_t)(m + 1) * sizeof(long));
-    long *hidx = (long *)malloc((size_t)(m + 1) * sizeof(long));
-    double *hd = (double *)malloc((size_t)(m + 1) * sizeof(double));
+    long *out = (long *)malloc((size_t)(k + 1) * sizeof(long));
+    long *hidx = (long *)malloc((size_t)(k + 1) * sizeof(long));
+    double *hd = (double *)malloc((size_t)(k + 1) * sizeof(double));
+    double x[VECCHIA_KD_MAX_DIM];
 #pragma omp for schedule(dynamic, 64)
-    for (long i = i0; i < i1; ++i) {
-      nn[i] = (int)i;
-      int found = (out && hidx && hd) ? vecchia_kd_nearest_earlier(t, i, m, out, stack, hd, hidx) : -1;
-      for (int j = 0; j < m; ++j) nn[i + (long)(j + 1) * n] = (j < found) ? (int)out[j] : -1;
-      if (found < 0) nn[i] = -1; /* allocation failed: the caller sees the row */
+    for (long q = i0; q < i1; ++q) {
+      for (int d = 0; d < t->dim; ++d) x[d] = job->query[q + (long)d * job->nq];
+      const long limit = job->earlier ? q : t->n;
+      const int found = (out && hidx && hd) ? vecchia_kd_nearest(t, x, limit, k, out, stack, hd, hidx) : -1;
+      if (first) nn[q] = (int)(q + job->self);
+      for (int j = 0; j < k; ++j) nn[q + (long)(j + first) * job->nq] = (j < found) ? (int)out[j] : -1;
+      if (found < 0) nn[q] = -2; /* allocation failed: the caller sees the row */
     }
     free(out);
     free(hidx);
@@ -174,23 +190,60 @@ static void neighbors_rows(const vecchia_kdtree *t, int m, int *nn, long i0, lon
   }
 }
 
-gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn,
-                               gs_progress_fn progress, char *msg)
+/* Runs nearest_rows in batches, with interrupt checks between them. */
+static gs_status nearest_batches(const nearest_job *job, int *nn, int threads, gs_progress_fn progress, char *msg)
+{
+  const int nthreads = gs_cpu_threads_for(threads, (double)job->nq * (job->m + 1) * 8.0);
+  for (long i0 = 0; i0 < job->nq; i0 += VECCHIA_ORDER_BATCH) {
+    const long i1 = i0 + VECCHIA_ORDER_BATCH < job->nq ? i0 + VECCHIA_ORDER_BATCH : job->nq;
+    nearest_rows(job, nn, i0, i1, nthreads);
+    for (long i = i0; i < i1; ++i)
+      if (nn[i] == -2) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the neighbour search");
+    if (progress && i1 < job->nq && progress((double)i1 / job->nq)) return gs_interrupted(msg);
+  }
+  return GS_OK;
+}
+
+static gs_status check_points(long n, int dim, int m, char *msg)
 {
   if (n < 1 || dim < 1 || dim > VECCHIA_KD_MAX_DIM || m < 0 || n > 2147483647L)
     return gs_set_msg(msg, GS_ERR_ARG, "need 1 to 2^31 - 1 locations of 1 to %d coordinates, and m >= 0",
                       VECCHIA_KD_MAX_DIM);
-  vecchia_kdtree t;
-  gs_status st = vecchia_kdtree_build(&t, locs, n, dim, msg);
+  return GS_OK;
+}
+
+gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn, long duplicate[2],
+                               gs_progress_fn progress, char *msg)
+{
+  gs_status st = check_points(n, dim, m, msg);
   if (st != GS_OK) return st;
-  const int nthreads = gs_cpu_threads_for(threads, (double)n * (m + 1) * 8.0);
-  for (long i0 = 0; i0 < n && st == GS_OK; i0 += VECCHIA_ORDER_BATCH) {
-    const long i1 = i0 + VECCHIA_ORDER_BATCH < n ? i0 + VECCHIA_ORDER_BATCH : n;
-    neighbors_rows(&t, m, nn, i0, i1, nthreads);
-    for (long i = i0; i < i1; ++i)
-      if (nn[i] < 0) st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the neighbour search");
-    if (st == GS_OK && progress && i1 < n && progress((double)i1 / n)) st = gs_interrupted(msg);
+  vecchia_kdtree t;
+  if ((st = vecchia_kdtree_build(&t, locs, n, dim, msg)) != GS_OK) return st;
+  const nearest_job job = {.t = &t, .query = locs, .nq = n, .m = m, .self = 0, .earlier = 1};
+  st = nearest_batches(&job, nn, threads, progress, msg);
+  duplicate[0] = duplicate[1] = -1;
+  /* a point at distance 0 from its nearest earlier neighbour duplicates it */
+  for (long i = 0; i < n && st == GS_OK && m > 0; ++i) {
+    if (nn[i + n] >= 0 && vecchia_kd_dist2(&t, i, nn[i + n]) == 0.0) {
+      duplicate[0] = i;
+      duplicate[1] = nn[i + n];
+      break;
+    }
   }
+  vecchia_kdtree_free(&t);
+  return st;
+}
+
+gs_status gs_vecchia_nearest(const double *locs, long n, int dim, const double *query, long nq, int k, int threads,
+                             int *nn, gs_progress_fn progress, char *msg)
+{
+  gs_status st = check_points(n, dim, k, msg);
+  if (st != GS_OK) return st;
+  if (k < 1 || k > n || nq < 1) return gs_set_msg(msg, GS_ERR_ARG, "need 1 <= k <= n (k = %d, n = %ld) and query points", k, n);
+  vecchia_kdtree t;
+  if ((st = vecchia_kdtree_build(&t, locs, n, dim, msg)) != GS_OK) return st;
+  const nearest_job job = {.t = &t, .query = query, .nq = nq, .m = k - 1, .self = -1, .earlier = 0};
+  st = nearest_batches(&job, nn, threads, progress, msg);
   vecchia_kdtree_free(&t);
   return st;
 }
