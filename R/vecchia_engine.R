@@ -5,9 +5,12 @@
 # sparse inverse-Cholesky factor (W'W the inverse of the approximate
 # covariance), so that quadratic forms, GLS coefficients and REML follow
 # from W y and W X as on the exact path. `locs` in the caller's order;
-# `neighbors`: the result of vecchia_neighbors() to reuse, or NULL.
+# `neighbors`: the result of vecchia_neighbors() to reuse, or NULL; `latent`:
+# the first row of locs (in the ordering) whose point is a value of the
+# process without the nugget (prediction), NULL for none.
 vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
-                         device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL) {
+                         device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL,
+                         latent = NULL) {
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   check_vecchia_m(m, n, call)
@@ -17,7 +20,8 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   ordered <- locs[neighbors$order, , drop = FALSE]
   nn <- neighbors$neighbors
   storage.mode(nn) <- "integer"
-  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, dev, gs_threads(call)), call)
+  if (is.null(latent)) latent <- n + 1L
+  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, as.integer(latent), dev, gs_threads(call)), call)
   list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn)
 }
 

@@ -37,7 +37,7 @@ SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_maxmin(SEXP, SEXP);
 SEXP gs_r_vecchia_neighbors(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_nearest(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_free(SEXP);
 SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
@@ -78,7 +78,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_vecchia_maxmin", (DL_FUNC)&gs_r_vecchia_maxmin, 2},
   {"gs_r_vecchia_neighbors", (DL_FUNC)&gs_r_vecchia_neighbors, 4},
   {"gs_r_vecchia_nearest", (DL_FUNC)&gs_r_vecchia_nearest, 5},
-  {"gs_r_vecchia_new", (DL_FUNC)&gs_r_vecchia_new, 5},
+  {"gs_r_vecchia_new", (DL_FUNC)&gs_r_vecchia_new, 6},
   {"gs_r_vecchia_free", (DL_FUNC)&gs_r_vecchia_free, 1},
   {"gs_r_vecchia_factor", (DL_FUNC)&gs_r_vecchia_factor, 3},
   {"gs_r_vecchia_apply", (DL_FUNC)&gs_r_vecchia_apply, 3},

@@ -84,7 +84,8 @@ SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP prog
   return out;
 }
 
-SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP device, SEXP threads)
+/* latent: the first point (1-based) without the nugget, n + 1 for none. */
+SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP device, SEXP threads)
 {
   check_locs(locs);
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
@@ -93,7 +94,8 @@ SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP device, SEXP threads
   int *nn0 = (int *)R_alloc(len, sizeof(int));
   for (R_xlen_t k = 0; k < len; ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
   const gs_vecchia_args a = {
-    .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs), .dim = Rf_ncols(locs),
+    .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
+    .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
     .metric = gs_r_int(metric, "metric"), .nn = nn0, .m = Rf_ncols(nn) - 1,
     .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
   };

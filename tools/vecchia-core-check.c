@@ -82,7 +82,7 @@ static gs_vecchia *open_object(const problem *pr, int device)
 {
   char msg[GS_MSG_LEN];
   gs_vecchia *v = NULL;
-  gs_vecchia_args a = {.device = device, .locs = pr->locs, .n = pr->n, .dim = 2, .metric = 0, .nn = pr->nn,
+  gs_vecchia_args a = {.device = device, .locs = pr->locs, .n = pr->n, .latent = pr->n, .dim = 2, .metric = 0, .nn = pr->nn,
                        .m = pr->m, .threads = 0};
   CHECK(gs_vecchia_create(&a, &v, msg));
   return v;

@@ -308,3 +308,23 @@ test_that("Vecchia kriging from the m_pred nearest observations is dense kriging
     expect_equal(k$xres, ref[, 3:5], tolerance = 1e-10, ignore_attr = TRUE)
   }
 })
+
+test_that("conditional draws conditioned on every earlier point follow the exact conditional law", {
+  case <- vecchia_case(60, seed = 15)
+  p <- case$params
+  set.seed(16)
+  newlocs <- matrix(runif(2 * 12), ncol = 2)
+  r <- case$y
+  draws <- function(z) gpustats:::vecchia_conditional_draws(case$locs, r, newlocs, p, m_pred = 71, z = z, device = "cpu")
+  mean <- drop(draws(matrix(0, 12, 1)))
+  A <- draws(diag(12)) - mean
+  S <- matern_cov(case$locs, sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
+  C <- matern_cov(case$locs, newlocs, sigma2 = p[1], range = p[2], smoothness = p[3], device = "cpu")
+  K <- matern_cov(newlocs, sigma2 = p[1], range = p[2], smoothness = p[3], device = "cpu")
+  expect_equal(mean, drop(crossprod(C, solve(S, r))), tolerance = 1e-9)
+  expect_equal(tcrossprod(A), K - crossprod(C, solve(S, C)), tolerance = 1e-8)
+  set.seed(3)
+  d1 <- gpustats:::vecchia_conditional_draws(case$locs, r, newlocs, p, m_pred = 10, nsim = 2, device = "cpu")
+  set.seed(3)
+  expect_identical(gpustats:::vecchia_conditional_draws(case$locs, r, newlocs, p, m_pred = 10, nsim = 2, device = "cpu"), d1)
+})

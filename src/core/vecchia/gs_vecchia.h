@@ -29,6 +29,9 @@ typedef struct {
   const int *nn;       /* n x (m + 1), column-major, 0-based: row i is i, then
                           its conditioning set (earlier points), -1 after; copied */
   int m;
+  long latent;         /* points from this one on are values of the process
+                          without the nugget (new locations of a prediction;
+                          n for none); gs_vecchia_grad_info needs none */
   int threads;
   gs_progress_fn progress; /* may be NULL */
 } gs_vecchia_args;

@@ -21,7 +21,7 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
                                    const double *X, int p, int deriv)
 {
   vecchia_problem pr = {
-    .locs = locs, .n = v->n, .dim = v->dim, .metric = v->metric, .nn = nn, .mp1 = v->mp1,
+    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .metric = v->metric, .nn = nn, .mp1 = v->mp1,
     .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
   };
   for (int j = 0; j < VECCHIA_NPARAMS; ++j)
@@ -48,8 +48,9 @@ static gs_status check_neighbors(const int *nn, long n, int mp1, char *msg)
 gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *msg)
 {
   *out = NULL;
-  if (a->n < 1 || a->dim < 1 || a->m < 0 || a->m >= a->n)
-    return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations, dim >= 1 and 0 <= m < n (n = %ld, m = %d)", a->n, a->m);
+  if (a->n < 1 || a->dim < 1 || a->m < 0 || a->m >= a->n || a->latent < 0 || a->latent > a->n)
+    return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations, dim >= 1, 0 <= m < n and 0 <= latent <= n (n = %ld, m = %d)",
+                      a->n, a->m);
   const int mp1 = a->m + 1;
   gs_status st = check_neighbors(a->nn, a->n, mp1, msg);
   if (st != GS_OK) return st;
@@ -58,7 +59,7 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *ms
   gs_vecchia *v = (gs_vecchia *)calloc(1, sizeof(gs_vecchia));
   if (!v) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia object");
   *v = (gs_vecchia){
-    .device = a->device, .n = a->n, .dim = a->dim, .metric = a->metric, .mp1 = mp1,
+    .device = a->device, .n = a->n, .latent = a->latent, .dim = a->dim, .metric = a->metric, .mp1 = mp1,
     .threads = a->threads, .progress = a->progress,
   };
   v->locs = (double *)malloc((size_t)a->n * a->dim * sizeof(double));
@@ -154,6 +155,7 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int d
   if (st != GS_OK) return st;
   if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << VECCHIA_NPARAMS))
     return gs_set_msg(msg, GS_ERR_ARG, "invalid covariates or derivative flags");
+  if (v->latent < v->n) return gs_set_msg(msg, GS_ERR_ARG, "the likelihood needs observations at every point (no latent points)");
   *failed_point = 0;
   if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);
   const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, y, X, p, deriv);

@@ -13,7 +13,7 @@ typedef struct gs_vecchia_gpu gs_vecchia_gpu; /* defined by vecchia_cuda.cu */
 
 struct gs_vecchia {
   int device; /* < 0: CPU */
-  long n;
+  long n, latent;
   int dim, metric, mp1, threads;
   double *locs; /* n x dim */
   int *nn;      /* n x mp1 */

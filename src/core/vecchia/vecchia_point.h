@@ -37,12 +37,14 @@ GS_HD static inline double vecchia_lane_sum(double x)
 }
 
 /* What the points share. nn: n x mp1, column-major, 0-based; row i is i
- * itself, then its conditioning set, nearest first, padded with -1. y and X
- * (n x p) may be NULL (the factor only). deriv: a bit per parameter whose
- * derivative is wanted (q of them, listed in `params`). */
+ * itself, then its conditioning set, nearest first, padded with -1. Points
+ * from `latent` on are values of the process without the nugget (new
+ * locations of a prediction). y and X (n x p) may be NULL (the factor only).
+ * deriv: a bit per parameter whose derivative is wanted (q of them, listed
+ * in `params`). */
 typedef struct {
   const double *locs;
-  long n;
+  long n, latent;
   int dim, metric;
   const int *nn;
   int mp1;
@@ -115,7 +117,7 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecc
     while ((r + 1) * (r + 2) / 2 <= t) ++r;
     const int c = t - r * (r + 1) / 2;
     if (r == c) {
-      w->a[r + r * ld] = v->sigma2 + v->nugget;
+      w->a[r + r * ld] = v->sigma2 + (w->idx[r] < pr->latent ? v->nugget : 0.0);
       continue;
     }
     double drange, dnu;
