@@ -17,11 +17,12 @@ int gs_vecchia_deriv_count(int deriv)
 
 int gs_vecchia_sums_size(int p, int deriv) { return vecchia_acc_size(p, gs_vecchia_deriv_count(deriv)); }
 
-vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, const int *nn, const double *y,
-                                   const double *X, int p, int deriv)
+vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, const int *nn, int row_major,
+                                   const double *y, const double *X, int p, int deriv)
 {
   vecchia_problem pr = {
-    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .metric = v->metric, .nn = nn, .mp1 = v->mp1,
+    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .metric = v->metric, .nn = nn,
+    .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
     .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
   };
   for (int j = 0; j < VECCHIA_NPARAMS; ++j)
@@ -107,7 +108,7 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *lo
   } else {
     if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
       return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
-    const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, NULL, NULL, 0, 0);
+    const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, NULL, NULL, 0, 0);
     const vecchia_model md = vecchia_model_prepare(p->sigma2, p->range, p->smoothness, p->nugget);
     st = gs_vecchia_cpu_run(v, &pr, &md, v->w, logdet, failed_point, msg);
   }
@@ -158,7 +159,7 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int d
   if (v->latent < v->n) return gs_set_msg(msg, GS_ERR_ARG, "the likelihood needs observations at every point (no latent points)");
   *failed_point = 0;
   if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);
-  const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, y, X, p, deriv);
+  const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, y, X, p, deriv);
   const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
   return gs_vecchia_cpu_run(v, &pr, &md, NULL, sums, failed_point, msg);
 }

@@ -19,7 +19,7 @@
 struct gs_vecchia_gpu {
   gs_gpu_ctx *ctx;
   double *locs;   /* n x dim */
-  int *nn;        /* n x mp1 */
+  int *nn;        /* n x mp1, row-major: a warp reads its point's row at once */
   double *w;      /* n x mp1: the factor, allocated by the first factorization */
   double *data;   /* y and X: n x (1 + p) */
   int data_cols;
@@ -67,6 +67,7 @@ __global__ void vecchia_points_kernel(vecchia_problem pr, vecchia_model md, long
   }
 }
 
+/* out = W b, nn row-major. */
 __global__ void vecchia_apply_kernel(const double *w, const int *nn, long n, int mp1, const double *b, int k,
                                      double *out)
 {
@@ -76,11 +77,25 @@ __global__ void vecchia_apply_kernel(const double *w, const int *nn, long n, int
   const double *bc = b + c * n, *wi = w + i * mp1;
   double s = 0.0;
   for (int j = 0; j < mp1; ++j) {
-    const int g = nn[i + (long)j * n];
+    const int g = nn[i * mp1 + j];
     if (g < 0) break;
     s = fma(wi[j], bc[g], s);
   }
   out[t] = s;
+}
+
+/* The neighbour array, transposed to row-major on the host. */
+static gs_status upload_neighbors(gs_vecchia *v, char *msg)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  int *rows = (int *)malloc((size_t)n * mp1 * sizeof(int));
+  if (!rows) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  for (long i = 0; i < n; ++i)
+    for (int j = 0; j < mp1; ++j) rows[i * mp1 + j] = v->nn[i + (long)j * n];
+  gs_status st = gs_gpu_copy_to_device(v->gpu->ctx, v->gpu->nn, rows, (size_t)n * mp1 * sizeof(int), 0, msg);
+  free(rows);
+  return st;
 }
 
 extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
@@ -108,7 +123,7 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
   GS_CUDA_TRY(cudaMalloc(&g->nn, nn_b));
   GS_CUDA_TRY(cudaMalloc(&g->failed, sizeof(unsigned long long)));
   GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, v->locs, locs_b, 0, msg));
-  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->nn, v->nn, nn_b, 0, msg));
+  GS_TRY(upload_neighbors(v, msg));
 done:
   if (st != GS_OK) gs_vecchia_gpu_release(v);
   return st;
@@ -223,8 +238,8 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *p
   if (keep_factor && !g->w) GS_CUDA_TRY(cudaMalloc(&g->w, (size_t)v->n * v->mp1 * sizeof(double)));
   if (y) GS_TRY(upload_data(v, y, X, p, msg));
   {
-    const vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, y ? g->data : NULL, y ? g->data + v->n : NULL,
-                                                  y ? p : 0, y ? deriv : 0);
+    const vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, 1, y ? g->data : NULL,
+                                                  y ? g->data + v->n : NULL, y ? p : 0, y ? deriv : 0);
     const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
     const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
     st = run_batches(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);

@@ -23,10 +23,10 @@ struct gs_vecchia {
   int factored;
 };
 
-/* The problem of an evaluation: the object's arrays (host or device), and
- * y, X, deriv as given. */
-vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, const int *nn, const double *y,
-                                   const double *X, int p, int deriv);
+/* The problem of an evaluation: the object's arrays (host, nn column-major,
+ * or device, nn row-major: `row_major`), and y, X, deriv as given. */
+vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, const int *nn, int row_major,
+                                   const double *y, const double *X, int p, int deriv);
 
 /* Runs every point: the factor into w (n x mp1, may be NULL), the sums
  * (vecchia_acc_size) into sums when pr->y is set, else the log-determinant

@@ -36,8 +36,10 @@ GS_HD static inline double vecchia_lane_sum(double x)
   return x;
 }
 
-/* What the points share. nn: n x mp1, column-major, 0-based; row i is i
- * itself, then its conditioning set, nearest first, padded with -1. Points
+/* What the points share. nn: n x mp1, 0-based, entry (i, j) at
+ * nn[i * nn_row + j * nn_col] (column-major on the CPU, row-major on a GPU,
+ * where a warp then reads its row at once); row i is i itself, then its
+ * conditioning set, nearest first, padded with -1. Points
  * from `latent` on are values of the process without the nugget (new
  * locations of a prediction). y and X (n x p) may be NULL (the factor only).
  * deriv: a bit per parameter whose derivative is wanted (q of them, listed
@@ -47,6 +49,7 @@ typedef struct {
   long n, latent;
   int dim, metric;
   const int *nn;
+  long nn_row, nn_col;
   int mp1;
   const double *y, *X;
   int p;
@@ -99,8 +102,9 @@ GS_HD static inline vecchia_acc_layout vecchia_acc_offsets(int p, int q)
 GS_HD static inline int vecchia_point_set(const vecchia_problem *pr, long i, int *idx, int lane, int lanes)
 {
   int b = 1;
-  while (b < pr->mp1 && pr->nn[i + (long)b * pr->n] >= 0) ++b;
-  for (int k = lane; k < b; k += lanes) idx[k] = pr->nn[i + (long)(b - 1 - k) * pr->n];
+  const int *row = pr->nn + i * pr->nn_row;
+  while (b < pr->mp1 && row[b * pr->nn_col] >= 0) ++b;
+  for (int k = lane; k < b; k += lanes) idx[k] = row[(b - 1 - k) * pr->nn_col];
   VECCHIA_SYNC();
   return b;
 }
