@@ -27,9 +27,6 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
 
 vecchia_close <- function(vc) invisible(.Call(gs_r_vecchia_free, vc$ptr))
 
-# "gpu" or "cpu", and m.
-vecchia_method <- function(vc) sprintf("%s, Vecchia m = %d", if (vc$device >= 0) "gpu" else "cpu", vc$m)
-
 vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n) * (vc$m + 1)^2, label, call)
 
 # Factors the approximation for params = c(sigma2, range, smoothness,

@@ -282,6 +282,14 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
   expect_equal(vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "gpu"),
                vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "cpu"), tolerance = 1e-12)
   expect_true(is.finite(gpustats:::vecchia_loglik_grad_info(gpu, p0, y)$loglik))
+  # prediction: latent points, the nearest-point search, W b and W^-1 b
+  newlocs <- matrix(runif(2000), ncol = 2)
+  kc <- gpustats:::vecchia_krige(locs, y, newlocs, p, 40, X = X, X0 = cbind(1, newlocs), device = "cpu")
+  kg <- gpustats:::vecchia_krige(locs, y, newlocs, p, 40, X = X, X0 = cbind(1, newlocs), device = "gpu")
+  expect_equal(kg, kc, tolerance = 1e-10)
+  z <- matrix(rnorm(2000), 1000, 2)
+  expect_equal(gpustats:::vecchia_conditional_draws(locs, y, newlocs, p, 30, z = z, device = "gpu"),
+               gpustats:::vecchia_conditional_draws(locs, y, newlocs, p, 30, z = z, device = "cpu"), tolerance = 1e-9)
 })
 
 test_that("Vecchia kriging from the m_pred nearest observations is dense kriging on those", {

@@ -97,7 +97,7 @@ gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, doub
       for (int j = 0; j < mp1; ++j) {
         const int g = v->nn[i + (long)j * n];
         if (g < 0) break;
-        s = fma(wi[j], bc[g], s);
+        s += wi[j] * bc[g];
       }
       out[i + (long)c * n] = s;
     }
@@ -122,7 +122,7 @@ void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double 
       for (int j = 1; j < mp1; ++j) {
         const int g = v->nn[i + (long)j * n];
         if (g < 0) break;
-        s = fma(-wi[j], x[g], s);
+        s -= wi[j] * x[g];
       }
       x[i] = s / wi[0];
     }

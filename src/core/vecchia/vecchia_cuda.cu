@@ -79,7 +79,7 @@ __global__ void vecchia_apply_kernel(const double *w, const int *nn, long n, int
   for (int j = 0; j < mp1; ++j) {
     const int g = nn[i * mp1 + j];
     if (g < 0) break;
-    s = fma(wi[j], bc[g], s);
+    s += wi[j] * bc[g];
   }
   out[t] = s;
 }

@@ -114,12 +114,12 @@ GS_HD static inline int vecchia_point_set(const vecchia_problem *pr, long i, int
 GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
                                            int b, int lane, int lanes)
 {
-  const int ld = pr->mp1, pairs = b * (b + 1) / 2;
-  for (int t = lane; t < pairs; t += lanes) {
-    int r = (int)((sqrt(8.0 * t + 1.0) - 1.0) / 2.0);
-    while (r * (r + 1) / 2 > t) --r; /* the rounding of the square root */
-    while ((r + 1) * (r + 2) / 2 <= t) ++r;
-    const int c = t - r * (r + 1) / 2;
+  const int ld = pr->mp1;
+  /* pair t = r (r + 1) / 2 + c, c <= r, from t = lane in steps of lanes */
+  int r = 0, c = lane;
+  for (; r < b; c += lanes) {
+    while (c > r) c -= ++r;
+    if (r >= b) break;
     if (r == c) {
       w->a[r + r * ld] = v->sigma2 + (w->idx[r] < pr->latent ? v->nugget : 0.0);
       continue;
@@ -187,16 +187,30 @@ GS_HD static inline void vecchia_forward(const double *a, int ld, int b, double 
   }
 }
 
-/* The entry (r, c) of dS/dtheta for parameter `param`, from the triangles
- * vecchia_point_cov stored. */
-GS_HD static inline double vecchia_dcov(const vecchia_work *w, int ld, int param, int r, int c)
+/* Row r of A x without the diagonal, A symmetric and stored in one
+ * triangle of a (entry (r, c) at a[min + max ld] when `upper`, else at
+ * a[max + min ld]), as a row to the left of the diagonal and a column below
+ * or above it. */
+GS_HD static inline double vecchia_sym_row(const double *a, int ld, int upper, int r, int b, const double *x)
 {
-  const int lo = r < c ? r : c, hi = r < c ? c : r;
+  const double *left = upper ? a + (long)r * ld : a + r, *right = upper ? a + r : a + (long)r * ld;
+  const long step_left = upper ? 1 : ld, step_right = upper ? ld : 1;
+  double s = 0.0;
+  for (int c = 0; c < r; ++c) s += left[c * step_left] * x[c];
+  for (int c = r + 1; c < b; ++c) s += right[c * step_right] * x[c];
+  return s;
+}
+
+/* Row r of dS w for parameter `param`, from the triangles vecchia_point_cov
+ * stored: the correlations (dS/dsigma2, 1 on the diagonal) above the
+ * diagonal of a, dC/drange below that of dm, dC/dnu above it; dS/dnugget = I. */
+GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b)
+{
   switch (param) {
-  case VECCHIA_SIGMA2: return (r == c) ? 1.0 : w->a[lo + hi * ld];
-  case VECCHIA_RANGE: return (r == c) ? 0.0 : w->dm[hi + lo * ld];
-  case VECCHIA_SMOOTHNESS: return (r == c) ? 0.0 : w->dm[lo + hi * ld];
-  default: return (r == c) ? 1.0 : 0.0;
+  case VECCHIA_SIGMA2: return w->w[r] + vecchia_sym_row(w->a, ld, 1, r, b, w->w);
+  case VECCHIA_RANGE: return vecchia_sym_row(w->dm, ld, 0, r, b, w->w);
+  case VECCHIA_SMOOTHNESS: return vecchia_sym_row(w->dm, ld, 1, r, b, w->w);
+  default: return w->w[r];
   }
 }
 
@@ -208,11 +222,7 @@ GS_HD static inline void vecchia_point_rhs(const vecchia_problem *pr, const vecc
     const long g = w->idx[r];
     w->rhs[r] = pr->y[g];
     for (int k = 0; k < pr->p; ++k) w->rhs[r + (1 + k) * ld] = pr->X[g + k * pr->n];
-    for (int j = 0; j < pr->q; ++j) {
-      double s = 0.0;
-      for (int c = 0; c < b; ++c) s = fma(vecchia_dcov(w, ld, pr->params[j], r, c), w->w[c], s);
-      w->rhs[r + (1 + pr->p + j) * ld] = s;
-    }
+    for (int j = 0; j < pr->q; ++j) w->rhs[r + (1 + pr->p + j) * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b);
   }
   VECCHIA_SYNC();
 }
@@ -221,7 +231,7 @@ GS_HD static inline void vecchia_point_rhs(const vecchia_problem *pr, const vecc
 GS_HD static inline double vecchia_dot(const double *x, const double *y, int b, int lane, int lanes)
 {
   double s = 0.0;
-  for (int r = lane; r < b; r += lanes) s = fma(x[r], y[r], s);
+  for (int r = lane; r < b; r += lanes) s += x[r] * y[r];
   return vecchia_lane_sum(s);
 }
 
