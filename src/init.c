@@ -35,6 +35,14 @@ SEXP gs_r_gbees_reweight(SEXP, SEXP);
 SEXP gs_r_gbees_cells(SEXP);
 SEXP gs_r_gbees_info(SEXP);
 SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_maxmin(SEXP, SEXP);
+SEXP gs_r_vecchia_neighbors(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_nearest(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_free(SEXP);
+SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_grad_info(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -69,6 +77,14 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_gbees_cells", (DL_FUNC)&gs_r_gbees_cells, 1},
   {"gs_r_gbees_info", (DL_FUNC)&gs_r_gbees_info, 1},
   {"gs_r_gbees_monte_carlo", (DL_FUNC)&gs_r_gbees_monte_carlo, 8},
+  {"gs_r_vecchia_maxmin", (DL_FUNC)&gs_r_vecchia_maxmin, 2},
+  {"gs_r_vecchia_neighbors", (DL_FUNC)&gs_r_vecchia_neighbors, 4},
+  {"gs_r_vecchia_nearest", (DL_FUNC)&gs_r_vecchia_nearest, 5},
+  {"gs_r_vecchia_new", (DL_FUNC)&gs_r_vecchia_new, 6},
+  {"gs_r_vecchia_free", (DL_FUNC)&gs_r_vecchia_free, 1},
+  {"gs_r_vecchia_factor", (DL_FUNC)&gs_r_vecchia_factor, 3},
+  {"gs_r_vecchia_apply", (DL_FUNC)&gs_r_vecchia_apply, 3},
+  {"gs_r_vecchia_grad_info", (DL_FUNC)&gs_r_vecchia_grad_info, 6},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

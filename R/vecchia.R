@@ -1,0 +1,164 @@
+#' Orderings and conditioning sets of the Vecchia approximation
+#'
+#' The Vecchia approximation of a Gaussian process (Vecchia 1988; Guinness
+#' 2018) orders the locations and conditions each observation on at most `m`
+#' earlier ones, its nearest earlier neighbours. `vecchia_neighbors()`
+#' computes the ordering and these conditioning sets, as [vecchia_loglik()]
+#' uses them, so that they can be inspected or passed to another package.
+#'
+#' `ordering = "maxmin"` is the exact maxmin ordering: the location nearest
+#' the mean of the locations first, then each time the location whose
+#' distance to those already ordered is largest (ties to the lowest row). It
+#' is computed with a k-d tree, in about \eqn{O(n \log n)} time for
+#' locations that are spread out, and is the ordering that makes the
+#' approximation accurate for a given `m` (Guinness 2018). `"random"` is a
+#' random permutation from R's generator (reproducible under [set.seed()]),
+#' `"none"` keeps the rows as given.
+#'
+#' The neighbours are exact: for each location the `m` nearest among the
+#' earlier ones (Euclidean distance, or for `distance = "great_circle"`
+#' the chordal distance on the sphere, which orders pairs as the great-circle
+#' distance does), nearest first, ties to the earlier location, found with
+#' the k-d tree on all CPU cores.
+#'
+#' @param locs Locations, one per row: a numeric matrix or data frame. For
+#'   `distance = "great_circle"`, longitude and latitude in degrees.
+#' @param m Size of the conditioning sets, a whole number from 0 to
+#'   `nrow(locs) - 1`.
+#' @param ordering `"maxmin"`, `"random"` or `"none"`; see Details.
+#' @inheritParams matern_cov
+#' @return A list with `order`, the permutation of the rows of `locs`
+#'   (`locs[order, ]` are the ordered locations), and `neighbors`, an
+#'   `nrow(locs)` by `m + 1` integer matrix in the form of GpGp's `NNarray`:
+#'   row `i` holds `i` itself, then the positions (in the ordering) of its
+#'   conditioning set, nearest first, and `NA` where a location has fewer
+#'   than `m` earlier ones (the first `m` rows).
+#' @references Vecchia, A. V. (1988). Estimation and model identification for
+#'   continuous spatial processes. JRSS B 50, 297-312.
+#'   Guinness, J. (2018). Permutation and grouping methods for sharpening
+#'   Gaussian process approximations. Technometrics 60, 415-429.
+#' @seealso [vecchia_loglik()]
+#' @examples
+#' set.seed(1)
+#' locs <- matrix(runif(200), ncol = 2)
+#' nb <- vecchia_neighbors(locs, m = 5)
+#' head(nb$order)
+#' nb$neighbors[1:8, ]
+#' @export
+vecchia_neighbors <- function(locs, m = 30, ordering = c("maxmin", "random", "none"),
+                              distance = c("euclidean", "great_circle")) {
+  call <- environment()
+  ordering <- match_choice(ordering, c("maxmin", "random", "none"), "ordering", call)
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  locs <- as_locations(locs, "locs", distance, call)
+  check_vecchia_m(m, nrow(locs), call)
+  vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
+}
+
+# The points on which orderings and neighbours are computed: the locations,
+# or for great-circle distances their positions on the unit sphere.
+vecchia_search_points <- function(locs, distance) {
+  if (distance == "euclidean") return(locs)
+  lon <- locs[, 1L] * pi / 180
+  lat <- locs[, 2L] * pi / 180
+  cbind(cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat))
+}
+
+vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call) {
+  pts <- vecchia_search_points(locs, distance)
+  n <- nrow(locs)
+  bar <- gs_progress_bar(as.double(n) * (m + 1) * 20, "vecchia_neighbors", call)
+  order <- switch(ordering,
+    maxmin = gs_call(.Call(gs_r_vecchia_maxmin, pts, bar), call),
+    random = sample.int(n),
+    none = seq_len(n)
+  )
+  nn <- gs_call(.Call(gs_r_vecchia_neighbors, pts[order, , drop = FALSE], m, gs_threads(call), bar), call)
+  dup <- attr(nn, "duplicate")
+  if (!is.null(dup)) abort_duplicates(sort(order[dup]), call)
+  list(order = order, neighbors = nn)
+}
+
+# Found by the neighbour search (a nearest earlier neighbour at distance 0);
+# with m = 0 the approximation is the independent one, which duplicates do
+# not harm.
+abort_duplicates <- function(rows, call) {
+  abort_arg(c("{.arg locs} has duplicated locations (rows {rows[1]} and {rows[2]}).",
+              i = "The Vecchia approximation needs distinct locations: average the observations at each location, or perturb them."),
+            call)
+}
+
+check_vecchia_m <- function(m, n, call) {
+  if (!is.numeric(m) || length(m) != 1L || !is.finite(m) || m < 0 || m != round(m)) {
+    abort_arg("{.arg m} must be a whole number, the size of the conditioning sets.", call)
+  }
+  if (m >= n) {
+    abort_arg(c("{.arg m} ({m}) must be less than the number of locations ({n}).",
+                i = "A conditioning set holds at most the {n - 1} other locations."), call)
+  }
+}
+
+#' Vecchia approximation of the Gaussian-process log-likelihood
+#'
+#' `vecchia_loglik()` is the Vecchia approximation (Vecchia 1988, Guinness
+#' 2018, 2021) of [gp_loglik()]: the product, over the locations in the
+#' maxmin ordering, of the law of each observation given those of its `m`
+#' nearest earlier neighbours ([vecchia_neighbors()]), under the Matérn
+#' covariance of [matern()]. It costs \eqn{O(n m^3)} time and
+#' \eqn{O(n m)} memory instead of \eqn{O(n^3)} and \eqn{O(n^2)}, and tends to
+#' the exact log-likelihood as `m` grows (it equals it for `m = n - 1`).
+#'
+#' With covariates `X`, the regression coefficients are profiled out by
+#' generalized least squares under the approximate covariance, as GpGp's
+#' `vecchia_profbeta_loglik` does; the estimate is the attribute `beta`.
+#'
+#' Each conditioning set's covariance is generated where it is factored,
+#' from the same Matérn code as [matern()], and factored by a small Cholesky
+#' factorization: on the CPU one set per thread on all cores, on a GPU one
+#' set per warp, its matrix in shared memory. No \eqn{n \times n} matrix is
+#' ever formed.
+#'
+#' @inheritParams gp_loglik
+#' @param y Observations, a numeric vector of length `nrow(locs)`.
+#' @param m Size of the conditioning sets.
+#' @param X Optional covariates: a numeric matrix with `nrow(locs)` rows
+#'   (include a column of ones for a constant mean), or `NULL` for a
+#'   zero-mean process.
+#' @param ordering The ordering of the locations; see [vecchia_neighbors()].
+#' @return The log-likelihood, with attributes `logdet` (the log-determinant
+#'   of the approximate covariance), `quadform` (the quadratic form of the
+#'   residuals) and, with `X`, `beta`.
+#' @seealso [gp_loglik()] for the exact log-likelihood, [vecchia_neighbors()].
+#' @examples
+#' set.seed(1)
+#' locs <- matrix(runif(600), ncol = 2)
+#' y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
+#' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10)
+#' gp_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
+#' @export
+vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 30, X = NULL,
+                           ordering = c("maxmin", "random", "none"), distance = c("euclidean", "great_circle"),
+                           device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  ordering <- match_choice(ordering, c("maxmin", "random", "none"), "ordering", call)
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  params <- check_covariance(sigma2, range, smoothness, nugget, call)
+  vc <- vecchia_open(locs, m, ordering, distance, device, call)
+  on.exit(vecchia_close(vc))
+  y <- as_observations(y, vc$n, call)
+  if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a vector (one data set).", call)
+  X <- as_covariates(X, vc$n, call)
+  r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call)
+  structure(r$loglik, logdet = r$logdet, quadform = r$quadform, beta = r$beta)
+}
+
+# NULL, or a double matrix with n rows, finite.
+as_covariates <- function(X, n, call) {
+  if (is.null(X)) return(matrix(0, n, 0L))
+  if (is.data.frame(X)) X <- as.matrix(X)
+  if (is.null(dim(X))) X <- matrix(X, ncol = 1L)
+  if (!is.numeric(X) || nrow(X) != n) abort_arg("{.arg X} must be a numeric matrix with {n} rows.", call)
+  if (any(!is.finite(X))) abort_arg("{.arg X} contains missing or infinite values.", call)
+  storage.mode(X) <- "double"
+  X
+}

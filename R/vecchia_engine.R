@@ -1,0 +1,117 @@
+# The native Vecchia object, in the shape of the exact one (gp_open,
+# gp_factor, gp_apply, gp_close in gp.R): opened once with the locations, its
+# ordering and conditioning sets; factored for given parameters (returns the
+# log-determinant of the approximate covariance); applied as W b, W the
+# sparse inverse-Cholesky factor (W'W the inverse of the approximate
+# covariance), so that quadratic forms, GLS coefficients and REML follow
+# from W y and W X as on the exact path. `locs` in the caller's order;
+# `neighbors`: the result of vecchia_neighbors() to reuse, or NULL; `latent`:
+# the first row of locs (in the ordering) whose point is a value of the
+# process without the nugget (prediction), NULL for none.
+vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
+                         device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL,
+                         latent = NULL) {
+  locs <- as_locations(locs, "locs", distance, call)
+  n <- nrow(locs)
+  check_vecchia_m(m, n, call)
+  if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
+  dev <- resolve_device(device, as.double(n) * (m + 1)^2, "matrix", call)
+  metric <- if (distance == "great_circle") 1L else 0L
+  ordered <- locs[neighbors$order, , drop = FALSE]
+  nn <- neighbors$neighbors
+  storage.mode(nn) <- "integer"
+  if (is.null(latent)) latent <- n + 1L
+  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, as.integer(latent), dev, gs_threads(call)), call)
+  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn)
+}
+
+vecchia_close <- function(vc) invisible(.Call(gs_r_vecchia_free, vc$ptr))
+
+vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n) * (vc$m + 1)^2, label, call)
+
+# Factors the approximation for params = c(sigma2, range, smoothness,
+# nugget); returns log |Sigma_V|. A conditioning set whose covariance is not
+# positive definite gets an error of class gpustats_error_not_pd, or
+# `not_pd` where given.
+vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL) {
+  bar <- vecchia_progress_bar(vc, "vecchia_factor", call)
+  tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, as.double(params), bar), call),
+           gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else not_pd)
+}
+
+# W b ("forward") or W^-1 b ("inverse") for b with a row per location. The
+# forward product is in the Vecchia order: a whitening, whose sums of
+# squares and cross-products are those of the approximate law. The inverse
+# takes b in the Vecchia order (standard normal deviates, say) and returns
+# rows in the caller's order: W^-1 z is a draw of the approximate law.
+vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inverse")) {
+  what <- match.arg(what)
+  storage.mode(b) <- "double"
+  if (what == "forward") {
+    b <- if (is.matrix(b)) b[vc$order, , drop = FALSE] else b[vc$order]
+    return(gs_call(.Call(gs_r_vecchia_apply, vc$ptr, 0L, b), call))
+  }
+  out <- gs_call(.Call(gs_r_vecchia_apply, vc$ptr, 1L, b), call)
+  if (is.matrix(out)) out[vc$order, ] <- out else out[vc$order] <- out
+  out
+}
+
+vecchia_params <- c("sigma2", "range", "smoothness", "nugget")
+
+# The log-likelihood of y (a vector in the caller's order) with the
+# coefficients of X (n x p, p >= 0) profiled out, by maximum likelihood
+# (method "ml", GpGp's vecchia_profbeta_loglik_grad_info) or restricted
+# maximum likelihood ("reml"); its gradient in the covariance parameters
+# named in `deriv` and their Fisher information (that of the approximate
+# law, Guinness 2021; the same for both methods), in one pass over the
+# conditioning sets. Returns a list: loglik, grad, info (named by `deriv`),
+# beta, betacov (the GLS covariance of beta), logdet, quadform. A
+# conditioning set whose covariance is not positive definite gets an error
+# of class gpustats_error_not_pd, or `not_pd` where given.
+vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = vecchia_params, method = c("ml", "reml"),
+                                     call = parent.frame(), not_pd = NULL) {
+  method <- match.arg(method)
+  X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
+  storage.mode(X) <- "double"
+  bits <- sum(2L^(match(deriv, vecchia_params) - 1L))
+  bar <- vecchia_progress_bar(vc, "vecchia_loglik", call)
+  sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, as.double(params), as.integer(bits),
+                                 as.double(y[vc$order]), X[vc$order, , drop = FALSE], bar), call),
+                   gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else e)
+  if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)
+  vecchia_profile(sums, vc$n, ncol(X), vecchia_params[vecchia_params %in% deriv], method)
+}
+
+# The log-likelihood, gradient and information from the sums of the native
+# call (see gs_vecchia_grad_info in gs_vecchia.h for their layout).
+vecchia_profile <- function(sums, n, p, deriv, method) {
+  q <- length(deriv)
+  at <- 0L
+  take <- function(len) {
+    at <<- at + len
+    sums[at - len + seq_len(len)]
+  }
+  logdet <- take(1L)
+  ysy <- take(1L)
+  ysx <- take(p)
+  xsx <- matrix(take(p * p), p, p)
+  dlogdet <- take(q)
+  dysy <- take(q)
+  dysx <- matrix(take(p * q), p, q)
+  dxsx <- array(take(p * p * q), c(p, p, q))
+  info <- matrix(take(q * q), q, q, dimnames = list(deriv, deriv))
+  beta <- if (p > 0) solve(xsx, ysx) else numeric()
+  quadform <- ysy - sum(ysx * beta)
+  grad <- vapply(seq_len(q), function(j) {
+    dquad <- dysy[j] - 2 * sum(beta * dysx[, j]) + sum(beta * (dxsx[, , j] %*% beta))
+    -0.5 * (dlogdet[j] + dquad)
+  }, 0)
+  ll <- -0.5 * (n * log(2 * pi) + logdet + quadform)
+  if (method == "reml" && p > 0) {
+    ll <- ll + 0.5 * p * log(2 * pi) - 0.5 * as.numeric(determinant(xsx)$modulus)
+    grad <- grad - 0.5 * vapply(seq_len(q), function(j) sum(diag(solve(xsx, dxsx[, , j]))), 0)
+  }
+  names(grad) <- deriv
+  list(loglik = ll, grad = grad, info = info, beta = beta, betacov = if (p > 0) solve(xsx),
+       logdet = logdet, quadform = quadform)
+}

@@ -1,0 +1,119 @@
+# The Vecchia approximation: accuracy against the exact likelihood as m grows,
+# and the speed of one likelihood with gradient and Fisher information on the
+# GPU, on the package's CPU path and with GpGp (same ordering, conditioning
+# sets and model), ratios in the same run.
+#
+#   Rscript inst/bench/vecchia.R [--option=value ...]      (from the package source root)
+#
+# Options (or environment GPUSTATS_BENCH_<OPTION>):
+#   vecchia_n           sizes of the timed likelihoods (default 1e5,1e6)
+#   vecchia_m           conditioning-set size (default 30)
+#   vecchia_accuracy_n  size of the accuracy study against the exact
+#                       likelihood (default 20000; needs the dense n x n
+#                       factor: about a minute on a GPU, long on a few cores)
+#   vecchia_accuracy_m  its m (default 5,10,30,60)
+#   vecchia_gpgp        1 to time GpGp where it is installed (default 1)
+#   reps                timed repeats (default 3)
+#
+# The timed data are standard normal at uniform locations in the unit square
+# (the time does not depend on the values); sigma2 = 1, range = 0.1, nugget
+# 0.1, smoothness 0.5 (the exponential: closed form) or 1.3 (the Bessel
+# function, and the smoothness derivative by its integral).
+
+if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
+
+vecchia_bench_locs <- function(n, seed = 1) {
+  set.seed(seed)
+  matrix(runif(2 * n), ncol = 2)
+}
+
+# Log-likelihood error and KL divergence of the Vecchia law from the exact
+# one, KL = (log |S_V| - log |S|) / 2 (the trace term is n: each row of W
+# whitens its own conditioning set).
+bench_vecchia_accuracy <- function(n = bench_opt("vecchia_accuracy_n", 2e4, 2000),
+                                   ms = bench_opt("vecchia_accuracy_m", c(5, 10, 30, 60), c(5, 10, 30))) {
+  locs <- vecchia_bench_locs(n, 2)
+  dev <- if (gpu_available()) "gpu" else "cpu"
+  p <- c(1, 0.1, 1.3, 0.1)
+  y <- gp_simulate(locs, p[1], p[2], p[3], p[4], device = dev)
+  exact <- gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = dev)
+  rows <- lapply(ms, function(m) {
+    v <- vecchia_loglik(y, locs, p[1], p[2], p[3], p[4], m = m, device = dev)
+    data.frame(n = n, m = m, loglik_error = as.numeric(v - exact),
+               relative = as.numeric(v / exact - 1),
+               kl = 0.5 * (attr(v, "logdet") - attr(exact, "logdet")))
+  })
+  do.call(rbind, rows)
+}
+
+# Seconds of one likelihood with gradient and information, per device, and
+# of GpGp's vecchia_profbeta_loglik_grad_info on the same problem.
+bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), m = bench_opt("vecchia_m", 30),
+                                reps = bench_opt("reps", 3, 1), gpgp = bench_opt("vecchia_gpgp", 1)) {
+  rows <- list()
+  add <- function(...) rows[[length(rows) + 1L]] <<- data.frame(..., stringsAsFactors = FALSE)
+  has_gpgp <- gpgp == 1 && requireNamespace("GpGp", quietly = TRUE)
+  for (n in ns) {
+    locs <- vecchia_bench_locs(n)
+    y <- rnorm(n)
+    X <- matrix(1, n, 1)
+    t_nb <- system.time(nb <- vecchia_neighbors(locs, m = m))[["elapsed"]]
+    add(case = "maxmin ordering + neighbours", n = n, device = "cpu", seconds = t_nb)
+    message(sprintf("n = %s: ordering and neighbours %s s", fmt_n(n), fmt_sec(t_nb)))
+    for (nu in c(0.5, 1.3)) {
+      p <- c(1, 0.1, nu, 0.1)
+      deriv <- if (nu == 0.5) c("sigma2", "range", "nugget") else gpustats:::vecchia_params
+      label <- sprintf("loglik + gradient + information, smoothness %s (%d parameters)",
+                       if (nu == 0.5) "0.5 fixed" else "1.3 free", length(deriv))
+      for (dev in c("cpu", if (gpu_available()) "gpu")) {
+        vc <- gpustats:::vecchia_open(locs, m, device = dev, neighbors = nb)
+        t <- bench_time(function() gpustats:::vecchia_loglik_grad_info(vc, p, y, X, deriv = deriv), reps)
+        gpustats:::vecchia_close(vc)
+        add(case = label, n = n, device = if (dev == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu",
+            seconds = t)
+        message(sprintf("n = %s, nu = %s, %s: %s s", fmt_n(n), nu, dev, fmt_sec(t)))
+      }
+      if (has_gpgp) {
+        # the same model in GpGp: its exponential (3 parameters) at 0.5, its
+        # Matérn (4, the smoothness derivative by a difference) at 1.3
+        lo <- locs[nb$order, ]
+        yo <- y[nb$order]
+        covfun <- if (nu == 0.5) "exponential_isotropic" else "matern_isotropic"
+        cp <- if (nu == 0.5) c(1, 0.1, 0.1) else c(1, 0.1, nu, 0.1)
+        # no warm-up run: GpGp's Matérn takes minutes at n = 1e6
+        t <- bench_time(function() GpGp::vecchia_profbeta_loglik_grad_info(cp, covfun, yo, X, lo, nb$neighbors), reps,
+                        warmup = 0)
+        add(case = label, n = n, device = sprintf("GpGp (%d cores)", bench_cores()), seconds = t)
+        message(sprintf("n = %s, nu = %s, GpGp: %s s", fmt_n(n), nu, fmt_sec(t)))
+      }
+    }
+  }
+  do.call(rbind, rows)
+}
+
+vecchia_tables <- function(acc, speed) {
+  a <- data.frame(n = fmt_n(acc$n), m = acc$m, `loglik error` = fmt_g(acc$loglik_error),
+                  relative = fmt_g(acc$relative), KL = fmt_g(acc$kl), check.names = FALSE)
+  ratio <- function(case, n, pattern) {
+    base <- speed$seconds[speed$case == case & speed$n == n & grepl(pattern, speed$device)]
+    if (length(base)) base[1] else NA
+  }
+  speed$vs_cpu <- mapply(function(cs, n, s) ratio(cs, n, "^cpu") / s, speed$case, speed$n, speed$seconds)
+  speed$vs_gpgp <- mapply(function(cs, n, s) ratio(cs, n, "^GpGp") / s, speed$case, speed$n, speed$seconds)
+  s <- data.frame(case = speed$case, n = fmt_n(speed$n), device = speed$device, seconds = fmt_sec(speed$seconds),
+                  `x CPU path` = fmt_ratio(speed$vs_cpu), `x GpGp` = fmt_ratio(speed$vs_gpgp), check.names = FALSE)
+  paste(c("## Vecchia approximation: accuracy (sigma2 = 1, range 0.1, smoothness 1.3, nugget 0.1)", "",
+          md_table(a, "rrrrr"), "",
+          "## Vecchia approximation: one likelihood with gradient and Fisher information (m = 30, constant mean)", "",
+          md_table(s, "lrlrrr"), "",
+          "Same maxmin ordering and conditioning sets for every row; times from R, median of the repeats.", ""),
+        collapse = "\n")
+}
+
+if (sys.nframe() == 0L) {
+  acc <- bench_vecchia_accuracy()
+  print(acc)
+  speed <- bench_vecchia_speed()
+  print(speed)
+  cat(vecchia_tables(acc, speed), "\n")
+}

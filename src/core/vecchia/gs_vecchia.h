@@ -1,0 +1,92 @@
+/* The Vecchia approximation of a Matérn Gaussian process (Vecchia 1988,
+ * Guinness 2018, 2021): each point, in a chosen order, conditioned on at
+ * most m earlier points (its conditioning set). The object has the shape of
+ * the exact one (gs_gp.h): created once with the locations, factored for
+ * given parameters (log-determinant of the approximate covariance), then
+ * applied: W b with W the sparse inverse-Cholesky factor, W'W the inverse
+ * of the approximate covariance, so that quadratic forms, generalized least
+ * squares and REML follow from W y and W X. A second entry point returns in
+ * one pass the sums from which the likelihood with profiled regression
+ * coefficients, its gradient in the covariance parameters and the Fisher
+ * information follow (GpGp's vecchia_profbeta_loglik_grad_info). */
+#ifndef GS_VECCHIA_H
+#define GS_VECCHIA_H
+
+#include "gs_common.h"
+#include "gs_gp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_vecchia gs_vecchia;
+
+typedef struct {
+  int device;          /* < 0: CPU, else that GPU */
+  const double *locs;  /* n x dim, column-major, in the Vecchia order; copied */
+  long n;
+  int dim, metric;     /* metric: MATERN_EUCLIDEAN or MATERN_GREAT_CIRCLE */
+  const int *nn;       /* n x (m + 1), column-major, 0-based: row i is i, then
+                          its conditioning set (earlier points), -1 after; copied */
+  int m;
+  long latent;         /* points from this one on are values of the process
+                          without the nugget (new locations of a prediction;
+                          n for none); gs_vecchia_grad_info needs none */
+  int threads;
+  gs_progress_fn progress; /* may be NULL */
+} gs_vecchia_args;
+
+gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **v, char *msg);
+void gs_vecchia_free(gs_vecchia *v);
+long gs_vecchia_size(const gs_vecchia *v);
+
+/* Factors the approximation for parameters p: *logdet = log |Sigma_V|. When
+ * the covariance of a conditioning set is not positive definite:
+ * GS_ERR_NOT_PD, *failed_point the first such point (1-based). */
+gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *logdet, long *failed_point, char *msg);
+
+/* With the last factor: out = W b (GS_VECCHIA_FORWARD) or W^-1 b
+ * (GS_VECCHIA_INVERSE: a draw of the approximate law from standard normal
+ * b, by substitution in the order, on the CPU), for k columns b (n x k,
+ * host). out may be b. */
+enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1 };
+gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);
+
+/* The bits of `deriv`: which parameters to differentiate, in the order
+ * sigma2, range, smoothness, nugget (bit 0 to 3). */
+int gs_vecchia_deriv_count(int deriv);
+/* Doubles of the sums that gs_vecchia_grad_info returns, for p covariates and
+ * the parameters in deriv. */
+int gs_vecchia_sums_size(int p, int deriv);
+
+/* For y (n) and X (n x p, may be NULL with p = 0), in the object's order,
+ * and Q = W'W: sums = (log |Sigma_V|, y'Qy, X'Qy (p), X'QX (p x p)), then for
+ * the q parameters of deriv, in their order: the derivatives of log |Sigma_V|
+ * (q), of y'Qy (q), of X'Qy (p x q), of X'QX (p x p x q), and the Fisher
+ * information of the covariance parameters (q x q). */
+gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int deriv, const double *y,
+                               const double *X, int p, double *sums, long *failed_point, char *msg);
+
+/* Maxmin ordering (exact): the point nearest the mean of the locations first,
+ * then each time the point farthest from those already ordered; ties to the
+ * lowest index. order: n, 0-based. Euclidean distance. */
+gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs_progress_fn progress, char *msg);
+
+/* The m nearest earlier neighbours of each point of locs (already in order),
+ * Euclidean, nearest first, ties to the lower index: nn as gs_vecchia_args.
+ * duplicate: the first point (0-based) whose nearest earlier neighbour is at
+ * distance 0, and that neighbour; -1 and -1 when there is none (m = 0 finds
+ * none). */
+gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn, long duplicate[2],
+                               gs_progress_fn progress, char *msg);
+
+/* The k nearest points of locs (n x dim) to each of the nq query points,
+ * nearest first, ties to the lower index: nn (nq x k, column-major, 0-based). */
+gs_status gs_vecchia_nearest(const double *locs, long n, int dim, const double *query, long nq, int k, int threads,
+                             int *nn, gs_progress_fn progress, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,165 @@
+/* The Vecchia object: argument checks and the choice of backend. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cpu.h"
+#include "vecchia_internal.h"
+
+long gs_vecchia_size(const gs_vecchia *v) { return v->n; }
+
+int gs_vecchia_deriv_count(int deriv)
+{
+  int q = 0;
+  for (int j = 0; j < VECCHIA_NPARAMS; ++j) q += (deriv >> j) & 1;
+  return q;
+}
+
+int gs_vecchia_sums_size(int p, int deriv) { return vecchia_acc_size(p, gs_vecchia_deriv_count(deriv)); }
+
+vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, const int *nn, int row_major,
+                                   const double *y, const double *X, int p, int deriv)
+{
+  vecchia_problem pr = {
+    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .metric = v->metric, .nn = nn,
+    .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
+    .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
+  };
+  for (int j = 0; j < VECCHIA_NPARAMS; ++j)
+    if ((deriv >> j) & 1) pr.params[pr.q++] = j;
+  return pr;
+}
+
+/* Every row starts with its own index and lists earlier points, then -1. */
+static gs_status check_neighbors(const int *nn, long n, int mp1, char *msg)
+{
+  for (long i = 0; i < n; ++i) {
+    if (nn[i] != i) return gs_set_msg(msg, GS_ERR_ARG, "row %ld of the neighbour array does not start with its own index", i + 1);
+    int padded = 0;
+    for (int j = 1; j < mp1; ++j) {
+      const int g = nn[i + (long)j * n];
+      if (g < 0) padded = 1;
+      else if (padded || g >= i)
+        return gs_set_msg(msg, GS_ERR_ARG, "row %ld of the neighbour array lists a point that is not earlier, or one after a missing entry", i + 1);
+    }
+  }
+  return GS_OK;
+}
+
+gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *msg)
+{
+  *out = NULL;
+  if (a->n < 1 || a->dim < 1 || a->m < 0 || a->m >= a->n || a->latent < 0 || a->latent > a->n)
+    return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations, dim >= 1, 0 <= m < n and 0 <= latent <= n (n = %ld, m = %d)",
+                      a->n, a->m);
+  const int mp1 = a->m + 1;
+  gs_status st = check_neighbors(a->nn, a->n, mp1, msg);
+  if (st != GS_OK) return st;
+  const double bytes = (double)a->n * (a->dim * 8.0 + mp1 * 12.0);
+  if ((st = gs_host_memory_check(bytes, "the Vecchia locations, neighbours and factor", msg)) != GS_OK) return st;
+  gs_vecchia *v = (gs_vecchia *)calloc(1, sizeof(gs_vecchia));
+  if (!v) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia object");
+  *v = (gs_vecchia){
+    .device = a->device, .n = a->n, .latent = a->latent, .dim = a->dim, .metric = a->metric, .mp1 = mp1,
+    .threads = a->threads, .progress = a->progress,
+  };
+  v->locs = (double *)malloc((size_t)a->n * a->dim * sizeof(double));
+  v->nn = (int *)malloc((size_t)a->n * mp1 * sizeof(int));
+  if (!v->locs || !v->nn) {
+    gs_vecchia_free(v);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia locations and neighbours");
+  }
+  memcpy(v->locs, a->locs, (size_t)a->n * a->dim * sizeof(double));
+  memcpy(v->nn, a->nn, (size_t)a->n * mp1 * sizeof(int));
+  if (v->device >= 0 && (st = gs_vecchia_gpu_init(v, msg)) != GS_OK) {
+    gs_vecchia_free(v);
+    return st;
+  }
+  *out = v;
+  return GS_OK;
+}
+
+void gs_vecchia_free(gs_vecchia *v)
+{
+  if (!v) return;
+  if (v->device >= 0) gs_vecchia_gpu_release(v);
+  free(v->locs);
+  free(v->nn);
+  free(v->w);
+  free(v);
+}
+
+static gs_status check_params(const gs_matern_params *p, char *msg)
+{
+  if (!(p->sigma2 > 0.0) || !(p->range > 0.0) || !(p->smoothness > 0.0) || !(p->nugget >= 0.0) ||
+      !isfinite(p->sigma2 + p->range + p->smoothness + p->nugget))
+    return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, sigma2, range and smoothness positive, nugget non-negative");
+  return GS_OK;
+}
+
+gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *logdet, long *failed_point, char *msg)
+{
+  gs_status st = check_params(p, msg);
+  if (st != GS_OK) return st;
+  v->factored = 0;
+  *failed_point = 0;
+  if (v->device >= 0) {
+    st = gs_vecchia_gpu_run(v, p, NULL, NULL, 0, 0, 1, logdet, failed_point, msg);
+  } else {
+    if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
+    const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, NULL, NULL, 0, 0);
+    const vecchia_model md = vecchia_model_prepare(p->sigma2, p->range, p->smoothness, p->nugget);
+    st = gs_vecchia_cpu_run(v, &pr, &md, v->w, logdet, failed_point, msg);
+  }
+  v->factored = (st == GS_OK);
+  return st;
+}
+
+/* W^-1 b on the CPU, with the factor brought from the GPU where it is there. */
+static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+{
+  if (v->device >= 0) {
+    if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
+    gs_status st = gs_vecchia_gpu_factor_to_host(v, v->w, msg);
+    if (st != GS_OK) return st;
+  }
+  gs_vecchia_cpu_inverse(v, b, k, out);
+  return GS_OK;
+}
+
+gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
+{
+  if (!v->factored) return gs_set_msg(msg, GS_ERR_ARG, "the Vecchia object has not been factored");
+  if (what != GS_VECCHIA_FORWARD && what != GS_VECCHIA_INVERSE) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", what);
+  if (k < 1) return GS_OK;
+  const size_t bytes = (size_t)v->n * k * sizeof(double);
+  double *copy = NULL;
+  if (out == b) { /* both read b at other rows than they write */
+    if (!(copy = (double *)malloc(bytes))) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate a copy of b");
+    memcpy(copy, b, bytes);
+    b = copy;
+  }
+  gs_status st;
+  if (what == GS_VECCHIA_INVERSE) st = vecchia_inverse(v, b, k, out, msg);
+  else if (v->device >= 0) st = gs_vecchia_gpu_apply(v, b, k, out, msg);
+  else st = gs_vecchia_cpu_apply(v, b, k, out, msg);
+  free(copy);
+  return st;
+}
+
+gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int deriv, const double *y,
+                               const double *X, int p, double *sums, long *failed_point, char *msg)
+{
+  gs_status st = check_params(prm, msg);
+  if (st != GS_OK) return st;
+  if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << VECCHIA_NPARAMS))
+    return gs_set_msg(msg, GS_ERR_ARG, "invalid covariates or derivative flags");
+  if (v->latent < v->n) return gs_set_msg(msg, GS_ERR_ARG, "the likelihood needs observations at every point (no latent points)");
+  *failed_point = 0;
+  if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);
+  const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, y, X, p, deriv);
+  const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
+  return gs_vecchia_cpu_run(v, &pr, &md, NULL, sums, failed_point, msg);
+}

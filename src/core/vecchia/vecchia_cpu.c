@@ -1,0 +1,130 @@
+/* The Vecchia approximation on all CPU cores: the points in chunks, one
+ * thread per chunk, each point a small Cholesky factorization. The sums of
+ * each chunk are added in chunk order, so that the result does not depend on
+ * the number of threads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cpu.h"
+#include "vecchia_internal.h"
+
+/* Points per chunk, and chunks between two interrupt checks. */
+#define VECCHIA_CHUNK 256
+#define VECCHIA_BATCH_CHUNKS 256
+
+/* Runs the points of chunks [c0, c1) into their partial sums (part, K per
+ * chunk); the first failing point into *failed (1-based, 0 if none). */
+GS_CPU_DISPATCH static void vecchia_cpu_chunks(const gs_vecchia *v, const vecchia_problem *pr,
+                                               const vecchia_model *md, double *w, double *part, int K,
+                                               long c0, long c1, int nthreads, long *failed)
+{
+  const long wdoubles = vecchia_work_doubles(pr->mp1, pr->p, pr->q, pr->deriv != 0);
+#pragma omp parallel num_threads(nthreads)
+  {
+    double *ws = (double *)malloc((size_t)wdoubles * sizeof(double));
+    int *idx = (int *)malloc((size_t)pr->mp1 * sizeof(int));
+    const int ld = pr->mp1;
+    vecchia_work work = {
+      .a = ws, .dm = pr->deriv ? ws + (long)ld * ld : NULL,
+      .rhs = ws + (long)ld * ld * (pr->deriv ? 2 : 1), .idx = idx,
+    };
+    work.w = work.rhs + (long)ld * (1 + pr->p + pr->q);
+    work.dzx = work.w + ld;
+#pragma omp for schedule(dynamic, 1)
+    for (long c = c0; c < c1; ++c) {
+      double *acc = part + (c - c0) * K;
+      memset(acc, 0, (size_t)K * sizeof(double));
+      const long i1 = (c + 1) * VECCHIA_CHUNK < v->n ? (c + 1) * VECCHIA_CHUNK : v->n;
+      for (long i = c * VECCHIA_CHUNK; i < i1; ++i) {
+        if (!ws || !idx) {
+          *failed = -1;
+          break;
+        }
+        int bad = vecchia_point(pr, md, &work, i, w ? w + i * ld : NULL, acc, 0, 1);
+        if (bad) {
+#pragma omp critical(gs_vecchia_failed)
+          if (*failed == 0 || (*failed > 0 && i + 1 < *failed)) *failed = i + 1;
+          break;
+        }
+      }
+    }
+    free(ws);
+    free(idx);
+  }
+}
+
+gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w,
+                             double *sums, long *failed_point, char *msg)
+{
+  const int K = pr->y ? vecchia_acc_size(pr->p, pr->q) : 1;
+  const long chunks = (v->n + VECCHIA_CHUNK - 1) / VECCHIA_CHUNK;
+  const double per_point = (double)pr->mp1 * pr->mp1 * (pr->deriv ? 4.0 : 1.0);
+  const int nthreads = gs_cpu_threads_for(v->threads, (double)v->n * per_point);
+  double *part = (double *)malloc((size_t)VECCHIA_BATCH_CHUNKS * K * sizeof(double));
+  if (!part) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia sums");
+  memset(sums, 0, (size_t)K * sizeof(double));
+  long failed = 0;
+  gs_status st = GS_OK;
+  for (long c0 = 0; c0 < chunks && st == GS_OK; c0 += VECCHIA_BATCH_CHUNKS) {
+    const long c1 = c0 + VECCHIA_BATCH_CHUNKS < chunks ? c0 + VECCHIA_BATCH_CHUNKS : chunks;
+    vecchia_cpu_chunks(v, pr, md, w, part, K, c0, c1, nthreads, &failed);
+    for (long c = 0; c < c1 - c0; ++c)
+      for (int k = 0; k < K; ++k) sums[k] += part[c * K + k];
+    if (failed < 0) st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the workspace of a conditioning set");
+    else if (failed > 0) st = GS_ERR_NOT_PD;
+    else if (v->progress && c1 < chunks && v->progress((double)c1 / chunks)) st = gs_interrupted(msg);
+  }
+  free(part);
+  if (st == GS_ERR_NOT_PD) {
+    *failed_point = failed;
+    gs_set_msg(msg, st, "the covariance of the conditioning set of point %ld is not positive definite", failed);
+  }
+  return st;
+}
+
+gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  const int nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * k / 4.0);
+  (void)msg;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (long i = 0; i < n; ++i) {
+    const double *wi = v->w + i * mp1;
+    for (int c = 0; c < k; ++c) {
+      const double *bc = b + (long)c * n;
+      double s = 0.0;
+      for (int j = 0; j < mp1; ++j) {
+        const int g = v->nn[i + (long)j * n];
+        if (g < 0) break;
+        s += wi[j] * bc[g];
+      }
+      out[i + (long)c * n] = s;
+    }
+  }
+  return GS_OK;
+}
+
+void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  const int nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * k / 4.0);
+  /* x_i = (b_i - sum_j W_ij x_j) / W_ii over the earlier points j of row i:
+   * sequential in i, one column per thread */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int c = 0; c < k; ++c) {
+    const double *bc = b + (long)c * n;
+    double *x = out + (long)c * n;
+    for (long i = 0; i < n; ++i) {
+      const double *wi = v->w + i * mp1;
+      double s = bc[i];
+      for (int j = 1; j < mp1; ++j) {
+        const int g = v->nn[i + (long)j * n];
+        if (g < 0) break;
+        s -= wi[j] * x[g];
+      }
+      x[i] = s / wi[0];
+    }
+  }
+}

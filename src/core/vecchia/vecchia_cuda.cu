@@ -1,0 +1,295 @@
+/* The Vecchia approximation on a GPU: one warp per conditioning set, its
+ * covariance generated in shared memory from the shared Matérn code (a pair
+ * per lane) and factored there by the warp (vecchia_point.h, the code the
+ * CPU runs with one lane). The locations, the neighbour array and the factor
+ * stay on the device; each call uploads y and X, and the points run in
+ * batches with an interrupt check between them. Each block adds its warps'
+ * sums in a fixed order and the host adds the blocks' in block order, so
+ * that a result does not change from run to run. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "gs_gpu_ctx.cuh"
+#include "vecchia_internal.h"
+
+/* Points per batch (between interrupt checks), warps per block at most. */
+#define VECCHIA_GPU_BATCH ((long)1 << 20)
+#define VECCHIA_GPU_WARPS 4
+
+struct gs_vecchia_gpu {
+  gs_gpu_ctx *ctx;
+  double *locs;   /* n x dim */
+  int *nn;        /* n x mp1, row-major: a warp reads its point's row at once */
+  double *w;      /* n x mp1: the factor, allocated by the first factorization */
+  double *data;   /* y and X: n x (1 + p) */
+  int data_cols;
+  double *part;   /* blocks x K partial sums */
+  size_t part_bytes;
+  unsigned long long *failed;
+  int blocks, shared_optin;
+};
+
+/* Bytes of shared memory per warp: its workspace, its accumulator and idx. */
+static size_t warp_bytes(const vecchia_problem *pr, int K)
+{
+  return (size_t)(vecchia_work_doubles(pr->mp1, pr->p, pr->q, pr->deriv != 0) + K) * sizeof(double) +
+         (size_t)(pr->mp1 + 1) / 2 * sizeof(double);
+}
+
+__global__ void vecchia_points_kernel(vecchia_problem pr, vecchia_model md, long i0, long i1, double *w,
+                                      double *part, int K, unsigned long long *failed)
+{
+  extern __shared__ double smem[];
+  const int lane = threadIdx.x, warp = threadIdx.y, warps = blockDim.y;
+  const int ld = pr.mp1;
+  const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.deriv != 0);
+  const long per_warp = wd + K + (ld + 1) / 2;
+  double *base = smem + warp * per_warp;
+  vecchia_work work;
+  work.a = base;
+  work.dm = pr.deriv ? base + (long)ld * ld : NULL;
+  work.rhs = base + (long)ld * ld * (pr.deriv ? 2 : 1);
+  work.w = work.rhs + (long)ld * (1 + pr.p + pr.q);
+  work.dzx = work.w + ld;
+  double *acc = base + wd;
+  work.idx = (int *)(acc + K);
+  for (int k = lane; k < K; k += 32) acc[k] = 0.0;
+  __syncwarp();
+  for (long i = i0 + (long)blockIdx.x * warps + warp; i < i1; i += (long)gridDim.x * warps) {
+    const int bad = vecchia_point(&pr, &md, &work, i, w ? w + i * ld : NULL, acc, lane, 32);
+    if (bad && lane == 0) atomicMin(failed, (unsigned long long)(i + 1));
+  }
+  __syncthreads();
+  for (int k = warp * 32 + lane; k < K; k += 32 * warps) {
+    double s = 0.0;
+    for (int v = 0; v < warps; ++v) s += smem[v * per_warp + wd + k];
+    part[(long)blockIdx.x * K + k] = s;
+  }
+}
+
+/* out = W b, nn row-major. */
+__global__ void vecchia_apply_kernel(const double *w, const int *nn, long n, int mp1, const double *b, int k,
+                                     double *out)
+{
+  const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n * k) return;
+  const long i = t % n, c = t / n;
+  const double *bc = b + c * n, *wi = w + i * mp1;
+  double s = 0.0;
+  for (int j = 0; j < mp1; ++j) {
+    const int g = nn[i * mp1 + j];
+    if (g < 0) break;
+    s += wi[j] * bc[g];
+  }
+  out[t] = s;
+}
+
+/* The neighbour array, transposed to row-major on the host. */
+static gs_status upload_neighbors(gs_vecchia *v, char *msg)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  int *rows = (int *)malloc((size_t)n * mp1 * sizeof(int));
+  if (!rows) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  for (long i = 0; i < n; ++i)
+    for (int j = 0; j < mp1; ++j) rows[i * mp1 + j] = v->nn[i + (long)j * n];
+  gs_status st = gs_gpu_copy_to_device(v->gpu->ctx, v->gpu->nn, rows, (size_t)n * mp1 * sizeof(int), 0, msg);
+  free(rows);
+  return st;
+}
+
+extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = (gs_vecchia_gpu *)calloc(1, sizeof *g);
+  if (!g) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  v->gpu = g;
+  const size_t n = (size_t)v->n, locs_b = n * v->dim * sizeof(double), nn_b = n * v->mp1 * sizeof(int);
+  /* the arrays of a factorization and of a likelihood with a few covariates */
+  const double need = (double)locs_b + nn_b + n * v->mp1 * 8.0 + n * 8.0 * 4;
+  size_t free_b = 0;
+  GS_TRY(gs_gpu_ctx_get(v->device, &g->ctx, msg));
+  GS_TRY(gs_gpu_ctx_free_memory(g->ctx, &free_b, msg));
+  if (need > (double)gs_gpu_budget(free_b)) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM,
+                    "the Vecchia approximation of n = %ld points with m = %d needs %.2f GB of GPU memory; "
+                    "GPU %d has %.2f GB free",
+                    v->n, v->mp1 - 1, need / 1e9, v->device, free_b / 1e9);
+    goto done;
+  }
+  GS_CUDA_TRY(cudaDeviceGetAttribute(&g->shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, v->device));
+  g->blocks = 8 * g->ctx->multiprocessors;
+  GS_CUDA_TRY(cudaMalloc(&g->locs, locs_b));
+  GS_CUDA_TRY(cudaMalloc(&g->nn, nn_b));
+  GS_CUDA_TRY(cudaMalloc(&g->failed, sizeof(unsigned long long)));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, v->locs, locs_b, 0, msg));
+  GS_TRY(upload_neighbors(v, msg));
+done:
+  if (st != GS_OK) gs_vecchia_gpu_release(v);
+  return st;
+}
+
+extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
+{
+  gs_vecchia_gpu *g = v->gpu;
+  if (!g) return;
+  if (g->ctx) {
+    cudaSetDevice(g->ctx->device);
+    cudaStreamSynchronize(g->ctx->stream[0]);
+  }
+  cudaFree(g->locs);
+  cudaFree(g->nn);
+  cudaFree(g->w);
+  cudaFree(g->data);
+  cudaFree(g->part);
+  cudaFree(g->failed);
+  free(g);
+  v->gpu = NULL;
+}
+
+/* y and X on the device, in one n x (1 + p) buffer kept between calls. */
+static gs_status upload_data(gs_vecchia *v, const double *y, const double *X, int p, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  const size_t col = (size_t)v->n * sizeof(double);
+  if (g->data_cols < 1 + p) {
+    cudaFree(g->data);
+    g->data = NULL;
+    g->data_cols = 0;
+    GS_CUDA_TRY(cudaMalloc(&g->data, col * (1 + p)));
+    g->data_cols = 1 + p;
+  }
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->data, y, col, 0, msg));
+  if (p > 0) GS_TRY(gs_gpu_copy_to_device(g->ctx, g->data + v->n, X, col * p, 0, msg));
+done:
+  return st;
+}
+
+/* Warps per block that the shared memory holds; 0 when not even one. */
+static int block_warps(const gs_vecchia_gpu *g, size_t per_warp)
+{
+  int warps = VECCHIA_GPU_WARPS;
+  while (warps > 0 && per_warp * warps > (size_t)g->shared_optin) --warps;
+  return warps;
+}
+
+/* Launches the batches of points; their sums into sums (K). */
+static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
+                             double *sums, long *failed_point, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  cudaStream_t s = g->ctx->stream[0];
+  const size_t per_warp = warp_bytes(pr, K), part_bytes = (size_t)g->blocks * K * sizeof(double);
+  const int warps = block_warps(g, per_warp);
+  double *host = (double *)malloc(part_bytes);
+  unsigned long long failed = ~0ULL;
+  if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  if (warps == 0) {
+    st = gs_set_msg(msg, GS_ERR_ARG, "m = %d with %d covariates needs %.0f KB of shared memory per conditioning set; "
+                    "this GPU has %d KB a block: use a smaller m or the CPU", pr->mp1 - 1, pr->p, per_warp / 1024.0,
+                    g->shared_optin / 1024);
+    goto done;
+  }
+  if (g->part_bytes < part_bytes) {
+    cudaFree(g->part);
+    g->part = NULL;
+    g->part_bytes = 0;
+    GS_CUDA_TRY(cudaMalloc(&g->part, part_bytes));
+    g->part_bytes = part_bytes;
+  }
+  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_points_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)(per_warp * warps)));
+  GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
+  for (int k = 0; k < K; ++k) sums[k] = 0.0;
+  for (long i0 = 0; i0 < v->n; i0 += VECCHIA_GPU_BATCH) {
+    const long i1 = i0 + VECCHIA_GPU_BATCH < v->n ? i0 + VECCHIA_GPU_BATCH : v->n;
+    vecchia_points_kernel<<<g->blocks, dim3(32, warps), per_warp * warps, s>>>(*pr, *md, i0, i1, w, g->part, K,
+                                                                               g->failed);
+    GS_CUDA_TRY(cudaGetLastError());
+    GS_CUDA_TRY(cudaMemcpyAsync(host, g->part, part_bytes, cudaMemcpyDeviceToHost, s));
+    GS_CUDA_TRY(cudaMemcpyAsync(&failed, g->failed, sizeof failed, cudaMemcpyDeviceToHost, s));
+    GS_CUDA_TRY(cudaStreamSynchronize(s));
+    for (int b = 0; b < g->blocks; ++b)
+      for (int k = 0; k < K; ++k) sums[k] += host[(long)b * K + k];
+    if (failed != ~0ULL) {
+      *failed_point = (long)failed;
+      st = gs_set_msg(msg, GS_ERR_NOT_PD, "the covariance of the conditioning set of point %ld is not positive definite",
+                      (long)failed);
+      goto done;
+    }
+    if (v->progress && i1 < v->n && v->progress((double)i1 / v->n)) {
+      st = gs_interrupted(msg);
+      goto done;
+    }
+  }
+done:
+  free(host);
+  return st;
+}
+
+extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X,
+                                        int p, int deriv, int keep_factor, double *sums, long *failed_point, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  GS_CUDA_TRY(cudaSetDevice(g->ctx->device));
+  if (keep_factor && !g->w) GS_CUDA_TRY(cudaMalloc(&g->w, (size_t)v->n * v->mp1 * sizeof(double)));
+  if (y) GS_TRY(upload_data(v, y, X, p, msg));
+  {
+    const vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, 1, y ? g->data : NULL,
+                                                  y ? g->data + v->n : NULL, y ? p : 0, y ? deriv : 0);
+    const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
+    const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
+    st = run_batches(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
+  }
+done:
+  return st;
+}
+
+extern "C" gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  cudaStream_t s = g->ctx->stream[0];
+  double *db = NULL, *dout = NULL;
+  const size_t n = (size_t)v->n;
+  size_t free_b = 0;
+  GS_CUDA_TRY(cudaSetDevice(g->ctx->device));
+  GS_TRY(gs_gpu_ctx_free_memory(g->ctx, &free_b, msg));
+  {
+    /* columns in groups that fit: b and W b, 16 n bytes a column */
+    long cols = (long)(gs_gpu_budget(free_b) / (16.0 * n));
+    if (cols < 1) {
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "W b needs %.2f GB of GPU memory a column; %.2f GB are free", 16e-9 * n,
+                      free_b / 1e9);
+      goto done;
+    }
+    if (cols > k) cols = k;
+    GS_CUDA_TRY(cudaMalloc(&db, n * cols * sizeof(double)));
+    GS_CUDA_TRY(cudaMalloc(&dout, n * cols * sizeof(double)));
+    for (long c0 = 0; c0 < k; c0 += cols) {
+      const long kc = (c0 + cols < k) ? cols : k - c0;
+      GS_TRY(gs_gpu_copy_to_device(g->ctx, db, b + c0 * n, n * kc * sizeof(double), 0, msg));
+      const long threads = (long)n * kc;
+      vecchia_apply_kernel<<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(g->w, g->nn, v->n, v->mp1, db, (int)kc,
+                                                                            dout);
+      GS_CUDA_TRY(cudaGetLastError());
+      GS_TRY(gs_gpu_copy_to_host(g->ctx, out + c0 * n, dout, n * kc * sizeof(double), 0, msg));
+    }
+  }
+done:
+  cudaFree(db);
+  cudaFree(dout);
+  return st;
+}
+
+extern "C" gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg)
+{
+  gs_status st = GS_OK;
+  GS_CUDA_TRY(cudaSetDevice(v->gpu->ctx->device));
+  GS_TRY(gs_gpu_copy_to_host(v->gpu->ctx, w, v->gpu->w, (size_t)v->n * v->mp1 * sizeof(double), 0, msg));
+done:
+  return st;
+}

@@ -1,0 +1,52 @@
+/* The Vecchia object shared by vecchia.c and its two backends. */
+#ifndef GS_VECCHIA_INTERNAL_H
+#define GS_VECCHIA_INTERNAL_H
+
+#include "gs_vecchia.h"
+#include "vecchia_point.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_vecchia_gpu gs_vecchia_gpu; /* defined by vecchia_cuda.cu */
+
+struct gs_vecchia {
+  int device; /* < 0: CPU */
+  long n, latent;
+  int dim, metric, mp1, threads;
+  double *locs; /* n x dim */
+  int *nn;      /* n x mp1 */
+  double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
+  gs_vecchia_gpu *gpu;
+  gs_progress_fn progress;
+  int factored;
+};
+
+/* The problem of an evaluation: the object's arrays (host, nn column-major,
+ * or device, nn row-major: `row_major`), and y, X, deriv as given. */
+vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, const int *nn, int row_major,
+                                   const double *y, const double *X, int p, int deriv);
+
+/* Runs every point: the factor into w (n x mp1, may be NULL), the sums
+ * (vecchia_acc_size) into sums when pr->y is set, else the log-determinant
+ * into sums[0]. */
+gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w,
+                             double *sums, long *failed_point, char *msg);
+gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* out = W^-1 b with the factor in v->w. */
+void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
+
+gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg);
+void gs_vecchia_gpu_release(gs_vecchia *v);
+gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X, int p,
+                             int deriv, int keep_factor, double *sums, long *failed_point, char *msg);
+gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* Copies the factor from the device into w (n x mp1, host). */
+gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,30 @@
+/* The Vecchia GPU entry points in a build without CUDA. */
+#include "gs_gpu.h"
+#include "vecchia_internal.h"
+
+gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
+{
+  (void)v;
+  return gs_gpu_missing(msg);
+}
+
+void gs_vecchia_gpu_release(gs_vecchia *v) { (void)v; }
+
+gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X, int p,
+                             int deriv, int keep_factor, double *sums, long *failed_point, char *msg)
+{
+  (void)v, (void)prm, (void)y, (void)X, (void)p, (void)deriv, (void)keep_factor, (void)sums, (void)failed_point;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+{
+  (void)v, (void)b, (void)k, (void)out;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg)
+{
+  (void)v, (void)w;
+  return gs_gpu_missing(msg);
+}

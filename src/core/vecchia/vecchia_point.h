@@ -1,0 +1,300 @@
+/* One point of the Vecchia approximation: the covariance of its conditioning
+ * set (the point last), its Cholesky factor L, the row w = L^-T e_last of the
+ * sparse inverse-Cholesky factor, and its contributions to the likelihood,
+ * its gradient and the Fisher information.
+ *
+ * Written once for both backends: `lanes` threads share one point, each
+ * taking every lanes-th row or pair from `lane`. The CPU runs them with
+ * lanes = 1; a CUDA warp runs them with its 32 lanes on a workspace in shared
+ * memory, VECCHIA_SYNC between dependent steps, vecchia_lane_sum to add the
+ * lanes' parts of a dot product.
+ *
+ * With S the covariance of the set, b its size and u = L^-1 y, the point's
+ * standardized residual is z = w'y = u_b and its conditional variance
+ * L_bb^2. For a derivative dS of S, with g = L^-1 dS w (GpGp's LidSLi3):
+ *   d log L_bb^2 = w' dS w = g_b,
+ *   d z = -g'u + z g_b / 2,
+ * and the Fisher information of the product of conditional laws adds
+ * g_j'g_k - g_jb g_kb / 2 (Guinness 2021). */
+#ifndef GS_VECCHIA_POINT_H
+#define GS_VECCHIA_POINT_H
+
+#include "vecchia_math.h"
+
+#ifdef __CUDA_ARCH__
+#define VECCHIA_SYNC() __syncwarp()
+#else
+#define VECCHIA_SYNC() ((void)0)
+#endif
+
+/* The sum of x over the lanes of a warp (all lanes get it); x on the CPU. */
+GS_HD static inline double vecchia_lane_sum(double x)
+{
+#ifdef __CUDA_ARCH__
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+#endif
+  return x;
+}
+
+/* What the points share. nn: n x mp1, 0-based, entry (i, j) at
+ * nn[i * nn_row + j * nn_col] (column-major on the CPU, row-major on a GPU,
+ * where a warp then reads its row at once); row i is i itself, then its
+ * conditioning set, nearest first, padded with -1. Points
+ * from `latent` on are values of the process without the nugget (new
+ * locations of a prediction). y and X (n x p) may be NULL (the factor only).
+ * deriv: a bit per parameter whose derivative is wanted (q of them, listed
+ * in `params`). */
+typedef struct {
+  const double *locs;
+  long n, latent;
+  int dim, metric;
+  const int *nn;
+  long nn_row, nn_col;
+  int mp1;
+  const double *y, *X;
+  int p;
+  int deriv, q;
+  int params[VECCHIA_NPARAMS];
+} vecchia_problem;
+
+/* One point's workspace, leading dimension mp1: a (mp1 x mp1: L in the lower
+ * triangle, the correlations above it), dm (mp1 x mp1 when range or
+ * smoothness derivatives are wanted: dC/drange below the diagonal,
+ * dC/dnu above), rhs (mp1 x (1 + p + q): y, X and dS w, solved by L in
+ * place), w (mp1), dzx (p), idx (mp1). */
+typedef struct {
+  double *a, *dm, *rhs, *w, *dzx;
+  int *idx;
+} vecchia_work;
+
+/* Doubles of one workspace, and of the accumulator (vecchia_accumulate). */
+GS_HD static inline long vecchia_work_doubles(int mp1, int p, int q, int dm)
+{
+  return (long)mp1 * mp1 * (dm ? 2 : 1) + (long)mp1 * (2 + p + q) + p;
+}
+
+GS_HD static inline int vecchia_acc_size(int p, int q)
+{
+  return 2 + p + p * p + 2 * q + p * q + p * p * q + q * q;
+}
+
+/* Offsets into the accumulator: logdet, y'Qy, X'Qy (p), X'QX (p x p), then
+ * per parameter j the derivatives of log det (q), y'Qy (q), X'Qy (p x q),
+ * X'QX (p x p x q) and the information (q x q); Q = W'W. */
+typedef struct {
+  int ysx, xsx, dlogdet, dysy, dysx, dxsx, info;
+} vecchia_acc_layout;
+
+GS_HD static inline vecchia_acc_layout vecchia_acc_offsets(int p, int q)
+{
+  vecchia_acc_layout o;
+  o.ysx = 2;
+  o.xsx = o.ysx + p;
+  o.dlogdet = o.xsx + p * p;
+  o.dysy = o.dlogdet + q;
+  o.dysx = o.dysy + q;
+  o.dxsx = o.dysx + p * q;
+  o.info = o.dxsx + p * p * q;
+  return o;
+}
+
+/* The set of point i in factor order (the point last): idx, and its size. */
+GS_HD static inline int vecchia_point_set(const vecchia_problem *pr, long i, int *idx, int lane, int lanes)
+{
+  int b = 1;
+  const int *row = pr->nn + i * pr->nn_row;
+  while (b < pr->mp1 && row[b * pr->nn_col] >= 0) ++b;
+  for (int k = lane; k < b; k += lanes) idx[k] = row[(b - 1 - k) * pr->nn_col];
+  VECCHIA_SYNC();
+  return b;
+}
+
+/* The covariance of the set (lower triangle of a), the correlations above
+ * it, and the range and smoothness derivatives in dm; one pair per lane. */
+GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
+                                           int b, int lane, int lanes)
+{
+  const int ld = pr->mp1;
+  /* pair t = r (r + 1) / 2 + c, c <= r, from t = lane in steps of lanes */
+  int r = 0, c = lane;
+  for (; r < b; c += lanes) {
+    while (c > r) c -= ++r;
+    if (r >= b) break;
+    if (r == c) {
+      w->a[r + r * ld] = v->sigma2 + (w->idx[r] < pr->latent ? v->nugget : 0.0);
+      continue;
+    }
+    double drange, dnu;
+    double d = matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, pr->metric);
+    double m = vecchia_pair(v, d, pr->deriv, &drange, &dnu);
+    w->a[r + c * ld] = v->sigma2 * m;
+    w->a[c + r * ld] = m;
+    if (w->dm) {
+      w->dm[r + c * ld] = drange;
+      w->dm[c + r * ld] = dnu;
+    }
+  }
+  VECCHIA_SYNC();
+}
+
+/* a = L L' in the lower triangle; 0, or the order (1-based) of the first
+ * leading minor that is not positive definite. */
+GS_HD static inline int vecchia_chol(double *a, int ld, int b, int lane, int lanes)
+{
+  for (int k = 0; k < b; ++k) {
+    const double akk = a[k + k * ld];
+    if (!(akk > 0.0) || isinf(akk)) return k + 1;
+    const double lkk = sqrt(akk);
+    VECCHIA_SYNC();
+    for (int r = k + lane; r < b; r += lanes) a[r + k * ld] = (r == k) ? lkk : a[r + k * ld] / lkk;
+    VECCHIA_SYNC();
+    for (int r = k + 1 + lane; r < b; r += lanes) {
+      const double lrk = a[r + k * ld];
+      for (int c = k + 1; c <= r; ++c) a[r + c * ld] -= lrk * a[c + k * ld];
+    }
+    VECCHIA_SYNC();
+  }
+  return 0;
+}
+
+/* w = L^-T e_b, by columns of L from the last. */
+GS_HD static inline void vecchia_last_row(const double *a, int ld, int b, double *w, int lane, int lanes)
+{
+  for (int k = lane; k < b; k += lanes) w[k] = (k == b - 1) ? 1.0 : 0.0;
+  VECCHIA_SYNC();
+  for (int r = b - 1; r >= 0; --r) {
+    const double wr = w[r] / a[r + r * ld];
+    VECCHIA_SYNC();
+    if (lane == 0) w[r] = wr;
+    for (int k = lane; k < r; k += lanes) w[k] -= a[r + k * ld] * wr;
+    VECCHIA_SYNC();
+  }
+}
+
+/* rhs = L^-1 rhs for `cols` columns, by columns of L. */
+GS_HD static inline void vecchia_forward(const double *a, int ld, int b, double *rhs, int cols, int lane, int lanes)
+{
+  for (int k = 0; k < b; ++k) {
+    const double lkk = a[k + k * ld];
+    for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] /= lkk;
+    VECCHIA_SYNC();
+    const int below = b - k - 1;
+    for (int t = lane; t < below * cols; t += lanes) {
+      const int r = k + 1 + t % below, j = t / below;
+      rhs[r + j * ld] -= a[r + k * ld] * rhs[k + j * ld];
+    }
+    VECCHIA_SYNC();
+  }
+}
+
+/* Row r of A x without the diagonal, A symmetric and stored in one
+ * triangle of a (entry (r, c) at a[min + max ld] when `upper`, else at
+ * a[max + min ld]), as a row to the left of the diagonal and a column below
+ * or above it. */
+GS_HD static inline double vecchia_sym_row(const double *a, int ld, int upper, int r, int b, const double *x)
+{
+  const double *left = upper ? a + (long)r * ld : a + r, *right = upper ? a + r : a + (long)r * ld;
+  const long step_left = upper ? 1 : ld, step_right = upper ? ld : 1;
+  double s = 0.0;
+  for (int c = 0; c < r; ++c) s += left[c * step_left] * x[c];
+  for (int c = r + 1; c < b; ++c) s += right[c * step_right] * x[c];
+  return s;
+}
+
+/* Row r of dS w for parameter `param`, from the triangles vecchia_point_cov
+ * stored: the correlations (dS/dsigma2, 1 on the diagonal) above the
+ * diagonal of a, dC/drange below that of dm, dC/dnu above it; dS/dnugget = I. */
+GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b)
+{
+  switch (param) {
+  case VECCHIA_SIGMA2: return w->w[r] + vecchia_sym_row(w->a, ld, 1, r, b, w->w);
+  case VECCHIA_RANGE: return vecchia_sym_row(w->dm, ld, 0, r, b, w->w);
+  case VECCHIA_SMOOTHNESS: return vecchia_sym_row(w->dm, ld, 1, r, b, w->w);
+  default: return w->w[r];
+  }
+}
+
+/* The right-hand sides: y and X on the set, and dS_j w per parameter. */
+GS_HD static inline void vecchia_point_rhs(const vecchia_problem *pr, const vecchia_work *w, int b, int lane, int lanes)
+{
+  const int ld = pr->mp1;
+  for (int r = lane; r < b; r += lanes) {
+    const long g = w->idx[r];
+    w->rhs[r] = pr->y[g];
+    for (int k = 0; k < pr->p; ++k) w->rhs[r + (1 + k) * ld] = pr->X[g + k * pr->n];
+    for (int j = 0; j < pr->q; ++j) w->rhs[r + (1 + pr->p + j) * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b);
+  }
+  VECCHIA_SYNC();
+}
+
+/* The dot product of two columns of rhs over the set, on every lane. */
+GS_HD static inline double vecchia_dot(const double *x, const double *y, int b, int lane, int lanes)
+{
+  double s = 0.0;
+  for (int r = lane; r < b; r += lanes) s += x[r] * y[r];
+  return vecchia_lane_sum(s);
+}
+
+/* Adds the point's contributions to acc (written by lane 0). */
+GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vecchia_work *w, int b, double *acc,
+                                            int lane, int lanes)
+{
+  const int ld = pr->mp1, p = pr->p, q = pr->q, last = b - 1;
+  const vecchia_acc_layout o = vecchia_acc_offsets(p, q);
+  const double *u = w->rhs, *ux = w->rhs + ld, *g = w->rhs + (long)(1 + p) * ld;
+  const double z = u[last];
+  if (lane == 0) {
+    acc[1] += z * z;
+    for (int k = 0; k < p; ++k) {
+      acc[o.ysx + k] += z * ux[last + k * ld];
+      for (int l = 0; l < p; ++l) acc[o.xsx + k + l * p] += ux[last + k * ld] * ux[last + l * ld];
+    }
+  }
+  for (int j = 0; j < q; ++j) {
+    const double *gj = g + (long)j * ld, gb = gj[last];
+    const double dz = -vecchia_dot(gj, u, b, lane, lanes) + 0.5 * z * gb;
+    for (int k = 0; k < p; ++k) {
+      double dzx = -vecchia_dot(gj, ux + (long)k * ld, b, lane, lanes) + 0.5 * ux[last + k * ld] * gb;
+      if (lane == 0) w->dzx[k] = dzx;
+    }
+    VECCHIA_SYNC();
+    for (int l = 0; l < q; ++l) {
+      const double info = vecchia_dot(gj, g + (long)l * ld, b, lane, lanes) - 0.5 * gb * g[last + l * ld];
+      if (lane == 0) acc[o.info + j + l * q] += info;
+    }
+    if (lane != 0) continue;
+    acc[o.dlogdet + j] += gb;
+    acc[o.dysy + j] += 2.0 * z * dz;
+    for (int k = 0; k < p; ++k) {
+      const double xk = ux[last + k * ld];
+      acc[o.dysx + k + j * p] += dz * xk + z * w->dzx[k];
+      for (int l = 0; l < p; ++l)
+        acc[o.dxsx + k + l * p + j * p * p] += w->dzx[k] * ux[last + l * ld] + xk * w->dzx[l];
+    }
+  }
+  VECCHIA_SYNC();
+}
+
+/* Point i: its row of the inverse-Cholesky factor in nn's order (into wrow,
+ * mp1 entries, when not NULL), its log conditional variance (into acc[0])
+ * and, when y is given, its other contributions to acc. Returns 0, or the order of the failing minor of its set. */
+GS_HD static inline int vecchia_point(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
+                                      long i, double *wrow, double *acc, int lane, int lanes)
+{
+  const int ld = pr->mp1;
+  const int b = vecchia_point_set(pr, i, w->idx, lane, lanes);
+  vecchia_point_cov(pr, v, w, b, lane, lanes);
+  const int failed = vecchia_chol(w->a, ld, b, lane, lanes);
+  if (failed) return failed;
+  vecchia_last_row(w->a, ld, b, w->w, lane, lanes);
+  if (lane == 0) acc[0] += 2.0 * log(w->a[(b - 1) + (b - 1) * ld]);
+  if (wrow)
+    for (int k = lane; k < ld; k += lanes) wrow[k] = (k < b) ? w->w[b - 1 - k] : 0.0;
+  if (!pr->y) return 0;
+  vecchia_point_rhs(pr, w, b, lane, lanes);
+  vecchia_forward(w->a, ld, b, w->rhs, 1 + pr->p + pr->q, lane, lanes);
+  vecchia_accumulate(pr, w, b, acc, lane, lanes);
+  return 0;
+}
+
+#endif

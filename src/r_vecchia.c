@@ -1,0 +1,174 @@
+/* The Vecchia approximation for R: ordering and neighbours, and an external
+ * pointer that owns a gs_vecchia. R indices are 1-based with NA; the core's
+ * are 0-based with -1. */
+#include "gs_vecchia.h"
+#include "r_util.h"
+
+static gs_vecchia *vecchia_get(SEXP ptr) { return (gs_vecchia *)gs_r_handle(ptr, "Vecchia object"); }
+
+static void vecchia_finalize(SEXP ptr)
+{
+  gs_vecchia *v = (gs_vecchia *)R_ExternalPtrAddr(ptr);
+  if (v) {
+    gs_vecchia_free(v);
+    R_ClearExternalPtr(ptr);
+  }
+}
+
+static void check_locs(SEXP locs)
+{
+  if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
+}
+
+/* The maxmin order of the rows of locs, 1-based. */
+SEXP gs_r_vecchia_maxmin(SEXP locs, SEXP progress)
+{
+  check_locs(locs);
+  const long n = Rf_nrows(locs);
+  long *order = (long *)R_alloc(n, sizeof(long));
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_vecchia_maxmin(REAL(locs), n, Rf_ncols(locs), order, gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP out = PROTECT(Rf_allocVector(INTSXP, n));
+  for (long i = 0; i < n; ++i) INTEGER(out)[i] = (int)order[i] + 1;
+  UNPROTECT(1);
+  return out;
+}
+
+/* The n x (m + 1) neighbour array of locs (rows in Vecchia order), 1-based,
+ * NA-padded; attribute "duplicate": the first row whose nearest earlier
+ * neighbour is at distance 0 and that neighbour (1-based), or NULL. */
+SEXP gs_r_vecchia_neighbors(SEXP locs, SEXP m, SEXP threads, SEXP progress)
+{
+  check_locs(locs);
+  const long n = Rf_nrows(locs);
+  const int mm = gs_r_int(m, "m");
+  SEXP out = PROTECT(Rf_allocMatrix(INTSXP, (int)n, mm + 1));
+  int *nn = INTEGER(out);
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  long dup[2];
+  gs_status st = gs_vecchia_neighbors(REAL(locs), n, Rf_ncols(locs), mm, gs_r_int(threads, "threads"), nn, dup,
+                                      gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  for (R_xlen_t k = 0; k < XLENGTH(out); ++k) nn[k] = (nn[k] < 0) ? NA_INTEGER : nn[k] + 1;
+  if (dup[0] >= 0) {
+    SEXP d = PROTECT(Rf_allocVector(INTSXP, 2));
+    INTEGER(d)[0] = (int)dup[0] + 1;
+    INTEGER(d)[1] = (int)dup[1] + 1;
+    Rf_setAttrib(out, Rf_install("duplicate"), d);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* The k nearest rows of locs to each row of query: an nrow(query) x k
+ * integer matrix, 1-based. */
+SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP progress)
+{
+  check_locs(locs);
+  check_locs(query);
+  if (Rf_ncols(query) != Rf_ncols(locs)) Rf_error("locs and query must have the same columns");
+  const int kk = gs_r_int(k, "k"), nq = Rf_nrows(query);
+  SEXP out = PROTECT(Rf_allocMatrix(INTSXP, nq, kk));
+  int *nn = INTEGER(out);
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_vecchia_nearest(REAL(locs), Rf_nrows(locs), Rf_ncols(locs), REAL(query), nq, kk,
+                                    gs_r_int(threads, "threads"), nn, gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  for (R_xlen_t j = 0; j < XLENGTH(out); ++j) nn[j] += 1;
+  UNPROTECT(1);
+  return out;
+}
+
+/* latent: the first point (1-based) without the nugget, n + 1 for none. */
+SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP device, SEXP threads)
+{
+  check_locs(locs);
+  if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
+    Rf_error("nn must be an integer matrix with a row per location");
+  const R_xlen_t len = XLENGTH(nn);
+  int *nn0 = (int *)R_alloc(len, sizeof(int));
+  for (R_xlen_t k = 0; k < len; ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
+  const gs_vecchia_args a = {
+    .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
+    .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
+    .metric = gs_r_int(metric, "metric"), .nn = nn0, .m = Rf_ncols(nn) - 1,
+    .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
+  };
+  gs_vecchia *v = NULL;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_vecchia_create(&a, &v, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP ptr = PROTECT(R_MakeExternalPtr(v, Rf_install("gs_vecchia"), R_NilValue));
+  R_RegisterCFinalizerEx(ptr, vecchia_finalize, TRUE);
+  UNPROTECT(1);
+  return ptr;
+}
+
+/* Releases the memory (device memory included) now rather than at garbage collection. */
+SEXP gs_r_vecchia_free(SEXP ptr)
+{
+  vecchia_finalize(ptr);
+  return R_NilValue;
+}
+
+static gs_matern_params read_params(SEXP params)
+{
+  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
+  const double *p = REAL(params);
+  return (gs_matern_params){.sigma2 = p[0], .range = p[1], .smoothness = p[2], .nugget = p[3]};
+}
+
+/* Returns log |Sigma_V|. */
+SEXP gs_r_vecchia_factor(SEXP ptr, SEXP params, SEXP progress)
+{
+  gs_vecchia *v = vecchia_get(ptr);
+  const gs_matern_params p = read_params(params);
+  double logdet = 0.0;
+  long failed = 0;
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_vecchia_factor(v, &p, &logdet, &failed, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return Rf_ScalarReal(logdet);
+}
+
+/* what: 0 = W b, 1 = W^-1 b, for b a double vector or matrix with n rows. */
+SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
+{
+  gs_vecchia *v = vecchia_get(ptr);
+  if (TYPEOF(b) != REALSXP) Rf_error("b must be double");
+  const R_xlen_t len = XLENGTH(b);
+  const long n = gs_vecchia_size(v);
+  if (len % n != 0) Rf_error("b must have as many rows as there are locations");
+  SEXP out = PROTECT(Rf_duplicate(b));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_vecchia_apply(v, gs_r_int(what, "what"), REAL(b), (int)(len / n), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The sums of gs_vecchia_grad_info for y, X (a double matrix with n rows and
+ * p >= 0 columns) and the derivative bits `deriv`. */
+SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP params, SEXP deriv, SEXP y, SEXP X, SEXP progress)
+{
+  gs_vecchia *v = vecchia_get(ptr);
+  const gs_matern_params p = read_params(params);
+  const long n = gs_vecchia_size(v);
+  if (TYPEOF(y) != REALSXP || XLENGTH(y) != n) Rf_error("y must be a double vector with a value per location");
+  if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");
+  const int bits = gs_r_int(deriv, "deriv"), ncov = Rf_ncols(X);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, gs_vecchia_sums_size(ncov, bits)));
+  long failed = 0;
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_vecchia_grad_info(v, &p, bits, REAL(y), ncov ? REAL(X) : NULL, ncov, REAL(out), &failed, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
