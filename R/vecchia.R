@@ -75,14 +75,14 @@ vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call) {
   )
   nn <- gs_call(.Call(gs_r_vecchia_neighbors, pts[order, , drop = FALSE], m, gs_threads(call), bar), call)
   dup <- attr(nn, "duplicate")
-  if (!is.null(dup)) abort_duplicates(sort(order[dup]), call)
+  if (!is.null(dup)) vecchia_abort_duplicates(sort(order[dup]), call)
   list(order = order, neighbors = nn)
 }
 
 # Found by the neighbour search (a nearest earlier neighbour at distance 0);
 # with m = 0 the approximation is the independent one, which duplicates do
 # not harm.
-abort_duplicates <- function(rows, call) {
+vecchia_abort_duplicates <- function(rows, call) {
   abort_arg(c("{.arg locs} has duplicated locations (rows {rows[1]} and {rows[2]}).",
               i = "The Vecchia approximation needs distinct locations: average the observations at each location, or perturb them."),
             call)
@@ -147,13 +147,13 @@ vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 3
   on.exit(vecchia_close(vc))
   y <- as_observations(y, vc$n, call)
   if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a vector (one data set).", call)
-  X <- as_covariates(X, vc$n, call)
+  X <- vecchia_as_covariates(X, vc$n, call)
   r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call)
   structure(r$loglik, logdet = r$logdet, quadform = r$quadform, beta = r$beta)
 }
 
 # NULL, or a double matrix with n rows, finite.
-as_covariates <- function(X, n, call) {
+vecchia_as_covariates <- function(X, n, call) {
   if (is.null(X)) return(matrix(0, n, 0L))
   if (is.data.frame(X)) X <- as.matrix(X)
   if (is.null(dim(X))) X <- matrix(X, ncol = 1L)

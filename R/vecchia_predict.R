@@ -19,7 +19,7 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
                           device = getOption("gpustats.device", "auto"), call = parent.frame()) {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
-  check_m_pred(m_pred, n, call)
+  vecchia_check_m_pred(m_pred, n, call)
   all <- rbind(locs, newlocs)
   pts <- vecchia_search_points(all, distance)
   bar <- gs_progress_bar(as.double(n0) * m_pred * 20, "vecchia_krige", call)
@@ -41,7 +41,7 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
        xres = if (p > 0) wb[, -(1:2), drop = FALSE] / w0 else matrix(0, n0, 0L), neighbors = near)
 }
 
-check_m_pred <- function(m_pred, n, call) {
+vecchia_check_m_pred <- function(m_pred, n, call) {
   if (!is.numeric(m_pred) || length(m_pred) != 1L || !is.finite(m_pred) || m_pred < 1 || m_pred > n ||
       m_pred != round(m_pred)) {
     abort_arg("{.arg m_pred} must be a whole number from 1 to the number of observations ({n}).", call)
@@ -61,7 +61,7 @@ vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim
                                       device = getOption("gpustats.device", "auto"), call = parent.frame(), z = NULL) {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
-  check_m_pred(m_pred, n + n0 - 1, call)
+  vecchia_check_m_pred(m_pred, n + n0 - 1, call)
   bar <- gs_progress_bar(as.double(n + n0) * (m_pred + 1) * 20, "vecchia_conditional_draws", call)
   order_obs <- gs_call(.Call(gs_r_vecchia_maxmin, vecchia_search_points(locs, distance), bar), call)
   order_new <- gs_call(.Call(gs_r_vecchia_maxmin, vecchia_search_points(newlocs, distance), bar), call)

@@ -7,7 +7,7 @@
 
 #include "vecchia_kdtree.h"
 
-static double coord(const vecchia_kdtree *t, long i, int k) { return t->locs[i + (long)k * t->n]; }
+static double coord(const vecchia_kdtree *t, long i, int k) { return t->locs[i + (long)k * t->ld]; }
 
 /* Reorders perm[lo, hi) so that perm[mid] has its rank along axis k
  * (quickselect, the median of three as pivot). */
@@ -90,11 +90,12 @@ static void build_nodes(vecchia_kdtree *t)
   t->nodes = used;
 }
 
-gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, int dim, char *msg)
+gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, long ld, int dim, char *msg)
 {
   memset(t, 0, sizeof(*t));
   t->locs = locs;
   t->n = n;
+  t->ld = ld;
   t->dim = dim;
   const long cap = n / 2 + 16; /* a node of more than LEAF points splits into two of at least LEAF / 2 */
   t->perm = (long *)malloc((size_t)n * sizeof(long));

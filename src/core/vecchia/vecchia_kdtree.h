@@ -11,8 +11,8 @@
 #define VECCHIA_KD_STACK 256
 
 typedef struct {
-  const double *locs; /* n x dim, column-major, not owned */
-  long n;
+  const double *locs; /* n x dim, column-major with leading dimension ld, not owned */
+  long n, ld;
   int dim;
   long *perm;   /* the points, each node a contiguous range of it */
   long nodes;
@@ -22,7 +22,8 @@ typedef struct {
   long *min_point;  /* node k: its smallest point index */
 } vecchia_kdtree;
 
-gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, int dim, char *msg);
+/* The tree of the first n rows of locs (ld rows, dim columns). */
+gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, long ld, int dim, char *msg);
 void vecchia_kdtree_free(vecchia_kdtree *t);
 
 /* Squared distance between points i and j of the tree, and between point i

@@ -83,7 +83,7 @@ static long central_point(const double *locs, long n, int dim)
 static void maxmin_update(const vecchia_kdtree *t, maxmin_heap *h, long k, double r2, long *stack)
 {
   double x[VECCHIA_KD_MAX_DIM];
-  for (int d = 0; d < t->dim; ++d) x[d] = t->locs[k + (long)d * t->n];
+  for (int d = 0; d < t->dim; ++d) x[d] = t->locs[k + (long)d * t->ld];
   int top = 0;
   stack[top++] = 0;
   while (top > 0) {
@@ -135,7 +135,7 @@ gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs
   if (n < 1 || dim < 1 || dim > VECCHIA_KD_MAX_DIM)
     return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations of 1 to %d coordinates", VECCHIA_KD_MAX_DIM);
   vecchia_kdtree t;
-  gs_status st = vecchia_kdtree_build(&t, locs, n, dim, msg);
+  gs_status st = vecchia_kdtree_build(&t, locs, n, n, dim, msg);
   if (st != GS_OK) return st;
   maxmin_heap h = {
     .heap = (long *)malloc((size_t)n * sizeof(long)),
@@ -190,16 +190,18 @@ static void nearest_rows(const nearest_job *job, int *nn, long i0, long i1, int 
   }
 }
 
-/* Runs nearest_rows in batches, with interrupt checks between them. */
-static gs_status nearest_batches(const nearest_job *job, int *nn, int threads, gs_progress_fn progress, char *msg)
+/* Runs nearest_rows over query rows [q0, q1) in batches, with interrupt
+ * checks between them (the fraction done: `done` + `share` of the rows). */
+static gs_status nearest_batches(const nearest_job *job, int *nn, long q0, long q1, int threads, gs_progress_fn progress,
+                                 double done, double share, char *msg)
 {
-  const int nthreads = gs_cpu_threads_for(threads, (double)job->nq * (job->m + 1) * 8.0);
-  for (long i0 = 0; i0 < job->nq; i0 += VECCHIA_ORDER_BATCH) {
-    const long i1 = i0 + VECCHIA_ORDER_BATCH < job->nq ? i0 + VECCHIA_ORDER_BATCH : job->nq;
+  const int nthreads = gs_cpu_threads_for(threads, (double)(q1 - q0) * (job->m + 1) * 8.0);
+  for (long i0 = q0; i0 < q1; i0 += VECCHIA_ORDER_BATCH) {
+    const long i1 = i0 + VECCHIA_ORDER_BATCH < q1 ? i0 + VECCHIA_ORDER_BATCH : q1;
     nearest_rows(job, nn, i0, i1, nthreads);
     for (long i = i0; i < i1; ++i)
       if (nn[i] == -2) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the neighbour search");
-    if (progress && i1 < job->nq && progress((double)i1 / job->nq)) return gs_interrupted(msg);
+    if (progress && progress(done + share * (i1 - q0) / (q1 - q0))) return gs_interrupted(msg);
   }
   return GS_OK;
 }
@@ -212,25 +214,38 @@ static gs_status check_points(long n, int dim, int m, char *msg)
   return GS_OK;
 }
 
+/* The first point whose nearest earlier neighbour is at distance 0. */
+static void find_duplicate(const double *locs, long n, int dim, int m, const int *nn, long duplicate[2])
+{
+  duplicate[0] = duplicate[1] = -1;
+  for (long i = 0; i < n && m > 0; ++i) {
+    const long j = nn[i + n];
+    int same = (j >= 0);
+    for (int d = 0; d < dim && same; ++d) same = (locs[i + (long)d * n] == locs[j + (long)d * n]);
+    if (same) {
+      duplicate[0] = i;
+      duplicate[1] = j;
+      return;
+    }
+  }
+}
+
+/* The points in blocks [lo, 2 lo): each block searches a tree of the points
+ * up to its end, so that at most half the points a search meets are later
+ * ones (a tree of all points would make the early points, whose neighbours
+ * are far, wade through every later point around them). */
 gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn, long duplicate[2],
                                gs_progress_fn progress, char *msg)
 {
   gs_status st = check_points(n, dim, m, msg);
-  if (st != GS_OK) return st;
-  vecchia_kdtree t;
-  if ((st = vecchia_kdtree_build(&t, locs, n, dim, msg)) != GS_OK) return st;
-  const nearest_job job = {.t = &t, .query = locs, .nq = n, .m = m, .self = 0, .earlier = 1};
-  st = nearest_batches(&job, nn, threads, progress, msg);
-  duplicate[0] = duplicate[1] = -1;
-  /* a point at distance 0 from its nearest earlier neighbour duplicates it */
-  for (long i = 0; i < n && st == GS_OK && m > 0; ++i) {
-    if (nn[i + n] >= 0 && vecchia_kd_dist2(&t, i, nn[i + n]) == 0.0) {
-      duplicate[0] = i;
-      duplicate[1] = nn[i + n];
-      break;
-    }
+  for (long lo = 0, hi = (n < 1024 ? n : 1024); lo < n && st == GS_OK; lo = hi, hi = (2 * hi < n ? 2 * hi : n)) {
+    vecchia_kdtree t;
+    if ((st = vecchia_kdtree_build(&t, locs, hi, n, dim, msg)) != GS_OK) break;
+    const nearest_job job = {.t = &t, .query = locs, .nq = n, .m = m, .self = 0, .earlier = 1};
+    st = nearest_batches(&job, nn, lo, hi, threads, progress, (double)lo / n, (double)(hi - lo) / n, msg);
+    vecchia_kdtree_free(&t);
   }
-  vecchia_kdtree_free(&t);
+  if (st == GS_OK) find_duplicate(locs, n, dim, m, nn, duplicate);
   return st;
 }
 
@@ -241,9 +256,9 @@ gs_status gs_vecchia_nearest(const double *locs, long n, int dim, const double *
   if (st != GS_OK) return st;
   if (k < 1 || k > n || nq < 1) return gs_set_msg(msg, GS_ERR_ARG, "need 1 <= k <= n (k = %d, n = %ld) and query points", k, n);
   vecchia_kdtree t;
-  if ((st = vecchia_kdtree_build(&t, locs, n, dim, msg)) != GS_OK) return st;
+  if ((st = vecchia_kdtree_build(&t, locs, n, n, dim, msg)) != GS_OK) return st;
   const nearest_job job = {.t = &t, .query = query, .nq = nq, .m = k - 1, .self = -1, .earlier = 0};
-  st = nearest_batches(&job, nn, threads, progress, msg);
+  st = nearest_batches(&job, nn, 0, nq, threads, progress, 0.0, 1.0, msg);
   vecchia_kdtree_free(&t);
   return st;
 }
