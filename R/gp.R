@@ -73,6 +73,9 @@
 #' @param accuracy For `precision = "mixed"`: the relative accuracy, in
 #'   Frobenius norm, to which the tiles represent the covariance; from
 #'   `1e-15` to `0.1`.
+#' @param approx `"exact"`, or `"vecchia"` for the Vecchia approximation
+#'   with conditioning sets of size `m` ([vecchia_loglik()]).
+#' @param m For `approx = "vecchia"`: the size of the conditioning sets.
 #' @return `gp_loglik()`: the log-likelihood (one per column of `y`), with
 #'   attributes `logdet` (\eqn{\log|\Sigma|}) and `quadform`
 #'   (\eqn{y^\top \Sigma^{-1} y}).
@@ -85,8 +88,12 @@
 #' @export
 gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
                       distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
-                      accuracy = 1e-8, device = getOption("gpustats.device", "auto")) {
+                      accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
+                      approx = c("exact", "vecchia"), m = 30) {
   call <- environment()
+  if (match_choice(approx, c("exact", "vecchia"), "approx", call) == "vecchia") {
+    return(vecchia_loglik(y, locs, sigma2, range, smoothness, nugget, m = m, distance = distance, device = device))
+  }
   distance <- match.arg(distance)
   accuracy <- mixed_accuracy(match.arg(precision), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)

@@ -109,6 +109,7 @@ profile_loglik <- function(fit, name, value) {
   refit <- suppressWarnings(gp_fit(fit$y, fit$locs, X = fit$X, cov = fit$model$name, method = fit$method,
                                    nugget = s$nugget, start = start, lower = s$lower, upper = s$upper, fixed = fixed,
                                    distance = fit$distance, precision = fit$precision, accuracy = fit$accuracy %||% 1e-8,
-                                   device = fit$device, control = list(trace = FALSE, hessian = FALSE)))
+                                   device = fit$device, control = list(trace = FALSE, hessian = FALSE),
+                                   approx = fit$approx %||% "exact", m = fit$m %||% 30))
   refit$loglik
 }

@@ -86,6 +86,18 @@
 #'   search's scale, which tolerate rounding in the likelihood better at
 #'   large n). Other names are an error.
 #' @param data For a formula: a data frame, or an sf or sp object of points.
+#' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
+#'   approximation, see [vecchia_loglik()]: each observation in the maxmin
+#'   ordering conditioned on its `m` nearest earlier ones; \eqn{O(n m^3)}
+#'   time, so millions of observations fit) or `"auto"` (exact up to 10,000
+#'   observations on the CPU, 50,000 on a GPU, where one exact evaluation
+#'   takes about a second; Vecchia beyond, with a message). The Vecchia
+#'   search takes Fisher-scoring steps on the log scale of every free
+#'   parameter (sigma2 included) with the analytic gradient and the Fisher
+#'   information of the approximate law, which also gives the standard
+#'   errors; it takes isotropic models. `predict()` and `simulate()` of such
+#'   a fit condition on nearest neighbours too (their `m_pred`).
+#' @param m For `approx = "vecchia"`: the size of the conditioning sets.
 #' @param coords For a formula and a data frame: the coordinate columns, a
 #'   one-sided formula such as `~ x + y` (for space-time models the time
 #'   last) or their names.
@@ -119,7 +131,7 @@
 gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), nugget = TRUE, start = NULL,
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                   control = list(), data = NULL, coords = NULL) {
+                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
   distance_given <- !missing(distance)
@@ -147,7 +159,33 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   spec <- fit_spec(d, model, start, lower, upper, fixed, nugget, call)
   check_fit_data(d, spec, call)
 
-  gp <- gp_open(d$locs, distance, device, call, used_accuracy)
+  approx <- gp_approx(approx, length(d$y), device, call)
+  if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
+  f <- if (approx == "vecchia") {
+    check_vecchia_m(m, length(d$y), call)
+    vecchia_fit(d, model, method, spec, m, device, ctrl, call)
+  } else {
+    exact_fit(d, model, method, spec, used_accuracy, device, ctrl, call)
+  }
+  warn_great_circle(distance, f$covariance[["smoothness"]], call)
+  converged <- fit_converged_or_warn(f$opt, call)
+  structure(list(
+    beta = f$beta, covariance = f$covariance, coefficients = c(f$beta, f$covariance), loglik = f$loglik,
+    vcov = f$vcov, vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
+    approx = approx, m = if (approx == "vecchia") as.integer(m),
+    n = length(d$y), y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
+    coords = d$coords, dropped = d$dropped, distance = distance,
+    settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
+    device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
+    iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
+    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
+  ), class = "gp_fit")
+}
+
+# The exact fit: sigma2 and the trend profiled, nlminb over the correlation
+# parameters, standard errors from the observed information.
+exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call) {
+  gp <- gp_open(d$locs, model$distance, device, call, used_accuracy)
   on.exit(gp_close(gp))
   lik <- gp_likelihood(gp, d, model, method, call)
   progress <- fit_progress(ctrl$trace, call)
@@ -169,23 +207,10 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   }
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
   covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
-  warn_great_circle(distance, p$smoothness, call)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
-  V <- fit_vcov(covariance, estimated, lik, spec, ctrl, call)
-  beta <- g$beta
-  V_beta <- s2 * g$xrx_inverse
-  converged <- fit_converged_or_warn(opt, call)
-  structure(list(
-    beta = beta, covariance = covariance, coefficients = c(beta, covariance), loglik = lik$full(s2, p),
-    vcov = V, vcov_beta = V_beta, estimated = estimated, model = model, method = method,
-    n = length(d$y), y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
-    coords = d$coords, dropped = d$dropped, distance = distance,
-    settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
-    device = if (gp$device >= 0) "gpu" else "cpu", backend = gp_method(gp),
-    precision = precision, accuracy = if (precision == "mixed") accuracy,
-    iterations = opt$iterations, evaluations = evaluations, convergence = opt$convergence, converged = converged,
-    message = opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
-  ), class = "gp_fit")
+  list(covariance = covariance, loglik = lik$full(s2, p), vcov = fit_vcov(covariance, estimated, lik, spec, ctrl, call),
+       beta = g$beta, vcov_beta = s2 * g$xrx_inverse, estimated = estimated, opt = opt, evaluations = evaluations,
+       backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")
 }
 
 # nlminb over the free parameters, or nothing when all are fixed.

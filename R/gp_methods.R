@@ -62,7 +62,13 @@ logLik.gp_fit <- function(object, ...) {
 #' @rdname gp_fit-methods
 #' @export
 fitted.gp_fit <- function(object, ...) {
-  drop(gp_krige(object, object$locs, object$X, matrix(object$y), object$device, environment())$fit)
+  call <- environment()
+  k <- if (identical(object$approx, "vecchia")) {
+    vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call)
+  } else {
+    gp_krige(object, object$locs, object$X, matrix(object$y), object$device, call)
+  }
+  drop(k$fit)
 }
 
 #' @rdname gp_fit-methods

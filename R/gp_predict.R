@@ -27,6 +27,10 @@
 #' @param interval `"none"`, `"confidence"` or `"prediction"`.
 #' @param level The level of the intervals.
 #' @param X For a matrix fit with covariates: their values at `newdata`.
+#' @param m_pred For a fit with `approx = "vecchia"`: the number of nearest
+#'   observations each new location is conditioned on (default: twice the
+#'   fit's `m`, at least 60, at most the observations). With every
+#'   observation it is exact kriging under the fitted parameters.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param ... Unused.
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
@@ -43,7 +47,8 @@
 #' predict(fit, rbind(c(0.5, 0.5), c(0.1, 0.9)), interval = "prediction")
 #' @export
 predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
-                           level = 0.95, X = NULL, device = getOption("gpustats.device", "auto"), ...) {
+                           level = 0.95, X = NULL, m_pred = NULL, device = getOption("gpustats.device", "auto"),
+                           ...) {
   call <- environment()
   if (missing(newdata)) abort_arg("{.arg newdata} is missing: the locations to predict at.", call)
   check_flag(se.fit, "se.fit", call)
@@ -51,7 +56,11 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
   new <- gp_newdata(object, newdata, X, call)
-  k <- gp_krige(object, new$locs, new$X, matrix(object$y), device, call)
+  k <- if (identical(object$approx, "vecchia")) {
+    vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call)
+  } else {
+    gp_krige(object, new$locs, new$X, matrix(object$y), device, call)
+  }
   fit <- drop(k$fit)
   se <- k$se
   if (interval != "none") {
@@ -114,19 +123,25 @@ gp_krige <- function(fit, locs, X0, ys, device, call) {
 #' @param nsim Number of draws.
 #' @param seed `NULL`, or an integer for `set.seed()`.
 #' @param newdata,X Where to simulate, as for [predict.gp_fit()].
+#' @param m_pred For a fit with `approx = "vecchia"`, as for
+#'   [predict.gp_fit()]: the new locations are drawn one after another, each
+#'   conditioned on its `m_pred` nearest observed and earlier drawn points
+#'   (GpGp's `cond_sim`), the trend held at its estimate.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param ... Unused.
 #' @return A data frame with one column per draw (`sim_1`, ...) and a row
 #'   per location.
 #' @export
-simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL,
+simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL, m_pred = NULL,
                             device = getOption("gpustats.device", "auto"), ...) {
   call <- environment()
   if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
     abort_arg("{.arg nsim} must be a positive whole number.", call)
   }
   if (!is.null(seed)) set.seed(seed)
-  draws <- if (is.null(newdata)) {
+  draws <- if (identical(object$approx, "vecchia")) {
+    vecchia_draws_fit(object, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), nsim, m_pred, device, call)
+  } else if (is.null(newdata)) {
     gp_draws(object, object$locs, nsim, device, call) + drop(object$X %*% object$beta) +
       sqrt(object$covariance[["nugget"]]) * matrix(stats::rnorm(object$n * nsim), object$n)
   } else {

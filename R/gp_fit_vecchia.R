@@ -1,0 +1,126 @@
+# gp_fit(approx = "vecchia"): the search on the Vecchia likelihood, whose
+# gradient and Fisher information come with each evaluation (one pass over
+# the conditioning sets), so that nlminb takes Fisher-scoring steps on the
+# log scale of every free covariance parameter (sigma2 is not profiled
+# here: its derivatives are as cheap as the others').
+
+# Which approximation a fit of n observations uses: "auto" takes the exact
+# likelihood while one evaluation of it costs about a second (n up to 10,000
+# on the CPU, 50,000 on a GPU) and the Vecchia approximation beyond, and says so.
+gp_approx <- function(approx, n, device, call) {
+  approx <- match_choice(approx, c("exact", "vecchia", "auto"), "approx", call)
+  if (approx != "auto") return(approx)
+  gpu <- !identical(device, "cpu") && isTRUE(tryCatch(gpu_available(), error = function(e) FALSE))
+  if (n <= if (gpu) 5e4 else 1e4) return("exact")
+  cli::cli_inform("gp_fit: {format(n, big.mark = ',')} observations: the Vecchia approximation (m = 30 nearest earlier neighbours) rather than the exact likelihood.")
+  "vecchia"
+}
+
+# The Vecchia fit: the estimates, the log-likelihood, the inverse Fisher
+# information of the free covariance parameters (natural scale) and the GLS
+# trend, as gp_fit's list needs them.
+vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
+  if (model$geometry != "isotropic") {
+    abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
+  }
+  vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call)
+  on.exit(vecchia_close(vc))
+  s2 <- spec$fixed$sigma2 %||% max(stats::var(d$y), .Machine$double.eps)
+  natural <- c(sigma2 = s2, range = spec$unpack(spec$theta0)$geom[["range"]],
+               smoothness = spec$unpack(spec$theta0)$smoothness, nugget = spec$unpack(spec$theta0)$ratio * s2)
+  free <- c(if (is.null(spec$fixed$sigma2)) "sigma2", intersect(c("range", "smoothness"), spec$free),
+            if ("ratio" %in% spec$free) "nugget")
+  bounds <- vecchia_bounds(spec, s2, free)
+  phi0 <- pmin(pmax(log(pmax(natural[free], bounds$lower_natural)), bounds$lower), bounds$upper)
+  last <- NULL
+  evaluate <- function(phi) {
+    if (!is.null(last) && identical(last$phi, phi)) return(last)
+    p <- natural
+    p[free] <- exp(phi)
+    r <- vecchia_loglik_grad_info(vc, p, d$y, d$X, deriv = free, method = method, call = call, not_pd = NULL)
+    last <<- c(r, list(phi = phi, p = p))
+    last
+  }
+  # a conditioning set that is not positive definite: an infeasible point
+  safe <- function(f, value = NA) function(phi) tryCatch(f(phi), gpustats_error_not_pd = function(e) value)
+  progress <- fit_progress(ctrl$trace, call)
+  evaluations <- 0L
+  objective <- safe(function(phi) {
+    r <- evaluate(phi)
+    evaluations <<- evaluations + 1L
+    progress(evaluations, r$loglik, list(geom = r$p["range"], smoothness = r$p[["smoothness"]],
+                                         ratio = r$p[["nugget"]] / r$p[["sigma2"]]))
+    -r$loglik
+  }, Inf)
+  # the chain rule to the log scale: d/d log p = p d/dp
+  gradient <- safe(function(phi) -evaluate(phi)$grad[free] * exp(phi))
+  hessian <- safe(function(phi) {
+    r <- evaluate(phi)
+    r$info[free, free, drop = FALSE] * tcrossprod(exp(phi))
+  })
+  opt <- if (length(free)) {
+    stats::nlminb(phi0, objective, gradient, hessian, lower = bounds$lower, upper = bounds$upper,
+                  control = list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol))
+  } else {
+    list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed")
+  }
+  r <- evaluate(stats::setNames(opt$par, free))
+  V <- tryCatch(solve(r$info[free, free, drop = FALSE]), error = function(e) matrix(NA_real_, length(free), length(free)))
+  dimnames(V) <- list(free, free)
+  list(covariance = c(sigma2 = r$p[["sigma2"]], range = r$p[["range"]], smoothness = r$p[["smoothness"]],
+                      nugget = r$p[["nugget"]]),
+       loglik = r$loglik, vcov = V, beta = stats::setNames(r$beta, colnames(d$X)),
+       vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
+       evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d", if (vc$device >= 0) "gpu" else "cpu", vc$m), device = if (vc$device >= 0) "gpu" else "cpu")
+}
+
+# Log-scale bounds of the free parameters: those of the exact search for the
+# range and smoothness; sigma2 within 1e-6 to 1e6 times its start; the nugget
+# from 1e-8 times sigma2's start (a nugget of 0 is at the log scale's edge)
+# to 10 times it.
+vecchia_bounds <- function(spec, s2, free) {
+  at <- function(v, key, default) if (key %in% names(v)) v[[key]] else default
+  lower <- c(sigma2 = log(s2 * 1e-6), range = at(spec$lower, "range", -Inf), smoothness = at(spec$lower, "smoothness", -Inf),
+             nugget = log(s2 * max(at(spec$lower, "ratio", 0), 1e-8)))
+  upper <- c(sigma2 = log(s2 * 1e6), range = at(spec$upper, "range", Inf), smoothness = at(spec$upper, "smoothness", Inf),
+             nugget = log(s2 * at(spec$upper, "ratio", 10)))
+  list(lower = lower[free], upper = upper[free], lower_natural = exp(lower[free]))
+}
+
+# The covariance parameters in the order of the Vecchia engine.
+vecchia_params_of <- function(fit) unname(fit$covariance[c("sigma2", "range", "smoothness", "nugget")])
+
+# Conditioning sets for prediction: larger than the fit's (GpGp predicts with
+# 60), at most the observations.
+vecchia_m_pred <- function(fit, m_pred, call) {
+  m_pred <- m_pred %||% min(fit$n, max(60L, 2L * fit$m))
+  vecchia_check_m_pred(m_pred, fit$n, call)
+  as.integer(m_pred)
+}
+
+# Universal kriging from a Vecchia fit: each new location conditioned on its
+# m_pred nearest observations; the trend's uncertainty added through the GLS
+# covariance of its coefficients.
+vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call) {
+  resid <- fit$y - drop(fit$X %*% fit$beta)
+  k <- vecchia_krige(fit$locs, resid, locs, vecchia_params_of(fit), vecchia_m_pred(fit, m_pred, call),
+                     X = fit$X, X0 = X0, distance = fit$distance, device = device, call = call)
+  trend <- if (ncol(X0)) rowSums((k$xres %*% fit$vcov_beta) * k$xres) else 0
+  list(fit = matrix(drop(X0 %*% fit$beta) + k$mean), se = sqrt(pmax(k$var + trend, 0)))
+}
+
+# Draws from a Vecchia fit: at the observed locations, of the response from
+# the approximate law (W^-1 z); at new locations, conditional draws of the
+# noise-free field given the data (the trend at its estimate).
+vecchia_draws_fit <- function(fit, new, nsim, m_pred, device, call) {
+  if (is.null(new)) {
+    vc <- vecchia_open(fit$locs, fit$m, "maxmin", fit$distance, device, call)
+    on.exit(vecchia_close(vc))
+    vecchia_factor(vc, vecchia_params_of(fit), call)
+    z <- matrix(stats::rnorm(fit$n * nsim), fit$n, nsim)
+    return(drop(fit$X %*% fit$beta) + vecchia_apply(vc, z, call, what = "inverse"))
+  }
+  resid <- fit$y - drop(fit$X %*% fit$beta)
+  drop(new$X %*% fit$beta) + vecchia_conditional_draws(fit$locs, resid, new$locs, vecchia_params_of(fit),
+                                                       vecchia_m_pred(fit, m_pred, call), nsim, fit$distance, device, call)
+}
