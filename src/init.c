@@ -34,6 +34,11 @@ SEXP gs_r_gbees_reweight(SEXP, SEXP);
 SEXP gs_r_gbees_cells(SEXP);
 SEXP gs_r_gbees_info(SEXP);
 SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_poly_have_fftw(void);
+SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -67,6 +72,11 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_gbees_cells", (DL_FUNC)&gs_r_gbees_cells, 1},
   {"gs_r_gbees_info", (DL_FUNC)&gs_r_gbees_info, 1},
   {"gs_r_gbees_monte_carlo", (DL_FUNC)&gs_r_gbees_monte_carlo, 8},
+  {"gs_r_poly_have_fftw", (DL_FUNC)&gs_r_poly_have_fftw, 0},
+  {"gs_r_dct", (DL_FUNC)&gs_r_dct, 4},
+  {"gs_r_tridiag_solve", (DL_FUNC)&gs_r_tridiag_solve, 6},
+  {"gs_r_jw_eval", (DL_FUNC)&gs_r_jw_eval, 4},
+  {"gs_r_jwt", (DL_FUNC)&gs_r_jwt, 7},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

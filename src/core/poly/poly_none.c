@@ -1,0 +1,15 @@
+/* The polynomial transforms' GPU entry points in a build without CUDA. */
+#include "gs_gpu.h"
+#include "gs_poly.h"
+
+gs_status gs_dct_gpu(int device, int type, long n, long batch, const double *in, double *out, char *msg)
+{
+  (void)device, (void)type, (void)n, (void)batch, (void)in, (void)out;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, char *msg)
+{
+  (void)device, (void)a;
+  return gs_gpu_missing(msg);
+}
