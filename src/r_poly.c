@@ -84,3 +84,74 @@ SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, 
   UNPROTECT(1);
   return out;
 }
+
+/* x: n x ncol; to_chebyshev: TRUE for Legendre -> Chebyshev. */
+SEXP gs_r_leg_cheb(SEXP x, SEXP to_chebyshev)
+{
+  need_double(x, "x");
+  const long n = Rf_nrows(x), ncol = Rf_ncols(x);
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, (int)ncol));
+  char msg[GS_MSG_LEN];
+  gs_status st = Rf_asLogical(to_chebyshev) ? gs_leg2cheb_cpu(n, ncol, REAL(x), REAL(out), msg)
+                                            : gs_cheb2leg_cpu(n, ncol, REAL(x), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* list(x = nodes, w = weights) of the n-point Gauss-Legendre rule. */
+SEXP gs_r_gauss_legendre(SEXP n_)
+{
+  const int n = gs_r_int(n_, "n");
+  const char *names[] = {"x", "w", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, n));
+  SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, n));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gauss_legendre(n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* Analysis: values (nlat x nlon x nfield) -> list(cos, sin), each
+ * (lmax + 1)^2 x nfield; synthesis: list(cos, sin) -> values. x, w: the
+ * grid's colatitude cosines and weights. */
+SEXP gs_r_sht(SEXP data, SEXP x, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_, SEXP threads_, SEXP progress)
+{
+  need_double(x, "x");
+  need_double(w, "w");
+  gs_r_progress_set(progress);
+  const int lmax = gs_r_int(lmax_, "lmax"), analysis = Rf_asLogical(analysis_);
+  const long L2 = (long)(lmax + 1) * (lmax + 1), nlat = Rf_xlength(x), nlon = gs_r_int(nlon_, "nlon");
+  if (Rf_xlength(w) != nlat) Rf_error("x and w differ in length");
+  SEXP values = analysis ? data : R_NilValue, cs = analysis ? R_NilValue : data;
+  if (analysis) need_double(values, "values");
+  else if (TYPEOF(cs) != VECSXP || Rf_length(cs) != 2) Rf_error("coef must be a list of two arrays");
+  const long nfield = analysis ? Rf_xlength(values) / (nlat * nlon) : Rf_xlength(VECTOR_ELT(cs, 0)) / L2;
+  if (analysis && Rf_xlength(values) != nlat * nlon * nfield) Rf_error("values do not match the grid");
+  SEXP out;
+  if (analysis) {
+    const char *names[] = {"cos", "sin", ""};
+    out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, L2 * nfield));
+    SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, L2 * nfield));
+    cs = out;
+  } else {
+    for (int k = 0; k < 2; ++k) {
+      need_double(VECTOR_ELT(cs, k), "coef");
+      if (Rf_xlength(VECTOR_ELT(cs, k)) != L2 * nfield) Rf_error("coef does not match lmax");
+    }
+    out = PROTECT(Rf_allocVector(REALSXP, nlat * nlon * nfield));
+    values = out;
+  }
+  gs_sht_args a = {.lmax = lmax, .nlat = nlat, .nlon = nlon, .nfield = nfield, .x = REAL(x), .w = REAL(w),
+                   .values = REAL(values), .cos_part = REAL(VECTOR_ELT(cs, 0)), .sin_part = REAL(VECTOR_ELT(cs, 1))};
+  char msg[GS_MSG_LEN];
+  const int threads = gs_r_int(threads_, "threads");
+  gs_status st = analysis ? gs_sht_analysis_cpu(&a, threads, gs_r_progress, msg)
+                          : gs_sht_synthesis_cpu(&a, threads, gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}

@@ -64,9 +64,11 @@ typedef struct {
 gs_status gs_jwt_synthesis_cpu(const gs_jwt_args *a, int threads, char *msg);
 gs_status gs_jwt_analysis_cpu(const gs_jwt_args *a, int threads, char *msg);
 
-/* ---- Legendre <-> Chebyshev coefficients (direct O(n^2) sums) ---------------- */
-gs_status gs_leg2cheb_cpu(long n, long ncol, const double *in, double *out, int threads, char *msg);
-gs_status gs_cheb2leg_cpu(long n, long ncol, const double *in, double *out, int threads, char *msg);
+/* ---- Legendre <-> Chebyshev coefficients (direct O(n^2) products) --------------
+ * out (n x ncol) = the Chebyshev (leg2cheb) or Legendre (cheb2leg) coefficients
+ * of the expansions whose other coefficients are in (n x ncol). */
+gs_status gs_leg2cheb_cpu(long n, long ncol, const double *in, double *out, char *msg);
+gs_status gs_cheb2leg_cpu(long n, long ncol, const double *in, double *out, char *msg);
 
 /* ---- spherical harmonics of real fields ---------------------------------------
  * Fields on nlat x nlon grids (latitude rows from the north pole; longitudes
