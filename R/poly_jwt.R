@@ -21,7 +21,9 @@
 #' polynomial values (by the recurrence of [jw_eval()], whose rescaled seed
 #' does not underflow at large `l`) and multiplies by it with BLAS: cost
 #' \eqn{O(n_r n)} per column, error growing like \eqn{n}. Both need FFTW3
-#' only for the connection method.
+#' only for the connection method. On a GPU the connection chain runs one
+#' thread per column with the CPU's arithmetic and the DCT through cuFFT;
+#' the quadrature builds its matrix on the GPU and multiplies with cuBLAS.
 #'
 #' @param coef Coefficients: a vector of length `n` or an `n`-row matrix.
 #' @param values Grid values: a vector of length `nr` or an `nr`-row matrix.
@@ -29,6 +31,7 @@
 #' @param nr Number of radial grid points, at least `n + ceiling(l / 2)`.
 #' @param n Number of coefficients to compute.
 #' @param method `"connection"` or `"quadrature"`.
+#' @inheritParams dct
 #' @return `jwt_synthesis()`: grid values (`nr` rows); `jwt_analysis()`:
 #'   coefficients (`n` rows); a vector for a vector.
 #' @examples
@@ -39,21 +42,23 @@
 #' g <- jw_grid(8)
 #' drop(outer(g$r, 0:2, function(r, n) jw_eval(n, 4, r)) %*% coef) - v
 #' @export
-jwt_synthesis <- function(coef, l, nr, method = c("connection", "quadrature")) {
+jwt_synthesis <- function(coef, l, nr, method = c("connection", "quadrature"),
+                          device = getOption("gpustats.device", "auto")) {
   call <- environment()
   x <- as_finite_matrix(coef, "coef", call)
-  jwt_run(x, l, nrow(x), nr, method, analysis = FALSE, shape = coef, call)
+  jwt_run(x, l, nrow(x), nr, method, analysis = FALSE, shape = coef, device, call)
 }
 
 #' @rdname jwt_synthesis
 #' @export
-jwt_analysis <- function(values, l, n, method = c("connection", "quadrature")) {
+jwt_analysis <- function(values, l, n, method = c("connection", "quadrature"),
+                         device = getOption("gpustats.device", "auto")) {
   call <- environment()
   x <- as_finite_matrix(values, "values", call)
-  jwt_run(x, l, n, nrow(x), method, analysis = TRUE, shape = values, call)
+  jwt_run(x, l, n, nrow(x), method, analysis = TRUE, shape = values, device, call)
 }
 
-jwt_run <- function(x, l, n, nr, method, analysis, shape, call) {
+jwt_run <- function(x, l, n, nr, method, analysis, shape, device, call) {
   method <- match_choice(method, c("connection", "quadrature"), "method", call)
   l <- check_count(l, "l", call)
   n <- check_count(n, "n", call, lower = 1)
@@ -62,8 +67,9 @@ jwt_run <- function(x, l, n, nr, method, analysis, shape, call) {
     abort_arg(c("The grid of {nr} point{?s} is too small for {n} coefficient{?s} of degree {l}.",
                 i = "Use {.arg nr} >= n + ceiling(l / 2) = {n + ceiling(l / 2)}."), call)
   }
-  if (method == "connection") check_fftw("The connection method", call)
+  dev <- resolve_device(device, as.double(nr) * ncol(x), "map", call)
+  if (method == "connection" && dev < 0L) check_fftw("The connection method", call)
   code <- if (method == "connection") 0L else 1L
-  out <- gs_call(.Call(gs_r_jwt, x, l, n, nr, code, analysis, gs_threads(call)), call)
+  out <- gs_call(.Call(gs_r_jwt, x, l, n, nr, code, analysis, dev, gs_threads(call)), call)
   as_input_shape(out, shape)
 }

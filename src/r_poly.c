@@ -67,7 +67,7 @@ SEXP gs_r_jw_eval(SEXP n, SEXP l, SEXP r, SEXP norm)
 }
 
 /* x: coefficients (ncoef x ncol, synthesis) or values (nr x ncol, analysis). */
-SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, SEXP threads_)
+SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, SEXP device_, SEXP threads_)
 {
   need_double(x, "x");
   const int analysis = Rf_asLogical(analysis_);
@@ -78,8 +78,10 @@ SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, 
   a.coef = analysis ? REAL(out) : REAL(x);
   a.values = analysis ? REAL(x) : REAL(out);
   char msg[GS_MSG_LEN];
-  const int threads = gs_r_int(threads_, "threads");
-  gs_status st = analysis ? gs_jwt_analysis_cpu(&a, threads, msg) : gs_jwt_synthesis_cpu(&a, threads, msg);
+  const int threads = gs_r_int(threads_, "threads"), device = gs_r_int(device_, "device");
+  gs_status st;
+  if (device < 0) st = analysis ? gs_jwt_analysis_cpu(&a, threads, msg) : gs_jwt_synthesis_cpu(&a, threads, msg);
+  else st = analysis ? gs_jwt_analysis_gpu(device, &a, msg) : gs_jwt_synthesis_gpu(device, &a, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

@@ -52,3 +52,10 @@ test_that("the GPU DCTs equal the CPU's", {
     }
   }
 })
+
+test_that("without FFTW3 the FFT-based functions say what to install", {
+  skip_if(.Call(gpustats:::gs_r_poly_have_fftw), "built with FFTW3")
+  expect_error(dct(1:4, device = "cpu"), "libfftw3-dev", class = "gpustats_error_no_fftw")
+  expect_error(jwt_synthesis(1:3, 2, 6, device = "cpu"), class = "gpustats_error_no_fftw")
+  expect_error(sht_analysis(matrix(1, 4, 8)), class = "gpustats_error_no_fftw")
+})

@@ -89,3 +89,20 @@ test_that("the Jones-Worland functions refuse bad input", {
   expect_error(jwt_synthesis(1:3, 2, 12, method = "fast"), class = "gpustats_error_argument")
   expect_identical(length(jw_eval(numeric(0), 1, 0.5)), 0L)
 })
+
+test_that("the GPU Jones-Worland transforms equal the CPU's", {
+  skip_without_gpu()
+  set.seed(12)
+  for (l in c(0, 1, 2, 7, 130, 131)) {
+    N <- 100
+    nr <- N + ceiling(l / 2) + 1
+    coef <- matrix(rnorm(N * 37), N)
+    for (method in c("connection", "quadrature")) {
+      vg <- jwt_synthesis(coef, l, nr, method, device = "gpu")
+      vc <- jwt_synthesis(coef, l, nr, method, device = "cpu")
+      expect_lte(max(abs(vg - vc)) / max(abs(vc)), 1e-13)
+      expect_lte(max(abs(jwt_analysis(vc, l, N, method, device = "gpu") - jwt_analysis(vc, l, N, method, device = "cpu"))),
+                 1e-13)
+    }
+  }
+})

@@ -10,10 +10,13 @@
  *   type 4, odd n: Z = FFT_2n(x_j e^{-i pi j / 2n}, zero-padded),
  *     y_k = 2 Re(e^{-i pi (2k+1) / 4n} Z_k).
  * Columns go through in chunks sized from the free device memory. */
+#include <stdint.h>
+
 #include <cufft.h>
 
 #include "gs_gpu_ctx.cuh"
 #include "gs_poly.h"
+#include "poly_cuda.cuh"
 
 #define DCT_THREADS 256
 
@@ -111,6 +114,11 @@ __global__ void dct4_odd_post(long n, long total, const double2 *Z, double *y)
   }
 }
 
+__global__ void dct_scale_kernel(long total, double f, double *x)
+{
+  for (long t = (long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (long)gridDim.x * blockDim.x) x[t] *= f;
+}
+
 static unsigned dct_blocks(long total)
 {
   const long b = (total + DCT_THREADS - 1) / DCT_THREADS;
@@ -159,25 +167,46 @@ static cufftResult dct_plan(int type, long n, long cols, cudaStream_t s, cufftHa
   return r == CUFFT_SUCCESS ? cufftSetStream(*p, s) : r;
 }
 
+size_t poly_dct_scratch_bytes(int type, long n, long cols)
+{
+  return cols * (n * sizeof(double) + dct_complex_len(type, n) * sizeof(double2)) + sizeof(double2);
+}
+
+gs_status poly_dct_device(int type, long n, long cols, double *x, void *scratch, cudaStream_t s, char *msg)
+{
+  gs_status st = GS_OK;
+  cufftHandle plan = 0;
+  int planned = 0;
+  if (n == 1) { /* the definitions at n = 1, without length-1 FFTs: 2x, x, 2 cos(pi / 4) x */
+    dct_scale_kernel<<<dct_blocks(cols), DCT_THREADS, 0, s>>>(cols, type == 2 ? 2.0 : type == 3 ? 1.0 : 1.4142135623730950488, x);
+    GS_CUDA_TRY(cudaGetLastError());
+    return GS_OK;
+  }
+  GS_TRY(cufft_status(dct_plan(type, n, cols, s, &plan), "planning", msg));
+  planned = 1;
+  {
+    /* the complex buffer after the real one, aligned for double2 */
+    const uintptr_t cplx = ((uintptr_t)((double *)scratch + cols * n) + 15) & ~(uintptr_t)15;
+    GS_TRY(cufft_status(dct_chunk(type, n, cols, plan, x, (double *)scratch, (double2 *)cplx, s), "execution", msg));
+  }
+  GS_CUDA_TRY(cudaGetLastError());
+done:
+  if (planned) cufftDestroy(plan);
+  return st;
+}
+
 extern "C" gs_status gs_dct_gpu(int device, int type, long n, long batch, const double *in, double *out, char *msg)
 {
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
-  cufftHandle plan = 0;
-  long planned = 0;
   size_t free_b = 0;
   if (type < 2 || type > 4) return gs_set_msg(msg, GS_ERR_ARG, "DCT type %d: 2, 3 or 4 are supported", type);
   if (n < 1 || batch < 1) return GS_OK;
-  if (n == 1) { /* the definitions at n = 1, without length-1 FFTs: 2x, x, 2 cos(pi / 4) x */
-    const double f = type == 2 ? 2.0 : type == 3 ? 1.0 : 1.4142135623730950488;
-    for (long j = 0; j < batch; ++j) out[j] = f * in[j];
-    return GS_OK;
-  }
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
   GS_TRY(gs_gpu_ctx_free_memory(c, &free_b, msg));
   {
-    /* per column: the values, a real scratch column and the complex buffer; the FFT's own work area */
-    const size_t per_col = 2 * n * sizeof(double) + dct_complex_len(type, n) * sizeof(double2);
+    /* per column: the values and the scratch; as much again for cuFFT's own work area */
+    const size_t per_col = n * sizeof(double) + poly_dct_scratch_bytes(type, n, 1);
     long cols = (long)(gs_gpu_budget(free_b) / (2 * per_col));
     if (cols < 1) {
       st = gs_set_msg(msg, GS_ERR_NOMEM, "not enough GPU memory for a DCT of length %ld", n);
@@ -186,25 +215,18 @@ extern "C" gs_status gs_dct_gpu(int device, int type, long n, long batch, const 
     if (cols > batch) cols = batch;
     if (cols > (1L << 30) / n) cols = (1L << 30) / n > 0 ? (1L << 30) / n : 1;
     char *work = NULL;
-    GS_TRY(gs_gpu_ctx_workspace(c, cols * per_col, (void **)&work, msg));
-    double *x = (double *)work, *v = x + cols * n;
-    double2 *cbuf = (double2 *)(v + cols * n);
+    GS_TRY(gs_gpu_ctx_workspace(c, cols * n * sizeof(double) + poly_dct_scratch_bytes(type, n, cols), (void **)&work,
+                                msg));
+    double *x = (double *)work;
+    void *scratch = x + cols * n;
     for (long j0 = 0; j0 < batch; j0 += cols) {
       const long w = batch - j0 < cols ? batch - j0 : cols;
-      if (w != planned) {
-        if (planned) cufftDestroy(plan);
-        planned = 0;
-        GS_TRY(cufft_status(dct_plan(type, n, w, c->stream[0], &plan), "planning", msg));
-        planned = w;
-      }
       GS_TRY(gs_gpu_copy_to_device(c, x, in + j0 * n, (size_t)w * n * sizeof(double), 0, msg));
-      GS_TRY(cufft_status(dct_chunk(type, n, w, plan, x, v, cbuf, c->stream[0]), "execution", msg));
-      GS_CUDA_TRY(cudaGetLastError());
+      GS_TRY(poly_dct_device(type, n, w, x, scratch, c->stream[0], msg));
       GS_TRY(gs_gpu_copy_to_host(c, out + j0 * n, x, (size_t)w * n * sizeof(double), 0, msg));
     }
   }
 done:
-  if (planned) cufftDestroy(plan);
   if (c) cudaStreamSynchronize(c->stream[0]);
   return st;
 }

@@ -63,6 +63,8 @@ typedef struct {
 
 gs_status gs_jwt_synthesis_cpu(const gs_jwt_args *a, int threads, char *msg);
 gs_status gs_jwt_analysis_cpu(const gs_jwt_args *a, int threads, char *msg);
+gs_status gs_jwt_synthesis_gpu(int device, const gs_jwt_args *a, char *msg);
+gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg);
 
 /* ---- Legendre <-> Chebyshev coefficients (direct O(n^2) products) --------------
  * out (n x ncol) = the Chebyshev (leg2cheb) or Legendre (cheb2leg) coefficients

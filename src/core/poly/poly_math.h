@@ -85,6 +85,57 @@ static inline GS_HD double jw_nu(int n, double beta)
   return sqrt(2.0 * (n + 1.0) * (n + a + 1.0) / ((2.0 * n + s + 1.0) * (2.0 * n + s + 2.0)));
 }
 
+/* The grid r_k = cos(pi (2k + 1) / (4 nr)), its weight pi / (2 nr), and the
+ * factor between the unit coefficients of W^0 or W^1 (l0) and the DCT
+ * inputs (synthesis: DCT-III or IV) or outputs (analysis, times the
+ * weight: DCT-II or IV): the unit W_0^0 = sqrt(2 / pi), W_n^0 =
+ * (2 / sqrt(pi)) T_2n and W_n^1 = (2 / sqrt(pi)) T_2n+1, against the DCTs'
+ * own factors of 2. */
+static inline GS_HD double jw_node(long k, long nr) { return cos(3.14159265358979323846 * (2.0 * k + 1.0) / (4.0 * nr)); }
+static inline GS_HD double jw_weight(long nr) { return 1.5707963267948966 / nr; }
+static inline GS_HD double jw_dct_scale(int l0, long n, int analysis, long nr)
+{
+  const double s = 0.56418958354775628695; /* 1 / sqrt(pi) */
+  if (l0 == 1 || n > 0) return analysis ? jw_weight(nr) * s : s;
+  return analysis ? jw_weight(nr) * s * 0.70710678118654752440 : s * 1.4142135623730950488;
+}
+
+/* The connection chains on one column t. mu, nu: the bidiagonals of
+ * beta = l0 + b + 1/2 at [b * len + n], b = 0 .. l - l0 - 1 (len entries
+ * each). Synthesis (down) turns ncoef coefficients of W^l into the
+ * ncoef + (l - l0) / 2 of W^l0 by e = U^-1 A_beta c per step of 2, with A_beta
+ * multiplying by 1 + x and U = A_(beta-1)^T; analysis (up) is the transpose,
+ * A_beta^T A_(beta-1)^-1, from ncoef + (l - l0) / 2 entries down to ncoef. */
+static inline GS_HD void jw_chain_down(const double *mu_tab, const double *nu_tab, long len_tab, int l0, int l,
+                                       long ncoef, double *t)
+{
+  long len = ncoef;
+  for (int j = l; j > l0; j -= 2) {
+    const double *mu = mu_tab + (j - l0 - 1) * len_tab, *nu = nu_tab + (j - l0 - 1) * len_tab;
+    const double *mu1 = mu - len_tab, *nu1 = nu - len_tab;
+    t[len] = nu[len - 1] * t[len - 1];
+    for (long n = len - 1; n > 0; --n) t[n] = mu[n] * t[n] + nu[n - 1] * t[n - 1];
+    t[0] *= mu[0];
+    ++len;
+    t[len - 1] /= mu1[len - 1];
+    for (long n = len - 2; n >= 0; --n) t[n] = (t[n] - nu1[n] * t[n + 1]) / mu1[n];
+  }
+}
+
+static inline GS_HD void jw_chain_up(const double *mu_tab, const double *nu_tab, long len_tab, int l0, int l,
+                                     long ncoef, double *t)
+{
+  long len = ncoef + (l - l0) / 2;
+  for (int j = l0 + 2; j <= l; j += 2) {
+    const double *mu = mu_tab + (j - l0 - 1) * len_tab, *nu = nu_tab + (j - l0 - 1) * len_tab;
+    const double *mu1 = mu - len_tab, *nu1 = nu - len_tab;
+    t[0] /= mu1[0];
+    for (long n = 1; n < len; ++n) t[n] = (t[n] - nu1[n - 1] * t[n - 1]) / mu1[n];
+    --len;
+    for (long n = 0; n < len; ++n) t[n] = mu[n] * t[n] + nu[n] * t[n + 1];
+  }
+}
+
 /* The unit Jones-Worland polynomials W_0..W_{count-1} of degree l at r, into
  * out[n * stride]: W_n = r^l q0 u_n(2 r^2 - 1), where q0 = W_0 / r^l and
  * u_n = p_n / p_0 follows the Jacobi recurrence (beta = l - 1/2). r^l and

@@ -13,3 +13,15 @@ gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, char *msg)
   (void)device, (void)a;
   return gs_gpu_missing(msg);
 }
+
+gs_status gs_jwt_synthesis_gpu(int device, const gs_jwt_args *a, char *msg)
+{
+  (void)device, (void)a;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg)
+{
+  (void)device, (void)a;
+  return gs_gpu_missing(msg);
+}
