@@ -27,7 +27,9 @@
 #' \sin^m\theta}. The seed \eqn{\sin^m\theta} underflows near the poles at
 #' high order, so it carries a separate binary exponent, as in SHTns and
 #' libsharp; values below \eqn{2^{-600}} are dropped. Cost
-#' \eqn{O(L^2 n_\theta)} per field, orders spread over the CPU threads.
+#' \eqn{O(L^2 n_\theta)} per field, orders spread over the CPU threads. On
+#' a GPU, cuFFT along the latitudes and one thread per latitude and order for
+#' the Legendre sums, with the same recurrence.
 #'
 #' @param values Field values: an `nlat` x `nlon` matrix (rows: colatitudes
 #'   from the north pole, as in [sht_grid()]; columns: longitudes from 0
@@ -37,6 +39,7 @@
 #' @param grid The [sht_grid()] of `values`; by default the Gauss grid of
 #'   `nrow(values)` latitudes and `ncol(values)` longitudes.
 #' @param coef An `sht` object (from `sht_analysis()`).
+#' @inheritParams dct
 #' @return `sht_analysis()`: an object of class `sht`, a list with `cos`
 #'   and `sin` (arrays `lmax + 1` x `lmax + 1` x `nfield`, entry
 #'   `[l + 1, m + 1, k]`; zero for \eqn{m > l} and in `sin[, 1, ]`), `lmax`
@@ -53,9 +56,8 @@
 #' round(a$cos[3, 2, 1], 12)   # C_21 = 1
 #' max(abs(sht_synthesis(a) - f))
 #' @export
-sht_analysis <- function(values, lmax = NULL, grid = NULL) {
+sht_analysis <- function(values, lmax = NULL, grid = NULL, device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  check_fftw("sht_analysis()", call)
   v <- sht_values(values, call)
   d <- dim(v)
   if (is.null(grid)) {
@@ -71,8 +73,12 @@ sht_analysis <- function(values, lmax = NULL, grid = NULL) {
   if (lmax > top) {
     abort_arg(c("The grid resolves degrees up to {top}, not {lmax}.", i = "Use a finer grid."), call)
   }
-  bar <- gs_progress_bar(as.double(lmax)^2 * grid$nlat * d[3], "sht_analysis", call)
-  out <- gs_call(.Call(gs_r_sht, v, grid$cos_colat, grid$weights, lmax, grid$nlon, TRUE, gs_threads(call), bar), call)
+  work <- as.double(lmax + 1)^2 * grid$nlat * d[3]
+  dev <- resolve_device(device, as.double(length(v)), "map", call)
+  if (dev < 0L) check_fftw("sht_analysis()", call)
+  bar <- gs_progress_bar(work, "sht_analysis", call)
+  out <- gs_call(.Call(gs_r_sht, v, grid$cos_colat, grid$weights, lmax, grid$nlon, TRUE, dev, gs_threads(call), bar),
+                 call)
   L <- lmax + 1L
   structure(list(cos = array(out$cos, c(L, L, d[3])), sin = array(out$sin, c(L, L, d[3])), lmax = lmax, grid = grid),
             class = "sht")
@@ -80,18 +86,20 @@ sht_analysis <- function(values, lmax = NULL, grid = NULL) {
 
 #' @rdname sht_analysis
 #' @export
-sht_synthesis <- function(coef, grid = coef$grid) {
+sht_synthesis <- function(coef, grid = coef$grid, device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  check_fftw("sht_synthesis()", call)
   if (!inherits(coef, "sht")) abort_arg("{.arg coef} must be an {.cls sht} object from {.fn sht_analysis}, not {.obj_type_friendly {coef}}.", call)
   check_sht_grid(grid, call)
   if (grid$nlon <= 2L * coef$lmax) {
     abort_arg("A grid of {grid$nlon} longitudes cannot carry degree {coef$lmax}; use nlon > {2 * coef$lmax}.", call)
   }
   nfield <- dim(coef$cos)[3]
-  bar <- gs_progress_bar(as.double(coef$lmax)^2 * grid$nlat * nfield, "sht_synthesis", call)
+  work <- as.double(coef$lmax + 1)^2 * grid$nlat * nfield
+  dev <- resolve_device(device, as.double(grid$nlat) * grid$nlon * nfield, "map", call)
+  if (dev < 0L) check_fftw("sht_synthesis()", call)
+  bar <- gs_progress_bar(work, "sht_synthesis", call)
   out <- gs_call(.Call(gs_r_sht, list(as.double(coef$cos), as.double(coef$sin)), grid$cos_colat, grid$weights,
-                       coef$lmax, grid$nlon, FALSE, gs_threads(call), bar), call)
+                       coef$lmax, grid$nlon, FALSE, dev, gs_threads(call), bar), call)
   if (nfield == 1L) matrix(out, grid$nlat, grid$nlon) else array(out, c(grid$nlat, grid$nlon, nfield))
 }
 

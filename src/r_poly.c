@@ -119,7 +119,8 @@ SEXP gs_r_gauss_legendre(SEXP n_)
 /* Analysis: values (nlat x nlon x nfield) -> list(cos, sin), each
  * (lmax + 1)^2 x nfield; synthesis: list(cos, sin) -> values. x, w: the
  * grid's colatitude cosines and weights. */
-SEXP gs_r_sht(SEXP data, SEXP x, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_, SEXP threads_, SEXP progress)
+SEXP gs_r_sht(SEXP data, SEXP x, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_, SEXP device_, SEXP threads_,
+              SEXP progress)
 {
   need_double(x, "x");
   need_double(w, "w");
@@ -150,9 +151,14 @@ SEXP gs_r_sht(SEXP data, SEXP x, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_,
   gs_sht_args a = {.lmax = lmax, .nlat = nlat, .nlon = nlon, .nfield = nfield, .x = REAL(x), .w = REAL(w),
                    .values = REAL(values), .cos_part = REAL(VECTOR_ELT(cs, 0)), .sin_part = REAL(VECTOR_ELT(cs, 1))};
   char msg[GS_MSG_LEN];
-  const int threads = gs_r_int(threads_, "threads");
-  gs_status st = analysis ? gs_sht_analysis_cpu(&a, threads, gs_r_progress, msg)
-                          : gs_sht_synthesis_cpu(&a, threads, gs_r_progress, msg);
+  const int threads = gs_r_int(threads_, "threads"), device = gs_r_int(device_, "device");
+  gs_status st;
+  if (device < 0)
+    st = analysis ? gs_sht_analysis_cpu(&a, threads, gs_r_progress, msg)
+                  : gs_sht_synthesis_cpu(&a, threads, gs_r_progress, msg);
+  else
+    st = analysis ? gs_sht_analysis_gpu(device, &a, gs_r_progress, msg)
+                  : gs_sht_synthesis_gpu(device, &a, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

@@ -92,3 +92,17 @@ test_that("the spherical-harmonic functions refuse bad input", {
   expect_error(sht_synthesis(a, grid = sht_grid(4)), "longitudes", class = "gpustats_error_argument")
   expect_error(sht_synthesis(a, grid = list()), class = "gpustats_error_argument")
 })
+
+test_that("the GPU spherical-harmonic transforms equal the CPU's", {
+  skip_without_gpu()
+  for (kind in c("gauss", "equiangular")) {
+    g <- sht_grid(200, kind)
+    a <- random_sht(200, 2, g, 5)
+    vg <- sht_synthesis(a, device = "gpu")
+    vc <- sht_synthesis(a, device = "cpu")
+    expect_lte(max(abs(vg - vc)) / max(abs(vc)), 1e-13)
+    bg <- sht_analysis(vc, grid = g, device = "gpu")
+    bc <- sht_analysis(vc, grid = g, device = "cpu")
+    expect_lte(max(abs(bg$cos - bc$cos), abs(bg$sin - bc$sin)), 1e-13)
+  }
+})

@@ -88,6 +88,8 @@ typedef struct {
 
 gs_status gs_sht_analysis_cpu(const gs_sht_args *a, int threads, gs_progress_fn progress, char *msg);
 gs_status gs_sht_synthesis_cpu(const gs_sht_args *a, int threads, gs_progress_fn progress, char *msg);
+gs_status gs_sht_analysis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
+gs_status gs_sht_synthesis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
 /* Gauss-Legendre nodes (cosines, descending) and weights of order n. */
 gs_status gs_gauss_legendre(long n, double *x, double *w, char *msg);
 

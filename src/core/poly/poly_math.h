@@ -173,4 +173,45 @@ static inline GS_HD double alp_rec_b(int l, int m)
   return sqrt((L - M) * (L + M) / (4.0 * L * L - 1.0));
 }
 
+
+/* The seed factor (-1)^m sqrt((2m + 1) / (4 pi) prod_{k<=m} (2k - 1) / (2k))
+ * of Pbar_m^m = factor * sin^m(theta). */
+static inline GS_HD double alp_seed(int m)
+{
+  double c = 0.079577471545947667884; /* 1 / (4 pi) */
+  for (int k = 1; k <= m; ++k) c *= (2.0 * k - 1.0) / (2.0 * k);
+  return (m % 2 ? -1.0 : 1.0) * sqrt((2.0 * m + 1.0) * c);
+}
+
+/* The recurrence in l of Pbar_l^m at one x = cos(theta): the value is u * f,
+ * u the mantissa the recurrence runs on and f = 2^e its scale. Below
+ * 2^ALP_MIN_EXP times the largest mantissa (2^400) a value is < 2^-600
+ * and is dropped (f = 0), as SHTns and libsharp drop them. */
+#define ALP_MIN_EXP (-1000)
+typedef struct {
+  double u, um1, f;
+  int e;
+} alp_iter;
+
+static inline GS_HD alp_iter alp_start(int m, double s, double seed)
+{
+  alp_iter it;
+  it.e = 0;
+  it.u = seed * (m > 0 ? poly_pow_scaled(s, m, &it.e) : 1.0);
+  it.um1 = 0.0;
+  it.f = it.e >= ALP_MIN_EXP ? ldexp(1.0, it.e) : 0.0;
+  return it;
+}
+
+/* From Pbar_{l-1}^m to Pbar_l^m, with A = alp_rec_a(l, m), B = alp_rec_b(l, m). */
+static inline GS_HD void alp_next(alp_iter *it, double A, double B, double x)
+{
+  const double next = A * (x * it->u - B * it->um1);
+  it->um1 = it->u;
+  it->u = next;
+  const int e0 = it->e;
+  poly_rescale(&it->u, &it->um1, &it->e);
+  if (it->e != e0) it->f = it->e >= ALP_MIN_EXP ? ldexp(1.0, it->e) : 0.0;
+}
+
 #endif

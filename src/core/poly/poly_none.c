@@ -25,3 +25,15 @@ gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg)
   (void)device, (void)a;
   return gs_gpu_missing(msg);
 }
+
+gs_status gs_sht_analysis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg)
+{
+  (void)device, (void)a, (void)progress;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gs_sht_synthesis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg)
+{
+  (void)device, (void)a, (void)progress;
+  return gs_gpu_missing(msg);
+}

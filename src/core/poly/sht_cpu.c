@@ -11,10 +11,6 @@
 #include "poly_fftw.h"
 #include "poly_math.h"
 
-/* Below 2^-1000 times the largest mantissa (2^400) a Legendre value is
- * < 2^-600: it is dropped, as SHTns and libsharp drop them. */
-#define SHT_MIN_EXP (-1000)
-
 /* Newton's method on P_n(cos theta) in theta, in long double (where it has
  * a 64-bit mantissa the nodes and weights are then correctly rounded to a
  * few units in the last place of double for n in the thousands). */
@@ -46,34 +42,24 @@ gs_status gs_gauss_legendre(long n, double *x, double *w, char *msg)
 
 #ifdef GS_HAVE_FFTW
 
-/* The recurrence coefficients of order m and the seed factor
- * (-1)^m sqrt((2m + 1) / (4 pi) prod_k (2k - 1) / (2k)) of Pbar_m^m. */
+/* The recurrence coefficients of order m, and the seed factor of Pbar_m^m. */
 static double alp_setup(int m, int lmax, double *A, double *B)
 {
-  double c = 1.0 / (4.0 * M_PI);
-  for (int k = 1; k <= m; ++k) c *= (2.0 * k - 1.0) / (2.0 * k);
   for (int l = m + 1; l <= lmax; ++l) {
     A[l] = alp_rec_a(l, m);
     B[l] = alp_rec_b(l, m);
   }
-  return (m % 2 ? -1.0 : 1.0) * sqrt((2.0 * m + 1.0) * c);
+  return alp_seed(m);
 }
 
 /* Pbar_l^m(x) for l = m .. lmax into p[l], sin(theta) = s. */
 static void alp_column(int m, int lmax, double x, double s, double seed, const double *A, const double *B, double *p)
 {
-  int e;
-  double u = seed * (m > 0 ? poly_pow_scaled(s, m, &e) : (e = 0, 1.0)), um1 = 0.0;
-  double f = e >= SHT_MIN_EXP ? ldexp(1.0, e) : 0.0;
-  p[m] = u * f;
+  alp_iter it = alp_start(m, s, seed);
+  p[m] = it.u * it.f;
   for (int l = m + 1; l <= lmax; ++l) {
-    const double next = A[l] * (x * u - B[l] * um1);
-    um1 = u;
-    u = next;
-    const int e0 = e;
-    poly_rescale(&u, &um1, &e);
-    if (e != e0) f = e >= SHT_MIN_EXP ? ldexp(1.0, e) : 0.0;
-    p[l] = u * f;
+    alp_next(&it, A[l], B[l], x);
+    p[l] = it.u * it.f;
   }
 }
 
