@@ -12,6 +12,7 @@
 #                           default 32,64,128,256,512,1024)
 #   sht_lmax                spherical-harmonic degrees of the round trip (default 1023;
 #                           4095 takes minutes on the CPU)
+#   jw_field                N = L of the whole-ball Jones-Worland field (default 255)
 #   reps                    timed repeats (default 3)
 # GPU timings are end to end from R (host copies included), median of `reps`.
 
@@ -79,7 +80,26 @@ bench_poly_jw <- function(sizes) {
   list(errors = d, slope_connection = slope(d$connection), slope_quadrature = slope(d$quadrature))
 }
 
-bench_poly_sht <- function(lmaxes) {
+# One scalar ball field, N = L: for each l the 2 (l + 1) columns (orders m,
+# real and imaginary parts) through synthesis and analysis, nr = N + L / 2 + 1
+# for every l (one radial grid), by connection; CPU against GPU.
+bench_poly_jw_field <- function(N, L, gpu) {
+  nr <- N + ceiling(L / 2) + 1
+  coef <- lapply(0:L, function(l) matrix(stats::rnorm(N * 2 * (l + 1)), N))
+  run <- function(device) {
+    system.time(for (l in 0:L) {
+      v <- jwt_synthesis(coef[[l + 1]], l, nr, device = device)
+      jwt_analysis(v, l, N, device = device)
+    })[["elapsed"]]
+  }
+  cpu <- run("cpu")
+  g <- if (gpu) run("gpu") else NA_real_
+  message(sprintf("JW ball field N = L = %d (nr = %d), synthesis + analysis of all l: cpu %s%s", N, nr, fmt_sec(cpu),
+                  if (gpu) sprintf(", gpu %s (%.1fx)", fmt_sec(g), cpu / g) else ""))
+  data.frame(N = N, L = L, nr = nr, cpu_s = cpu, gpu_s = g)
+}
+
+bench_poly_sht <- function(lmaxes, gpu = FALSE) {
   rows <- list()
   for (lmax in lmaxes) {
     g <- sht_grid(lmax)
@@ -93,7 +113,17 @@ bench_poly_sht <- function(lmaxes) {
     err <- sqrt(sum((b$cos - a$cos)^2 + (b$sin - a$sin)^2) / sum(a$cos^2 + a$sin^2))
     message(sprintf("SHT lmax = %d (Gauss %d x %d), CPU %d threads: synthesis %s, analysis %s, relative L2 round-trip error %.2e",
                     lmax, g$nlat, g$nlon, bench_cpu_threads(), fmt_sec(t_syn), fmt_sec(t_ana), err))
-    rows[[length(rows) + 1L]] <- data.frame(lmax = lmax, synthesis_s = t_syn, analysis_s = t_ana, rel_l2 = err)
+    row <- data.frame(lmax = lmax, synthesis_s = t_syn, analysis_s = t_ana, rel_l2 = err, gpu_synthesis_s = NA_real_,
+                      gpu_analysis_s = NA_real_, gpu_rel_l2 = NA_real_)
+    if (gpu) {
+      sht_synthesis(a, device = "gpu") # warm-up: context, plans
+      row$gpu_synthesis_s <- system.time(vg <- sht_synthesis(a, device = "gpu"))[["elapsed"]]
+      row$gpu_analysis_s <- system.time(bg <- sht_analysis(vg, grid = g, device = "gpu"))[["elapsed"]]
+      row$gpu_rel_l2 <- sqrt(sum((bg$cos - a$cos)^2 + (bg$sin - a$sin)^2) / sum(a$cos^2 + a$sin^2))
+      message(sprintf("SHT lmax = %d on the GPU: synthesis %s, analysis %s (end to end), relative L2 round-trip error %.2e",
+                      lmax, fmt_sec(row$gpu_synthesis_s), fmt_sec(row$gpu_analysis_s), row$gpu_rel_l2))
+    }
+    rows[[length(rows) + 1L]] <- row
   }
   do.call(rbind, rows)
 }
@@ -101,17 +131,20 @@ bench_poly_sht <- function(lmaxes) {
 bench_poly <- function(dct_n = bench_opt("dct_n", 1024, 128), dct_batch = bench_opt("dct_batch", 4096, 64),
                        tri_sizes = bench_opt("tri_sizes", "1024x4096,64x100000", "64x1000"),
                        jw_n = bench_opt("jw_n", c(32, 64, 128, 256, 512, 1024), c(32, 64, 128)),
-                       sht_lmax = bench_opt("sht_lmax", 1023, 63), reps = bench_opt("reps", 3, 1)) {
+                       sht_lmax = bench_opt("sht_lmax", 1023, 63), jw_field = bench_opt("jw_field", 255, 31),
+                       reps = bench_opt("reps", 3, 1)) {
   set.seed(11)
   gpu <- bench_gpu_ok("GPU polynomial-transform benchmarks")
   tri_sizes <- strsplit(tri_sizes, ",", fixed = TRUE)[[1]]
   list(dct = bench_poly_dct(dct_n, dct_batch, reps, gpu), tridiag = bench_poly_tridiag(tri_sizes, reps, gpu),
-       jw = bench_poly_jw(jw_n), sht = bench_poly_sht(sht_lmax))
+       jw = bench_poly_jw(jw_n), jw_field = bench_poly_jw_field(jw_field, jw_field, gpu),
+       sht = bench_poly_sht(sht_lmax, gpu))
 }
 
 if (sys.nframe() == 0L) {
   res <- bench_poly()
   print(res$dct)
   print(res$tridiag)
+  print(res$jw_field)
   print(res$sht)
 }

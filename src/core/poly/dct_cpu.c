@@ -6,6 +6,7 @@
 
 #include "gs_cpu.h"
 #include "gs_poly.h"
+#include "poly_internal.h"
 #include "poly_fftw.h"
 
 #ifdef GS_HAVE_FFTW
@@ -26,7 +27,7 @@ gs_status gs_dct_cpu(int type, long n, long batch, const double *in, double *out
     for (long i = 0; i < n * batch; ++i) out[i] = in[i];
   fftw_plan p = fftw_plan_r2r_1d((int)n, out, out, dct_kind(type), FFTW_ESTIMATE | FFTW_UNALIGNED);
   if (!p) return gs_set_msg(msg, GS_ERR_NOMEM, "FFTW could not plan a DCT of length %ld", n);
-  const int nt = gs_cpu_threads_for(threads, 5.0 * (double)n * batch * (1.0 + log((double)n)));
+  const int nt = gs_cpu_threads_for(threads, 5.0 * n * batch * (1.0 + log((double)n)) / POLY_FLOPS_PER_WORK);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (long j = 0; j < batch; ++j) fftw_execute_r2r(p, out + j * n, out + j * n);
   fftw_destroy_plan(p);

@@ -18,7 +18,7 @@ gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int 
     if (n[i] < 0 || l[i] < 0 || !(r[i] >= 0.0 && r[i] <= 1.0))
       return gs_set_msg(msg, GS_ERR_ARG, "element %ld: jw_eval needs n >= 0, l >= 0 and 0 <= r <= 1", i + 1);
   }
-#pragma omp parallel for num_threads(gs_cpu_threads_for(0, (double)len * 8.0)) schedule(static)
+#pragma omp parallel for num_threads(gs_cpu_threads_for(0, 10.0 * len / POLY_FLOPS_PER_WORK)) schedule(static)
   for (long i = 0; i < len; ++i) {
     double *buf = (double *)malloc(((size_t)n[i] + 1) * sizeof(double));
     if (buf) {
@@ -41,7 +41,7 @@ static double *jw_matrix(const gs_jwt_args *a, int threads)
   double *q = (double *)malloc((size_t)a->nr * a->ncoef * sizeof(double));
   if (!q) return NULL;
   const double q0 = gs_jw_q0(a->l);
-#pragma omp parallel for num_threads(gs_cpu_threads_for(threads, 10.0 * a->nr * a->ncoef)) schedule(static)
+#pragma omp parallel for num_threads(gs_cpu_threads_for(threads, 10.0 * a->nr * a->ncoef / POLY_FLOPS_PER_WORK)) schedule(static)
   for (long k = 0; k < a->nr; ++k) jw_unit_values(a->l, (int)a->ncoef, jw_node(k, a->nr), q0, q + k, a->nr);
   return q;
 }
@@ -78,7 +78,7 @@ static gs_status jw_connection(const gs_jwt_args *a, int analysis, int threads, 
     return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the connection transform");
   }
   const int type = c.l0 ? 4 : (analysis ? 2 : 3);
-  const int nt = gs_cpu_threads_for(threads, 4.0 * (double)top * (l + 2) * a->ncol);
+  const int nt = gs_cpu_threads_for(threads, 4.0 * top * (l + 2) * a->ncol / POLY_FLOPS_PER_WORK);
   gs_status st = GS_OK;
   if (!analysis) {
 #pragma omp parallel for num_threads(nt) schedule(static)

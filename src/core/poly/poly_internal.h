@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* Floating-point operations per unit of work of gs_cpu_threads_for (a unit is
+ * one element evaluation of the numerical kernels, tens of nanoseconds): the
+ * CPU loops of this domain give their work in operations, divided by this. */
+#define POLY_FLOPS_PER_WORK 50.0
+
 /* log h_n^l, h_n^l = int_0^1 (W_n^l)^2 (1 - r^2)^(-1/2) dr, in long double. */
 long double gs_jw_log_norm(int n, int l);
 /* The unit W_0^l(r) / r^l = h_0^(-1/2). */

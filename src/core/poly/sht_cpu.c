@@ -8,6 +8,7 @@
 
 #include "gs_cpu.h"
 #include "gs_poly.h"
+#include "poly_internal.h"
 #include "poly_fftw.h"
 #include "poly_math.h"
 
@@ -99,7 +100,7 @@ static void sht_order(const sht_field *f, int m, long field, int analysis, doubl
 static gs_status sht_legendre(const sht_field *f, long field, int analysis, int threads)
 {
   const int L = f->a->lmax + 1;
-  const int nt = gs_cpu_threads_for(threads, 2.0 * L * L * (double)f->a->nlat);
+  const int nt = gs_cpu_threads_for(threads, 4.0 * L * L * f->a->nlat / POLY_FLOPS_PER_WORK);
   int failed = 0;
 #pragma omp parallel num_threads(nt)
   {
@@ -134,7 +135,7 @@ static gs_status sht_longitude(const sht_field *f, long field, int analysis, int
   fftw_free(spec);
   if (!p) return gs_set_msg(msg, GS_ERR_NOMEM, "FFTW could not plan an FFT of length %ld", nlon);
   const double dphi = 2.0 * M_PI / nlon, r2 = sqrt(2.0);
-  const int nt = gs_cpu_threads_for(threads, 5.0 * (double)nlat * nlon * (1.0 + log((double)nlon)));
+  const int nt = gs_cpu_threads_for(threads, 5.0 * nlat * nlon * (1.0 + log((double)nlon)) / POLY_FLOPS_PER_WORK);
 #pragma omp parallel num_threads(nt)
   {
     double *r = (double *)malloc((size_t)nlon * sizeof(double));

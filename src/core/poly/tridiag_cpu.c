@@ -12,6 +12,7 @@
 
 #include "gs_cpu.h"
 #include "gs_poly.h"
+#include "poly_internal.h"
 
 /* The elimination of (dl, d, du) into the multipliers c (the modified
  * super-diagonal) and the inverse pivots ip; the index of the first zero or
@@ -47,7 +48,7 @@ gs_status gs_tridiag_solve_cpu(const gs_tridiag_args *a, int threads, char *msg)
 {
   const long n = a->n;
   if (n < 1 || a->nrhs < 1) return GS_OK;
-  const int nt = gs_cpu_threads_for(threads, 8.0 * (double)n * a->nrhs);
+  const int nt = gs_cpu_threads_for(threads, 8.0 * n * a->nrhs / POLY_FLOPS_PER_WORK);
   double *work = (double *)malloc(2 * (size_t)n * (a->per_system ? nt : 1) * sizeof(double));
   if (!work) return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the tridiagonal solve");
   long bad_sys = -1, bad_row = -1;
