@@ -43,6 +43,14 @@ SEXP gs_r_vecchia_free(SEXP);
 SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_grad_info(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_poly_have_fftw(void);
+SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_leg_cheb(SEXP, SEXP);
+SEXP gs_r_gauss_legendre(SEXP);
+SEXP gs_r_sht(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -85,6 +93,14 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_vecchia_factor", (DL_FUNC)&gs_r_vecchia_factor, 3},
   {"gs_r_vecchia_apply", (DL_FUNC)&gs_r_vecchia_apply, 3},
   {"gs_r_vecchia_grad_info", (DL_FUNC)&gs_r_vecchia_grad_info, 6},
+  {"gs_r_poly_have_fftw", (DL_FUNC)&gs_r_poly_have_fftw, 0},
+  {"gs_r_dct", (DL_FUNC)&gs_r_dct, 4},
+  {"gs_r_tridiag_solve", (DL_FUNC)&gs_r_tridiag_solve, 6},
+  {"gs_r_jw_eval", (DL_FUNC)&gs_r_jw_eval, 4},
+  {"gs_r_jwt", (DL_FUNC)&gs_r_jwt, 8},
+  {"gs_r_leg_cheb", (DL_FUNC)&gs_r_leg_cheb, 2},
+  {"gs_r_gauss_legendre", (DL_FUNC)&gs_r_gauss_legendre, 1},
+  {"gs_r_sht", (DL_FUNC)&gs_r_sht, 9},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

@@ -1,0 +1,69 @@
+#' Batched tridiagonal and bidiagonal solves
+#'
+#' `banded_solve()` solves \eqn{A x = b} for tridiagonal matrices \eqn{A}
+#' given by their three diagonals, for every column of `b`: either one
+#' matrix for all columns (the diagonals are vectors) or one matrix per
+#' column (the diagonals are matrices with one column per system). A
+#' bidiagonal system is the case where `lower` or `upper` is zero.
+#'
+#' The CPU path runs the Thomas algorithm (Gaussian elimination without
+#' pivoting), one system per thread, with one factorisation for all columns
+#' of a shared matrix; the GPU path runs parallel cyclic reduction, one warp
+#' per system. Neither pivots, so both are meant for the matrices that need
+#' no pivoting: diagonally dominant ones (splines, implicit time steps,
+#' the connection matrices of the polynomial transforms) and symmetric
+#' positive definite ones. A zero pivot is an error (class
+#' `gpustats_error_argument`) that names the system; for a general
+#' tridiagonal matrix use `solve()` or LAPACK's `dgtsv`.
+#'
+#' @param lower The sub-diagonal: length \eqn{n - 1}, or an
+#'   \eqn{(n - 1) \times k}{(n - 1) x k} matrix (one column per system), or
+#'   `0` for an upper bidiagonal matrix.
+#' @param diag The diagonal: length \eqn{n}, or an \eqn{n \times k}{n x k}
+#'   matrix.
+#' @param upper The super-diagonal, as `lower`; `0` for a lower bidiagonal
+#'   matrix.
+#' @param b The right-hand sides: a vector of length \eqn{n} or an
+#'   \eqn{n \times k}{n x k} matrix.
+#' @inheritParams dct
+#' @return The solutions, of the shape of `b`.
+#' @examples
+#' n <- 6
+#' lower <- rep(-1, n - 1); upper <- rep(-1, n - 1); diag <- rep(4, n)
+#' b <- cbind(1:n, rnorm(n))
+#' x <- banded_solve(lower, diag, upper, b)
+#' A <- diag(diag); A[cbind(2:n, 1:(n - 1))] <- lower; A[cbind(1:(n - 1), 2:n)] <- upper
+#' max(abs(A %*% x - b))
+#' # one matrix per system, and a bidiagonal one
+#' banded_solve(0, matrix(2:3, n, 2), matrix(1, n - 1, 2), b)
+#' @export
+banded_solve <- function(lower, diag, upper, b, device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  bm <- as_finite_matrix(b, "b", call)
+  n <- nrow(bm)
+  k <- ncol(bm)
+  if (n == 0L) abort_arg("{.arg b} has no rows.", call)
+  dm <- band_arg(diag, "diag", n, k, call)
+  per_system <- ncol(dm) > 1L
+  dl <- band_arg(lower, "lower", n - 1L, if (per_system) k else 1L, call, pad = "first")
+  du <- band_arg(upper, "upper", n - 1L, if (per_system) k else 1L, call, pad = "last")
+  if (ncol(dl) != ncol(dm) || ncol(du) != ncol(dm)) {
+    abort_arg("{.arg lower}, {.arg diag} and {.arg upper} must all be vectors (one matrix) or all have one column per system.", call)
+  }
+  dev <- resolve_device(device, as.double(n) * k, "map", call)
+  out <- gs_call(.Call(gs_r_tridiag_solve, dl, dm, du, bm, dev, gs_threads(call)), call)
+  as_input_shape(out, b)
+}
+
+# One diagonal as an n x (1 or k) double matrix: a scalar is recycled (0 for
+# a bidiagonal matrix), a vector of length `len` is one matrix, a len x k
+# matrix one per system. Off-diagonals (len = n - 1) get a zero row, first
+# (`lower`) or last (`upper`), so that every diagonal has n rows.
+band_arg <- function(x, arg, len, k, call, pad = "none") {
+  v <- as_finite_matrix(x, arg, call)
+  if (length(v) == 1L) v <- matrix(v[1L], len, k)
+  if (nrow(v) != len || !(ncol(v) %in% c(1L, k))) {
+    abort_arg("{.arg {arg}} must have length {len}{if (k > 1L) paste0(' or be a ', len, ' x ', k, ' matrix') else ''} (or be a single number), not {.obj_type_friendly {x}} of length {length(x)}.", call)
+  }
+  switch(pad, first = rbind(0, v), last = rbind(v, 0), v)
+}

@@ -1,0 +1,150 @@
+# Polynomial transforms: speed of the DCTs and batched tridiagonal solves on
+# the GPU against the CPU path (all cores), accuracy and error growth of the
+# Jones-Worland transforms (connection against quadrature), and the
+# spherical-harmonic round trip at high degree.
+#
+#   Rscript inst/bench/poly.R [--option=value ...]
+#
+# Options (or environment GPUSTATS_BENCH_<OPTION>):
+#   dct_n, dct_batch        DCT length and columns (default 1024, 4096)
+#   tri_sizes               tridiagonal "n x systems" pairs (default 1024x4096,64x100000)
+#   jw_n                    Jones-Worland sizes N for the error growth (l = N, nr = N + l/2;
+#                           default 32,64,128,256,512,1024)
+#   sht_lmax                spherical-harmonic degrees of the round trip (default 1023;
+#                           4095 takes minutes on the CPU)
+#   jw_field                N = L of the whole-ball Jones-Worland field (default 255)
+#   reps                    timed repeats (default 3)
+# GPU timings are end to end from R (host copies included), median of `reps`.
+
+if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
+
+bench_poly_dct <- function(n, batch, reps, gpu) {
+  x <- matrix(stats::rnorm(n * batch), n, batch)
+  rows <- list()
+  for (type in 2:4) {
+    cpu <- bench_time(function() dct(x, type, device = "cpu"), reps)
+    line <- sprintf("dct type %d, n = %d x %d: cpu %s", type, n, batch, fmt_sec(cpu))
+    row <- data.frame(what = sprintf("dct-%d", type), size = sprintf("%d x %d", n, batch), cpu_s = cpu,
+                      gpu_s = NA_real_, ratio = NA_real_, gpu_vs_cpu_max_rel = NA_real_)
+    if (gpu) {
+      g <- bench_time(function() dct(x, type, device = "gpu"), reps)
+      c0 <- dct(x, type, device = "cpu")
+      row$gpu_s <- g
+      row$ratio <- cpu / g
+      row$gpu_vs_cpu_max_rel <- max(abs(dct(x, type, device = "gpu") - c0)) / max(abs(c0))
+      line <- paste0(line, sprintf(", gpu %s (%.1fx)", fmt_sec(g), cpu / g))
+    }
+    message(line)
+    rows[[length(rows) + 1L]] <- row
+  }
+  do.call(rbind, rows)
+}
+
+bench_poly_tridiag <- function(sizes, reps, gpu) {
+  rows <- list()
+  for (s in sizes) {
+    nk <- as.numeric(strsplit(s, "x", fixed = TRUE)[[1]])
+    n <- nk[1]; k <- nk[2]
+    lower <- matrix(stats::runif((n - 1) * k, -1, 1), n - 1); upper <- matrix(stats::runif((n - 1) * k, -1, 1), n - 1)
+    diag <- matrix(stats::runif(n * k, 2.5, 4), n); b <- matrix(stats::rnorm(n * k), n)
+    cpu <- bench_time(function() banded_solve(lower, diag, upper, b, device = "cpu"), reps)
+    row <- data.frame(what = "tridiagonal, one matrix per system", size = s, cpu_s = cpu, gpu_s = NA_real_,
+                      ratio = NA_real_, gpu_vs_cpu_max_rel = NA_real_)
+    if (gpu) {
+      g <- bench_time(function() banded_solve(lower, diag, upper, b, device = "gpu"), reps)
+      c0 <- banded_solve(lower, diag, upper, b, device = "cpu")
+      row$gpu_s <- g
+      row$ratio <- cpu / g
+      row$gpu_vs_cpu_max_rel <- max(abs(banded_solve(lower, diag, upper, b, device = "gpu") - c0)) / max(abs(c0))
+    }
+    message(sprintf("tridiagonal %s: cpu %s%s", s, fmt_sec(cpu),
+                    if (gpu) sprintf(", gpu %s (%.1fx)", fmt_sec(row$gpu_s), row$ratio) else ""))
+    rows[[length(rows) + 1L]] <- row
+  }
+  do.call(rbind, rows)
+}
+
+# Round-trip error (analysis after synthesis, max abs over 4 random columns)
+# for l = N, nr = N + l/2, and the slope of log(error) on log(N).
+bench_poly_jw <- function(sizes) {
+  err <- t(vapply(sizes, function(N) {
+    l <- N; nr <- N + ceiling(l / 2); coef <- matrix(stats::rnorm(N * 4), N)
+    e <- function(m) max(abs(jwt_analysis(jwt_synthesis(coef, l, nr, m), l, N, m) - coef))
+    c(N = N, connection = e("connection"), quadrature = e("quadrature"))
+  }, numeric(3)))
+  d <- as.data.frame(err)
+  slope <- function(y) unname(stats::coef(stats::lm(log(y) ~ log(d$N)))[2])
+  message(sprintf("JW round-trip error slopes on log N: connection %.2f, quadrature %.2f",
+                  slope(d$connection), slope(d$quadrature)))
+  print(d)
+  list(errors = d, slope_connection = slope(d$connection), slope_quadrature = slope(d$quadrature))
+}
+
+# One scalar ball field, N = L: for each l the 2 (l + 1) columns (orders m,
+# real and imaginary parts) through synthesis and analysis, nr = N + L / 2 + 1
+# for every l (one radial grid), by connection; CPU against GPU.
+bench_poly_jw_field <- function(N, L, gpu) {
+  nr <- N + ceiling(L / 2) + 1
+  coef <- lapply(0:L, function(l) matrix(stats::rnorm(N * 2 * (l + 1)), N))
+  run <- function(device) {
+    system.time(for (l in 0:L) {
+      v <- jwt_synthesis(coef[[l + 1]], l, nr, device = device)
+      jwt_analysis(v, l, N, device = device)
+    })[["elapsed"]]
+  }
+  cpu <- run("cpu")
+  g <- if (gpu) run("gpu") else NA_real_
+  message(sprintf("JW ball field N = L = %d (nr = %d), synthesis + analysis of all l: cpu %s%s", N, nr, fmt_sec(cpu),
+                  if (gpu) sprintf(", gpu %s (%.1fx)", fmt_sec(g), cpu / g) else ""))
+  data.frame(N = N, L = L, nr = nr, cpu_s = cpu, gpu_s = g)
+}
+
+bench_poly_sht <- function(lmaxes, gpu = FALSE) {
+  rows <- list()
+  for (lmax in lmaxes) {
+    g <- sht_grid(lmax)
+    L <- lmax + 1
+    low <- outer(0:lmax, 0:lmax, ">=")
+    a <- structure(list(cos = array(stats::rnorm(L * L) * low, c(L, L, 1)),
+                        sin = array(stats::rnorm(L * L) * low, c(L, L, 1)), lmax = lmax, grid = g), class = "sht")
+    a$sin[, 1, 1] <- 0
+    t_syn <- system.time(v <- sht_synthesis(a))[["elapsed"]]
+    t_ana <- system.time(b <- sht_analysis(v, grid = g))[["elapsed"]]
+    err <- sqrt(sum((b$cos - a$cos)^2 + (b$sin - a$sin)^2) / sum(a$cos^2 + a$sin^2))
+    message(sprintf("SHT lmax = %d (Gauss %d x %d), CPU %d threads: synthesis %s, analysis %s, relative L2 round-trip error %.2e",
+                    lmax, g$nlat, g$nlon, bench_cpu_threads(), fmt_sec(t_syn), fmt_sec(t_ana), err))
+    row <- data.frame(lmax = lmax, synthesis_s = t_syn, analysis_s = t_ana, rel_l2 = err, gpu_synthesis_s = NA_real_,
+                      gpu_analysis_s = NA_real_, gpu_rel_l2 = NA_real_)
+    if (gpu) {
+      sht_synthesis(a, device = "gpu") # warm-up: context, plans
+      row$gpu_synthesis_s <- system.time(vg <- sht_synthesis(a, device = "gpu"))[["elapsed"]]
+      row$gpu_analysis_s <- system.time(bg <- sht_analysis(vg, grid = g, device = "gpu"))[["elapsed"]]
+      row$gpu_rel_l2 <- sqrt(sum((bg$cos - a$cos)^2 + (bg$sin - a$sin)^2) / sum(a$cos^2 + a$sin^2))
+      message(sprintf("SHT lmax = %d on the GPU: synthesis %s, analysis %s (end to end), relative L2 round-trip error %.2e",
+                      lmax, fmt_sec(row$gpu_synthesis_s), fmt_sec(row$gpu_analysis_s), row$gpu_rel_l2))
+    }
+    rows[[length(rows) + 1L]] <- row
+  }
+  do.call(rbind, rows)
+}
+
+bench_poly <- function(dct_n = bench_opt("dct_n", 1024, 128), dct_batch = bench_opt("dct_batch", 4096, 64),
+                       tri_sizes = bench_opt("tri_sizes", "1024x4096,64x100000", "64x1000"),
+                       jw_n = bench_opt("jw_n", c(32, 64, 128, 256, 512, 1024), c(32, 64, 128)),
+                       sht_lmax = bench_opt("sht_lmax", 1023, 63), jw_field = bench_opt("jw_field", 255, 31),
+                       reps = bench_opt("reps", 3, 1)) {
+  set.seed(11)
+  gpu <- bench_gpu_ok("GPU polynomial-transform benchmarks")
+  tri_sizes <- strsplit(tri_sizes, ",", fixed = TRUE)[[1]]
+  list(dct = bench_poly_dct(dct_n, dct_batch, reps, gpu), tridiag = bench_poly_tridiag(tri_sizes, reps, gpu),
+       jw = bench_poly_jw(jw_n), jw_field = bench_poly_jw_field(jw_field, jw_field, gpu),
+       sht = bench_poly_sht(sht_lmax, gpu))
+}
+
+if (sys.nframe() == 0L) {
+  res <- bench_poly()
+  print(res$dct)
+  print(res$tridiag)
+  print(res$jw_field)
+  print(res$sht)
+}

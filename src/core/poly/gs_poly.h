@@ -1,0 +1,100 @@
+/* Polynomial transforms: DCTs, batched tridiagonal solves, Jones-Worland
+ * (ball) transforms, Legendre-Chebyshev conversions and spherical-harmonic
+ * transforms of real fields. Matrices are column-major; a batch is a set of
+ * columns. */
+#ifndef GS_POLY_H
+#define GS_POLY_H
+
+#include "gs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when the package was built with FFTW3 (configure), else 0. */
+int gs_poly_have_fftw(void);
+
+/* ---- DCTs ------------------------------------------------------------------
+ * FFTW's unnormalised definitions, on each of `batch` columns of length n:
+ *   type 2 (REDFT10): y_k = 2 sum_j x_j cos(pi k (j + 1/2) / n)
+ *   type 3 (REDFT01): y_k = x_0 + 2 sum_{j>=1} x_j cos(pi j (k + 1/2) / n)
+ *   type 4 (REDFT11): y_k = 2 sum_j x_j cos(pi (j + 1/2) (k + 1/2) / n)
+ * in and out may be the same array. */
+gs_status gs_dct_cpu(int type, long n, long batch, const double *in, double *out, int threads, char *msg);
+gs_status gs_dct_gpu(int device, int type, long n, long batch, const double *in, double *out, char *msg);
+
+/* ---- tridiagonal systems -----------------------------------------------------
+ * A x = b for tridiagonal A of order n with sub-diagonal dl (dl[0] unused),
+ * diagonal d and super-diagonal du (du[n-1] unused), each of length n, for
+ * `nrhs` right-hand sides (the columns of b, overwritten by x). With
+ * per_system = 0 one matrix serves every column; with per_system = 1 column j
+ * has its own matrix in column j of dl, d and du (n x nrhs each). No
+ * pivoting: a zero (or non-finite) pivot is GS_ERR_ARG, naming the system. */
+typedef struct {
+  long n, nrhs;
+  int per_system;
+  const double *dl, *d, *du;
+  double *b;
+} gs_tridiag_args;
+
+gs_status gs_tridiag_solve_cpu(const gs_tridiag_args *a, int threads, char *msg);
+gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, char *msg);
+
+/* ---- Jones-Worland polynomials ------------------------------------------------
+ * W_n^l(r) = r^l P_n^(-1/2, l-1/2)(2 r^2 - 1); "unit" normalisation divides
+ * by the square root of h_n = int_0^1 W_n^2 (1 - r^2)^(-1/2) dr, so that the
+ * unit polynomials are orthonormal for that weight. */
+enum { GS_JW_UNIT = 0, GS_JW_NATURAL = 1 };
+enum { GS_JW_CONNECTION = 0, GS_JW_QUADRATURE = 1 };
+
+/* out[i] = W_n[i]^l[i](r[i]) for i < len (n, l, r already recycled). */
+gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int norm, double *out, char *msg);
+
+/* Synthesis: values (nr x ncol) on the grid r_k = cos(pi (2k+1) / (4 nr))
+ * from unit coefficients (ncoef x ncol) of degree l; analysis: the reverse,
+ * by quadrature with weights pi / (2 nr). */
+typedef struct {
+  int l;
+  long ncoef, nr, ncol;
+  int method; /* GS_JW_CONNECTION or GS_JW_QUADRATURE */
+  double *coef; /* ncoef x ncol */
+  double *values; /* nr x ncol */
+} gs_jwt_args;
+
+gs_status gs_jwt_synthesis_cpu(const gs_jwt_args *a, int threads, char *msg);
+gs_status gs_jwt_analysis_cpu(const gs_jwt_args *a, int threads, char *msg);
+gs_status gs_jwt_synthesis_gpu(int device, const gs_jwt_args *a, char *msg);
+gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg);
+
+/* ---- Legendre <-> Chebyshev coefficients (direct O(n^2) products) --------------
+ * out (n x ncol) = the Chebyshev (leg2cheb) or Legendre (cheb2leg) coefficients
+ * of the expansions whose other coefficients are in (n x ncol). */
+gs_status gs_leg2cheb_cpu(long n, long ncol, const double *in, double *out, char *msg);
+gs_status gs_cheb2leg_cpu(long n, long ncol, const double *in, double *out, char *msg);
+
+/* ---- spherical harmonics of real fields ---------------------------------------
+ * Fields on nlat x nlon grids (latitude rows from the north pole; longitudes
+ * 2 pi j / nlon) at colatitude cosines x (nlat) with quadrature weights w
+ * (summing to 2). Coefficients: cos and sin parts, (lmax + 1) x (lmax + 1)
+ * per field, entry [l + (lmax + 1) m] (zero where m > l, and sin for m = 0),
+ * of the orthonormal real harmonics with the Condon-Shortley phase. */
+typedef struct {
+  int lmax;
+  long nlat, nlon, nfield;
+  const double *x, *w;
+  double *values; /* nlat x nlon x nfield */
+  double *cos_part, *sin_part; /* (lmax + 1)^2 x nfield each */
+} gs_sht_args;
+
+gs_status gs_sht_analysis_cpu(const gs_sht_args *a, int threads, gs_progress_fn progress, char *msg);
+gs_status gs_sht_synthesis_cpu(const gs_sht_args *a, int threads, gs_progress_fn progress, char *msg);
+gs_status gs_sht_analysis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
+gs_status gs_sht_synthesis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
+/* Gauss-Legendre nodes (cosines, descending) and weights of order n. */
+gs_status gs_gauss_legendre(long n, double *x, double *w, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

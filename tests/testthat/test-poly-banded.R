@@ -1,0 +1,66 @@
+# Batched tridiagonal solves against dense solves (LAPACK with pivoting).
+
+dense_tridiag <- function(lower, diag, upper) {
+  n <- length(diag)
+  A <- base::diag(diag, n)
+  if (n > 1) {
+    A[cbind(2:n, 1:(n - 1))] <- lower
+    A[cbind(1:(n - 1), 2:n)] <- upper
+  }
+  A
+}
+
+test_that("banded_solve() solves one matrix with many right-hand sides", {
+  set.seed(5)
+  n <- 50
+  lower <- runif(n - 1, -1, 1); upper <- runif(n - 1, -1, 1); diag <- runif(n, 2.5, 4)
+  b <- matrix(rnorm(n * 7), n, 7)
+  x <- banded_solve(lower, diag, upper, b, device = "cpu")
+  expect_equal(x, solve(dense_tridiag(lower, diag, upper), b), tolerance = 1e-13)
+  expect_equal(banded_solve(lower, diag, upper, b[, 2], device = "cpu"), x[, 2], tolerance = 1e-15)
+  expect_equal(banded_solve(numeric(0), 4, numeric(0), 2, device = "cpu"), 0.5)
+})
+
+test_that("banded_solve() solves one matrix per system, and bidiagonal systems", {
+  set.seed(6)
+  n <- 17; k <- 9
+  lower <- matrix(runif((n - 1) * k, -1, 1), n - 1); upper <- matrix(runif((n - 1) * k, -1, 1), n - 1)
+  diag <- matrix(runif(n * k, 2.5, 4), n)
+  b <- matrix(rnorm(n * k), n)
+  x <- banded_solve(lower, diag, upper, b, device = "cpu")
+  for (j in seq_len(k)) {
+    expect_equal(x[, j], solve(dense_tridiag(lower[, j], diag[, j], upper[, j]), b[, j]), tolerance = 1e-13)
+  }
+  xb <- banded_solve(0, diag, upper, b, device = "cpu")
+  expect_equal(xb[, 3], solve(dense_tridiag(rep(0, n - 1), diag[, 3], upper[, 3]), b[, 3]), tolerance = 1e-13)
+  xl <- banded_solve(lower[, 1], diag[, 1], 0, b, device = "cpu")
+  expect_equal(xl, solve(dense_tridiag(lower[, 1], diag[, 1], rep(0, n - 1)), b), tolerance = 1e-13)
+})
+
+test_that("banded_solve() refuses singular, misshapen and non-finite input", {
+  expect_error(banded_solve(c(1, 1), c(1, 1, 1), c(1, 1), 1:3), "zero", class = "gpustats_error_argument")
+  expect_error(banded_solve(1, c(0, 1), 1, 1:2), "row 1", class = "gpustats_error_argument")
+  expect_error(banded_solve(1:2, rep(4, 3), 1:2, 1:4), class = "gpustats_error_argument")
+  expect_error(banded_solve(1:3, rep(4, 3), 1:2, 1:3), class = "gpustats_error_argument")
+  expect_error(banded_solve(c(1, NA), rep(4, 3), 1:2, 1:3), class = "gpustats_error_argument")
+  expect_error(banded_solve(1:2, rep(4, 3), 1:2, c(1, Inf, 3)), class = "gpustats_error_argument")
+  expect_error(banded_solve(1:2, matrix(4, 3, 2), 1:2, matrix(1, 3, 3)), class = "gpustats_error_argument")
+  d <- matrix(4, 3, 2); d[2, 2] <- 0.25
+  expect_error(banded_solve(matrix(1, 2, 2), d, matrix(1, 2, 2), matrix(1, 3, 2)), "system 2",
+               class = "gpustats_error_argument")
+})
+
+test_that("the GPU solves what the CPU solves", {
+  skip_without_gpu()
+  set.seed(7)
+  for (n in c(1, 2, 31, 32, 33, 64, 1000, 1025)) {
+    k <- 70
+    lower <- matrix(runif((n - 1) * k, -1, 1), n - 1); upper <- matrix(runif((n - 1) * k, -1, 1), n - 1)
+    diag <- matrix(runif(n * k, 2.5, 4), n)
+    b <- matrix(rnorm(n * k), n)
+    expect_equal(banded_solve(lower, diag, upper, b, device = "gpu"),
+                 banded_solve(lower, diag, upper, b, device = "cpu"), tolerance = 1e-13)
+    expect_equal(banded_solve(lower[, 1], diag[, 1], upper[, 1], b, device = "gpu"),
+                 banded_solve(lower[, 1], diag[, 1], upper[, 1], b, device = "cpu"), tolerance = 1e-13)
+  }
+})

@@ -1,0 +1,108 @@
+# Spherical-harmonic transforms: conventions against gsl::legendre_sphPlm,
+# round trips, Parseval, methods and errors.
+
+random_sht <- function(lmax, nfield, grid, seed) {
+  set.seed(seed)
+  L <- lmax + 1
+  low <- array(outer(0:lmax, 0:lmax, ">="), c(L, L, nfield))
+  cs <- array(rnorm(L * L * nfield), c(L, L, nfield)) * low
+  sn <- array(rnorm(L * L * nfield), c(L, L, nfield)) * low
+  sn[, 1, ] <- 0
+  structure(list(cos = cs, sin = sn, lmax = lmax, grid = grid), class = "sht")
+}
+
+test_that("sht_synthesis() of one coefficient is gsl's normalised Legendre function times sqrt(2) cos or sin", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  skip_if_not_installed("gsl")
+  g <- sht_grid(24)
+  phi <- g$lon * pi / 180
+  for (lm in list(c(0, 0), c(5, 0), c(7, 3), c(24, 24), c(20, 11))) {
+    l <- lm[1]; m <- lm[2]
+    a <- random_sht(24, 1, g, 1)
+    a$cos[] <- 0; a$sin[] <- 0
+    a$cos[l + 1, m + 1, 1] <- 1
+    P <- gsl::legendre_sphPlm(l, m, g$cos_colat)
+    expect_lte(max(abs(sht_synthesis(a) - outer(P, if (m == 0) rep(1, g$nlon) else sqrt(2) * cos(m * phi)))), 1e-13)
+    if (m > 0) {
+      a$cos[] <- 0; a$sin[l + 1, m + 1, 1] <- 1
+      expect_lte(max(abs(sht_synthesis(a) - outer(P, sqrt(2) * sin(m * phi)))), 1e-13)
+    }
+  }
+})
+
+test_that("analysis inverts synthesis on Gauss and equiangular grids, for several fields", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  for (kind in c("gauss", "equiangular")) {
+    g <- sht_grid(40, kind)
+    a <- random_sht(40, 3, g, 2)
+    v <- sht_synthesis(a)
+    expect_equal(dim(v), c(g$nlat, g$nlon, 3))
+    b <- sht_analysis(v, grid = g)
+    err <- sqrt(sum((b$cos - a$cos)^2 + (b$sin - a$sin)^2) / sum(a$cos^2 + a$sin^2))
+    expect_lte(err, 1e-14)
+    # Parseval: the quadrature of f^2 over the sphere is the sum of squares
+    f2 <- sum(g$weights * v[, , 2]^2) * 2 * pi / g$nlon
+    expect_equal(f2, sum(a$cos[, , 2]^2 + a$sin[, , 2]^2), tolerance = 1e-13)
+  }
+  # a lower degree than the grid's, and the default Gauss grid from the dimensions
+  g <- sht_grid(30)
+  a <- random_sht(12, 1, g, 3)
+  b <- sht_analysis(sht_synthesis(a), lmax = 12, grid = g)
+  expect_equal(b$cos, a$cos, tolerance = 1e-13)
+  expect_equal(sht_analysis(sht_synthesis(a))$lmax, 30)
+})
+
+test_that("the Gauss grid integrates polynomials exactly and the equiangular one too", {
+  for (kind in c("gauss", "equiangular")) {
+    g <- sht_grid(20, kind)
+    for (k in 0:20) expect_equal(sum(g$weights * g$cos_colat^(2 * k)), 2 / (2 * k + 1), tolerance = 1e-14)
+  }
+  g <- sht_grid(3)
+  expect_equal(g$cos_colat, sort(c(-1, 1) * sqrt(3 / 7 + rep(c(-1, 1), each = 2) * 2 / 7 * sqrt(6 / 5)), decreasing = TRUE)[c(1, 2, 3, 4)],
+               tolerance = 1e-15)
+})
+
+test_that("sht objects print, convert to data frames and plot", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  g <- sht_grid(6)
+  a <- sht_analysis(sht_synthesis(random_sht(6, 2, g, 4)), grid = g)
+  expect_output(print(a), "degrees 0..6, 2 fields")
+  expect_output(print(g), "gauss, 7 latitudes x 14 longitudes")
+  d <- as.data.frame(a)
+  expect_equal(nrow(d), 2 * 28)
+  expect_equal(d$cos[d$l == 3 & d$m == 2 & d$field == 2], a$cos[4, 3, 2])
+  pdf(NULL)
+  expect_invisible(plot(a))
+  dev.off()
+})
+
+test_that("the spherical-harmonic functions refuse bad input", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  g <- sht_grid(8)
+  expect_error(sht_grid(8, nlat = 5), "too small", class = "gpustats_error_argument")
+  expect_error(sht_grid(8, nlon = 16), "too small", class = "gpustats_error_argument")
+  expect_error(sht_grid(-1), class = "gpustats_error_argument")
+  expect_error(sht_grid(4, kind = "healpix"), class = "gpustats_error_argument")
+  expect_error(sht_analysis(matrix(1, 9, 17), grid = g), class = "gpustats_error_argument")
+  expect_error(sht_analysis(matrix(1, 9, 18), lmax = 9, grid = g), "resolves", class = "gpustats_error_argument")
+  expect_error(sht_analysis(matrix(NA_real_, 9, 18)), class = "gpustats_error_argument")
+  expect_error(sht_analysis(1:5), class = "gpustats_error_argument")
+  expect_error(sht_synthesis(list(cos = 1)), class = "gpustats_error_argument")
+  a <- sht_analysis(matrix(1, 9, 18), grid = g)
+  expect_error(sht_synthesis(a, grid = sht_grid(4)), "longitudes", class = "gpustats_error_argument")
+  expect_error(sht_synthesis(a, grid = list()), class = "gpustats_error_argument")
+})
+
+test_that("the GPU spherical-harmonic transforms equal the CPU's", {
+  skip_without_gpu()
+  for (kind in c("gauss", "equiangular")) {
+    g <- sht_grid(200, kind)
+    a <- random_sht(200, 2, g, 5)
+    vg <- sht_synthesis(a, device = "gpu")
+    vc <- sht_synthesis(a, device = "cpu")
+    expect_lte(max(abs(vg - vc)) / max(abs(vc)), 1e-13)
+    bg <- sht_analysis(vc, grid = g, device = "gpu")
+    bc <- sht_analysis(vc, grid = g, device = "cpu")
+    expect_lte(max(abs(bg$cos - bc$cos), abs(bg$sin - bc$sin)), 1e-13)
+  }
+})
