@@ -34,6 +34,7 @@ SEXP gs_r_gbees_reweight(SEXP, SEXP);
 SEXP gs_r_gbees_cells(SEXP);
 SEXP gs_r_gbees_info(SEXP);
 SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_kernel_sums(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -67,6 +68,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_gbees_cells", (DL_FUNC)&gs_r_gbees_cells, 1},
   {"gs_r_gbees_info", (DL_FUNC)&gs_r_gbees_info, 1},
   {"gs_r_gbees_monte_carlo", (DL_FUNC)&gs_r_gbees_monte_carlo, 8},
+  {"gs_r_gbees_kernel_sums", (DL_FUNC)&gs_r_gbees_kernel_sums, 7},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)
