@@ -110,6 +110,7 @@ gbees_tables <- function(res) {
   df <- data.frame(case = res$case, device = where, seconds = fmt_sec(res$seconds),
                    `of which set-up` = ifelse(res$setup > 0, fmt_sec(res$setup), "-"), steps = res$steps,
                    `peak cells` = fmt_n(res$peak_cells), `cell updates/s in steps` = fmt_rate(res$cell_updates_per_s),
+                   `per core` = ifelse(res$device == "gpu", "-", fmt_rate(res$cell_updates_per_s / res$threads)),
                    `BC t=1` = fmt_g(res$bc, 3), `BC t=1, 4^3 bins` = fmt_g(res$bc_4, 3), check.names = FALSE)
   l63 <- res[grepl("63, to", res$case), ]
   ratio <- function(a, b) if (length(a) == 1L && length(b) == 1L) sprintf("%.1fx", b / a) else "n/a"
@@ -118,7 +119,7 @@ gbees_tables <- function(res) {
     "read-out). The Lorenz '96 set-up (its initial grid) is timed on its own and left out of the cell-update",
     "rate. BC: Bhattacharyya coefficient against Monte Carlo samples binned on the grid's cells (and on blocks",
     "of 4 x 4 x 4 cells).", "",
-    md_table(df, "llrrrrrrr"), "",
+    md_table(df, "llrrrrrrrr"), "",
     sprintf("Lorenz '63: GPU against one CPU core %s, against all cores %s.",
             ratio(l63$seconds[l63$device == "gpu"], l63$seconds[l63$device == "cpu" & l63$threads == 1]),
             ratio(l63$seconds[l63$device == "gpu"],
