@@ -105,7 +105,8 @@ bc_samples <- function(object, samples, time, call) {
     samples <- samples$samples[[k[1L]]]
   }
   if (!is.matrix(samples) || !is.numeric(samples) || ncol(samples) != object$dim || nrow(samples) == 0L) {
-    abort_arg("{.arg samples} must be a matrix with {object$dim} columns and at least one row, or a {.fn gbees_mc} result.", call)
+    abort_arg(paste("{.arg samples} must be a matrix with {object$dim} columns and at least one row,",
+                    "or a {.fn gbees_mc} result."), call)
   }
   samples
 }
@@ -146,7 +147,9 @@ bc_kde <- function(object, s, x, cutoff, max_cells, dev, label, call) {
   if (n <= d) abort_arg("The kernel density needs more than {d} finite samples, not {n}.", call)
   H <- stats::cov(x) * n^(-2 / (d + 4))
   R <- tryCatch(chol(H), error = function(e) NULL)
-  if (is.null(R)) abort_arg("The samples' covariance is singular: the kernel density needs samples that span all {d} states.", call)
+  if (is.null(R)) {
+    abort_arg("The samples' covariance is singular: the kernel density needs samples that span all {d} states.", call)
+  }
   whiten <- function(m) t(backsolve(R, t(m), transpose = TRUE))
   cells <- whiten(s$keys * rep(object$dx, each = nrow(s$keys)))
   src <- whiten(x - rep(object$center, each = n))
@@ -192,7 +195,9 @@ print.gbees_bhattacharyya <- function(x, ...) {
   if (is.finite(x$reference)) {
     cat(sprintf("  exact-agreement reference %.6f%s\n", x$reference, se(x$reference_se)))
   }
-  if (x$method == "kde") cat(sprintf("  one-sided (smoothed samples against the grid) %.6f%s\n", x$one_sided, se(x$one_sided_se)))
+  if (x$method == "kde") {
+    cat(sprintf("  one-sided (smoothed samples against the grid) %.6f%s\n", x$one_sided, se(x$one_sided_se)))
+  }
   cat(sprintf("  %d cells%s, %d samples\n", x$cells,
               if (x$exact) "" else sprintf(" (%d sampled)", x$evaluated), x$samples))
   invisible(x)

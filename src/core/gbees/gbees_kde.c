@@ -89,8 +89,10 @@ gs_status gs_gbees_kernel_sums(int dim, const double *src, const double *weight,
                                size_t n_eval, double radius, int threads, int device, gs_progress_fn progress,
                                double *out, char *msg)
 {
-  if (dim < 1 || dim > GS_GBEES_MAX_DIM) return gs_set_msg(msg, GS_ERR_ARG, "kernel sums need 1 to %d dimensions", GS_GBEES_MAX_DIM);
-  if (!(radius > 0.0) || !isfinite(radius)) return gs_set_msg(msg, GS_ERR_ARG, "the kernel cut-off must be positive and finite");
+  if (dim < 1 || dim > GS_GBEES_MAX_DIM)
+    return gs_set_msg(msg, GS_ERR_ARG, "kernel sums need 1 to %d dimensions", GS_GBEES_MAX_DIM);
+  if (!(radius > 0.0) || !isfinite(radius))
+    return gs_set_msg(msg, GS_ERR_ARG, "the kernel cut-off must be positive and finite");
   for (size_t q = 0; q < n_src * dim; q++)
     if (!isfinite(src[q])) return gs_set_msg(msg, GS_ERR_ARG, "kernel sources must be finite");
   for (size_t q = 0; q < n_eval * dim; q++)
