@@ -31,7 +31,7 @@
 #' diffusion) and the samples, and show more sampling noise.
 #'
 #' The exact-agreement reference applies the same measure to as many samples
-#' drawn from the grid density itself (a cell by its probability, then a
+#' (as many finite ones) drawn from the grid density itself (a cell by its probability, then a
 #' uniform point in it): the value the measure would give if the samples
 #' followed the grid density exactly.
 #'
@@ -50,7 +50,8 @@
 #'   than this many kernel standard deviations (at least 8).
 #' @param max_cells For `method = "kde"`: the most cells evaluated exactly;
 #'   larger grids are estimated from this many sampled cells.
-#' @param device `"auto"`, `"cpu"` or `"gpu"` for the kernel sums.
+#' @param device `"auto"`, `"cpu"` or `"gpu"` for the kernel sums (`"bins"`
+#'   runs in R).
 #' @return An object of class `gbees_bhattacharyya`, a list with `method`,
 #'   `coefficient`, `reference` (the exact-agreement reference, `NA` if not
 #'   asked for), `one_sided` (for `"kde"`; `NA` for `"bins"`), their standard
@@ -79,19 +80,20 @@ bhattacharyya <- function(object, samples, time = NULL, method = c("kde", "bins"
   check_scalar(max_cells, "max_cells", call, 1)
   s <- gbees_snapshot(object, time, posterior, call)
   x <- bc_samples(object, samples, s$time, call)
+  finite <- sum(rowSums(!is.finite(x)) == 0)
+  dev <- resolve_device(device, if (method == "kde") as.double(length(s$prob)) * nrow(x) else 0, "map", call)
   measure <- if (method == "kde") {
-    dev <- resolve_device(device, as.double(length(s$prob)) * nrow(x), "map", call)
     function(x, label) bc_kde(object, s, x, cutoff, floor(max_cells), dev, label, call)
   } else {
     function(x, label) bc_bins(object, s, x, bin)
   }
   main <- measure(x, "bhattacharyya")
-  ref <- if (reference) measure(bc_draw(object, s, nrow(x)), "bhattacharyya reference")
+  ref <- if (reference && finite > 0) measure(bc_draw(object, s, finite), "bhattacharyya reference")
   structure(list(method = method, coefficient = main$coefficient, reference = ref$coefficient %||% NA_real_,
                  one_sided = main$one_sided, coefficient_se = main$coefficient_se,
                  reference_se = ref$coefficient_se %||% NA_real_, one_sided_se = main$one_sided_se, time = s$time,
                  posterior = s$posterior, cells = length(s$prob), evaluated = main$evaluated, samples = nrow(x),
-                 finite = sum(rowSums(!is.finite(x)) == 0), bandwidth = main$bandwidth,
+                 finite = finite, bandwidth = main$bandwidth,
                  cutoff = if (method == "kde") cutoff else NA_real_, bin = if (method == "bins") bin else NA_real_,
                  exact = main$evaluated == length(s$prob)),
             class = "gbees_bhattacharyya")
@@ -189,7 +191,7 @@ bc_ratio <- function(num, dens, exact) {
 print.gbees_bhattacharyya <- function(x, ...) {
   se <- function(v) if (is.finite(v) && v > 0) sprintf(" (standard error %.2g)", v) else ""
   what <- if (x$method == "kde") sprintf("kernel-smoothed (Scott, cut-off %g sd)", x$cutoff) else
-    sprintf("binned on blocks of %g cells a side", x$bin)
+    sprintf("binned on blocks of %g cell%s a side", x$bin, if (x$bin == 1) "" else "s")
   cat(sprintf("<gbees_bhattacharyya> %s, t = %s%s\n", what, format(x$time), if (x$posterior) " (updated)" else ""))
   cat(sprintf("  coefficient %.6f%s\n", x$coefficient, se(x$coefficient_se)))
   if (is.finite(x$reference)) {

@@ -126,6 +126,7 @@ test_that("bad input to bhattacharyya() gets classed errors", {
   err(bhattacharyya(k$fit, k$x[1:3, ]))
   err(bhattacharyya(k$fit, cbind(k$x[, 1], k$x[, 1], k$x[, 2])))
   err(bhattacharyya(k$fit, k$x, device = "tpu"))
+  err(bhattacharyya(k$fit, k$x, method = "bins", device = "tpu"))
   err(bhattacharyya(k$fit, k$x, time = 3))
   nonfinite <- k$x
   nonfinite[1:397, 1] <- NaN
