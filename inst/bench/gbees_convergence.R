@@ -20,6 +20,8 @@
 #   gbees_conv_dx_ref     the reference's cell width (default 0.15)
 #   gbees_mc_n            Monte Carlo samples (default 1e5)
 #   gbees_conv_t          the time compared (default 1)
+#   gbees_conv_kde        1: also the kernel-smoothed coefficient of each width (default 1;
+#                         0 skips it, which on a CPU takes minutes for the finer grids)
 # GPUSTATS_BENCH_QUICK=1 runs a small version (coarse cells, t = 0.3) that
 # ends in a few minutes on two cores.
 
@@ -60,7 +62,8 @@ bench_gbees_convergence <- function(device = bench_opt("gbees_conv_device", "aut
                                     cfl_ref = bench_opt("gbees_conv_cfl_ref", 0.01, 0.05),
                                     dxs = bench_opt("gbees_conv_dx", c(0.5, 0.35, 0.25), c(1, 0.7, 0.5)),
                                     dx_ref = bench_opt("gbees_conv_dx_ref", 0.15, 0.35),
-                                    n = bench_opt("gbees_mc_n", 1e5, 2e4), t = bench_opt("gbees_conv_t", 1, 0.3)) {
+                                    n = bench_opt("gbees_mc_n", 1e5, 2e4), t = bench_opt("gbees_conv_t", 1, 0.3),
+                                    kde = bench_opt("gbees_conv_kde", 1) > 0) {
   step_dx <- dxs[1]
   ref <- gbees_conv_fit(step_dx, cfl_ref, t, device)
   message(sprintf("time-step reference: cells %g, cfl %g, %.1f s", step_dx, cfl_ref, ref$seconds))
@@ -76,11 +79,11 @@ bench_gbees_convergence <- function(device = bench_opt("gbees_conv_device", "aut
   widths <- do.call(rbind, lapply(c(dxs, dx_ref), function(dx) {
     a <- if (dx == dx_ref) fine else gbees_conv_fit(dx, 1, t, device)
     set.seed(2)
-    kde <- bhattacharyya(a$fit, mc, time = t, reference = FALSE, device = device)
+    smoothed <- if (kde) bhattacharyya(a$fit, mc, time = t, reference = FALSE, device = device)$coefficient else NA
     data.frame(dx = dx, cfl = 1, steps = a$fit$info$steps, cells = length(a$prob),
                L1 = if (dx == dx_ref) NA else l1_other_cells(a, fine),
                bc_bins = bhattacharyya(a$fit, mc, time = t, method = "bins", reference = FALSE)$coefficient,
-               bc_kde = kde$coefficient, seconds = a$seconds)
+               bc_kde = smoothed, seconds = a$seconds)
   }))
   list(steps = steps, widths = widths, cfl_ref = cfl_ref, dx_ref = dx_ref, t = t, n = n)
 }
@@ -96,7 +99,8 @@ gbees_convergence_tables <- function(res) {
                   "Monte Carlo samples."), res$t, res$dx_ref, fmt_n(res$n)), "",
     md_table(data.frame(cells = w$dx, steps = w$steps, `grid cells` = fmt_n(w$cells),
                         `1-norm` = ifelse(is.na(w$L1), "(reference)", fmt_g(w$L1, 3)),
-                        `BC binned on its cells` = sprintf("%.4f", w$bc_bins), `BC kde` = sprintf("%.4f", w$bc_kde),
+                        `BC binned on its cells` = sprintf("%.4f", w$bc_bins),
+                        `BC kde` = ifelse(is.na(w$bc_kde), "-", sprintf("%.4f", w$bc_kde)),
                         seconds = fmt_sec(w$seconds), check.names = FALSE), "rrrrrrr"))
 }
 

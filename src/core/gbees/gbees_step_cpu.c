@@ -257,16 +257,23 @@ void gbees_normalize(gs_gbees *g)
   int32_t n = g->n_cells;
   cell_parts parts = cell_parts_of(n);
   double part[GBEES_SUM_PARTS];
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
-  for (int k = 0; k < parts.count; k++) {
-    double s = 0.0;
-    for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) s += g->prob[c];
-    part[k] = s;
+  /* one team for the sum and the division: a parallel region per step costs as much as a small grid's loop */
+#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, n))
+  {
+#pragma omp for schedule(static)
+    for (int k = 0; k < parts.count; k++) {
+      double s = 0.0;
+      for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) s += g->prob[c];
+      part[k] = s;
+    }
+    /* after the loop's barrier every thread adds the parts in the same order,
+     * so all get the same total and all or none share the division */
+    double total = parts_total(part, parts.count);
+    if (total > 0.0) {
+#pragma omp for schedule(static)
+      for (int32_t c = 0; c < n; c++) g->prob[c] /= total;
+    }
   }
-  double sum = parts_total(part, parts.count);
-  if (!(sum > 0.0)) return;
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
-  for (int32_t c = 0; c < n; c++) g->prob[c] /= sum;
 }
 
 typedef struct {
