@@ -207,7 +207,7 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
 {
   gs_r_progress_set(progress);
   gs_gbees_model mod;
-  SEXP ctx_ptr = model_from_r(model, &mod);
+  model_from_r(model, &mod); /* protected until the UNPROTECT below: it keeps the callback alive */
   int d = mod.dim;
   size_t n = (size_t)Rf_nrows(x);
   double *rowwise = rows_of(x, d, "the states");
