@@ -115,9 +115,12 @@ gbees_dims <- function(object, dims, call) {
 # equal rows: mixed radix over the joint range when it is exact in a double,
 # else strings.
 gbees_key_code <- function(keys) {
-  all_keys <- do.call(rbind, keys)
-  lo <- apply(all_keys, 2L, min)
-  span <- apply(all_keys, 2L, max) - lo + 1
+  # column by column: apply() would transpose millions of keys first
+  filled <- Filter(nrow, keys)
+  col_range <- function(j) range(vapply(filled, function(k) range(k[, j]), c(0, 0)))
+  ranges <- vapply(seq_len(ncol(keys[[1L]])), col_range, c(0, 0))
+  lo <- ranges[1L, ]
+  span <- ranges[2L, ] - lo + 1
   if (prod(as.double(span)) < 2^52) {
     radix <- cumprod(c(1, span[-length(span)]))
     lapply(keys, function(k) as.vector((k - rep(lo, each = nrow(k))) %*% radix))

@@ -51,6 +51,7 @@ SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_leg_cheb(SEXP, SEXP);
 SEXP gs_r_gauss_legendre(SEXP);
 SEXP gs_r_sht(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_kernel_sums(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 static const R_CallMethodDef call_methods[] = {
   {"gs_r_gpu_count", (DL_FUNC)&gs_r_gpu_count, 0},
@@ -101,6 +102,7 @@ static const R_CallMethodDef call_methods[] = {
   {"gs_r_leg_cheb", (DL_FUNC)&gs_r_leg_cheb, 2},
   {"gs_r_gauss_legendre", (DL_FUNC)&gs_r_gauss_legendre, 1},
   {"gs_r_sht", (DL_FUNC)&gs_r_sht, 9},
+  {"gs_r_gbees_kernel_sums", (DL_FUNC)&gs_r_gbees_kernel_sums, 7},
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

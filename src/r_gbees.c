@@ -186,6 +186,19 @@ SEXP gs_r_gbees_info(SEXP ptr)
   return out;
 }
 
+/* A column-major n x d double matrix as n rows of d (R_alloc'ed). */
+static double *rows_of(SEXP m, int d, const char *what)
+{
+  if (TYPEOF(m) != REALSXP || !Rf_isMatrix(m) || Rf_ncols(m) != d)
+    Rf_error("%s must be a double matrix with %d columns", what, d);
+  size_t n = (size_t)Rf_nrows(m);
+  double *rowwise = (double *)R_alloc(n * d + 1, sizeof(double));
+  const double *px = REAL(m);
+  for (size_t p = 0; p < n; p++)
+    for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
+  return rowwise;
+}
+
 /* Advances the states (an n x dim matrix, one per row) from t0 to t1 on the
  * CPU (device < 0) or a GPU, calling progress (an R function of the
  * fraction done, or NULL) between batches of steps. */
@@ -194,14 +207,10 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
 {
   gs_r_progress_set(progress);
   gs_gbees_model mod;
-  SEXP ctx_ptr = model_from_r(model, &mod);
+  model_from_r(model, &mod); /* protected until the UNPROTECT below: it keeps the callback alive */
   int d = mod.dim;
   size_t n = (size_t)Rf_nrows(x);
-  if (TYPEOF(x) != REALSXP || Rf_ncols(x) != d) Rf_error("the states must be a double matrix with %d columns", d);
-  double *rowwise = (double *)R_alloc(n * d + 1, sizeof(double));
-  const double *px = REAL(x);
-  for (size_t p = 0; p < n; p++)
-    for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
+  double *rowwise = rows_of(x, d, "the states");
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), gs_r_int(device, "device"), rowwise, n,
                                       Rf_asReal(t0), Rf_asReal(t1), Rf_asReal(step), gs_r_progress, msg);
@@ -211,5 +220,25 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
   for (size_t p = 0; p < n; p++)
     for (int i = 0; i < d; i++) po[p + i * n] = rowwise[p * d + i];
   UNPROTECT(2);
+  return out;
+}
+
+/* Gaussian kernel sums at the rows of eval from the rows of src (whitened
+ * coordinates) with weights (NULL: 1) within radius. */
+SEXP gs_r_gbees_kernel_sums(SEXP src, SEXP weight, SEXP eval, SEXP radius, SEXP threads, SEXP device, SEXP progress)
+{
+  gs_r_progress_set(progress);
+  int d = Rf_ncols(src);
+  size_t n_src = (size_t)Rf_nrows(src), n_eval = (size_t)Rf_nrows(eval);
+  const double *z = rows_of(src, d, "the sources"), *y = rows_of(eval, d, "the evaluation points");
+  if (weight != R_NilValue && (TYPEOF(weight) != REALSXP || (size_t)XLENGTH(weight) != n_src))
+    Rf_error("one double weight per source is needed");
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n_eval));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_kernel_sums(d, z, weight == R_NilValue ? NULL : REAL(weight), n_src, y, n_eval,
+                                      Rf_asReal(radius), gs_r_int(threads, "threads"), gs_r_int(device, "device"),
+                                      gs_r_progress, REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
   return out;
 }

@@ -4,7 +4,7 @@
 #
 #   Rscript inst/scripts/vignette-data.R gbees
 #
-# (about two minutes on one CPU core).
+# (about three minutes on one CPU core).
 
 ## ---- l63 ----
 meas <- gbees_measurements(time = 1, y = -8, h = 3, cov = 1)
@@ -22,7 +22,12 @@ mc_hist <- lapply(1:3, function(d) {
 })
 
 ## ---- bc ----
-bc <- sapply(c(1, 2, 4, 8), function(b) bhattacharyya(fit, mc, time = 1, bin = b))
+set.seed(2)
+bc_kde <- bhattacharyya(fit, mc, time = 1)
+bc <- t(sapply(c(1, 2, 4, 8), function(b) {
+  r <- bhattacharyya(fit, mc, time = 1, method = "bins", bin = b)
+  c(bin = b, coefficient = r$coefficient, reference = r$reference)
+}))
 
 ## ---- convergence-setup ----
 pendulum <- gbees_model(c("omega", "-sin(theta)"), n = 2, state_names = c("theta", "omega"),
@@ -70,4 +75,4 @@ fit_d <- gbees(duffing, x0 = c(0, 0.2), cov = diag(c(0.01, 0.01)), dx = 0.02, ti
                threshold = 1e-7)
 
 ## ---- store ----
-vignette_data <- list(fit = fit, mc_hist = mc_hist, bc = bc, study = study, fit_d = fit_d)
+vignette_data <- list(fit = fit, mc_hist = mc_hist, bc_kde = bc_kde, bc = bc, study = study, fit_d = fit_d)

@@ -152,11 +152,12 @@ test_that("the Bhattacharyya coefficient is near 1 for samples of the grid densi
   cells <- sample.int(length(s$prob), 2e5, replace = TRUE, prob = s$prob)
   x <- s$keys[cells, ] * 0.5 + rep(c(-11.5, -10, 9.5), each = length(cells))
   jitter <- matrix(runif(length(x), -0.24, 0.24), ncol = 3)
-  bc <- bhattacharyya(fit, x + jitter)
+  bins <- function(...) bhattacharyya(fit, ..., method = "bins", reference = FALSE)$coefficient
+  bc <- bins(x + jitter)
   expect_gt(bc, 0.99)
   expect_lte(bc, 1)
-  expect_gt(bhattacharyya(fit, x + jitter, bin = 3), 0.99)
-  expect_equal(bhattacharyya(fit, x[, c(1, 1, 1)] + 1000), 0)
+  expect_gt(bins(x + jitter, bin = 3), 0.99)
+  expect_equal(bins(x[, c(1, 1, 1)] + 1000), 0)
 })
 
 test_that("marginals, data frames, printing and plots", {
@@ -437,7 +438,7 @@ test_that("bad input to every GBEES function gets a classed error", {
     dims = list(function(v) marginal(fit, dims = v), c(bad, nonpositive, 4, list(1:3), list(c(1, 1)))),
     time = list(function(v) marginal(fit, time = v), c(bad[-11], 5)),
     posterior = list(function(v) marginal(fit, posterior = v), bad),
-    samples = list(function(v) bhattacharyya(fit, v), c(bad, list(matrix(0, 2, 2)))),
+    samples = list(function(v) bhattacharyya(fit, v), c(bad, list(matrix(0, 2, 2)), list(matrix(0, 0, 3)))),
     bin = list(function(v) bhattacharyya(fit, matrix(0, 2, 3), bin = v), c(bad, nonpositive)),
     object = list(function(v) bhattacharyya(v, matrix(0, 2, 3)), bad),
     plot_times = list(function(v) plot(fit, times = v), c(bad[-11], 5))

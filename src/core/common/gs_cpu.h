@@ -10,8 +10,11 @@
  * (not in the x86-64 baseline) each call is a slow library emulation. CPU
  * loops therefore get an FMA clone, chosen at load time where the processor
  * has it. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define GS_CPU_DISPATCH __attribute__((target_clones("arch=haswell", "default")))
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && __GNUC__ >= 12
+/* x86-64-v3 (AVX2, FMA) is chosen by the processor's features; "arch=haswell"
+ * would be chosen only on an Intel Haswell by model, so never on AMD or newer
+ * Intel processors. */
+#define GS_CPU_DISPATCH __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GS_CPU_DISPATCH
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "gbees_kde_math.h"
 #include "gbees_math.h"
 #include "gs_gbees.h"
 
@@ -103,6 +104,11 @@ gs_status gbees_gpu_mc_start(int device, const gs_gbees_model *model, const doub
 gs_status gbees_gpu_mc_advance(gbees_gpu_mc *mc, double t0, long first, long count, double h, char *msg);
 gs_status gbees_gpu_mc_finish(gbees_gpu_mc *mc, double *x, char *msg);
 void gbees_gpu_mc_free(gbees_gpu_mc *mc);
+
+/* Kernel sums at the n_eval points from the sorted sources
+ * (gbees_kde_math.h) on a GPU. */
+gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const double *eval, size_t n_eval,
+                                gs_progress_fn progress, double *out, char *msg);
 
 #ifdef __cplusplus
 }

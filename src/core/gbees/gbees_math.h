@@ -33,12 +33,19 @@ static inline GS_HD double gbees_v(const gbees_cells *g, int32_t c, int i)
   return g->v[(size_t)c * g->dim + i];
 }
 
+/* max(x, 0) and min(x, 0) of a number that is not NaN, as comparisons: a C
+ * compiler calls the library for fmax and fmin, which must handle NaN. */
+static inline GS_HD double gbees_pos(double x) { return x > 0.0 ? x : 0.0; }
+static inline GS_HD double gbees_neg(double x) { return x < 0.0 ? x : 0.0; }
+
 /* Monotonized-central limiter phi(theta) = max(0, min((1 + theta)/2, 2, 2 theta)).
  * theta = +-Inf (a flat face) gives 2 or 0; NaN (0/0) cannot occur because
  * the caller skips faces without a jump. */
 static inline GS_HD double gbees_mc_limiter(double theta)
 {
-  return fmax(0.0, fmin(fmin(0.5 * (1.0 + theta), 2.0), 2.0 * theta));
+  double half = 0.5 * (1.0 + theta), twice = 2.0 * theta;
+  double m = half < 2.0 ? half : 2.0;
+  return gbees_pos(twice < m ? twice : m);
 }
 
 /* Component i of a built-in field at x (kind != GS_GBEES_CALLBACK). */
@@ -197,7 +204,7 @@ static inline GS_HD double gbees_upper_face_flux(const gbees_cells *g, int32_t x
   if (k == GBEES_NONE) return 0.0;
   int d = g->dim;
   const double *P = g->prob;
-  double u = gbees_v(g, x, j), vj_pos = fmax(u, 0.0), vj_neg = fmin(u, 0.0);
+  double u = gbees_v(g, x, j), vj_pos = gbees_pos(u), vj_neg = gbees_neg(u);
   double flux = vj_pos * P[x] + vj_neg * P[k];
 
   /* CTU: the transverse part of the waves crossing the faces in dimension
@@ -207,10 +214,10 @@ static inline GS_HD double gbees_upper_face_flux(const gbees_cells *g, int32_t x
     if (i == j) continue;
     int32_t xm = gbees_nbr(g, x, i, 0), xp = gbees_nbr(g, x, i, 1), km = gbees_nbr(g, k, i, 0),
             kp = gbees_nbr(g, k, i, 1);
-    if (xm != GBEES_NONE) ctu += fmax(gbees_v(g, xm, i), 0.0) * vj_pos * gbees_face_jump(g, x, i);
-    ctu += fmin(gbees_v(g, x, i), 0.0) * vj_pos * gbees_face_jump(g, xp, i);
-    if (km != GBEES_NONE) ctu += fmax(gbees_v(g, km, i), 0.0) * vj_neg * gbees_face_jump(g, k, i);
-    ctu += fmin(gbees_v(g, k, i), 0.0) * vj_neg * gbees_face_jump(g, kp, i);
+    if (xm != GBEES_NONE) ctu += gbees_pos(gbees_v(g, xm, i)) * vj_pos * gbees_face_jump(g, x, i);
+    ctu += gbees_neg(gbees_v(g, x, i)) * vj_pos * gbees_face_jump(g, xp, i);
+    if (km != GBEES_NONE) ctu += gbees_pos(gbees_v(g, km, i)) * vj_neg * gbees_face_jump(g, k, i);
+    ctu += gbees_neg(gbees_v(g, k, i)) * vj_neg * gbees_face_jump(g, kp, i);
   }
   flux -= dt * ctu;
 

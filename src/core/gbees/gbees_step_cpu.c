@@ -99,23 +99,69 @@ gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg)
   return st != GS_OK ? st : check_velocities(g, first, msg);
 }
 
+/* The growth targets of cell c that are not in the grid (before this
+ * step's growth), in target order, into keys (dim each); returns how many
+ * (at most dim^2; keys may be NULL to count). */
+static int missing_targets(const gs_gbees *g, const gbees_cells *cells, int32_t c, int32_t *keys)
+{
+  if (!(g->prob[c] >= g->opt.threshold)) return 0;
+  unsigned char codes[GS_GBEES_MAX_DIM * GS_GBEES_MAX_DIM];
+  int n_targets = gbees_growth_targets(cells, c, codes), n = 0;
+  for (int t = 0; t < n_targets; t++) {
+    int32_t key[GS_GBEES_MAX_DIM];
+    gbees_growth_key(cells, c, codes[t], key);
+    if (gbees_grid_find(g, key) != GBEES_NONE) continue;
+    if (keys) memcpy(keys + (size_t)n * g->dim, key, g->dim * sizeof(int32_t));
+    n++;
+  }
+  return n;
+}
+
+/* Lists the missing targets of every cell in cell order, into *keys
+ * (allocated here); returns their number, or -1 out of memory. The search
+ * runs in parallel over the cells: a count per cell, offsets from their
+ * running sum, then the keys at the offsets. */
+static int64_t list_missing_targets(const gs_gbees *g, int32_t **keys)
+{
+  int32_t n = g->n_cells;
+  int d = g->dim;
+  gbees_cells cells = gbees_host_cells(g);
+  int64_t *offset = (int64_t *)malloc(((size_t)n + 1) * sizeof(int64_t));
+  if (!offset) return -1;
+  int threads = gs_cpu_threads_for(g->opt.threads, n);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int32_t c = 0; c < n; c++) offset[c + 1] = missing_targets(g, &cells, c, NULL);
+  offset[0] = 0;
+  for (int32_t c = 0; c < n; c++) offset[c + 1] += offset[c];
+  int64_t total = offset[n];
+  *keys = (int32_t *)malloc((size_t)total * d * sizeof(int32_t) + 1);
+  if (!*keys) {
+    free(offset);
+    return -1;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int32_t c = 0; c < n; c++)
+    if (offset[c + 1] > offset[c]) missing_targets(g, &cells, c, *keys + (size_t)offset[c] * d);
+  free(offset);
+  return total;
+}
+
 /* New cells at the growth targets (gbees_growth_targets) of every cell at
  * or above the threshold, appended in the order of the cells and their
- * targets. */
+ * targets (a target listed twice is appended once, where it is first
+ * listed). */
 gs_status gbees_grow(gs_gbees *g, char *msg)
 {
-  int32_t n = g->n_cells, first = n;
-  for (int32_t c = 0; c < n; c++) {
-    if (!(g->prob[c] >= g->opt.threshold)) continue;
-    /* all keys first: inserting may move the arrays the view points into */
-    gbees_cells cells = gbees_host_cells(g);
-    unsigned char codes[GS_GBEES_MAX_DIM * GS_GBEES_MAX_DIM];
-    int32_t keys[GS_GBEES_MAX_DIM * GS_GBEES_MAX_DIM][GS_GBEES_MAX_DIM];
-    int n_targets = gbees_growth_targets(&cells, c, codes);
-    for (int t = 0; t < n_targets; t++) gbees_growth_key(&cells, c, codes[t], keys[t]);
-    for (int t = 0; t < n_targets; t++)
-      if (gbees_grid_insert(g, keys[t], msg) == GBEES_NONE) return GS_ERR_NOMEM;
+  int32_t first = g->n_cells, *keys = NULL;
+  int64_t total = list_missing_targets(g, &keys);
+  if (total < 0) return gs_set_msg(msg, GS_ERR_NOMEM, "growing %d GBEES cells ran out of host memory", first);
+  for (int64_t k = 0; k < total; k++) {
+    if (gbees_grid_insert(g, keys + (size_t)k * g->dim, msg) == GBEES_NONE) {
+      free(keys);
+      return GS_ERR_NOMEM;
+    }
   }
+  free(keys);
   if (g->n_cells == first) return GS_OK;
   gs_status st = gbees_velocities(g, first, g->time, msg);
   if (st != GS_OK) return st;
@@ -211,16 +257,23 @@ void gbees_normalize(gs_gbees *g)
   int32_t n = g->n_cells;
   cell_parts parts = cell_parts_of(n);
   double part[GBEES_SUM_PARTS];
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
-  for (int k = 0; k < parts.count; k++) {
-    double s = 0.0;
-    for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) s += g->prob[c];
-    part[k] = s;
+  /* one team for the sum and the division: a parallel region per step costs as much as a small grid's loop */
+#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, n))
+  {
+#pragma omp for schedule(static)
+    for (int k = 0; k < parts.count; k++) {
+      double s = 0.0;
+      for (int32_t c = part_begin(&parts, k); c < part_end(&parts, k); c++) s += g->prob[c];
+      part[k] = s;
+    }
+    /* after the loop's barrier every thread adds the parts in the same order,
+     * so all get the same total and all or none share the division */
+    double total = parts_total(part, parts.count);
+    if (total > 0.0) {
+#pragma omp for schedule(static)
+      for (int32_t c = 0; c < n; c++) g->prob[c] /= total;
+    }
   }
-  double sum = parts_total(part, parts.count);
-  if (!(sum > 0.0)) return;
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
-  for (int32_t c = 0; c < n; c++) g->prob[c] /= sum;
 }
 
 typedef struct {

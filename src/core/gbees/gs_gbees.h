@@ -113,6 +113,16 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
                                double t1, double step, gs_progress_fn progress, char *msg);
 
+/* Gaussian kernel sums in whitened coordinates (the kernel covariance is the
+ * identity): out[i] = sum_j w_j exp(-|y_i - z_j|^2 / 2) over the sources z_j
+ * (n_src rows of dim, weights w, or all 1 for NULL) within `radius` of the
+ * point y_i (n_eval rows of dim). Exact sums over the sources in boxes of
+ * side `radius` around each point, on the CPU (device < 0) or a GPU, in
+ * batches of points with progress (may be NULL) called between them. */
+gs_status gs_gbees_kernel_sums(int dim, const double *src, const double *weight, size_t n_src, const double *eval,
+                               size_t n_eval, double radius, int threads, int device, gs_progress_fn progress,
+                               double *out, char *msg);
+
 #ifdef __cplusplus
 }
 #endif
