@@ -80,11 +80,7 @@
 #'   evaluation, and a progress bar while the standard errors are computed),
 #'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
 #'   1e-10, in (0, 1)) and `hessian` (default `TRUE`: compute standard
-#'   errors) and `gradient_step` (default `NULL`: `nlminb`'s own forward
-#'   differences in FP64, central differences over steps of 0.001 in mixed
-#'   precision; a number: central differences over that step on the
-#'   search's scale, which tolerate rounding in the likelihood better at
-#'   large n). Other names are an error.
+#'   errors). Other names are an error.
 #' @param data For a formula: a data frame, or an sf or sp object of points.
 #' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
 #'   approximation, see [vecchia_loglik()]: each observation in the maxmin
@@ -221,8 +217,7 @@ fit_search <- function(objective, spec, ctrl, mixed) {
   # with them), so nlminb's own finite differences, over steps near 1e-8,
   # measure the steps rather than the slope: central differences over
   # steps well above the rounding instead.
-  step <- ctrl$gradient_step %||% if (mixed) 1e-3
-  gradient <- if (!is.null(step)) function(theta) fit_gradient(objective, theta, spec$lower, spec$upper, step)
+  gradient <- if (mixed) function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
   stats::nlminb(spec$theta0, objective, gradient, lower = spec$lower, upper = spec$upper,
                 control = list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol))
 }
@@ -320,7 +315,7 @@ fit_converged_or_warn <- function(opt, call) {
 
 # The control list, checked, with its defaults filled in.
 fit_control <- function(control, call) {
-  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE, gradient_step = NULL)
+  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE)
   if (!is.list(control) || length(control) && (is.null(names(control)) || any(!nzchar(names(control))))) {
     abort_arg("{.arg control} must be a named list, not {.obj_type_friendly {control}}.", call)
   }
@@ -337,10 +332,6 @@ fit_control <- function(control, call) {
   }
   check_scalar(ctrl$rel.tol, "control$rel.tol", call, 0, open = TRUE)
   if (ctrl$rel.tol >= 1) abort_arg("{.arg control$rel.tol} must be below 1, not {ctrl$rel.tol}.", call)
-  if (!is.null(ctrl$gradient_step)) {
-    check_scalar(ctrl$gradient_step, "control$gradient_step", call, 0, open = TRUE)
-    if (ctrl$gradient_step > 0.1) abort_arg("{.arg control$gradient_step} must be at most 0.1, not {ctrl$gradient_step}.", call)
-  }
   ctrl$iter.max <- as.integer(ctrl$iter.max)
   ctrl
 }

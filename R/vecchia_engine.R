@@ -100,16 +100,17 @@ vecchia_profile <- function(sums, n, p, deriv, method) {
   dysx <- matrix(take(p * q), p, q)
   dxsx <- array(take(p * p * q), c(p, p, q))
   info <- matrix(take(q * q), q, q, dimnames = list(deriv, deriv))
+  dx <- function(j) matrix(dxsx[, , j], p, p) # a p x p slice, also for p = 1
   beta <- if (p > 0) solve(xsx, ysx) else numeric()
   quadform <- ysy - sum(ysx * beta)
   grad <- vapply(seq_len(q), function(j) {
-    dquad <- dysy[j] - 2 * sum(beta * dysx[, j]) + sum(beta * (dxsx[, , j] %*% beta))
+    dquad <- dysy[j] - 2 * sum(beta * dysx[, j]) + sum(beta * (dx(j) %*% beta))
     -0.5 * (dlogdet[j] + dquad)
   }, 0)
   ll <- -0.5 * (n * log(2 * pi) + logdet + quadform)
   if (method == "reml" && p > 0) {
     ll <- ll + 0.5 * p * log(2 * pi) - 0.5 * as.numeric(determinant(xsx)$modulus)
-    grad <- grad - 0.5 * vapply(seq_len(q), function(j) sum(diag(solve(xsx, dxsx[, , j]))), 0)
+    grad <- grad - 0.5 * vapply(seq_len(q), function(j) sum(diag(solve(xsx, dx(j)))), 0)
   }
   names(grad) <- deriv
   list(loglik = ll, grad = grad, info = info, beta = beta, betacov = if (p > 0) solve(xsx),

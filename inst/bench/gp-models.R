@@ -42,7 +42,7 @@ bench_gp_models <- function(gpu = bench_gpu_ok("GPU Gaussian-process model fits"
   rows <- NULL
   quiet <- list(trace = FALSE)
   if (gpu) {
-    for (n in bench_opt("gpm_gpu_n", 5e4, 2000)) {
+    for (n in Filter(function(n) n > 0, bench_opt("gpm_gpu_n", 5e4, 2000))) {
       d <- gpm_data(n)
       t <- system.time(f <- gp_fit(d$y, d$locs, X = d$X, device = "gpu", control = quiet))[["elapsed"]]
       rows <- gpm_row(rows, "gp_fit REML: 2-covariate trend, nugget, free smoothness (with standard errors)", n, "gpu", t, f)
@@ -65,7 +65,7 @@ bench_gp_models <- function(gpu = bench_gpu_ok("GPU Gaussian-process model fits"
                       if (dev == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu", t, f)
     }
   }
-  for (n in bench_opt("gpm_aniso_n", if (gpu) 2e4 else 2000, 500)) {
+  for (n in Filter(function(n) n > 0, bench_opt("gpm_aniso_n", if (gpu) 2e4 else 2000, 500))) {
     dev <- if (gpu) "gpu" else "cpu"
     Q <- matrix(c(cos(0.5), sin(0.5), -sin(0.5), cos(0.5)), 2)
     d <- gpm_data(n, seed = 3, map = function(l) sweep(l %*% Q, 2, c(0.2, 0.05), "/"))

@@ -301,3 +301,25 @@ test_that("the variogram equals a brute-force computation; plots and maps draw",
   expect_identical(sum(is.finite(gm$fit)), nrow(m$grid))
   expect_error(gp_map(zf, device = "cpu"), "covariates", class = "gpustats_error_argument")
 })
+
+test_that("the Vecchia fit with every earlier point conditioned on is the exact fit; its predictions and draws work", {
+  set.seed(7)
+  n <- 150
+  locs <- matrix(runif(2 * n), ncol = 2)
+  y <- 2 + gp_simulate(locs, 1, 0.2, 0.8, nugget = 0.1, device = "cpu")
+  exact <- gp_fit(y, locs, method = "ml", control = quiet, device = "cpu")
+  vecchia <- gp_fit(y, locs, method = "ml", approx = "vecchia", m = n - 1, control = quiet, device = "cpu")
+  expect_match(vecchia$backend, "Vecchia m = 149")
+  expect_equal(vecchia$loglik, exact$loglik, tolerance = 1e-7)
+  expect_equal(coef(vecchia), coef(exact), tolerance = 1e-3)
+  new <- matrix(runif(10), ncol = 2)
+  expect_equal(predict(vecchia, new, se.fit = TRUE, m_pred = n, device = "cpu"),
+               predict(exact, new, se.fit = TRUE, device = "cpu"), tolerance = 1e-3)
+  expect_identical(dim(simulate(vecchia, 3, seed = 1, newdata = new, device = "cpu")), c(5L, 3L))
+  expect_identical(dim(simulate(vecchia, 2, seed = 1, device = "cpu")), c(150L, 2L))
+  expect_error(gp_fit(y, locs, cov = "matern_aniso", approx = "vecchia", control = quiet), "isotropic",
+               class = "gpustats_error_argument")
+  expect_error(gp_fit(y, locs, approx = "vecchia", m = 200, control = quiet), class = "gpustats_error_argument")
+  expect_equal(as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = n - 1, device = "cpu")),
+               as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, device = "cpu")), tolerance = 1e-10)
+})

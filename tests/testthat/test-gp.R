@@ -314,11 +314,6 @@ test_that("gp_fit refuses data it cannot learn from and checks its control, boun
     expect_error(gp_fit(y, locs, control = bad), class = "gpustats_error_argument")
   }
   expect_error(gp_fit(y, locs, control = list(itermax = 10)), "unknown\\s+element.*itermax")
-  expect_error(gp_fit(y, locs, control = list(gradient_step = 0)), class = "gpustats_error_argument")
-  expect_error(gp_fit(y, locs, control = list(gradient_step = 1)), "at most 0.1", class = "gpustats_error_argument")
-  f <- gp_fit(y, locs, cov = "exponential", control = list(trace = FALSE, gradient_step = 1e-4, hessian = FALSE))
-  expect_equal(f$loglik, gp_fit(y, locs, cov = "exponential", control = list(trace = FALSE, hessian = FALSE))$loglik,
-               tolerance = 1e-6)
   # bounds and starts outside the parameter space (lower range -1 gave
   # "missing value where TRUE/FALSE needed")
   expect_error(gp_fit(y, locs, lower = list(range = -1), control = quiet), "lower\\$range",

@@ -1,0 +1,39 @@
+# gp_fit(approx = "vecchia") end to end: a constant mean, sigma2, range,
+# smoothness and nugget estimated by Fisher scoring, at n = 1e5 and 1e6 (the
+# data drawn from the Vecchia law itself, m = 30), on the GPU and the CPU path.
+#
+#   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu]
+
+if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
+
+# A draw of y = 1 + S + e from the Vecchia law (sigma2 1, range 0.05,
+# smoothness 0.8, nugget 0.1) at n uniform locations.
+gpv_data <- function(n, device, seed = 1) {
+  set.seed(seed)
+  locs <- matrix(runif(2 * n), ncol = 2)
+  ns <- asNamespace("gpustats")
+  vc <- ns$vecchia_open(locs, 30, device = device)
+  on.exit(ns$vecchia_close(vc))
+  ns$vecchia_factor(vc, c(1, 0.05, 0.8, 0.1))
+  list(locs = locs, y = 1 + ns$vecchia_apply(vc, rnorm(n), what = "inverse"))
+}
+
+bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
+                                 devices = bench_opt("gpv_devices", if (gpu_available()) "gpu,cpu" else "cpu")) {
+  devices <- strsplit(devices, ",", fixed = TRUE)[[1]]
+  rows <- NULL
+  for (n in sizes) {
+    d <- gpv_data(n, devices[1])
+    for (dev in devices) {
+      t <- system.time(f <- gp_fit(d$y, d$locs, approx = "vecchia", m = 30, device = dev,
+                                   control = list(trace = FALSE)))[["elapsed"]]
+      message(sprintf("gp_fit Vecchia m = 30, n = %s on the %s: %.1f s, %d iterations, %d evaluations; %s", fmt_n(n), dev,
+                      t, f$iterations, f$evaluations, paste(names(f$covariance), signif(f$covariance, 4), collapse = " ")))
+      rows <- rbind(rows, data.frame(n = n, device = dev, seconds = t, iterations = f$iterations,
+                                     evaluations = f$evaluations, t(f$covariance)))
+    }
+  }
+  rows
+}
+
+if (sys.nframe() == 0L) print(bench_gp_vecchia_fit())
