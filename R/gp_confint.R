@@ -93,6 +93,7 @@ profile_bounds <- function(fit, name) {
   lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e-3, smoothness = 0.05)
   upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e3,
              smoothness = if (model$distance == "great_circle") 0.5 else 5)
+  if (startsWith(name, "angle")) return(fit$covariance[[name]] + c(-1, 1) * pi / 2) # one period
   lo <- fit$settings$lower[[name]] %||% lower[[name]]
   hi <- fit$settings$upper[[name]] %||% upper[[name]]
   c(min(lo, fit$covariance[[name]]), max(hi, fit$covariance[[name]]))

@@ -13,9 +13,10 @@
 #'   - `"_aniso"` (geometric anisotropy, 2-D or 3-D locations): a range per
 #'     principal axis of a rotated frame, \eqn{h = \|D^{-1} Q^\top (x - x')\|}
 #'     with \eqn{D} the ranges and \eqn{Q} the rotation. In 2-D the
-#'     parameters are `range1`, `range2` and `angle` (radians, in
-#'     \eqn{[0, \pi)}, from the first coordinate axis to the axis of
-#'     `range1`); in 3-D `range1` to `range3` and the angles `angle1`
+#'     parameters are `range1`, `range2` and `angle` (radians, from the
+#'     first coordinate axis to the axis of `range1`; the model has period
+#'     \eqn{\pi} in it, so the search is unbounded and the estimate is
+#'     reported in \eqn{[0, \pi)}); in 3-D `range1` to `range3` and the angles `angle1`
 #'     (about the third axis), `angle2` (about the new second) and `angle3`
 #'     (about the new first), \eqn{Q = R_3(a_1) R_2(a_2) R_1(a_3)}.
 #'   - `"_spacetime"` (the last coordinate is time):
@@ -132,13 +133,22 @@ gp_cov_defaults <- function(model, locs) {
   scale <- vapply(model$params, function(p) {
     if (p == "range_time") span(locs[, d, drop = FALSE]) else if (gp_cov_is_range(p)) space else NA_real_
   }, numeric(1))
-  angle_lower <- ifelse(model$params == "angle2", -pi / 2, 0)
-  angle_upper <- ifelse(model$params == "angle2", pi / 2, pi)
+  # angles unbounded: the distance has period pi in each, so a box would trap
+  # the search at its edges; gp_cov_reduce_angles() reports them in one period
   is_range <- gp_cov_is_range(model$params)
   list(start = ifelse(is_range, scale / 10, ifelse(model$params == "angle2", 0, pi / 4)),
-       lower = ifelse(is_range, scale * 1e-4, angle_lower),
-       upper = ifelse(is_range, scale * 10, angle_upper),
+       lower = ifelse(is_range, scale * 1e-4, -Inf),
+       upper = ifelse(is_range, scale * 10, Inf),
        diameter = space)
+}
+
+# Angles in one period: angle2 in [-pi/2, pi/2), the others in [0, pi).
+gp_cov_reduce_angles <- function(geom) {
+  for (k in names(geom)[startsWith(names(geom), "angle")]) {
+    shift <- if (k == "angle2") pi / 2 else 0
+    geom[[k]] <- (geom[[k]] + shift) %% pi - shift
+  }
+  geom
 }
 
 # A Matérn of great-circle distance is positive definite only for smoothness <= 1/2.

@@ -102,6 +102,8 @@ gp_newdata <- function(fit, newdata, X, call) {
     if (!is.null(X)) abort_arg("{.arg X} is for fits of the matrix form; give the covariates as columns of {.arg newdata}.", call)
     sp <- spatial_table(newdata, if (inherits(newdata, c("sf", "Spatial"))) NULL else fit$coords, "newdata", call)
     terms <- stats::delete.response(fit$terms)
+    needed <- setdiff(all.vars(terms), names(sp$table))
+    if (length(needed)) abort_arg("{.arg newdata} has no column{?s} {.val {needed}} for the trend.", call)
     mf <- tryCatch(stats::model.frame(terms, sp$table, na.action = stats::na.pass, xlev = fit$xlevels),
                    error = function(e) abort_arg(c("{.arg newdata} lacks covariates of the trend.", x = conditionMessage(e)), call))
     X0 <- stats::model.matrix(terms, mf, contrasts.arg = fit$contrasts)

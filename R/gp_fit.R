@@ -195,7 +195,9 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
     if (is.finite(ll)) -ll else Inf
   }
   opt <- fit_search(objective, spec, ctrl, used_accuracy > 0)
+  warn_at_bound(spec$free, opt$par, spec$lower, spec$upper, "ratio", call)
   p <- spec$unpack(opt$par)
+  p$geom <- gp_cov_reduce_angles(p$geom)
   g <- lik$gls(p)
   if (is.na(g$logdet)) {
     cli::cli_abort("The covariance is not positive definite at any point the search reached; add a nugget or fix the range.",
@@ -301,6 +303,19 @@ check_fit_design <- function(d, call) {
   if (qr(d$X)$rank < p) {
     abort_arg("The trend's design matrix has rank {qr(d$X)$rank} < {p} columns: some covariates are collinear (or constant besides the intercept).", call)
   }
+}
+
+# Estimates that end on a bound of the search (within 1e-6 on its scale) are
+# where the bound put them, not maxima: a classed warning names them. A
+# parameter in `legitimate` may rest on its lower bound (a nugget of 0).
+warn_at_bound <- function(free, par, lower, upper, legitimate, call) {
+  at_lower <- par - lower < 1e-6 & !free %in% legitimate
+  hit <- free[at_lower | upper - par < 1e-6]
+  if (!length(hit)) return(invisible())
+  hit <- sub("^ratio$", "nugget", hit)
+  cli::cli_warn(c("The estimate{?s} of {.val {hit}} stopped at {?its/their} search bound{?s}: the likelihood rises beyond.",
+                  i = "Widen {.arg lower}/{.arg upper}, hold such parameters with {.arg fixed}, or simplify the model (a range beyond the study area often means a trend is missing)."),
+                class = c("gpustats_warning_at_bound", "gpustats_warning"), call = call)
 }
 
 # Whether nlminb converged; a classed warning when it did not, so that a

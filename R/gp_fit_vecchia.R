@@ -64,6 +64,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
   } else {
     list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed")
   }
+  if (length(free)) warn_at_bound(free, opt$par, bounds$lower, bounds$upper, "nugget", call)
   r <- evaluate(stats::setNames(opt$par, free))
   V <- tryCatch(solve(r$info[free, free, drop = FALSE]), error = function(e) matrix(NA_real_, length(free), length(free)))
   dimnames(V) <- list(free, free)

@@ -21,7 +21,7 @@ print.gp_fit <- function(x, ...) {
   cat(sprintf("Gaussian process: %s covariance, %s trend, fitted by %s\n", x$model$name, gp_trend_label(x),
               toupper(x$method)))
   cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$backend, x$seconds))
-  print(c(x$beta, x$covariance), digits = 6)
+  print(noquote(vapply(c(x$beta, x$covariance), format, "", digits = 6)))
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
 }

@@ -16,7 +16,8 @@
 #' covariance is factored in the precision of the fit.
 #'
 #' @param object A `gp_fit`.
-#' @param newdata Where to predict: for a formula fit, a data frame with the
+#' @param newdata Where to predict (missing: at the observed locations, the
+#'   fitted values with their standard errors): for a formula fit, a data frame with the
 #'   coordinate and covariate columns, or an sf or sp object of points; for a
 #'   matrix fit, a matrix or data frame of coordinates (a data frame's
 #'   columns are matched by name when the fit's coordinates have names), or
@@ -50,12 +51,11 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
                            level = 0.95, X = NULL, m_pred = NULL, device = getOption("gpustats.device", "auto"),
                            ...) {
   call <- environment()
-  if (missing(newdata)) abort_arg("{.arg newdata} is missing: the locations to predict at.", call)
   check_flag(se.fit, "se.fit", call)
   interval <- match_choice(interval, c("none", "confidence", "prediction"), "interval", call)
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
-  new <- gp_newdata(object, newdata, X, call)
+  new <- if (missing(newdata)) list(locs = object$locs, X = object$X) else gp_newdata(object, newdata, X, call)
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call)
   } else {

@@ -3,6 +3,12 @@
 
 quiet <- list(trace = FALSE)
 
+# Fits of meuse whose estimates rest on a search bound (smoothness of the
+# Matérn, the REML range of a constant mean), without their warning.
+at_bound_ok <- function(expr) {
+  withCallingHandlers(expr, gpustats_warning_at_bound = function(w) invokeRestart("muffleWarning"))
+}
+
 # The dense ML or REML log-likelihood at given covariance parameters with the
 # trend profiled by GLS, and sigma2 held at its value.
 dense_trend_loglik <- function(y, X, S, method) {
@@ -90,8 +96,8 @@ test_that("universal kriging equals gstat's krige() to 1e-10, mean and variance"
   skip_if_not_installed("sp")
   m <- meuse_data()
   for (cov in c("exponential", "matern")) {
-    fit <- gp_fit(log(zinc) ~ sqrt(dist), m$meuse, coords = ~ x + y, cov = cov, method = "ml", control = quiet,
-                  device = "cpu")
+    fit <- at_bound_ok(gp_fit(log(zinc) ~ sqrt(dist), m$meuse, coords = ~ x + y, cov = cov, method = "ml",
+                              control = quiet, device = "cpu"))
     p <- fit$covariance
     model <- gstat::vgm(psill = p[["sigma2"]], if (cov == "exponential") "Exp" else "Mat", range = p[["range"]],
                         nugget = p[["nugget"]], kappa = p[["smoothness"]])
@@ -136,7 +142,7 @@ test_that("formula, matrix, sf and sp inputs give one fit; NA rows are dropped w
                               device = "cpu"), "dropped 2 rows")
   expect_identical(nobs(f5), 153L)
   y <- log(m$zinc)
-  expect_message(gp_fit(y, m[, c("x", "y")], cov = "exponential", control = quiet, device = "cpu"), "dropped 2")
+  expect_message(at_bound_ok(gp_fit(y, m[, c("x", "y")], cov = "exponential", control = quiet, device = "cpu")), "dropped 2")
 })
 
 test_that("bad data, models and newdata get clear errors or warnings", {
@@ -154,8 +160,8 @@ test_that("bad data, models and newdata get clear errors or warnings", {
                       control = quiet), "smoothness 0.5", class = "gpustats_error_argument")
   expect_error(gp_fit(log(zinc) ~ 1, m, coords = ~ x, cov = "matern_aniso", control = quiet), "2-D or 3-D",
                class = "gpustats_error_argument")
-  expect_error(predict(fit, m[, c("x", "y")]), "covariates", class = "gpustats_error_argument")
-  expect_error(predict(fit), "missing", class = "gpustats_error_argument")
+  expect_equal(predict(fit, device = "cpu"), fitted(fit), tolerance = 1e-12)
+  expect_error(predict(fit, m[, c("x", "y")]), "no column.*dist", class = "gpustats_error_argument")
   swapped <- data.frame(x = m$y, y = m$x, dist = m$dist)
   expect_warning(predict(fit, swapped, device = "cpu"), "far outside", class = "gpustats_warning_extrapolation")
   expect_warning(gp_fit(log(m$zinc), m[, c("x", "y")], X = matrix(0, nrow(m), 0), control = quiet, device = "cpu"),
@@ -267,7 +273,7 @@ test_that("anova compares nested trends by ML, and refuses REML across trends", 
   expect_equal(a$Chisq[2], 2 * (f1$loglik - f0$loglik), tolerance = 1e-12)
   expect_identical(a$`Chi Df`[2], 1)
   expect_equal(AIC(f1), -2 * f1$loglik + 2 * 5)
-  r0 <- gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
+  r0 <- at_bound_ok(gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu"))
   r1 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu")
   expect_error(anova(r0, r1), "REML", class = "gpustats_error_argument")
 })
@@ -322,4 +328,19 @@ test_that("the Vecchia fit with every earlier point conditioned on is the exact 
   expect_error(gp_fit(y, locs, approx = "vecchia", m = 200, control = quiet), class = "gpustats_error_argument")
   expect_equal(as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = n - 1, device = "cpu")),
                as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, device = "cpu")), tolerance = 1e-10)
+})
+
+test_that("estimates on a search bound get a warning; angles are searched without bounds", {
+  m <- meuse_data()$meuse
+  # REML with a constant mean: the range runs to its bound (a trend is missing)
+  expect_warning(gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", control = quiet, device = "cpu"),
+                 "range", class = "gpustats_warning_at_bound")
+  # a start near 0 used to stop at the box's edge with log-likelihood -75.155
+  f0 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential_aniso", control = quiet, device = "cpu")
+  f1 <- gp_fit(log(zinc) ~ sqrt(dist), m, coords = ~ x + y, cov = "exponential_aniso", start = list(angle = 0.1),
+               control = quiet, device = "cpu")
+  expect_equal(f1$loglik, f0$loglik, tolerance = 1e-6)
+  expect_true(f1$covariance[["angle"]] >= 0 && f1$covariance[["angle"]] < pi)
+  expect_equal(gpustats:::gp_cov_reduce_angles(c(angle1 = 3 * pi + 0.2, angle2 = pi / 2 + 0.1))[["angle2"]],
+               -pi / 2 + 0.1, tolerance = 1e-14)
 })

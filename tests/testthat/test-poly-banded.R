@@ -55,7 +55,8 @@ test_that("the GPU solves what the CPU solves", {
   set.seed(7)
   for (n in c(1, 2, 31, 32, 33, 64, 1000, 1025)) {
     k <- 70
-    lower <- matrix(runif((n - 1) * k, -1, 1), n - 1); upper <- matrix(runif((n - 1) * k, -1, 1), n - 1)
+    lower <- matrix(runif((n - 1) * k, -1, 1), n - 1, k)
+    upper <- matrix(runif((n - 1) * k, -1, 1), n - 1, k)
     diag <- matrix(runif(n * k, 2.5, 4), n)
     b <- matrix(rnorm(n * k), n)
     expect_equal(banded_solve(lower, diag, upper, b, device = "gpu"),
