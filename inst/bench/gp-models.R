@@ -14,6 +14,7 @@
 #                   2000 on the CPU)
 #   gpm_cover_reps  replicates of the coverage study (default 50; 0: none)
 #   gpm_cover_n     observations per replicate (default 300)
+#   gpm_hessian     1 to include the standard errors in the GPU fit (default 1)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 `%||%` <- function(a, b) if (is.null(a)) b else a
@@ -44,8 +45,11 @@ bench_gp_models <- function(gpu = bench_gpu_ok("GPU Gaussian-process model fits"
   if (gpu) {
     for (n in Filter(function(n) n > 0, bench_opt("gpm_gpu_n", 5e4, 2000))) {
       d <- gpm_data(n)
-      t <- system.time(f <- gp_fit(d$y, d$locs, X = d$X, device = "gpu", control = quiet))[["elapsed"]]
-      rows <- gpm_row(rows, "gp_fit REML: 2-covariate trend, nugget, free smoothness (with standard errors)", n, "gpu", t, f)
+      hessian <- bench_opt("gpm_hessian", 1) == 1
+      t <- system.time(f <- gp_fit(d$y, d$locs, X = d$X, device = "gpu",
+                                   control = c(quiet, hessian = hessian)))[["elapsed"]]
+      rows <- gpm_row(rows, sprintf("gp_fit REML: 2-covariate trend, nugget, free smoothness (%s standard errors)",
+                                    if (hessian) "with" else "without"), n, "gpu", t, f)
     }
   }
   have_fields <- requireNamespace("fields", quietly = TRUE)
