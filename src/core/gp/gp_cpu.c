@@ -64,16 +64,8 @@ static int build_progress(double done)
 
 gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
 {
-  gs_matern_cov_args a = {.locs1 = gp->locs,
-                          .n1 = gp->n,
-                          .dim = gp->dim,
-                          .metric = gp->metric,
-                          .sigma2 = p->sigma2,
-                          .range = p->range,
-                          .smoothness = p->smoothness,
-                          .nugget = p->nugget,
-                          .lower_only = 1,
-                          .out = gp->a};
+  gs_matern_cov_args a = gs_matern_cov_self(gp->locs, gp->n, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness,
+                                            p->nugget, gp->a);
   build_target = gp->progress;
   gs_status st = gs_matern_cov_cpu(&a, gp->threads, gp->progress ? build_progress : NULL, msg);
   if (st != GS_OK) return st;

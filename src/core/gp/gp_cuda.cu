@@ -93,18 +93,8 @@ extern "C" void gs_gp_gpu_release(gs_gp *gp)
 static cudaError_t gp_generate(gs_gp *gp, const gs_matern_params *p)
 {
   gs_gp_gpu *g = gp->gpu;
-  gs_matern_cov_args args = {.locs1 = NULL,
-                             .n1 = gp->n,
-                             .locs2 = NULL,
-                             .n2 = 0,
-                             .dim = gp->dim,
-                             .metric = gp->metric,
-                             .sigma2 = p->sigma2,
-                             .range = p->range,
-                             .smoothness = p->smoothness,
-                             .nugget = p->nugget,
-                             .lower_only = 1,
-                             .out = NULL};
+  gs_matern_cov_args args = gs_matern_cov_self(NULL, gp->n, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness,
+                                               p->nugget, NULL);
   matern_tile_args t = matern_tile_setup(&args, g->locs, NULL);
   return matern_tile_launch(&t, 0, gp->n, g->a, g->ctx->stream[0]);
 }

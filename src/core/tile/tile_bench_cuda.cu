@@ -55,18 +55,8 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
     goto done;
   }
   {
-    const gs_matern_cov_args args = {.locs1 = NULL,
-                                     .n1 = n,
-                                     .locs2 = NULL,
-                                     .n2 = 0,
-                                     .dim = 2,
-                                     .metric = src->metric,
-                                     .sigma2 = src->sigma2,
-                                     .range = src->range,
-                                     .smoothness = src->smoothness,
-                                     .nugget = src->nugget,
-                                     .lower_only = 1,
-                                     .out = NULL};
+    const gs_matern_cov_args args = gs_matern_cov_self(NULL, n, 2, src->metric, src->sigma2, src->range, src->smoothness,
+                                                       src->nugget, NULL);
     const matern_tile_args g_args = matern_tile_setup(&args, locs, NULL);
     for (int factor = 1; factor >= 0; --factor)
       GS_TRY(bench_wall_time(reps, [&] {
