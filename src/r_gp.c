@@ -61,8 +61,7 @@ SEXP gs_r_gp_free(SEXP ptr)
 SEXP gs_r_gp_factor(SEXP ptr, SEXP params, SEXP progress)
 {
   gs_gp *gp = gp_get(ptr);
-  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
-  gs_matern_params p = {REAL(params)[0], REAL(params)[1], REAL(params)[2], REAL(params)[3]};
+  const gs_matern_params p = gs_r_matern_params(params);
   double logdet = 0.0;
   long minor = 0;
   char msg[GS_MSG_LEN];

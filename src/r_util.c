@@ -123,3 +123,10 @@ SEXP gs_r_host_memory_check(SEXP bytes, SEXP what)
   if (st != GS_OK) gs_r_stop(st, msg);
   return R_NilValue;
 }
+
+gs_matern_params gs_r_matern_params(SEXP params)
+{
+  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
+  const double *p = REAL(params);
+  return (gs_matern_params){.sigma2 = p[0], .range = p[1], .smoothness = p[2], .nugget = p[3]};
+}

@@ -6,6 +6,7 @@
 #include <Rinternals.h>
 
 #include "gs_common.h"
+#include "gs_gp.h"
 
 /* Progress callback for the core: reports to the R function set by
  * gs_r_progress_set (a cli progress bar, or NULL for none) and checks for a
@@ -23,5 +24,8 @@ void gs_r_stop(gs_status status, const char *msg);
 void *gs_r_handle(SEXP ptr, const char *what);
 /* An integer argument (device id, thread count, size) from R. */
 int gs_r_int(SEXP x, const char *what);
+
+/* The covariance parameters c(sigma2, range, smoothness, nugget) of the R side. */
+gs_matern_params gs_r_matern_params(SEXP params);
 
 #endif

@@ -116,18 +116,11 @@ SEXP gs_r_vecchia_free(SEXP ptr)
   return R_NilValue;
 }
 
-static gs_matern_params read_params(SEXP params)
-{
-  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
-  const double *p = REAL(params);
-  return (gs_matern_params){.sigma2 = p[0], .range = p[1], .smoothness = p[2], .nugget = p[3]};
-}
-
 /* Returns log |Sigma_V|. */
 SEXP gs_r_vecchia_factor(SEXP ptr, SEXP params, SEXP progress)
 {
   gs_vecchia *v = vecchia_get(ptr);
-  const gs_matern_params p = read_params(params);
+  const gs_matern_params p = gs_r_matern_params(params);
   double logdet = 0.0;
   long failed = 0;
   char msg[GS_MSG_LEN];
@@ -158,7 +151,7 @@ SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
 SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP params, SEXP deriv, SEXP y, SEXP X, SEXP progress)
 {
   gs_vecchia *v = vecchia_get(ptr);
-  const gs_matern_params p = read_params(params);
+  const gs_matern_params p = gs_r_matern_params(params);
   const long n = gs_vecchia_size(v);
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != n) Rf_error("y must be a double vector with a value per location");
   if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");
