@@ -30,6 +30,8 @@ missing() {
   for t in $TOOLS; do
     command -v "$t" >/dev/null 2>&1 || m="$m $t"
   done
+  # FFTW3's header, for dct() and the polynomial transforms (configure builds without it)
+  [ -f /usr/include/fftw3.h ] || m="$m libfftw3-dev"
   echo "${m# }"
 }
 
