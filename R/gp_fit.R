@@ -289,6 +289,13 @@ gp_ordered <- function(gp, locs) if (is.null(gp$order)) locs else locs[gp$order,
 # A trend the data can estimate: full column rank, fewer columns than rows;
 # and a warning when a zero-mean model meets data far from zero.
 check_fit_design <- function(d, call) {
+  # variances of y's scale squared must stay within doubles (sigma2, the nugget, their ratio)
+  s <- if (length(d$y) > 1L) stats::sd(d$y) else abs(d$y)
+  if (length(d$y) > 1L && all(d$y == d$y[1L])) abort_arg("{.arg y} is constant: there is no variation to fit.", call)
+  if (!is.finite(s) || s > 1e150 || s < 1e-150) {
+    abort_arg(c("{.arg y} has a spread of {signif(s, 3)}, beyond what the variances of the fit can hold in doubles.",
+                i = "Rescale {.arg y} (divide it by a power of 10) and scale the fitted variances back."), call)
+  }
   p <- ncol(d$X)
   if (p == 0L) {
     m <- mean(d$y)

@@ -52,6 +52,7 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
     if (is.matrix(z)) abort_arg("{.arg x} must be a vector.", call)
   }
   check_scalar(bins, "bins", call, 1)
+  if (bins != round(bins)) abort_arg("{.arg bins} must be a whole number, not {bins}.", call)
   check_scalar(max_points, "max_points", call, 2)
   n <- length(z)
   if (n > max_points) {
@@ -67,10 +68,12 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
     cutoff <- if (distance == "great_circle") max(h) / 2 else diagonal / 3
   }
   check_scalar(cutoff, "cutoff", call, 0, open = TRUE)
+  breaks <- seq(0, cutoff, length.out = bins + 1L)
+  if (anyDuplicated(breaks)) abort_arg("{.arg cutoff} ({cutoff}) is too small to split into {bins} bins.", call)
   inside <- h <= cutoff
-  bin <- cut(h[inside], seq(0, cutoff, length.out = floor(bins) + 1L), include.lowest = TRUE)
+  bin <- cut(h[inside], breaks, include.lowest = TRUE)
   sq <- 0.5 * (z[pairs[1L, inside]] - z[pairs[2L, inside]])^2
-  np <- tabulate(bin, nbins = floor(bins))
+  np <- tabulate(bin, nbins = bins)
   out <- data.frame(dist = as.vector(tapply(h[inside], bin, mean)), gamma = as.vector(tapply(sq, bin, mean)), np = np)
   out <- out[np > 0, , drop = FALSE]
   rownames(out) <- NULL

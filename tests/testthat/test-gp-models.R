@@ -344,3 +344,14 @@ test_that("estimates on a search bound get a warning; angles are searched withou
   expect_equal(gpustats:::gp_cov_reduce_angles(c(angle1 = 3 * pi + 0.2, angle2 = pi / 2 + 0.1))[["angle2"]],
                -pi / 2 + 0.1, tolerance = 1e-14)
 })
+
+test_that("data beyond the range of double variances and degenerate variogram bins get clear errors", {
+  set.seed(8)
+  locs <- matrix(runif(40), ncol = 2)
+  y <- rnorm(20)
+  # these stopped with "missing value where TRUE/FALSE needed"
+  expect_error(gp_fit(y * 1e300, locs, control = quiet), "Rescale", class = "gpustats_error_argument")
+  expect_error(gp_fit(y * 1e-300, locs, control = quiet), "Rescale", class = "gpustats_error_argument")
+  expect_error(gp_variogram(y, locs, cutoff = 5e-324), "too small", class = "gpustats_error_argument")
+  expect_error(gp_variogram(y, locs, bins = 1.5), "whole number", class = "gpustats_error_argument")
+})
