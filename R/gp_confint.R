@@ -90,9 +90,10 @@ profile_interval <- function(fit, name, level, call) {
 profile_bounds <- function(fit, name) {
   model <- fit$model
   geometry <- gp_cov_defaults(model, fit$locs)
-  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e-3, smoothness = 0.05)
+  smooth <- gp_cov_smoothness_bounds(model$distance)
+  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e-3, smoothness = smooth[1])
   upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e3,
-             smoothness = if (model$distance == "great_circle") 0.5 else 5)
+             smoothness = smooth[2])
   if (startsWith(name, "angle")) return(fit$covariance[[name]] + c(-1, 1) * pi / 2) # one period
   lo <- fit$settings$lower[[name]] %||% lower[[name]]
   hi <- fit$settings$upper[[name]] %||% upper[[name]]

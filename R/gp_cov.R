@@ -87,6 +87,10 @@ gp_cov_model <- function(cov, dim, distance, call) {
        distance = distance)
 }
 
+# The default search bounds of the smoothness: at most 1/2 with great-circle
+# distance, where only that keeps the Matérn positive definite.
+gp_cov_smoothness_bounds <- function(distance) c(0.05, if (distance == "great_circle") 0.5 else 5)
+
 # Whether a geometry parameter is searched on a log scale (ranges) or as is (angles).
 gp_cov_is_range <- function(param) startsWith(param, "range")
 

@@ -37,11 +37,11 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
   vy <- if (length(d$y) > 1L) stats::var(d$y) else d$y^2
   s2_start <- fixed$sigma2 %||% start$sigma2 %||% max(vy, .Machine$double.eps)
   ratio_fixed <- if (!is.null(fixed$nugget)) fixed$nugget / s2_start else if (!nugget) 0 else NULL
-  smooth_upper <- if (model$distance == "great_circle") 0.5 else 5
+  smooth <- gp_cov_smoothness_bounds(model$distance)
   defaults <- list(
-    start = c(stats::setNames(geometry$start, model$params), smoothness = min(1, 0.8 * smooth_upper), ratio = 0.1),
-    lower = c(stats::setNames(geometry$lower, model$params), smoothness = 0.05, ratio = 0),
-    upper = c(stats::setNames(geometry$upper, model$params), smoothness = smooth_upper, ratio = 10)
+    start = c(stats::setNames(geometry$start, model$params), smoothness = min(1, 0.8 * smooth[2]), ratio = 0.1),
+    lower = c(stats::setNames(geometry$lower, model$params), smoothness = smooth[1], ratio = 0),
+    upper = c(stats::setNames(geometry$upper, model$params), smoothness = smooth[2], ratio = 10)
   )
   free <- c(setdiff(model$params, names(fixed)), if (is.null(fixed$smoothness)) "smoothness",
             if (is.null(ratio_fixed)) "ratio")

@@ -26,8 +26,8 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
   vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call)
   on.exit(vecchia_close(vc))
   s2 <- spec$fixed$sigma2 %||% max(stats::var(d$y), .Machine$double.eps)
-  natural <- c(sigma2 = s2, range = spec$unpack(spec$theta0)$geom[["range"]],
-               smoothness = spec$unpack(spec$theta0)$smoothness, nugget = spec$unpack(spec$theta0)$ratio * s2)
+  p0 <- spec$unpack(spec$theta0)
+  natural <- c(sigma2 = s2, range = p0$geom[["range"]], smoothness = p0$smoothness, nugget = p0$ratio * s2)
   free <- c(if (is.null(spec$fixed$sigma2)) "sigma2", intersect(c("range", "smoothness"), spec$free),
             if ("ratio" %in% spec$free) "nugget")
   bounds <- vecchia_bounds(spec, s2, free)

@@ -147,18 +147,8 @@ vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 3
   on.exit(vecchia_close(vc))
   y <- as_observations(y, vc$n, call)
   if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a vector (one data set).", call)
-  X <- vecchia_as_covariates(X, vc$n, call)
+  X <- if (is.null(X)) matrix(0, vc$n, 0L) else as_design(X, vc$n, call)
   r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call)
   structure(r$loglik, logdet = r$logdet, quadform = r$quadform, beta = r$beta)
 }
 
-# NULL, or a double matrix with n rows, finite.
-vecchia_as_covariates <- function(X, n, call) {
-  if (is.null(X)) return(matrix(0, n, 0L))
-  if (is.data.frame(X)) X <- as.matrix(X)
-  if (is.null(dim(X))) X <- matrix(X, ncol = 1L)
-  if (!is.numeric(X) || nrow(X) != n) abort_arg("{.arg X} must be a numeric matrix with {n} rows.", call)
-  if (any(!is.finite(X))) abort_arg("{.arg X} contains missing or infinite values.", call)
-  storage.mode(X) <- "double"
-  X
-}
