@@ -23,7 +23,12 @@
 #' over the remaining parameters only: log ranges, log smoothness, angles and
 #' the nugget as a ratio to `sigma2`. Each evaluation factors the covariance
 #' once (on the GPU when one is used) and solves for \eqn{y} and the columns
-#' of \eqn{X} together. The restricted log-likelihood is
+#' of \eqn{X} together. For isotropic models and 1,000 observations or more
+#' the search starts from the Vecchia fit of the same model (`m = 30`, which
+#' costs a few exact evaluations) and takes quasi-Newton steps from its
+#' Fisher information, with gradients by forward differences: about 20
+#' evaluations to the exact maximum instead of about 80 from the default
+#' start (it falls back to that start if the Vecchia fit or the steps fail). The restricted log-likelihood is
 #' \deqn{-\frac{n-p}{2}\log(2\pi) - \frac12\log|\Sigma| - \frac12\log|X^\top\Sigma^{-1}X| - \frac12 r^\top \Sigma^{-1} r}
 #' (Harville's form, without the constant \eqn{\frac12\log|X^\top X|} that
 #' some packages add), so REML log-likelihoods are comparable only between
@@ -32,7 +37,8 @@
 #'
 #' **Standard errors.** Those of the covariance parameters come from the
 #' observed information (a central-difference Hessian of the log-likelihood
-#' on the scale of the search, mapped back by the delta method); those of
+#' on the scale of the search, mapped back by the delta method; \eqn{k^2 + k + 1}
+#' evaluations for \eqn{k} correlation parameters); those of
 #' \eqn{\beta} from \eqn{\hat\sigma^2 (X^\top R^{-1} X)^{-1}}. [confint()]
 #' gives profile-likelihood intervals, which respect the positivity of the
 #' ranges and variances where Wald intervals do not.
@@ -185,16 +191,16 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
   on.exit(gp_close(gp))
   lik <- gp_likelihood(gp, d, model, method, call)
   progress <- fit_progress(ctrl$trace, call)
-  evaluations <- 0L
   objective <- function(theta) {
     if (!all(is.finite(theta))) return(Inf) # nlminb tries NaN where every point so far was infeasible
     p <- spec$unpack(theta)
-    evaluations <<- evaluations + 1L
     ll <- lik$profile(p, spec$fixed$sigma2)
-    progress(evaluations, ll, p)
+    progress(lik$factorizations(), ll, p)
     if (is.finite(ll)) -ll else Inf
   }
-  opt <- fit_search(objective, spec, ctrl, used_accuracy > 0)
+  warm <- exact_warm_start(d, model, method, spec, device, call)
+  opt <- fit_search(objective, spec, ctrl, used_accuracy > 0, warm)
+  evaluations <- lik$factorizations()
   warn_at_bound(spec$free, opt$par, spec$lower, spec$upper, "ratio", call)
   p <- spec$unpack(opt$par)
   p$geom <- gp_cov_reduce_angles(p$geom)
@@ -211,17 +217,27 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
        backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")
 }
 
-# nlminb over the free parameters, or nothing when all are fixed.
-fit_search <- function(objective, spec, ctrl, mixed) {
+# nlminb over the free parameters, or nothing when all are fixed. From a
+# warm start (gp_fit_start.R), quasi-Newton steps from its Hessian; a search
+# that fails there starts again from the default start.
+fit_search <- function(objective, spec, ctrl, mixed, warm = NULL) {
   if (!length(spec$theta0)) return(list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed"))
+  control <- list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol)
   # In mixed precision the likelihood is a step function of the parameters
   # at the scale of its rounding (the tiles' roundings and precisions change
-  # with them), so nlminb's own finite differences, over steps near 1e-8,
-  # measure the steps rather than the slope: central differences over
-  # steps well above the rounding instead.
-  gradient <- if (mixed) function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
-  stats::nlminb(spec$theta0, objective, gradient, lower = spec$lower, upper = spec$upper,
-                control = list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol))
+  # with them), so finite differences over steps near 1e-8 (nlminb's own) or
+  # 1e-6 (the warm start's) measure the steps rather than the slope: central
+  # differences over steps well above the rounding instead.
+  central <- function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
+  if (!is.null(warm)) {
+    forward <- function(theta) fit_gradient_forward(objective, theta, objective(theta), spec$upper)
+    newton <- warm_newton(if (mixed) central else forward, warm$hessian)
+    opt <- tryCatch(stats::nlminb(warm$theta, objective, newton$gradient, newton$hessian, lower = spec$lower,
+                                  upper = spec$upper, control = control),
+                    error = function(e) NULL)
+    if (!is.null(opt) && opt$convergence == 0L) return(opt)
+  }
+  stats::nlminb(spec$theta0, objective, if (mixed) central, lower = spec$lower, upper = spec$upper, control = control)
 }
 
 # The likelihood of a fit as functions of the parameters, on an open
@@ -235,10 +251,12 @@ gp_likelihood <- function(gp, d, model, method, call) {
   n_eff <- if (method == "reml") n - p else n
   cache <- new.env(parent = emptyenv())
   placed <- NULL # the geometry whose mapped locations the object holds
+  factorizations <- 0L
   gls <- function(par) {
     key <- paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
     hit <- cache[[key]]
     if (!is.null(hit)) return(hit)
+    factorizations <<- factorizations + 1L
     mapped <- gp_cov_map(model, par$geom, d$locs)
     if (model$geometry != "isotropic" && !identical(placed, par$geom)) {
       gs_call(.Call(gs_r_gp_set_locations, gp$ptr, gp_ordered(gp, mapped$locs)), call)
@@ -260,7 +278,7 @@ gp_likelihood <- function(gp, d, model, method, call) {
     if (is.na(g$logdet)) return(-Inf)
     full(sigma2 %||% (g$q / n_eff), par)
   }
-  list(gls = gls, full = full, profile = profile, n = n, n_eff = n_eff)
+  list(gls = gls, full = full, profile = profile, n = n, n_eff = n_eff, factorizations = function() factorizations)
 }
 
 # The GLS quantities from the whitened data: z = L^-1 y, W = L^-1 X.

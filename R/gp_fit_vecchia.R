@@ -70,7 +70,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
   dimnames(V) <- list(free, free)
   list(covariance = c(sigma2 = r$p[["sigma2"]], range = r$p[["range"]], smoothness = r$p[["smoothness"]],
                       nugget = r$p[["nugget"]]),
-       loglik = r$loglik, vcov = V, beta = stats::setNames(r$beta, colnames(d$X)),
+       loglik = r$loglik, vcov = V, info = r$info[free, free, drop = FALSE], beta = stats::setNames(r$beta, colnames(d$X)),
        vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
        evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d", if (vc$device >= 0) "gpu" else "cpu", vc$m), device = if (vc$device >= 0) "gpu" else "cpu")
 }

@@ -167,9 +167,18 @@ static cufftResult dct_plan(int type, long n, long cols, cudaStream_t s, cufftHa
   return r == CUFFT_SUCCESS ? cufftSetStream(*p, s) : r;
 }
 
+/* cuFFT fails with CUFFT_INVALID_VALUE on a real array that is only 8-byte
+ * aligned, so both buffers start on a DCT_ALIGN boundary of the scratch. */
+#define DCT_ALIGN 256
+
+static char *dct_align(char *p)
+{
+  return (char *)(((uintptr_t)p + DCT_ALIGN - 1) & ~(uintptr_t)(DCT_ALIGN - 1));
+}
+
 size_t poly_dct_scratch_bytes(int type, long n, long cols)
 {
-  return cols * (n * sizeof(double) + dct_complex_len(type, n) * sizeof(double2)) + sizeof(double2);
+  return cols * (n * sizeof(double) + dct_complex_len(type, n) * sizeof(double2)) + 2 * DCT_ALIGN;
 }
 
 gs_status poly_dct_device(int type, long n, long cols, double *x, void *scratch, cudaStream_t s, char *msg)
@@ -185,9 +194,9 @@ gs_status poly_dct_device(int type, long n, long cols, double *x, void *scratch,
   GS_TRY(cufft_status(dct_plan(type, n, cols, s, &plan), "planning", msg));
   planned = 1;
   {
-    /* the complex buffer after the real one, aligned for double2 */
-    const uintptr_t cplx = ((uintptr_t)((double *)scratch + cols * n) + 15) & ~(uintptr_t)15;
-    GS_TRY(cufft_status(dct_chunk(type, n, cols, plan, x, (double *)scratch, (double2 *)cplx, s), "execution", msg));
+    double *real = (double *)dct_align((char *)scratch);
+    double2 *cplx = (double2 *)dct_align((char *)(real + cols * n));
+    GS_TRY(cufft_status(dct_chunk(type, n, cols, plan, x, real, cplx, s), "execution", msg));
   }
   GS_CUDA_TRY(cudaGetLastError());
 done:
