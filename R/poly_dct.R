@@ -41,7 +41,7 @@ dct <- function(x, type = 2, normalized = FALSE, device = getOption("gpustats.de
   check_flag(normalized, "normalized", call)
   m <- as_finite_matrix(x, "x", call)
   n <- nrow(m)
-  dev <- resolve_device(device, as.double(length(m)), "cufft", call)
+  dev <- resolve_device(device, as.double(length(m)), "dct", call)
   if (dev < 0L) check_fftw("dct()", call)
   if (normalized) m <- dct_scale_in(m, type)
   out <- gs_call(.Call(gs_r_dct, m, as.integer(type), dev, gs_threads(call)), call)

@@ -67,7 +67,7 @@ jwt_run <- function(x, l, n, nr, method, analysis, shape, device, call) {
     abort_arg(c("The grid of {nr} point{?s} is too small for {n} coefficient{?s} of degree {l}.",
                 i = "Use {.arg nr} >= n + ceiling(l / 2) = {n + ceiling(l / 2)}."), call)
   }
-  dev <- resolve_device(device, as.double(nr) * ncol(x), "cufft", call)
+  dev <- resolve_device(device, as.double(nr) * ncol(x), "jwt", call)
   if (method == "connection" && dev < 0L) check_fftw("The connection method", call)
   code <- if (method == "connection") 0L else 1L
   out <- gs_call(.Call(gs_r_jwt, x, l, n, nr, code, analysis, dev, gs_threads(call)), call)

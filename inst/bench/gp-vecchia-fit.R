@@ -2,17 +2,22 @@
 # smoothness and nugget estimated by Fisher scoring, at n = 1e5 and 1e6 (the
 # data drawn from the Vecchia law itself, m = 30), on the GPU and the CPU path.
 #
-#   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu]
+#   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu] [--gpv_sim_ordering=random]
+#                                       [--gpv_recovery_reps=50] [--gpv_recovery_n=1e5]
+#
+# and the recovery of the parameters over replicates (below).
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
 # A draw of y = 1 + S + e from the Vecchia law (sigma2 1, range 0.05,
 # smoothness 0.8, nugget 0.1) at n uniform locations.
-gpv_data <- function(n, device, seed = 1) {
+# The draw takes the ordering `ordering` ("random" spares a second maxmin
+# ordering of 1e7 points; the fit orders by maxmin in any case).
+gpv_data <- function(n, device, seed = 1, ordering = bench_opt("gpv_sim_ordering", "maxmin")) {
   set.seed(seed)
   locs <- matrix(runif(2 * n), ncol = 2)
   ns <- asNamespace("gpustats")
-  vc <- ns$vecchia_open(locs, 30, device = device)
+  vc <- ns$vecchia_open(locs, 30, ordering = ordering, device = device)
   on.exit(ns$vecchia_close(vc))
   ns$vecchia_factor(vc, c(1, 0.05, 0.8, 0.1))
   list(locs = locs, y = 1 + ns$vecchia_apply(vc, rnorm(n), what = "inverse"))
@@ -22,7 +27,7 @@ bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
                                  devices = bench_opt("gpv_devices", if (gpu_available()) "gpu,cpu" else "cpu")) {
   devices <- strsplit(devices, ",", fixed = TRUE)[[1]]
   rows <- NULL
-  for (n in sizes) {
+  for (n in Filter(function(n) n > 0, sizes)) {
     d <- gpv_data(n, devices[1])
     for (dev in devices) {
       t <- system.time(f <- gp_fit(d$y, d$locs, approx = "vecchia", m = 30, device = dev,
@@ -36,4 +41,31 @@ bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
   rows
 }
 
-if (sys.nframe() == 0L) print(bench_gp_vecchia_fit())
+# Recovery: replicates drawn from the Vecchia law of the fitted model (maxmin
+# ordering, m = 30: the law the fit assumes), each fitted; the fraction of
+# replicates whose estimate lies within two standard errors (inverse Fisher
+# information) of the truth, per parameter.
+bench_gp_vecchia_recovery <- function(reps = bench_opt("gpv_recovery_reps", 50, 3),
+                                      n = bench_opt("gpv_recovery_n", 1e5, 2000)) {
+  if (reps < 1) return(NULL)
+  dev <- if (gpu_available()) "gpu" else "cpu"
+  truth <- c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1)
+  within <- matrix(NA, reps, 4, dimnames = list(NULL, names(truth)))
+  t0 <- proc.time()[["elapsed"]]
+  for (r in seq_len(reps)) {
+    d <- gpv_data(n, dev, seed = 100 + r, ordering = "maxmin")
+    f <- gp_fit(d$y, d$locs, approx = "vecchia", m = 30, device = dev, control = list(trace = FALSE))
+    se <- sqrt(diag(f$vcov))[names(truth)]
+    within[r, ] <- abs(f$covariance[names(truth)] - truth) <= 2 * se
+    if (r %% 10 == 0) message(sprintf("recovery: %d of %d replicates, %.0f s", r, reps, proc.time()[["elapsed"]] - t0))
+  }
+  out <- data.frame(parameter = names(truth), truth = truth, within_2se = colMeans(within), replicates = reps, n = n,
+                    device = dev, seconds_per_replicate = (proc.time()[["elapsed"]] - t0) / reps)
+  out$all_within_2se <- mean(apply(within, 1, all))
+  out
+}
+
+if (sys.nframe() == 0L) {
+  print(bench_gp_vecchia_fit())
+  print(bench_gp_vecchia_recovery())
+}

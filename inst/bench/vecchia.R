@@ -10,9 +10,12 @@
 #   vecchia_m           conditioning-set size (default 30)
 #   vecchia_accuracy_n  size of the accuracy study against the exact
 #                       likelihood (default 20000; needs the dense n x n
-#                       factor: about a minute on a GPU, long on a few cores)
+#                       factor: about a minute on a GPU, long on a few cores;
+#                       0: none)
 #   vecchia_accuracy_m  its m (default 5,10,30,60)
 #   vecchia_gpgp        1 to time GpGp where it is installed (default 1)
+#   vecchia_nu          smoothness of the timed likelihoods (default 0.5,1.3; GpGp's
+#                       Matérn at 1.3 takes minutes at n = 1e6)
 #   reps                timed repeats (default 3)
 #
 # The timed data are standard normal at uniform locations in the unit square
@@ -32,6 +35,7 @@ vecchia_bench_locs <- function(n, seed = 1) {
 # whitens its own conditioning set).
 bench_vecchia_accuracy <- function(n = bench_opt("vecchia_accuracy_n", 2e4, 2000),
                                    ms = bench_opt("vecchia_accuracy_m", c(5, 10, 30, 60), c(5, 10, 30))) {
+  if (n < 1) return(NULL)
   locs <- vecchia_bench_locs(n, 2)
   dev <- if (gpu_available()) "gpu" else "cpu"
   p <- c(1, 0.1, 1.3, 0.1)
@@ -49,7 +53,8 @@ bench_vecchia_accuracy <- function(n = bench_opt("vecchia_accuracy_n", 2e4, 2000
 # Seconds of one likelihood with gradient and information, per device, and
 # of GpGp's vecchia_profbeta_loglik_grad_info on the same problem.
 bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), m = bench_opt("vecchia_m", 30),
-                                reps = bench_opt("reps", 3, 1), gpgp = bench_opt("vecchia_gpgp", 1)) {
+                                reps = bench_opt("reps", 3, 1), gpgp = bench_opt("vecchia_gpgp", 1),
+                                nus = bench_opt("vecchia_nu", c(0.5, 1.3))) {
   rows <- list()
   add <- function(...) rows[[length(rows) + 1L]] <<- data.frame(..., stringsAsFactors = FALSE)
   has_gpgp <- gpgp == 1 && requireNamespace("GpGp", quietly = TRUE)
@@ -60,7 +65,7 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
     t_nb <- system.time(nb <- vecchia_neighbors(locs, m = m))[["elapsed"]]
     add(case = "maxmin ordering + neighbours", n = n, device = "cpu", seconds = t_nb)
     message(sprintf("n = %s: ordering and neighbours %s s", fmt_n(n), fmt_sec(t_nb)))
-    for (nu in c(0.5, 1.3)) {
+    for (nu in nus) {
       p <- c(1, 0.1, nu, 0.1)
       deriv <- if (nu == 0.5) c("sigma2", "range", "nugget") else gpustats:::vecchia_params
       label <- sprintf("loglik + gradient + information, smoothness %s (%d parameters)",
@@ -92,7 +97,7 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
 }
 
 vecchia_tables <- function(acc, speed) {
-  a <- data.frame(n = fmt_n(acc$n), m = acc$m, `loglik error` = fmt_g(acc$loglik_error),
+  if (!is.null(acc)) a <- data.frame(n = fmt_n(acc$n), m = acc$m, `loglik error` = fmt_g(acc$loglik_error),
                   relative = fmt_g(acc$relative), KL = fmt_g(acc$kl), check.names = FALSE)
   ratio <- function(case, n, pattern) {
     base <- speed$seconds[speed$case == case & speed$n == n & grepl(pattern, speed$device)]
@@ -102,8 +107,8 @@ vecchia_tables <- function(acc, speed) {
   speed$vs_gpgp <- mapply(function(cs, n, s) ratio(cs, n, "^GpGp") / s, speed$case, speed$n, speed$seconds)
   s <- data.frame(case = speed$case, n = fmt_n(speed$n), device = speed$device, seconds = fmt_sec(speed$seconds),
                   `x CPU path` = fmt_ratio(speed$vs_cpu), `x GpGp` = fmt_ratio(speed$vs_gpgp), check.names = FALSE)
-  paste(c("## Vecchia approximation: accuracy (sigma2 = 1, range 0.1, smoothness 1.3, nugget 0.1)", "",
-          md_table(a, "rrrrr"), "",
+  paste(c(if (!is.null(acc)) c("## Vecchia approximation: accuracy (sigma2 = 1, range 0.1, smoothness 1.3, nugget 0.1)", "",
+                               md_table(a, "rrrrr"), ""),
           "## Vecchia approximation: one likelihood with gradient and Fisher information (m = 30, constant mean)", "",
           md_table(s, "lrlrrr"), "",
           "Same maxmin ordering and conditioning sets for every row; times from R, median of the repeats.", ""),

@@ -292,6 +292,25 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
                gpustats:::vecchia_conditional_draws(locs, y, newlocs, p, 30, z = z, device = "cpu"), tolerance = 1e-9)
 })
 
+test_that("conditioning sets too large for the GPU's shared memory run from global memory, as on the CPU", {
+  skip_without_gpu()
+  case <- vecchia_case(600, seed = 21)
+  nb <- vecchia_neighbors(case$locs, m = 180)
+  open <- function(device) gpustats:::vecchia_open(case$locs, 180, device = device, neighbors = nb)
+  cpu <- open("cpu")
+  gpu <- open("gpu")
+  on.exit({
+    gpustats:::vecchia_close(cpu)
+    gpustats:::vecchia_close(gpu)
+  })
+  # with derivatives a set of 181 needs about 530 KB; shared memory holds at most 227 KB (H100)
+  rc <- gpustats:::vecchia_loglik_grad_info(cpu, case$params, case$y, case$X)
+  rg <- gpustats:::vecchia_loglik_grad_info(gpu, case$params, case$y, case$X)
+  expect_lt(abs(rg$loglik / rc$loglik - 1), 1e-12)
+  expect_lt(max(abs(rg$grad - rc$grad) / abs(rc$grad)), 1e-10)
+  expect_lt(max(abs(rg$info - rc$info) / abs(rc$info)), 1e-10)
+})
+
 test_that("Vecchia kriging from the m_pred nearest observations is dense kriging on those", {
   skip_if_not_installed("FNN")
   case <- vecchia_case(200, seed = 13)

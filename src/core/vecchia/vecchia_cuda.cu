@@ -3,7 +3,10 @@
  * per lane) and factored there by the warp (vecchia_point.h, the code the
  * CPU runs with one lane). The locations, the neighbour array and the factor
  * stay on the device; each call uploads y and X, and the points run in
- * batches with an interrupt check between them. Each block adds its warps'
+ * batches with an interrupt check between them. A conditioning set too large
+ * for shared memory (m above about 115 with derivatives, 165 without, on an
+ * H100) gets its warp's work area in global memory instead, served by the L2
+ * cache: slower, but any m that fits the device runs. Each block adds its warps'
  * sums in a fixed order and the host adds the blocks' in block order, so
  * that a result does not change from run to run. */
 #include <math.h>
@@ -15,6 +18,9 @@
 /* Points per batch (between interrupt checks), warps per block at most. */
 #define VECCHIA_GPU_BATCH ((long)1 << 20)
 #define VECCHIA_GPU_WARPS 4
+/* Bytes of global work areas above which fewer blocks run (down to one per
+ * multiprocessor) when conditioning sets spill out of shared memory. */
+#define VECCHIA_GPU_SPILL ((size_t)1 << 31)
 
 struct gs_vecchia_gpu {
   gs_gpu_ctx *ctx;
@@ -25,6 +31,8 @@ struct gs_vecchia_gpu {
   int data_cols;
   double *part;   /* blocks x K partial sums */
   size_t part_bytes;
+  double *spill;  /* blocks x warps work areas where shared memory is too small */
+  size_t spill_bytes;
   unsigned long long *failed;
   int blocks, shared_optin;
 };
@@ -37,14 +45,15 @@ static size_t warp_bytes(const vecchia_problem *pr, int K)
 }
 
 __global__ void vecchia_points_kernel(vecchia_problem pr, vecchia_model md, long i0, long i1, double *w,
-                                      double *part, int K, unsigned long long *failed)
+                                      double *part, int K, unsigned long long *failed, double *spill)
 {
   extern __shared__ double smem[];
   const int lane = threadIdx.x, warp = threadIdx.y, warps = blockDim.y;
   const int ld = pr.mp1;
   const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.deriv != 0);
   const long per_warp = wd + K + (ld + 1) / 2;
-  double *base = smem + warp * per_warp;
+  double *pool = spill ? spill + (long)blockIdx.x * warps * per_warp : smem;
+  double *base = pool + warp * per_warp;
   vecchia_work work;
   work.a = base;
   work.dm = pr.deriv ? base + (long)ld * ld : NULL;
@@ -62,7 +71,7 @@ __global__ void vecchia_points_kernel(vecchia_problem pr, vecchia_model md, long
   __syncthreads();
   for (int k = warp * 32 + lane; k < K; k += 32 * warps) {
     double s = 0.0;
-    for (int v = 0; v < warps; ++v) s += smem[v * per_warp + wd + k];
+    for (int v = 0; v < warps; ++v) s += pool[v * per_warp + wd + k];
     part[(long)blockIdx.x * K + k] = s;
   }
 }
@@ -142,6 +151,7 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
   cudaFree(g->w);
   cudaFree(g->data);
   cudaFree(g->part);
+  cudaFree(g->spill);
   cudaFree(g->failed);
   free(g);
   v->gpu = NULL;
@@ -174,6 +184,20 @@ static int block_warps(const gs_vecchia_gpu *g, size_t per_warp)
   return warps;
 }
 
+/* A device buffer of at least `bytes`, kept between calls. */
+static gs_status device_buffer(double **buf, size_t *have, size_t bytes, char *msg)
+{
+  gs_status st = GS_OK;
+  if (*have >= bytes) return GS_OK;
+  cudaFree(*buf);
+  *buf = NULL;
+  *have = 0;
+  GS_CUDA_TRY(cudaMalloc(buf, bytes));
+  *have = bytes;
+done:
+  return st;
+}
+
 /* Launches the batches of points; their sums into sums (K). */
 static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
                              double *sums, long *failed_point, char *msg)
@@ -181,37 +205,34 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
   gs_status st = GS_OK;
   gs_vecchia_gpu *g = v->gpu;
   cudaStream_t s = g->ctx->stream[0];
-  const size_t per_warp = warp_bytes(pr, K), part_bytes = (size_t)g->blocks * K * sizeof(double);
-  const int warps = block_warps(g, per_warp);
+  const size_t per_warp = warp_bytes(pr, K);
+  const int fits = block_warps(g, per_warp) > 0;
+  const int warps = fits ? block_warps(g, per_warp) : VECCHIA_GPU_WARPS;
+  const size_t shared = fits ? per_warp * warps : 0;
+  int blocks = g->blocks;
+  while (!fits && blocks > g->ctx->multiprocessors && per_warp * warps * blocks > VECCHIA_GPU_SPILL) blocks /= 2;
+  const size_t part_bytes = (size_t)blocks * K * sizeof(double);
+  double *spill = NULL;
   double *host = (double *)malloc(part_bytes);
   unsigned long long failed = ~0ULL;
   if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-  if (warps == 0) {
-    st = gs_set_msg(msg, GS_ERR_ARG, "m = %d with %d covariates needs %.0f KB of shared memory per conditioning set; "
-                    "this GPU has %d KB a block: use a smaller m or the CPU", pr->mp1 - 1, pr->p, per_warp / 1024.0,
-                    g->shared_optin / 1024);
-    goto done;
+  if (!fits) {
+    GS_TRY(device_buffer(&g->spill, &g->spill_bytes, per_warp * warps * blocks, msg));
+    spill = g->spill;
   }
-  if (g->part_bytes < part_bytes) {
-    cudaFree(g->part);
-    g->part = NULL;
-    g->part_bytes = 0;
-    GS_CUDA_TRY(cudaMalloc(&g->part, part_bytes));
-    g->part_bytes = part_bytes;
-  }
-  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_points_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int)(per_warp * warps)));
+  GS_TRY(device_buffer(&g->part, &g->part_bytes, part_bytes, msg));
+  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_points_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
   for (int k = 0; k < K; ++k) sums[k] = 0.0;
   for (long i0 = 0; i0 < v->n; i0 += VECCHIA_GPU_BATCH) {
     const long i1 = i0 + VECCHIA_GPU_BATCH < v->n ? i0 + VECCHIA_GPU_BATCH : v->n;
-    vecchia_points_kernel<<<g->blocks, dim3(32, warps), per_warp * warps, s>>>(*pr, *md, i0, i1, w, g->part, K,
-                                                                               g->failed);
+    vecchia_points_kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, i0, i1, w, g->part, K, g->failed,
+                                                                     spill);
     GS_CUDA_TRY(cudaGetLastError());
     GS_CUDA_TRY(cudaMemcpyAsync(host, g->part, part_bytes, cudaMemcpyDeviceToHost, s));
     GS_CUDA_TRY(cudaMemcpyAsync(&failed, g->failed, sizeof failed, cudaMemcpyDeviceToHost, s));
     GS_CUDA_TRY(cudaStreamSynchronize(s));
-    for (int b = 0; b < g->blocks; ++b)
+    for (int b = 0; b < blocks; ++b)
       for (int k = 0; k < K; ++k) sums[k] += host[(long)b * K + k];
     if (failed != ~0ULL) {
       *failed_point = (long)failed;
