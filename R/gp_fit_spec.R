@@ -69,7 +69,7 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
          ratio = value(theta, "ratio", ratio_fixed))
   }
   list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, ratio = ratio_fixed, unpack = unpack,
-       diameter = geometry$diameter)
+       diameter = geometry$diameter, start_given = length(start) > 0)
 }
 
 # Start values and bounds within the parameter space: ranges and smoothness

@@ -9,15 +9,17 @@
 # learns the curvature from gradients alone takes tens (at n = 2,000: 21
 # likelihood evaluations instead of 79, to the same maximum).
 
-# The isotropic fits of at least this many observations start from the
-# Vecchia fit (below, exact evaluations are cheap and the default start serves).
+# Fits of at least this many observations start from the Vecchia fit
+# (below, exact evaluations are cheap and the default start serves), unless
+# the caller gave start values.
 exact_warm_start_min_n <- 1000
 
 # NULL, or list(theta, hessian): the exact search's start and the Hessian of
 # its objective (the negative profile log-likelihood) on the search's scale.
 exact_warm_start <- function(d, model, method, spec, device, call) {
   n <- length(d$y)
-  if (model$geometry != "isotropic" || n < exact_warm_start_min_n || !length(spec$free)) return(NULL)
+  if (n < exact_warm_start_min_n || !length(spec$free) || spec$start_given) return(NULL)
+  if (model$geometry != "isotropic") return(mapped_warm_start(d, model, method, spec, device, call))
   quiet <- list(trace = FALSE, iter.max = 50L, rel.tol = 1e-8)
   # any failure (conditioning sets not positive definite without a nugget,
   # duplicated locations) leaves the default start
@@ -30,6 +32,51 @@ exact_warm_start <- function(d, model, method, spec, device, call) {
   natural <- c(range = cv[["range"]], smoothness = cv[["smoothness"]], ratio = cv[["nugget"]] / cv[["sigma2"]])
   theta <- vapply(spec$free, function(k) if (fit_scale_is_log(k)) log(natural[[k]]) else natural[[k]], numeric(1))
   list(theta = pmin(pmax(theta, spec$lower), spec$upper), hessian = hessian)
+}
+
+# Anisotropic and space-time models: the Vecchia engine has no derivatives
+# in their angles and ranges, so the warm start searches the Vecchia version
+# of the exact objective itself (the same parameters, scale and profiling;
+# each evaluation maps the locations and reuses one set of conditioning sets,
+# as GpGp does, chosen on the locations mapped by the start values) and takes
+# its central-difference Hessian at the maximum. Its evaluations cost about
+# a hundredth of an exact one at n = 20,000.
+mapped_warm_start <- function(d, model, method, spec, device, call) {
+  objective <- tryCatch(vecchia_profile_objective(d, model, method, spec, device, call), error = function(e) NULL)
+  if (is.null(objective)) return(NULL)
+  opt <- tryCatch(stats::nlminb(spec$theta0, objective, lower = spec$lower, upper = spec$upper,
+                                control = list(iter.max = 200L, eval.max = 800L, rel.tol = 1e-8)),
+                  error = function(e) NULL)
+  if (is.null(opt) || opt$convergence != 0L) return(NULL)
+  theta <- stats::setNames(opt$par, spec$free)
+  # a maximum on a bound has no curvature across it: no warm Hessian there
+  inside <- all(theta - spec$lower > 1e-3 & spec$upper - theta > 1e-3)
+  H <- if (inside) tryCatch(fit_hessian(objective, theta), error = function(e) NULL)
+  if (is.null(H) || !all(is.finite(H)) || inherits(try(chol(H), silent = TRUE), "try-error")) return(NULL)
+  list(theta = theta, hessian = H)
+}
+
+# The negative profile log-likelihood of the exact search (gp_likelihood's
+# `profile`: sigma2 and the trend profiled, REML or ML) under the Vecchia
+# approximation with m = 30.
+vecchia_profile_objective <- function(d, model, method, spec, device, call, m = 30L) {
+  n <- length(d$y)
+  m <- min(m, n - 1L)
+  n_eff <- if (method == "reml") n - ncol(d$X) else n
+  start <- gp_cov_map(model, spec$unpack(spec$theta0)$geom, d$locs)$locs
+  neighbors <- vecchia_order_and_neighbors(start, m, "maxmin", model$distance, call)
+  function(theta) {
+    if (!all(is.finite(theta))) return(Inf)
+    p <- spec$unpack(theta)
+    mapped <- gp_cov_map(model, p$geom, d$locs)
+    vc <- vecchia_open(mapped$locs, m, distance = model$distance, device = device, call = call, neighbors = neighbors)
+    on.exit(vecchia_close(vc))
+    r <- vecchia_loglik_grad_info(vc, c(1, mapped$range, p$smoothness, p$ratio), d$y, d$X, deriv = character(0),
+                                  call = call, not_pd = FALSE)
+    if (isFALSE(r)) return(Inf)
+    logdet_xrx <- if (method == "reml" && ncol(d$X)) -as.numeric(determinant(r$betacov)$modulus) else 0
+    0.5 * (n_eff * log(2 * pi * r$quadform / n_eff) + r$logdet + logdet_xrx + n_eff)
+  }
 }
 
 # The Fisher information of the natural parameters (sigma2, range,

@@ -355,3 +355,32 @@ test_that("data beyond the range of double variances and degenerate variogram bi
   expect_error(gp_variogram(y, locs, cutoff = 5e-324), "too small", class = "gpustats_error_argument")
   expect_error(gp_variogram(y, locs, bins = 1.5), "whole number", class = "gpustats_error_argument")
 })
+
+test_that("fits of 1,000 observations start from the Vecchia fit and reach the exact maximum in fewer evaluations", {
+  set.seed(8)
+  n <- 1000
+  locs <- matrix(runif(2 * n), ncol = 2)
+  Q <- matrix(c(cos(0.6), sin(0.6), -sin(0.6), cos(0.6)), 2)
+  y <- 1 + drop(gp_simulate(sweep(locs %*% Q, 2, c(0.3, 0.1), "/"), 1, 1, 1.5, nugget = 0.05, device = "cpu"))
+  # isotropic: the same maximum as the search from the default start (given as start values)
+  yi <- 1 + drop(gp_simulate(locs, 1, 0.1, 0.5, nugget = 0.1, device = "cpu"))
+  warm <- gp_fit(yi, locs, cov = "exponential", device = "cpu", control = list(trace = FALSE, hessian = FALSE))
+  default_start <- list(range = gpustats:::gp_cov_defaults(gpustats:::gp_cov_model("exponential", 2, "euclidean", NULL), locs)$start[[1]],
+                        nugget = 0.1 * var(yi))
+  cold <- gp_fit(yi, locs, cov = "exponential", start = default_start, device = "cpu",
+                 control = list(trace = FALSE, hessian = FALSE))
+  expect_gte(warm$loglik, cold$loglik - 1e-8)
+  expect_equal(coef(warm), coef(cold), tolerance = 1e-4)
+  expect_lt(warm$evaluations, cold$evaluations)
+  # anisotropic (the Vecchia objective searched, then the exact one): a
+  # search started at its estimate finds nothing higher
+  aniso <- gp_fit(y, locs, cov = "matern32_aniso", device = "cpu", control = list(trace = FALSE, hessian = FALSE))
+  expect_lt(aniso$evaluations, 80)
+  est <- as.list(aniso$covariance[c("sigma2", "range1", "range2", "angle", "nugget")])
+  # (nlminb started at a maximum may stop with "false convergence")
+  again <- suppressWarnings(gp_fit(y, locs, cov = "matern32_aniso", start = est, device = "cpu",
+                                   control = list(trace = FALSE, hessian = FALSE)),
+                            classes = "gpustats_warning_not_converged")
+  expect_lt(again$loglik - aniso$loglik, 1e-6)
+  expect_equal(aniso$covariance[["range1"]], 0.3, tolerance = 0.3)
+})
