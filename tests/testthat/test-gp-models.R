@@ -326,6 +326,38 @@ test_that("profile intervals bracket the estimate where the profile drops by qch
   expect_error(confint(fit, "rnage"), class = "gpustats_error_argument")
 })
 
+test_that("the nugget's profile interval equals a brute-force profile, and reaches 0 without a warning", {
+  # the ML profile of the nugget by brute force: sigma2 and the range
+  # maximised by optim over the dense likelihood, the constant mean by GLS
+  brute <- function(nugget, y, locs) {
+    n <- length(y)
+    D <- as.matrix(dist(locs))
+    nll <- function(th) {
+      R <- chol(exp(th[1]) * exp(-D / exp(th[2])) + diag(nugget, n))
+      w <- backsolve(R, rep(1, n), transpose = TRUE)
+      z <- backsolve(R, y, transpose = TRUE)
+      0.5 * (n * log(2 * pi) + 2 * sum(log(diag(R))) + sum((z - w * sum(w * z) / sum(w^2))^2))
+    }
+    -optim(c(0, log(0.1)), nll, method = "BFGS", control = list(reltol = 1e-12))$value
+  }
+  drop <- qchisq(0.95, 1) / 2
+  for (case in list(list(seed = 11, n = 80, nugget = 0.2), list(seed = 1, n = 60, nugget = 0))) {
+    set.seed(case$seed)
+    locs <- matrix(runif(2 * case$n), ncol = 2)
+    y <- 2 + gp_simulate(locs, 1, 0.15, 0.5, nugget = case$nugget, device = "cpu")
+    fit <- gp_fit(y, locs, cov = "exponential", method = "ml", control = quiet, device = "cpu")
+    expect_no_warning(ci <- confint(fit, "nugget"))
+    expect_true(ci[1] <= fit$covariance[["nugget"]] && fit$covariance[["nugget"]] < ci[2])
+    expect_equal(brute(fit$covariance[["nugget"]], y, locs), fit$loglik, tolerance = 1e-7)
+    for (limit in ci[ci > 0]) expect_equal(fit$loglik - brute(limit, y, locs), drop, tolerance = 1e-3)
+    if (case$nugget == 0) {
+      expect_identical(fit$covariance[["nugget"]], 0) # estimated on its bound
+      expect_identical(ci[[1]], 0) # and the profile stays above the cut down to it
+      expect_gt(brute(0, y, locs), fit$loglik - drop)
+    }
+  }
+})
+
 test_that("anova compares nested trends by ML, and refuses REML across trends", {
   m <- meuse_data()$meuse
   f0 <- gp_fit(log(zinc) ~ 1, m, coords = ~ x + y, cov = "exponential", method = "ml", control = quiet, device = "cpu")
