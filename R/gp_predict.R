@@ -75,7 +75,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
 # noise-free field (m). Cross-covariances are generated in blocks of rows,
 # about 256 MB each. A large problem shows progress bars labelled `label`,
 # one for the factorization and one over the new locations.
-gp_krige <- function(fit, locs, X0, ys, device, call, label) {
+gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict") {
   m <- nrow(locs)
   if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = numeric(0)))
   p <- fit$covariance
