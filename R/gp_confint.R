@@ -10,10 +10,12 @@
 #' reach negative ranges. Each point of a profile is a fit of its own, so
 #' profiles cost tens of fits for a large data set. A side that reaches its
 #' search bound before the likelihood drops enough is reported as that bound
-#' with a warning. The nugget (searched as a ratio to `sigma2`) and
-#' `method = "wald"` use Wald intervals, on the log scale for positive
-#' parameters (so they stay positive) and the natural scale for angles and
-#' the nugget (truncated at 0).
+#' with a warning. The nugget's profile maximises over `sigma2` and the
+#' other parameters at each nugget value; its interval may reach 0, the edge
+#' of the parameter space (no warning then). `method = "wald"` (and the
+#' nugget of a Vecchia fit) use Wald intervals, on the log scale for
+#' positive parameters (so they stay positive) and the natural scale for
+#' angles and the nugget (truncated at 0).
 #'
 #' @param object A `gp_fit`.
 #' @param parm Names of parameters (default: all estimated ones).
@@ -36,7 +38,8 @@ confint.gp_fit <- function(object, parm, level = 0.95, method = c("profile", "wa
   se <- sqrt(pmax(diag(stats::vcov(object)), 0))
   est <- stats::coef(object)
   limits <- t(vapply(parm, function(name) {
-    if (name %in% names(object$beta) || method == "wald" || name == "nugget") return(wald_interval(est[[name]], se[[name]], z, name))
+    wald <- name %in% names(object$beta) || method == "wald" || name == "nugget" && identical(object$approx, "vecchia")
+    if (wald) return(wald_interval(est[[name]], se[[name]], z, name))
     profile_interval(object, name, level, call)
   }, numeric(2)))
   colnames(limits) <- sprintf("%s %%", format(100 * c(1 - level, 1 + level) / 2, trim = TRUE, digits = 3))
@@ -62,6 +65,7 @@ profile_interval <- function(fit, name, level, call) {
   t0 <- to(fit$covariance[[name]])
   se <- sqrt(fit$vcov[name, name])
   step <- if (is.finite(se) && se > 0) 2 * (if (log_scale) se / fit$covariance[[name]] else se) else 0.5
+  if (name == "nugget" && !(is.finite(se) && se > 0)) step <- 0.1 * fit$covariance[["sigma2"]] # on the data's scale
   bounds <- profile_bounds(fit, name)
   g <- function(t) profile_loglik(fit, name, from(t)) - target
   vapply(c(-1, 1), function(side) {
@@ -71,6 +75,7 @@ profile_interval <- function(fit, name, level, call) {
       t1 <- t0 + side * s
       if (side * (t1 - limit) >= 0) {
         t1 <- limit
+        if (name == "nugget" && side < 0 && limit == 0 && g(0) > 0) return(0) # the edge of the parameter space
         if (g(t1) > 0) {
           cli::cli_warn("The profile of {.val {name}} stays within the interval up to its search bound {signif(from(limit), 4)}.",
                         class = c("gpustats_warning_profile_bound", "gpustats_warning"), call = call)
@@ -91,9 +96,10 @@ profile_bounds <- function(fit, name) {
   model <- fit$model
   geometry <- gp_cov_defaults(model, fit$locs)
   smooth <- gp_cov_smoothness_bounds(model$distance)
-  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e-3, smoothness = smooth[1])
-  upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = fit$covariance[["sigma2"]] * 1e3,
-             smoothness = smooth[2])
+  s2 <- fit$covariance[["sigma2"]]
+  # the nugget up to gp_fit's default bound on its ratio to sigma2
+  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = s2 * 1e-3, smoothness = smooth[1], nugget = 0)
+  upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = s2 * 1e3, smoothness = smooth[2], nugget = 10 * s2)
   if (startsWith(name, "angle")) return(fit$covariance[[name]] + c(-1, 1) * pi / 2) # one period
   lo <- fit$settings$lower[[name]] %||% lower[[name]]
   hi <- fit$settings$upper[[name]] %||% upper[[name]]
@@ -104,6 +110,7 @@ profile_bounds <- function(fit, name) {
 # re-estimated from the fit's estimates.
 profile_loglik <- function(fit, name, value) {
   s <- fit$settings
+  if (name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
   fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
   free <- setdiff(c("sigma2", fit$model$params, "smoothness", "nugget"), names(fixed))
   start <- as.list(fit$covariance[intersect(free, names(fit$covariance))])
@@ -114,4 +121,31 @@ profile_loglik <- function(fit, name, value) {
                                    device = fit$device, control = list(trace = FALSE, hessian = FALSE),
                                    approx = fit$approx %||% "exact", m = fit$m %||% 30))
   refit$loglik
+}
+
+# The maximum log-likelihood of an exact fit with the nugget held at
+# `value` > 0: gp_fit searches the nugget as a ratio to a profiled sigma2,
+# so here sigma2 is searched with the other free correlation parameters
+# (from the fit's estimates, within the profile bounds), each point one
+# factorization.
+nugget_profile_loglik <- function(fit, value) {
+  call <- environment()
+  gp <- gp_open(fit$locs, fit$distance, fit$device, call, fit$accuracy %||% 0)
+  on.exit(gp_close(gp))
+  lik <- gp_likelihood(gp, list(y = fit$y, X = fit$X, locs = fit$locs), fit$model, fit$method, call)
+  names <- c("sigma2", intersect(c(fit$model$params, "smoothness"), fit$estimated))
+  to <- function(v, k) if (fit_scale_is_log(k)) log(v) else v
+  from <- function(t, k) if (fit_scale_is_log(k)) exp(t) else t
+  bounds <- vapply(names, function(k) to(profile_bounds(fit, k), k), numeric(2))
+  start <- vapply(names, function(k) to(fit$covariance[[k]], k), numeric(1))
+  objective <- function(theta) {
+    v <- stats::setNames(mapply(from, theta, names), names)
+    geom <- fit$covariance[fit$model$params]
+    geom[intersect(names, names(geom))] <- v[intersect(names, names(geom))]
+    smoothness <- if ("smoothness" %in% names) v[["smoothness"]] else fit$covariance[["smoothness"]]
+    par <- list(geom = geom, smoothness = smoothness, ratio = value / v[["sigma2"]])
+    ll <- lik$full(v[["sigma2"]], par)
+    if (is.finite(ll)) -ll else Inf
+  }
+  -stats::nlminb(start, objective, lower = bounds[1L, ], upper = bounds[2L, ])$objective
 }

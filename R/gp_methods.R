@@ -66,7 +66,7 @@ fitted.gp_fit <- function(object, ...) {
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call)
   } else {
-    gp_krige(object, object$locs, object$X, matrix(object$y), object$device, call)
+    gp_krige(object, object$locs, object$X, matrix(object$y), object$device, call, "fitted")
   }
   drop(k$fit)
 }

@@ -59,7 +59,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call)
   } else {
-    gp_krige(object, new$locs, new$X, matrix(object$y), device, call)
+    gp_krige(object, new$locs, new$X, matrix(object$y), device, call, "predict")
   }
   fit <- drop(k$fit)
   se <- k$se
@@ -73,8 +73,9 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
 # Kriging of each column of `ys` (data at the fitted locations) at `locs`
 # with design `X0`: the predictions (m x k) and the standard errors of the
 # noise-free field (m). Cross-covariances are generated in blocks of rows,
-# about 256 MB each.
-gp_krige <- function(fit, locs, X0, ys, device, call) {
+# about 256 MB each. A large problem shows progress bars labelled `label`,
+# one for the factorization and one over the new locations.
+gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict") {
   m <- nrow(locs)
   if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = numeric(0)))
   p <- fit$covariance
@@ -83,7 +84,8 @@ gp_krige <- function(fit, locs, X0, ys, device, call) {
   new <- gp_cov_map(fit$model, geom, locs)
   gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0)
   on.exit(gp_close(gp))
-  gp_factor(gp, c(p[["sigma2"]], obs$range, p[["smoothness"]], p[["nugget"]]), obs$locs, call)
+  gp_factor(gp, c(p[["sigma2"]], obs$range, p[["smoothness"]], p[["nugget"]]), obs$locs, call,
+            bar = gp_progress_bar(gp, paste0(label, ": factoring the covariance"), call))
   W <- gp_apply(gp, "forward", fit$X, call)
   Z <- gp_apply(gp, "forward", ys, call)
   A <- if (ncol(W)) solve(crossprod(W)) else matrix(0, 0, 0)
@@ -93,6 +95,8 @@ gp_krige <- function(fit, locs, X0, ys, device, call) {
   se <- numeric(m)
   dev <- if (gp$device >= 0) "gpu" else "cpu"
   block <- max(1L, floor(32e6 / fit$n))
+  # as the factorization's bar, in covariance entries generated (and solved against)
+  bar <- gs_progress_bar(as.double(m) * fit$n, paste0(label, ": kriging"), call)
   for (start in seq(1L, m, by = block)) {
     rows <- start:min(m, start + block - 1L)
     C <- matern_cov(new$locs[rows, , drop = FALSE], obs$locs, sigma2 = p[["sigma2"]], range = obs$range,
@@ -102,6 +106,7 @@ gp_krige <- function(fit, locs, X0, ys, device, call) {
     D <- t(X0[rows, , drop = FALSE]) - crossprod(W, Wc)
     trend <- if (ncol(W)) colSums(D * (A %*% D)) else 0
     se[rows] <- sqrt(pmax(p[["sigma2"]] - colSums(Wc^2) + trend, 0))
+    if (!is.null(bar)) bar(max(rows) / m)
   }
   list(fit = out, se = se)
 }
@@ -173,6 +178,6 @@ gp_conditional_draws <- function(fit, new, nsim, device, call) {
   trend <- drop(fit$X %*% fit$beta)
   y_star <- trend + S[seq_len(n), , drop = FALSE] +
     sqrt(fit$covariance[["nugget"]]) * matrix(stats::rnorm(n * nsim), n)
-  k <- gp_krige(fit, new$locs, new$X, fit$y - y_star, device, call)
+  k <- gp_krige(fit, new$locs, new$X, fit$y - y_star, device, call, "simulate")
   drop(new$X %*% fit$beta) + S[-seq_len(n), , drop = FALSE] + k$fit
 }

@@ -11,6 +11,14 @@
 #' Beyond `max_points` observations a random subset of that size is used
 #' (with a message), since the pairs grow as \eqn{n^2}.
 #'
+#' With `alpha`, directional semivariograms (of 2-D Euclidean coordinates,
+#' as gstat's `variogram(..., alpha = , tol.hor = )`): for each direction
+#' only the pairs whose separation vector lies within `tol.hor` degrees of
+#' it (either way along the line) are binned; directions are in degrees
+#' clockwise from the positive second coordinate (north), so `0` is
+#' north-south and `90` east-west. Directions tell anisotropy apart: the
+#' semivariogram rises more slowly along the major axis.
+#'
 #' `plot()` of a `gp_fit` shows that semivariogram and the residuals against
 #' the fitted values.
 #'
@@ -22,21 +30,28 @@
 #'   bounding box of the locations; for great-circle distance, in km).
 #' @param distance `"euclidean"` or `"great_circle"` when `x` is a vector.
 #' @param max_points The largest number of observations used.
+#' @param alpha `NULL` (all directions), or directions in degrees clockwise
+#'   from north (the positive second coordinate).
+#' @param tol.hor The angular tolerance of each direction in degrees, at
+#'   most 90 (default `90 / length(alpha)`, as gstat: the directions then
+#'   share the pairs out).
 #' @param ... Unused, or graphical parameters for `plot()`.
 #' @return `gp_variogram()`: a data frame of class `gp_variogram` with
 #'   columns `dist` (mean distance of the pairs in the bin), `gamma` and
-#'   `np` (number of pairs), one row per non-empty bin.
+#'   `np` (number of pairs), one row per non-empty bin; with `alpha`, also
+#'   `dir.hor`, the direction of the row.
 #' @examples
 #' set.seed(1)
 #' locs <- matrix(runif(600), ncol = 2)
 #' y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 1, nugget = 0.1)
 #' v <- gp_variogram(y, locs)
+#' gp_variogram(y, locs, alpha = c(0, 45, 90, 135))
 #' fit <- gp_fit(y, locs, control = list(trace = FALSE))
 #' plot(gp_variogram(fit))
 #' plot(fit)
 #' @export
 gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c("euclidean", "great_circle"),
-                         max_points = 3000) {
+                         max_points = 3000, alpha = NULL, tol.hor = 90 / length(alpha)) {
   call <- environment()
   fit <- NULL
   if (inherits(x, "gp_fit")) {
@@ -54,6 +69,7 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   check_scalar(bins, "bins", call, 1)
   if (bins != round(bins)) abort_arg("{.arg bins} must be a whole number, not {bins}.", call)
   check_scalar(max_points, "max_points", call, 2)
+  check_directions(alpha, tol.hor, locs, distance, call)
   n <- length(z)
   if (n > max_points) {
     keep <- sort(sample.int(n, max_points))
@@ -71,13 +87,54 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   breaks <- seq(0, cutoff, length.out = bins + 1L)
   if (anyDuplicated(breaks)) abort_arg("{.arg cutoff} ({cutoff}) is too small to split into {bins} bins.", call)
   inside <- h <= cutoff
-  bin <- cut(h[inside], breaks, include.lowest = TRUE)
-  sq <- 0.5 * (z[pairs[1L, inside]] - z[pairs[2L, inside]])^2
-  np <- tabulate(bin, nbins = bins)
-  out <- data.frame(dist = as.vector(tapply(h[inside], bin, mean)), gamma = as.vector(tapply(sq, bin, mean)), np = np)
-  out <- out[np > 0, , drop = FALSE]
+  sq <- 0.5 * (z[pairs[1L, ]] - z[pairs[2L, ]])^2
+  out <- if (is.null(alpha)) {
+    variogram_bins(h[inside], sq[inside], breaks)
+  } else {
+    dir <- pair_direction(locs, pairs)
+    do.call(rbind, lapply(alpha, function(a) {
+      along <- inside & direction_gap(dir, a) <= tol.hor
+      v <- variogram_bins(h[along], sq[along], breaks)
+      cbind(v, dir.hor = rep(a, nrow(v)))
+    }))
+  }
   rownames(out) <- NULL
   structure(out, fit = fit, class = c("gp_variogram", "data.frame"))
+}
+
+# The binned semivariogram of pairs at distances h with half squared
+# differences sq: a row per non-empty bin.
+variogram_bins <- function(h, sq, breaks) {
+  bin <- cut(h, breaks, include.lowest = TRUE)
+  np <- tabulate(bin, nbins = length(breaks) - 1L)
+  out <- data.frame(dist = as.vector(tapply(h, bin, mean)), gamma = as.vector(tapply(sq, bin, mean)), np = np)
+  out[np > 0, , drop = FALSE]
+}
+
+# Directions need planar coordinates: two of them, Euclidean.
+check_directions <- function(alpha, tol.hor, locs, distance, call) {
+  if (is.null(alpha)) return(invisible())
+  if (!is.numeric(alpha) || !length(alpha) || anyNA(alpha) || any(!is.finite(alpha))) {
+    abort_arg("{.arg alpha} must be finite directions in degrees.", call)
+  }
+  check_scalar(tol.hor, "tol.hor", call, 0, open = TRUE)
+  if (tol.hor > 90) abort_arg("{.arg tol.hor} must be at most 90 degrees, not {tol.hor}.", call)
+  if (ncol(locs) != 2L || distance != "euclidean") {
+    abort_arg("Directional semivariograms ({.arg alpha}) need 2-D coordinates with Euclidean distance.", call)
+  }
+}
+
+# The direction of each pair's separation in degrees clockwise from north,
+# in [0, 180): a pair has no orientation.
+pair_direction <- function(locs, pairs) {
+  d <- locs[pairs[2L, ], , drop = FALSE] - locs[pairs[1L, ], , drop = FALSE]
+  (atan2(d[, 1], d[, 2]) * 180 / pi) %% 180
+}
+
+# The angle between such directions and the direction a (degrees), in [0, 90].
+direction_gap <- function(dir, a) {
+  g <- abs(dir - a %% 180)
+  pmin(g, 180 - g)
 }
 
 # Distances of the pairs (columns of `pairs`) of rows of locs.
@@ -95,8 +152,13 @@ pair_distance <- function(locs, pairs, distance) {
 plot.gp_variogram <- function(x, ...) {
   fit <- attr(x, "fit")
   top <- max(x$gamma, if (!is.null(fit)) sum(fit$covariance[c("sigma2", "nugget")]))
-  graphics::plot(x$dist, x$gamma, xlim = c(0, max(x$dist)), ylim = c(0, 1.05 * top), pch = 19,
+  dirs <- if (is.null(x$dir.hor)) rep(1L, nrow(x)) else match(x$dir.hor, unique(x$dir.hor))
+  graphics::plot(x$dist, x$gamma, xlim = c(0, max(x$dist)), ylim = c(0, 1.05 * top), pch = 19, col = dirs,
                  xlab = "distance", ylab = "semivariance", ...)
+  if (!is.null(x$dir.hor)) {
+    graphics::legend("topleft", legend = paste(unique(x$dir.hor), "degrees"), col = seq_along(unique(x$dir.hor)),
+                     pch = 19, bty = "n")
+  }
   if (is.null(fit)) return(invisible(x))
   h <- seq(0, max(x$dist), length.out = 200)
   p <- fit$covariance

@@ -91,6 +91,33 @@ test_that("ML fits of meuse reach fields' maximum; fields' REML is the ML profil
   expect_equal(f$loglik, -0.5 * (n * log(2 * pi) + as.numeric(determinant(S)$modulus) + q), tolerance = 1e-10)
 })
 
+test_that("directional variograms equal gstat's variogram(alpha = , tol.hor = ) on meuse", {
+  skip_if_not_installed("gstat")
+  skip_if_not_installed("sp")
+  m <- meuse_data()
+  z <- log(m$meuse$zinc)
+  xy <- as.matrix(m$meuse[, c("x", "y")])
+  obs <- m$meuse
+  sp::coordinates(obs) <- ~ x + y
+  for (case in list(list(alpha = c(0, 45, 90, 135)), list(alpha = 30, tol.hor = 10), list(alpha = c(200, 70), tol.hor = 30))) {
+    v <- do.call(gp_variogram, c(list(z, xy), case))
+    g <- do.call(gstat::variogram, c(list(log(zinc) ~ 1, obs), case))
+    expect_identical(v$np, as.integer(g$np))
+    expect_equal(v$gamma, g$gamma, tolerance = 1e-13)
+    expect_equal(v$dist, g$dist, tolerance = 1e-13)
+    expect_equal(v$dir.hor, g$dir.hor)
+  }
+  # the default tolerance shares every pair out once between the directions (none on a boundary here)
+  all4 <- gp_variogram(z, xy, alpha = c(0, 45, 90, 135))
+  expect_identical(sum(all4$np), sum(gp_variogram(z, xy)$np))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(plot(all4))
+  expect_error(gp_variogram(z, xy, alpha = NA), "directions", class = "gpustats_error_argument")
+  expect_error(gp_variogram(z, xy, alpha = 0, tol.hor = 100), "at most 90", class = "gpustats_error_argument")
+  expect_error(gp_variogram(z, cbind(xy, 1), alpha = 0), "2-D", class = "gpustats_error_argument")
+})
+
 test_that("universal kriging equals gstat's krige() to 1e-10, mean and variance", {
   skip_if_not_installed("gstat")
   skip_if_not_installed("sp")
@@ -244,6 +271,41 @@ test_that("conditional simulation has the kriging mean and variance, and honours
   expect_lt(abs(mean(as.matrix(un)) - fit$beta[[1]]), 1.5)
 })
 
+test_that("simulate takes newdata in every form predict takes and reports progress on large problems", {
+  set.seed(6)
+  locs <- matrix(runif(200), ncol = 2, dimnames = list(NULL, c("x", "y")))
+  y <- 1 + gp_simulate(locs, 1, 0.2, 1, nugget = 0.01, device = "cpu")
+  fit <- gp_fit(y, locs, cov = "matern32", control = quiet, device = "cpu")
+  df <- data.frame(z = y, east = locs[, 1], north = locs[, 2])
+  fit_f <- gp_fit(z ~ 1, df, coords = ~ east + north, cov = "matern32", control = quiet, device = "cpu")
+  new <- cbind(x = c(0.5, 0.1, 0.8), y = c(0.4, 0.9, 0.2))
+  ref <- simulate(fit, 3, seed = 1, newdata = new, device = "cpu")
+  # columns matched by name, in any order; sf and sp points
+  same <- function(f, nd) expect_equal(simulate(f, 3, seed = 1, newdata = nd, device = "cpu"), ref, tolerance = 1e-6)
+  same(fit, data.frame(y = new[, 2], x = new[, 1]))
+  same(fit_f, data.frame(north = new[, 2], east = new[, 1]))
+  same(fit_f, sf::st_as_sf(data.frame(east = new[, 1], north = new[, 2]), coords = c("east", "north")))
+  sp_new <- data.frame(east = new[, 1], north = new[, 2])
+  sp::coordinates(sp_new) <- ~ east + north
+  same(fit_f, sp_new)
+  expect_error(simulate(fit_f, 1, newdata = data.frame(a = 1, b = 2), device = "cpu"), class = "gpustats_error_argument")
+  # a simulation of 1000 new locations from 1000 observations shows its steps
+  labels <- new.env()
+  labels$seen <- character(0)
+  trace("gs_progress_bar", where = asNamespace("gpustats"), print = FALSE,
+        exit = bquote(if (!is.null(returnValue())) assign("seen", c(get("seen", .(labels)), label), envir = .(labels))))
+  on.exit(untrace("gs_progress_bar", where = asNamespace("gpustats")))
+  big <- matrix(runif(2000), ncol = 2)
+  yb <- gp_simulate(big, 1, 0.1, 0.5, nugget = 0.1, device = "cpu")
+  fixed <- list(sigma2 = 1, range = 0.1, smoothness = 0.5, nugget = 0.1)
+  fit_b <- gp_fit(yb, big, fixed = fixed, control = list(trace = FALSE, hessian = FALSE), device = "cpu")
+  labels$seen <- character(0)
+  s <- simulate(fit_b, 1, seed = 3, newdata = matrix(runif(2000), ncol = 2), device = "cpu")
+  expect_identical(dim(s), c(1000L, 1L))
+  # (and matern_cov's own for the cross-covariances)
+  expect_true(all(c("gp_simulate", "simulate: factoring the covariance", "simulate: kriging") %in% labels$seen))
+})
+
 test_that("profile intervals bracket the estimate where the profile drops by qchisq(level, 1) / 2", {
   set.seed(5)
   locs <- matrix(runif(300), ncol = 2)
@@ -262,6 +324,38 @@ test_that("profile intervals bracket the estimate where the profile drops by qch
   expect_equal(unname(w["(Intercept)", ]), fit$beta[[1]] + c(-1, 1) * qnorm(0.975) * sqrt(fit$vcov_beta[1, 1]),
                tolerance = 1e-12)
   expect_error(confint(fit, "rnage"), class = "gpustats_error_argument")
+})
+
+test_that("the nugget's profile interval equals a brute-force profile, and reaches 0 without a warning", {
+  # the ML profile of the nugget by brute force: sigma2 and the range
+  # maximised by optim over the dense likelihood, the constant mean by GLS
+  brute <- function(nugget, y, locs) {
+    n <- length(y)
+    D <- as.matrix(dist(locs))
+    nll <- function(th) {
+      R <- chol(exp(th[1]) * exp(-D / exp(th[2])) + diag(nugget, n))
+      w <- backsolve(R, rep(1, n), transpose = TRUE)
+      z <- backsolve(R, y, transpose = TRUE)
+      0.5 * (n * log(2 * pi) + 2 * sum(log(diag(R))) + sum((z - w * sum(w * z) / sum(w^2))^2))
+    }
+    -optim(c(0, log(0.1)), nll, method = "BFGS", control = list(reltol = 1e-12))$value
+  }
+  drop <- qchisq(0.95, 1) / 2
+  for (case in list(list(seed = 11, n = 80, nugget = 0.2), list(seed = 1, n = 60, nugget = 0))) {
+    set.seed(case$seed)
+    locs <- matrix(runif(2 * case$n), ncol = 2)
+    y <- 2 + gp_simulate(locs, 1, 0.15, 0.5, nugget = case$nugget, device = "cpu")
+    fit <- gp_fit(y, locs, cov = "exponential", method = "ml", control = quiet, device = "cpu")
+    expect_no_warning(ci <- confint(fit, "nugget"))
+    expect_true(ci[1] <= fit$covariance[["nugget"]] && fit$covariance[["nugget"]] < ci[2])
+    expect_equal(brute(fit$covariance[["nugget"]], y, locs), fit$loglik, tolerance = 1e-7)
+    for (limit in ci[ci > 0]) expect_equal(fit$loglik - brute(limit, y, locs), drop, tolerance = 1e-3)
+    if (case$nugget == 0) {
+      expect_identical(fit$covariance[["nugget"]], 0) # estimated on its bound
+      expect_identical(ci[[1]], 0) # and the profile stays above the cut down to it
+      expect_gt(brute(0, y, locs), fit$loglik - drop)
+    }
+  }
 })
 
 test_that("anova compares nested trends by ML, and refuses REML across trends", {

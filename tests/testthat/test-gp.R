@@ -436,3 +436,35 @@ test_that("bad input to the Gaussian-process functions gets clear errors", {
   expect_true(is.finite(gp_loglik(rep(1, 10), locs, 1, 0.2, 1, device = "cpu")))
   expect_error(gp_simulate(locs, 0, 0.2, 1), class = "gpustats_error_argument")
 })
+
+test_that("the packed dense Cholesky of the CPU path equals LAPACK's factor, at any thread count", {
+  # orders below, at and between the recursion's blocks and the left-looking
+  # column blocks (256 columns), not multiples of the micro-kernel's 8 x 6
+  for (n in c(29L, 150L, 601L)) {
+    set.seed(n)
+    locs <- matrix(runif(2 * n), ncol = 2)
+    params <- c(1.3, 0.2, 0.8, 0.05)
+    S <- matern_cov(locs, sigma2 = params[1], range = params[2], smoothness = params[3], nugget = params[4],
+                    device = "cpu")
+    L <- t(chol(S))
+    b <- matrix(rnorm(2 * n), n)
+    out <- lapply(1:2, function(threads) {
+      withr::local_options(gpustats.threads = threads)
+      gp <- gpustats:::gp_open(locs, "euclidean", "cpu", NULL)
+      on.exit(gpustats:::gp_close(gp))
+      logdet <- gpustats:::gp_factor(gp, params, locs, NULL)
+      list(logdet = logdet, Lb = gpustats:::gp_apply(gp, "multiply", b, NULL),
+           z = gpustats:::gp_apply(gp, "forward", b, NULL))
+    })
+    expect_equal(out[[1]]$logdet, 2 * sum(log(diag(L))), tolerance = 1e-12)
+    expect_equal(out[[1]]$Lb, L %*% b, tolerance = 1e-12)
+    expect_equal(out[[1]]$z, forwardsolve(L, b), tolerance = 1e-10)
+    expect_identical(out[[2]], out[[1]])
+  }
+  # a location repeated at row 101 makes the leading minor of order 101 singular
+  set.seed(5)
+  locs <- matrix(runif(300), ncol = 2)
+  locs[101, ] <- locs[17, ]
+  expect_error(gp_loglik(rnorm(150), locs, 1, 0.1, 0.5, device = "cpu"), "order\\s+101\\b",
+               class = "gpustats_error_not_pd")
+})

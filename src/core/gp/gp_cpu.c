@@ -1,20 +1,22 @@
 /* Gaussian processes on the CPU: the covariance from the Matérn CPU loops,
- * factored and solved by LAPACK/BLAS (multi-threaded where R's BLAS is). */
+ * factored by the package's packed dense kernels (gs_dense.h: R's reference
+ * BLAS runs the factorization at about 2 GFlop/s, these at 20 to 30 per
+ * core) and solved by BLAS (O(n^2) per column of the right-hand side). */
 #include <math.h>
 #include <string.h>
 
 #include "gp_internal.h"
+#include "gs_dense.h"
 #include "gs_matern.h"
 #include "lapack.h"
 
 /* Columns per block of the factorization, for the interrupt checks between
- * blocks: the widest block (mid-matrix) costs about jb n^2 / 2 flops, so
- * about 2^30, about a second with the reference BLAS (at n = 3000 with 256
- * columns, 1.2e9 flops, its widest block took about 0.9 s of CPU time);
- * from 16 columns, so that the BLAS calls stay efficient, to 256. */
+ * blocks: the widest block (mid-matrix) costs about jb n^2 / 2 multiply-
+ * adds, here about 2^32, a fraction of a second at the kernels' speed;
+ * from 16 columns, so that the products stay efficient, to 256. */
 static int potrf_block(long n)
 {
-  const double jb = 2147483648.0 / ((double)n * (double)n);
+  const double jb = 8589934592.0 / ((double)n * (double)n);
   return jb >= 256.0 ? 256 : jb <= 16.0 ? 16 : (int)jb / 16 * 16;
 }
 
@@ -28,22 +30,16 @@ static double potrf_done(double t) { return t * t * (3.0 - 2.0 * t); }
  * blocks. */
 static gs_status cpu_potrf(gs_gp *gp, long *failed_minor, char *msg)
 {
-  const int n = (int)gp->n, block = potrf_block(gp->n);
-  const double one = 1.0, minus = -1.0;
+  const int n = (int)gp->n, block = potrf_block(gp->n), threads = gp->threads;
   for (int j = 0; j < n; j += block) {
     const int jb = n - j < block ? n - j : block, below = n - j - jb;
     double *row = gp->a + j, *diag = gp->a + j + (size_t)j * n;
-    int info = 0;
-    dsyrk_("L", "N", &jb, &j, &minus, row, &n, &one, diag, &n, 1, 1);
-    dpotrf_("L", &jb, diag, &n, &info, 1);
-    if (info > 0) {
-      *failed_minor = (long)j + info;
-      return gs_set_msg(msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", *failed_minor);
-    }
-    if (below > 0) {
-      dgemm_("N", "T", &below, &jb, &j, &minus, row + jb, &n, row, &n, &one, diag + jb, &n, 1, 1);
-      dtrsm_("R", "L", "T", "N", &below, &jb, &one, diag, &n, diag + jb, &n, 1, 1, 1, 1);
-    }
+    gs_status st = gs_dense_gemm_nt(jb, jb, j, row, n, row, n, diag, n, 1, threads, msg);
+    if (st == GS_OK) st = gs_dense_potrf(jb, diag, n, threads, failed_minor, msg);
+    if (st == GS_ERR_NOT_PD) *failed_minor += j;
+    if (st == GS_OK) st = gs_dense_gemm_nt(below, jb, j, row + jb, n, row, n, diag + jb, n, 0, threads, msg);
+    if (st == GS_OK) st = gs_dense_trsm_rlt(below, jb, diag, n, diag + jb, n, threads, msg);
+    if (st != GS_OK) return st;
     if (gp->progress && gp->progress(potrf_done((double)(j + jb) / n))) return gs_interrupted(msg);
   }
   return GS_OK;

@@ -267,8 +267,6 @@ int gs_tile_default_size(long n, int device)
   long nb;
   if (device >= 0)
     nb = n >= 32768 ? 2048 : 1024;
-  else if (gs_blas_threads() > 1)
-    nb = 512; /* one BLAS call at a time, on all cores: large tiles */
   else { /* about four tile rows up to n = 2048, 512 beyond: never from the thread count, so that the tiles, and
           * with them the rounding, are the same for any number of threads */
     nb = (n / 4 + 31) / 32 * 32;

@@ -1,8 +1,7 @@
 /* Left-looking tile Cholesky on all CPU cores: the tiles of a column are
- * updated in parallel (one tile per thread, LAPACK/BLAS inside), then the
- * diagonal tile is factored and the column solved in parallel. With a
- * multi-threaded BLAS the tiles are processed in turn and the BLAS runs
- * each call on all cores.
+ * updated in parallel (one tile per thread, the packed dense kernels of
+ * gs_dense.h inside, on that thread), then the diagonal tile is factored
+ * and the column solved in parallel.
  *
  * In mixed precision the tiles stay in their formats in memory (so the
  * matrix takes less of it); a tile that is not FP64 is read into FP64 for
@@ -12,8 +11,8 @@
 #include <stdlib.h>
 
 #include "gs_cpu.h"
+#include "gs_dense.h"
 #include "gs_tile.h"
-#include "lapack.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -41,45 +40,58 @@ static double *accumulator(const gs_tile_matrix *m, const cpu_work *w, int i, in
   return w->acc + (size_t)(i - k - 1) * m->nb * m->nb;
 }
 
-/* A_ik -= sum_{j<k} L_ij L_kj' (SYRK on the diagonal). */
-static void tile_update(gs_tile_matrix *m, const cpu_work *w, int i, int k)
+/* A_ik -= sum_{j<k} L_ij L_kj' (its lower triangle on the diagonal), on
+ * the calling thread. */
+static gs_status tile_update(gs_tile_matrix *m, const cpu_work *w, int i, int k, char *msg)
 {
   const int ri = gs_tile_rows(m, i), rk = gs_tile_rows(m, k), nb = m->nb;
-  const double one = 1.0, minus = -1.0;
   double *c = accumulator(m, w, i, k);
+  gs_status st = GS_OK;
   if (c != gs_tile_ptr(m, i, k)) gs_tile_read(m, i, k, c);
-  for (int j = 0; j < k; ++j) {
+  for (int j = 0; j < k && st == GS_OK; ++j) {
     const double *b = gs_tile_read(m, k, j, operand_work(m, w, 1));
-    if (i == k)
-      dsyrk_("L", "N", &rk, &nb, &minus, b, &rk, &one, c, &rk, 1, 1);
-    else
-      dgemm_("N", "T", &ri, &rk, &nb, &minus, gs_tile_read(m, i, j, operand_work(m, w, 0)), &ri, b, &rk, &one, c, &ri,
-             1, 1);
+    const double *a = i == k ? b : gs_tile_read(m, i, j, operand_work(m, w, 0));
+    st = gs_dense_gemm_nt(ri, rk, nb, a, ri, b, rk, c, ri, i == k, 1, msg);
   }
+  return st;
+}
+
+/* The first failure of a parallel loop's iterations, its message kept. */
+static void keep_failure(gs_status st, const char *mine, gs_status *first, char *msg)
+{
+  if (st == GS_OK) return;
+#pragma omp critical(gs_tile_cpu_status)
+  if (*first == GS_OK) *first = gs_set_msg(msg, st, "%s", mine);
 }
 
 static gs_status factor_columns(gs_tile_matrix *m, const gs_tile_options *opt, int threads, const cpu_work *w,
                                 gs_tile_info *info, char *msg)
 {
   const int nt = m->nt;
-  const double one = 1.0;
   for (int k = 0; k < nt; ++k) {
     const int rk = gs_tile_rows(m, k);
-    int fail = 0;
+    long fail = 0;
+    gs_status st = GS_OK;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = k; i < nt; ++i) tile_update(m, w, i, k);
-    dpotrf_("L", &rk, gs_tile_at(m, k, k), &rk, &fail, 1);
-    if (fail > 0) {
+    for (int i = k; i < nt; ++i) {
+      char mine[GS_MSG_LEN];
+      keep_failure(tile_update(m, w, i, k, mine), mine, &st, msg);
+    }
+    if (st == GS_OK) st = gs_dense_potrf(rk, gs_tile_at(m, k, k), rk, threads, &fail, msg);
+    if (st == GS_ERR_NOT_PD) {
       info->failed_minor = (long)k * m->nb + fail;
       return gs_set_msg(msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", info->failed_minor);
     }
+    if (st != GS_OK) return st;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int i = k + 1; i < nt; ++i) {
       const int ri = gs_tile_rows(m, i);
       double *c = accumulator(m, w, i, k);
-      dtrsm_("R", "L", "T", "N", &ri, &rk, &one, gs_tile_at(m, k, k), &rk, c, &ri, 1, 1, 1, 1);
+      char mine[GS_MSG_LEN];
+      keep_failure(gs_dense_trsm_rlt(ri, rk, gs_tile_at(m, k, k), rk, c, ri, 1, mine), mine, &st, msg);
       if (c != gs_tile_ptr(m, i, k)) gs_tile_write(m, i, k, c);
     }
+    if (st != GS_OK) return st;
     if (opt->progress && k + 1 < nt) {
       const double done = 1.0 - (double)(nt - k - 1) * (nt - k - 1) * (nt - k - 1) / ((double)nt * nt * nt);
       if (opt->progress(done)) return gs_interrupted(msg);
@@ -90,10 +102,8 @@ static gs_status factor_columns(gs_tile_matrix *m, const gs_tile_options *opt, i
 
 gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg)
 {
-  /* a multi-threaded BLAS parallelizes each call; a serial one gets a tile per thread */
-  const int blas = gs_blas_threads();
-  info->workers = blas > 1 ? blas : gs_cpu_threads(opt->threads);
-  const int threads = blas > 1 ? 1 : info->workers;
+  info->workers = gs_cpu_threads(opt->threads);
+  const int threads = info->workers;
   const size_t tile = (size_t)m->nb * m->nb;
   cpu_work w = {NULL, NULL};
   gs_status st;

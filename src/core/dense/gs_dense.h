@@ -1,0 +1,35 @@
+/* Dense linear algebra on the CPU for the Cholesky factorization of
+ * covariance matrices: a packed, register-blocked product C -= A B' and the
+ * Cholesky factorization and triangular solve written over it. R's reference
+ * BLAS runs these products at 1 to 2 GFlop/s; this kernel, vectorised for
+ * AVX2/FMA where the processor has it, several times faster, on every
+ * thread the caller allows. Matrices are column-major with leading
+ * dimensions. */
+#ifndef GS_DENSE_H
+#define GS_DENSE_H
+
+#include "gs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C -= A B' for A m x k, B n x k, C m x n. lower: C is square (m == n) and
+ * only its lower triangle (i >= j) is updated (a symmetric rank-k update). */
+gs_status gs_dense_gemm_nt(int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c,
+                           int ldc, int lower, int threads, char *msg);
+
+/* B := B L^-T for L n x n lower triangular and B m x n (the panel solve of a
+ * Cholesky factorization). */
+gs_status gs_dense_trsm_rlt(int m, int n, const double *l, int ldl, double *b, int ldb, int threads, char *msg);
+
+/* A = L L' in place in the lower triangle (the strict upper triangle is
+ * neither read nor written). When a leading minor is not positive definite:
+ * GS_ERR_NOT_PD, *failed_minor its order. */
+gs_status gs_dense_potrf(int n, double *a, int lda, int threads, long *failed_minor, char *msg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
