@@ -193,7 +193,7 @@ mixed_accuracy <- function(precision, accuracy, call) {
 gp_open <- function(locs, distance, device, call, accuracy = 0) {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
-  metric <- if (distance == "great_circle") 1L else 0L
+  metric <- gs_code("metric", distance)
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
   order <- if (accuracy > 0) morton_order(locs)
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]

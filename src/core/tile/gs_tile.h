@@ -200,8 +200,7 @@ typedef struct {
 
 #define GS_TILE_MAX_GPUS 16
 
-/* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
- * to device, 6 device to host), the op (tile_op_kind), its tile coordinates, its start
+/* One row of an event trace: the stream (GS_TILE_STREAM_KINDS), the op (tile_op_kind), its tile coordinates, its start
  * and end in seconds from the start of the factorization, and the device (its
  * index in gpus). */
 enum { GS_TILE_TRACE_COLS = 8 };
