@@ -9,6 +9,8 @@
 #                    input, each case in its own process); fails on any crash, hang, memory
 #                    blow-up or obscure error; table in $CHECK_HARD_OUT (default check-hard-output/)
 #   make docs        regenerate man/ and NAMESPACE with roxygen2
+#   make warnings    compile src/ and src/core with gcc -Wall -Wextra (CPU and CUDA
+#                    configurations); fails on any warning
 #   make vignette-data   install, then recompute the vignettes' precomputed results
 #                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
 #   make check       R CMD build (vignettes included) and R CMD check --as-cran of the
@@ -41,7 +43,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install test demo bench gpu-check docs vignette-data check check-hard clean
+.PHONY: all deps install test demo bench gpu-check docs vignette-data check check-hard warnings clean
 
 all: test
 
@@ -103,6 +105,10 @@ check:
 
 check-hard: install
 	$(WITH_LIB) $(RSCRIPT) tools/bad-input-battery.R --lib "$(LIB)" --out "$${CHECK_HARD_OUT:-check-hard-output}"
+
+# A developer check: users compile with R's own flags.
+warnings:
+	R="$(R)" sh tools/check-warnings.sh
 
 # load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
 # roxygenise() would build debug objects there that later installs would reuse)
