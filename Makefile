@@ -1,6 +1,7 @@
 # gpustats developer targets (GNU make).
 #
-#   make test        install missing system deps (root only), install into .lib, run the tests
+#   make test        install missing system deps (root only), core-test, install into .lib, run the tests
+#   make core-test   build the C tests of the R-free core (tools/core-test/) with gcc, without R, and run them
 #   make demo        same install, then the demo tour (output in demo-output/)
 #   make bench       install, then the benchmarks (output in bench-output/)
 #   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
@@ -43,7 +44,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install test demo bench gpu-check docs vignette-data check check-hard warnings clean
+.PHONY: all deps install core-test test demo bench gpu-check docs vignette-data check check-hard warnings clean
 
 all: test
 
@@ -53,7 +54,18 @@ deps:
 install: deps
 	$(INSTALL_PKG)
 
-test: install
+# The R-free core (tables, Bessel, the map's Matérn and stable ops, the tile
+# plan) compiled and tested without R, so that it stays usable from C alone.
+CORE_TEST_SOURCES = tools/core-test/core_test.c src/core/common/gs_common.c src/core/common/cpu.c \
+  src/core/map/map_cpu.c src/core/tile/tile_plan.c
+CORE_INCLUDE_DIRS = $(patsubst %/,-I%,$(wildcard src/core/*/))
+core-test:
+	@mkdir -p $(LIB)
+	$$($(R) CMD config CC) -std=gnu99 -O2 -fopenmp -Wall -Wextra $(CORE_INCLUDE_DIRS) $(CORE_TEST_SOURCES) \
+	  -o $(LIB)/core-test -lm -ldl
+	$(LIB)/core-test
+
+test: install core-test
 	$(RUN_TESTS)
 
 demo: install
