@@ -80,8 +80,8 @@ gs_threads <- function(call = parent.frame()) {
 }
 
 # The tables that the core shares with R (src/r_tables.c: status kinds, map
-# ops, stable flags, metrics, GBEES model kinds, tile formats, ops and
-# streams), read from C when the package loads (.onLoad): gs_table("map_op")
+# ops, stable flags, metrics, GBEES model kinds, tile formats, ops, streams
+# and solves, the products and solves of a Gaussian process), read from C when the package loads (.onLoad): gs_table("map_op")
 # is c(bessel_k = 0L, ...), each written once, in C.
 gs_table <- function(table) {
   codes <- gs_state$tables[[table]]

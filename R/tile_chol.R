@@ -295,7 +295,7 @@ solve.tile_chol <- function(a, b, ...) {
   if (rows != a$n) abort_arg("{.arg b} has {rows} row{?s} but the matrix has {a$n}.", call)
   if (anyNA(b)) abort_arg("{.arg b} contains missing values.", call)
   storage.mode(b) <- "double"
-  gs_call(.Call(gs_r_tile_solve, a$ptr, 3L, b, gs_threads(call)), call)
+  gs_call(.Call(gs_r_tile_solve, a$ptr, gs_code("tile_solve", "solve"), b, gs_threads(call)), call)
 }
 
 #' @export

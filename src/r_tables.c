@@ -2,7 +2,9 @@
  * loads: each a named integer vector generated from the core's X-macro list,
  * so that R finds codes by name and a table is written once. */
 #include "gs_gbees.h"
+#include "gs_gp.h"
 #include "gs_gpu.h"
+#include "gs_tile.h"
 #include "map_ops.h"
 #include "r_util.h"
 #include "tile_plan.h"
@@ -25,6 +27,8 @@ static const table_entry gbees_models[] = {GS_GBEES_MODEL_KINDS(TABLE_ENTRY3)};
 static const table_entry tile_formats[] = {GS_TILE_FORMATS(TABLE_ENTRY)};
 static const table_entry tile_ops[] = {TILE_OP_KINDS(TABLE_ENTRY)};
 static const table_entry tile_streams[] = {GS_TILE_STREAM_KINDS(TABLE_ENTRY3)};
+static const table_entry tile_solves[] = {GS_TILE_SOLVE_KINDS(TABLE_ENTRY3)};
+static const table_entry gp_applies[] = {GS_GP_APPLY_KINDS(TABLE_ENTRY)};
 
 #undef TABLE_ENTRY
 #undef TABLE_ENTRY3
@@ -41,6 +45,7 @@ static const table tables[] = {
     TABLE("stable_flag", stable_flags), TABLE("metric", metrics),
     TABLE("gbees_model", gbees_models), TABLE("tile_format", tile_formats),
     TABLE("tile_op", tile_ops),         TABLE("tile_stream", tile_streams),
+    TABLE("tile_solve", tile_solves),   TABLE("gp_apply", gp_applies),
 };
 #undef TABLE
 

@@ -18,8 +18,8 @@ string_constants <- function(e) {
 
 # The (table, name) pairs that the functions of the package ask for: the
 # literal arguments of gs_code(), the ops of gs_map() and stable_map() calls
-# (every constant of the first argument, e.g. of an if/else) and the
-# constants assigned to a variable `op`.
+# (every constant of the first argument, e.g. of an if/else), the products
+# of gp_apply() calls and the constants assigned to a variable `op`.
 requested_codes <- function(e) {
   if (!is.call(e)) return(NULL)
   f <- if (is.symbol(e[[1L]])) as.character(e[[1L]]) else ""
@@ -29,6 +29,8 @@ requested_codes <- function(e) {
     found <- pairs(e[[2L]], string_constants(e[[3L]]))
   } else if (f %in% c("gs_map", "stable_map") && length(e) >= 2L) {
     found <- pairs("map_op", string_constants(e[[2L]]))
+  } else if (f == "gp_apply" && length(e) >= 3L) {
+    found <- pairs("gp_apply", string_constants(e[[3L]]))
   } else if (f %in% c("<-", "=") && identical(e[[2L]], as.name("op"))) {
     found <- pairs("map_op", string_constants(e[[3L]]))
   }
@@ -38,7 +40,7 @@ requested_codes <- function(e) {
 test_that("R's copy of the tables is the native code's, and each table is a proper code list", {
   expect_identical(gpustats:::gs_state$tables, tables)
   expect_true(all(c("status", "map_op", "stable_flag", "metric", "gbees_model", "tile_format", "tile_op",
-                    "tile_stream") %in% names(tables)))
+                    "tile_stream", "tile_solve", "gp_apply") %in% names(tables)))
   for (t in names(tables)) {
     codes <- tables[[t]]
     expect_type(codes, "integer")
@@ -50,7 +52,7 @@ test_that("R's copy of the tables is the native code's, and each table is a prop
   flags <- tables$stable_flag
   expect_true(all(flags > 0L & bitwAnd(flags, flags - 1L) == 0L))
   # codes counted from 0 where C's enum counts them (formats and ops index arrays)
-  for (t in c("status", "map_op", "metric", "tile_format", "tile_op")) {
+  for (t in c("status", "map_op", "metric", "tile_format", "tile_op", "gp_apply")) {
     expect_identical(unname(tables[[t]]), seq_along(tables[[t]]) - 1L, info = t)
   }
 })
@@ -60,7 +62,7 @@ test_that("every code that the package's R functions ask for exists in the nativ
   asked <- do.call(rbind, lapply(funs, function(f) requested_codes(body(f))))
   asked <- unique(asked)
   # the scan finds the calls it is meant to find
-  expect_true(all(c("map_op", "stable_flag", "gbees_model") %in% asked$table))
+  expect_true(all(c("map_op", "stable_flag", "gbees_model", "tile_solve", "gp_apply") %in% asked$table))
   expect_true(all(c("bessel_k", "bessel_k_log_scaled", "bessel_k_dnu", "matern", "stable_d", "stable_r") %in%
                     asked$name[asked$table == "map_op"]))
   for (k in seq_len(nrow(asked))) {
