@@ -1,6 +1,7 @@
 # gpustats developer targets (GNU make).
 #
-#   make test        install missing system deps (root only), install into .lib, run the tests
+#   make test        install missing system deps (root only), core-test, install into .lib, run the tests
+#   make core-test   build the C tests of the R-free core (tools/core-test/) with gcc, without R, and run them
 #   make demo        same install, then the demo tour (output in demo-output/)
 #   make bench       install, then the benchmarks (output in bench-output/)
 #   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
@@ -9,6 +10,8 @@
 #                    input, each case in its own process); fails on any crash, hang, memory
 #                    blow-up or obscure error; table in $CHECK_HARD_OUT (default check-hard-output/)
 #   make docs        regenerate man/ and NAMESPACE with roxygen2
+#   make warnings    compile src/ and src/core with gcc -Wall -Wextra (CPU and CUDA
+#                    configurations); fails on any warning
 #   make vignette-data   install, then recompute the vignettes' precomputed results
 #                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
 #   make check       R CMD build (vignettes included) and R CMD check --as-cran of the
@@ -41,7 +44,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install test demo bench gpu-check docs vignette-data check check-hard clean
+.PHONY: all deps install core-test test demo bench gpu-check docs vignette-data check check-hard warnings clean
 
 all: test
 
@@ -51,7 +54,18 @@ deps:
 install: deps
 	$(INSTALL_PKG)
 
-test: install
+# The R-free core (tables, Bessel, the map's Matérn and stable ops, the tile
+# plan) compiled and tested without R, so that it stays usable from C alone.
+CORE_TEST_SOURCES = tools/core-test/core_test.c src/core/common/gs_common.c src/core/common/cpu.c \
+  src/core/map/map_cpu.c src/core/tile/tile_plan.c
+CORE_INCLUDE_DIRS = $(patsubst %/,-I%,$(wildcard src/core/*/))
+core-test:
+	@mkdir -p $(LIB)
+	$$($(R) CMD config CC) -std=gnu99 -O2 -fopenmp -Wall -Wextra $(CORE_INCLUDE_DIRS) $(CORE_TEST_SOURCES) \
+	  -o $(LIB)/core-test -lm -ldl
+	$(LIB)/core-test
+
+test: install core-test
 	$(RUN_TESTS)
 
 demo: install
@@ -103,6 +117,10 @@ check:
 
 check-hard: install
 	$(WITH_LIB) $(RSCRIPT) tools/bad-input-battery.R --lib "$(LIB)" --out "$${CHECK_HARD_OUT:-check-hard-output}"
+
+# A developer check: users compile with R's own flags.
+warnings:
+	R="$(R)" sh tools/check-warnings.sh
 
 # load_code = "source": the R code is sourced, nothing is compiled in src/ (a default
 # roxygenise() would build debug objects there that later installs would reuse)

@@ -7,7 +7,7 @@
 #' @keywords internal
 bench_bessel_k_device <- function(n, reps = 10L, op = "bessel_k_log") {
   id <- resolve_device("gpu", n, "map", environment())
-  seconds <- gs_call(.Call(gs_r_bench_map, gs_op[[op]], as.double(n), as.integer(reps), id), environment())
+  seconds <- gs_call(.Call(gs_r_bench_map, gs_code("map_op", op), as.double(n), as.integer(reps), id), environment())
   list(n = n, seconds = seconds, evals_per_second = n / seconds)
 }
 
@@ -20,7 +20,7 @@ bench_bessel_k_device <- function(n, reps = 10L, op = "bessel_k_log") {
 bench_stable_device <- function(n, op = c("stable_d", "stable_p", "stable_q", "stable_r"), reps = 3L) {
   op <- match.arg(op)
   id <- resolve_device("gpu", n, "map", environment())
-  seconds <- gs_call(.Call(gs_r_bench_map, gs_op[[op]], as.double(n), as.integer(reps), id), environment())
+  seconds <- gs_call(.Call(gs_r_bench_map, gs_code("map_op", op), as.double(n), as.integer(reps), id), environment())
   list(n = n, seconds = seconds, points_per_second = n / seconds)
 }
 

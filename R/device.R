@@ -80,9 +80,23 @@ gs_threads <- function(call = parent.frame()) {
   t
 }
 
-# The status kinds of the core, c(ok = 0L, argument = 1L, ...), read from C
-# when the package loads (.onLoad).
-gs_status_kinds <- function() gs_state$status_kinds
+# The tables that the core shares with R (src/r_tables.c: status kinds, map
+# ops, stable flags, metrics, GBEES model kinds, tile formats, ops, streams
+# and solves, the products and solves of a Gaussian process), read from C when the package loads (.onLoad): gs_table("map_op")
+# is c(bessel_k = 0L, ...), each written once, in C.
+gs_table <- function(table) {
+  codes <- gs_state$tables[[table]]
+  if (is.null(codes)) stop("internal error: no table ", table, " in the native code")
+  codes
+}
+
+# The codes of `names` in `table`; an internal error for a name the native
+# code does not know.
+gs_code <- function(table, names) {
+  codes <- gs_table(table)[names]
+  if (anyNA(codes)) stop("internal error: no ", paste(names[is.na(codes)], collapse = ", "), " in table ", table)
+  unname(codes)
+}
 
 # Evaluates a .Call and turns the condition a failed core call raises (class
 # gpustats_status, with the status code) into the condition of its kind:
@@ -93,7 +107,7 @@ gs_call <- function(expr, call) {
 }
 
 gs_status_signal <- function(status, text, call) {
-  kinds <- gs_status_kinds()
+  kinds <- gs_table("status")
   kind <- names(kinds)[match(status, kinds)]
   if (identical(kind, "interrupted")) gs_interrupt()
   cli::cli_abort("{text}", class = c(paste0("gpustats_error_", kind), "gpustats_error"), call = call)

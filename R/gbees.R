@@ -109,7 +109,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
 # models given as expressions.
 gbees_device <- function(device, model, call) {
   dev <- resolve_device(device, Inf, "map", call)
-  if (dev < 0 || model$kind != gbees_kind[["user"]] || !is.null(model$source)) return(dev)
+  if (dev < 0 || model$kind != gs_code("gbees_model", "user") || !is.null(model$source)) return(dev)
   if (identical(device, "auto")) return(-1L)
   cli::cli_abort(c("A model given as an R function runs on the CPU only.",
                    i = "Use {.code device = \"cpu\"}, or give the field as C expressions to run it on the GPU."),

@@ -2,11 +2,10 @@
 # evaluated natively, and user fields given as R functions or as C
 # expressions.
 
-gbees_kind <- c(lorenz63 = 1L, lorenz96 = 2L, pcr3bp = 3L, user = 4L)
 
 new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = NULL, autonomous = TRUE,
                             expressions = NULL, source = NULL) {
-  structure(list(kind = gbees_kind[[kind]], dim = as.integer(dim), par = as.double(par), autonomous = autonomous,
+  structure(list(kind = gs_code("gbees_model", kind), dim = as.integer(dim), par = as.double(par), autonomous = autonomous,
                  fn = fn, name = name, state_names = state_names, expressions = expressions, source = source),
             class = "gbees_model")
 }

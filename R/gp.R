@@ -193,7 +193,7 @@ mixed_accuracy <- function(precision, accuracy, call) {
 gp_open <- function(locs, distance, device, call, accuracy = 0) {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
-  metric <- if (distance == "great_circle") 1L else 0L
+  metric <- gs_code("metric", distance)
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
   order <- if (accuracy > 0) morton_order(locs)
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
@@ -239,7 +239,7 @@ gp_factor <- function(gp, params, locs, call, not_pd = NULL, bar = NULL) {
 # solve stays in Z-order: it whitens (its sums of squares are what is used),
 # and any orthogonal reordering of a whitening is one too.
 gp_apply <- function(gp, what, b, call) {
-  code <- c(forward = 0L, multiply = 1L, solve = 2L)[[what]]
+  code <- gs_code("gp_apply", what)
   if (is.null(gp$order)) return(gs_call(.Call(gs_r_gp_apply, gp$ptr, code, b), call))
   b <- if (is.matrix(b)) b[gp$order, , drop = FALSE] else b[gp$order]
   out <- gs_call(.Call(gs_r_gp_apply, gp$ptr, code, b), call)

@@ -26,7 +26,7 @@
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {
-  gs_state$status_kinds <- .Call(gs_r_status_kinds)
+  gs_state$tables <- .Call(gs_r_tables)
 }
 
 .onUnload <- function(libpath) {

@@ -1,11 +1,8 @@
 # Element-wise functions: recycling, NaN warnings and attributes as in R's own
 # two-argument math functions (besselK, dnorm).
 
-gs_op <- c(bessel_k = 0L, bessel_k_scaled = 1L, bessel_k_log = 2L, bessel_k_log_scaled = 3L,
-           bessel_k_dnu = 4L, bessel_k_dx = 5L, matern = 6L, stable_d = 7L, stable_p = 8L,
-           stable_q = 9L, stable_r = 10L)
-
-# flags: see STABLE_FLAG_* in src/core/stable/stable_dist.h. n: the output length
+# op: the name of an op of the native code (gs_table("map_op"), GS_MAP_OPS
+# in src/core/map/map_ops.h). flags: see gs_table("stable_flag"). n: the output length
 # of a random op (its inputs are parameters recycled to n). kind: the entry
 # of gs_auto_gpu_min that decides device = "auto". each: per input, the
 # number of elements each of its values serves in turn (rep(v, each = )
@@ -23,7 +20,7 @@ gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map",
   # the core reads doubles and ignores attributes: no copy for double input
   values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
   bar <- gs_progress_bar(n, op, call)
-  res <- gs_call(.Call(gs_r_map, gs_op[[op]], values, dev, gs_threads(call), bar, as.integer(flags),
+  res <- gs_call(.Call(gs_r_map, gs_code("map_op", op), values, dev, gs_threads(call), bar, as.integer(flags),
                        if (random) as.double(n) else -1, as.double(each)), call)
   nan_produced <- isTRUE(attr(res, "nan_produced"))
   attr(res, "nan_produced") <- NULL

@@ -94,7 +94,7 @@ matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0
   check_matrix_size(n1, n2, call)
   dev <- resolve_device(device, as.double(n1) * n2, "matrix", call)
   params <- as.double(c(sigma2, range, smoothness, nugget))
-  metric <- if (distance == "great_circle") 1L else 0L
+  metric <- gs_code("metric", distance)
   bar <- gs_progress_bar(as.double(n1) * n2, "matern_cov", call)
   out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, params, metric, dev, gs_threads(call), bar), call)
   rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)

@@ -109,7 +109,7 @@ stable_flags <- function(pm, log = FALSE, upper = FALSE, call) {
   if (!is.numeric(pm) || length(pm) != 1L || !pm %in% c(0, 1)) {
     abort_arg("{.arg pm} must be 0 (S0) or 1 (S1), not {.obj_type_friendly {pm}}{if (is.numeric(pm) && length(pm) == 1L) paste0(' (', pm, ')') else ''}.", call)
   }
-  as.integer(log) + 2L * as.integer(upper) + 4L * as.integer(pm == 1)
+  sum(gs_code("stable_flag", c("log", "upper", "s1"))[c(log, upper, pm == 1)])
 }
 
 # The tail flags of pstable and qstable.

@@ -196,25 +196,32 @@ tile_gpus <- function(gpus, call) {
   as.integer(gpus)
 }
 
-# The names of the tile formats, by their codes in the native code (0 to 3).
-tile_formats <- c("double", "single", "half", "fp8")
-
 # The precision of every tile, given row by row of the lower triangle, as a
 # tile-rows by tile-rows matrix.
 tile_precision_map <- function(codes) {
   nt <- as.integer(round((sqrt(8 * length(codes) + 1) - 1) / 2))
   map <- matrix(NA_character_, nt, nt)
-  map[upper.tri(map, diag = TRUE)] <- tile_formats[codes + 1L] # the upper triangle by columns
+  formats <- gs_table("tile_format")
+  map[upper.tri(map, diag = TRUE)] <- names(formats)[match(codes, formats)] # the upper triangle by columns
   t(map)
+}
+
+# The names of the streams of a GPU factorization by their numbers from 0:
+# "compute 1" to "compute 4", "diagonal", "to GPU", "to host".
+tile_stream_names <- function() {
+  first <- gs_table("tile_stream") # the number of each kind's first stream
+  count <- diff(c(first, max(first) + 1L))
+  unlist(Map(function(kind, n) if (n > 1L) paste(kind, seq_len(n)) else kind, names(first), count), use.names = FALSE)
 }
 
 # The event trace as a data frame (NULL without one); column 8 of m is the
 # index of the device in `devices`.
 tile_trace <- function(m, devices) {
   if (is.null(m)) return(NULL)
-  streams <- c(paste("compute", 1:4), "diagonal", "to GPU", "to host")
-  ops <- c("load", "syrk", "gemm", "potrf", "trsm", "store")
-  data.frame(stream = factor(streams[m[, 1L] + 1L], levels = streams), op = factor(ops[m[, 2L] + 1L], levels = ops),
+  streams <- tile_stream_names()
+  ops <- gs_table("tile_op")
+  data.frame(stream = factor(streams[m[, 1L] + 1L], levels = streams),
+             op = factor(names(ops)[match(m[, 2L], ops)], levels = names(ops)),
              i = as.integer(m[, 3L]) + 1L, j = as.integer(m[, 4L]) + 1L,
              k = ifelse(m[, 5L] < 0, NA_integer_, as.integer(m[, 5L]) + 1L),
              start = m[, 6L], end = m[, 7L], gpu = devices[m[, 8L] + 1L])
@@ -234,7 +241,7 @@ matern_spec <- function(locs, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   structure(list(locs = locs, n = nrow(locs), params = as.double(params),
-                 metric = if (distance == "great_circle") 1L else 0L, distance = distance),
+                 metric = gs_code("metric", distance), distance = distance),
             class = "gs_matern_spec")
 }
 
@@ -259,7 +266,7 @@ print.tile_chol <- function(x, ...) {
   cat(sprintf("log det = %.10g\n", x$logdet))
   if (!is.null(x$accuracy)) {
     map <- x$precision[lower.tri(x$precision, diag = TRUE)]
-    counts <- table(factor(map, levels = if (isTRUE(x$fp8)) tile_formats else setdiff(tile_formats, "fp8")))
+    counts <- table(factor(map, levels = setdiff(names(gs_table("tile_format")), if (!isTRUE(x$fp8)) "fp8")))
     cat(sprintf("mixed precision, accuracy %g: tiles %s%s\n", x$accuracy,
                 paste(sprintf("%s %.1f%%", names(counts), 100 * counts / sum(counts)), collapse = ", "),
                 if (x$info$attempts > 1) sprintf(" (after %d runs)", as.integer(x$info$attempts)) else ""))
@@ -288,7 +295,7 @@ solve.tile_chol <- function(a, b, ...) {
   if (rows != a$n) abort_arg("{.arg b} has {rows} row{?s} but the matrix has {a$n}.", call)
   if (anyNA(b)) abort_arg("{.arg b} contains missing values.", call)
   storage.mode(b) <- "double"
-  gs_call(.Call(gs_r_tile_solve, a$ptr, 3L, b, gs_threads(call)), call)
+  gs_call(.Call(gs_r_tile_solve, a$ptr, gs_code("tile_solve", "solve"), b, gs_threads(call)), call)
 }
 
 #' @export
@@ -323,8 +330,8 @@ tile_size <- function(tile, call) {
 # and the column whose section holds it (for tests).
 tile_plan_ops <- function(nt, slots, owners = 1L, owner = 0L) {
   v <- .Call(gs_r_tile_plan, as.integer(nt), as.integer(slots), as.integer(owners), as.integer(owner))
-  ops <- c("load", "syrk", "gemm", "potrf", "trsm", "store")
-  data.frame(op = ops[v[, 1] + 1L], i = v[, 2], j = v[, 3], k = ifelse(v[, 4] < 0L, NA_integer_, v[, 4]),
+  ops <- gs_table("tile_op")
+  data.frame(op = names(ops)[match(v[, 1], ops)], i = v[, 2], j = v[, 3], k = ifelse(v[, 4] < 0L, NA_integer_, v[, 4]),
              worker = v[, 5], column = v[, 6])
 }
 

@@ -16,7 +16,7 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   check_vecchia_m(m, n, call)
   if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
   dev <- resolve_device(device, as.double(n) * (m + 1)^2, "matrix", call)
-  metric <- if (distance == "great_circle") 1L else 0L
+  metric <- gs_code("metric", distance)
   ordered <- locs[neighbors$order, , drop = FALSE]
   nn <- neighbors$neighbors
   storage.mode(nn) <- "integer"

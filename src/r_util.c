@@ -1,5 +1,5 @@
 /* Helpers shared by the R glue files, and the routines through which R reads
- * the runtime policy of the core: status kinds, threads, host memory. */
+ * the runtime policy of the core: threads, host memory. */
 #include <R_ext/Utils.h>
 
 #include "gs_cpu.h"
@@ -66,31 +66,6 @@ int gs_r_int(SEXP x, const char *what)
   int v = Rf_asInteger(x);
   if (v == NA_INTEGER) Rf_error("%s must not be NA", what);
   return v;
-}
-
-/* The status kinds as a named integer vector, c(ok = 0L, argument = 1L, ...),
- * generated from GS_STATUS_KINDS. */
-SEXP gs_r_status_kinds(void)
-{
-  static const char *names[] = {
-#define GS_STATUS_NAME(code, name) name,
-      GS_STATUS_KINDS(GS_STATUS_NAME)
-#undef GS_STATUS_NAME
-  };
-  static const int codes[] = {
-#define GS_STATUS_CODE(code, name) code,
-      GS_STATUS_KINDS(GS_STATUS_CODE)
-#undef GS_STATUS_CODE
-  };
-  SEXP res = PROTECT(Rf_allocVector(INTSXP, GS_STATUS_COUNT));
-  SEXP nm = PROTECT(Rf_allocVector(STRSXP, GS_STATUS_COUNT));
-  for (int k = 0; k < GS_STATUS_COUNT; ++k) {
-    INTEGER(res)[k] = codes[k];
-    SET_STRING_ELT(nm, k, Rf_mkChar(names[k]));
-  }
-  Rf_setAttrib(res, R_NamesSymbol, nm);
-  UNPROTECT(2);
-  return res;
 }
 
 /* Raises the condition of `status` with message `msg`, as a failed core call

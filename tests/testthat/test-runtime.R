@@ -40,8 +40,8 @@ with_env <- function(vars, expr) {
 }
 
 test_that("R's table of status kinds is the core's, and each kind reaches R as its class", {
-  kinds <- gpustats:::gs_status_kinds()
-  expect_identical(kinds, .Call(gpustats:::gs_r_status_kinds))
+  kinds <- gpustats:::gs_table("status")
+  expect_identical(kinds, .Call(gpustats:::gs_r_tables)$status)
   expect_identical(unname(kinds), seq_along(kinds) - 1L)
   expect_identical(anyDuplicated(names(kinds)), 0L)
   expect_true(all(c("ok", "argument", "memory", "no_gpu", "cuda", "interrupted", "not_pd") %in% names(kinds)))

@@ -21,7 +21,7 @@ extern "C" {
 
 /* The outcomes of a core call, each with the name of its R condition class
  * (gpustats_error_<name>). Written once: the enum below and the table that
- * the R glue hands to R (gs_r_status_kinds) are generated from this list,
+ * the R glue hands to R (gs_r_tables) are generated from this list,
  * so a kind added here reaches R by name.
  *   GS_ERR_ARG          an invalid argument (the message says which)
  *   GS_ERR_NOMEM        a host or device allocation failed, or would not fit

@@ -29,12 +29,22 @@ extern "C" {
  * the times involved, so that the clock advances by the step taken. */
 #define GS_GBEES_MIN_STEP_ULPS 0x1p16
 
-typedef enum {
-  GS_GBEES_LORENZ63 = 1, /* par: sigma, b, r */
-  GS_GBEES_LORENZ96,     /* par: F; any dim >= 4 */
-  GS_GBEES_PCR3BP,       /* par: mu; state x, y, vx, vy (rotating frame) */
-  GS_GBEES_CALLBACK      /* the field function below (and, for a GPU, device_source) */
-} gs_gbees_model_kind;
+/* The kinds of model: code, the name R knows it by (a gbees_model's kind),
+ * the code's value (0 is no model). Written once: the enum and the table R
+ * reads at load (gs_r_tables) are generated from this list.
+ *   lorenz63  par: sigma, b, r
+ *   lorenz96  par: F; any dim >= 4
+ *   pcr3bp    par: mu; state x, y, vx, vy (rotating frame)
+ *   user      the field function below (and, for a GPU, device_source) */
+#define GS_GBEES_MODEL_KINDS(X)              \
+  X(GS_GBEES_LORENZ63, "lorenz63", 1)        \
+  X(GS_GBEES_LORENZ96, "lorenz96", 2)        \
+  X(GS_GBEES_PCR3BP, "pcr3bp", 3)            \
+  X(GS_GBEES_CALLBACK, "user", 4)
+
+#define GS_GBEES_MODEL_ENUM_ENTRY(code, name, value) code = value,
+typedef enum { GS_GBEES_MODEL_KINDS(GS_GBEES_MODEL_ENUM_ENTRY) } gs_gbees_model_kind;
+#undef GS_GBEES_MODEL_ENUM_ENTRY
 
 /* The vector field at n_points states x (state p in x[p*dim .. p*dim+dim-1])
  * into f (same layout). Returns GS_OK, or the status of the failure with a

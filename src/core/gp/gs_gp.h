@@ -55,8 +55,17 @@ long gs_gp_size(const gs_gp *gp); /* n */
 gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
 
 /* With the last factor: out = L^-1 b (GS_GP_FORWARD), L b (GS_GP_MULTIPLY) or
- * Sigma^-1 b (GS_GP_SOLVE), for k columns b (n x k, host). out may be b. */
-enum { GS_GP_FORWARD = 0, GS_GP_MULTIPLY = 1, GS_GP_SOLVE = 2 };
+ * Sigma^-1 b (GS_GP_SOLVE), for k columns b (n x k, host). out may be b.
+ * Code and the name R knows it by; the enum and the table R reads at load
+ * (gs_r_tables) are generated from this list. */
+#define GS_GP_APPLY_KINDS(X)          \
+  X(GS_GP_FORWARD, "forward")         \
+  X(GS_GP_MULTIPLY, "multiply")       \
+  X(GS_GP_SOLVE, "solve")
+
+#define GS_GP_APPLY_ENUM_ENTRY(code, name) code,
+enum { GS_GP_APPLY_KINDS(GS_GP_APPLY_ENUM_ENTRY) };
+#undef GS_GP_APPLY_ENUM_ENTRY
 gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 
 #ifdef __cplusplus

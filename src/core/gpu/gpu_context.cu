@@ -143,7 +143,7 @@ gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *c, char *msg)
   for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
     if (!c->tile_stream[s])
       GS_CUDA_TRY(cudaStreamCreateWithPriority(&c->tile_stream[s], cudaStreamNonBlocking,
-                                               s == GS_TILE_WORKERS ? greatest : least));
+                                               s == GS_TILE_STREAM_DIAGONAL ? greatest : least));
   for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
     if (!c->tile_blas[w] && (cublasCreate(&c->tile_blas[w]) != CUBLAS_STATUS_SUCCESS ||
                              cublasSetStream(c->tile_blas[w], c->tile_stream[w]) != CUBLAS_STATUS_SUCCESS))

@@ -37,6 +37,24 @@ static inline size_t gs_gpu_budget(size_t free_bytes)
   return usable > GS_GPU_RESERVE_BYTES ? usable - GS_GPU_RESERVE_BYTES : 0;
 }
 
+/* The streams of a tile Cholesky on one device, as its trace numbers them:
+ * GS_TILE_WORKERS compute streams for the tiles below the diagonal, one of
+ * the highest priority for the diagonal tiles (the critical path, which
+ * would otherwise wait for SMs behind the products), then one per copy
+ * direction. Code, the name R knows it by, the number of its first stream.
+ * Written once: the enum and the table R reads at load (gs_r_tables) are
+ * generated from this list. */
+#define GS_TILE_WORKERS 4
+#define GS_TILE_STREAM_KINDS(X)                                 \
+  X(GS_TILE_STREAM_COMPUTE, "compute", 0)                       \
+  X(GS_TILE_STREAM_DIAGONAL, "diagonal", GS_TILE_WORKERS)       \
+  X(GS_TILE_STREAM_TO_GPU, "to GPU", GS_TILE_WORKERS + 1)       \
+  X(GS_TILE_STREAM_TO_HOST, "to host", GS_TILE_WORKERS + 2)
+
+#define GS_TILE_STREAM_ENUM_ENTRY(code, name, first) code = first,
+enum { GS_TILE_STREAM_KINDS(GS_TILE_STREAM_ENUM_ENTRY) };
+#undef GS_TILE_STREAM_ENUM_ENTRY
+
 /* Page-locked host memory where a GPU build can have it, plain otherwise;
  * *pinned says which, for gs_host_free. */
 void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned);

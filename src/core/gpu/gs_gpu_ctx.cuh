@@ -17,13 +17,10 @@
 #define GS_GPU_STAGES 2
 #define GS_GPU_STAGE_BYTES ((size_t)64 << 20)
 
-/* Compute streams of the tile Cholesky, each with its own cuBLAS and cuSOLVER
- * handle so that tiles are factored and updated concurrently:
- * GS_TILE_WORKERS for the tiles below the diagonal, then one of the highest
- * priority for the diagonal tiles, whose factorization is the critical path
- * and would otherwise wait for SMs behind the GEMMs. */
-#define GS_TILE_WORKERS 4
-#define GS_TILE_COMPUTE (GS_TILE_WORKERS + 1)
+/* Compute streams of the tile Cholesky (GS_TILE_STREAM_KINDS in gs_gpu.h),
+ * each with its own cuBLAS and cuSOLVER handle so that tiles are factored and
+ * updated concurrently. */
+#define GS_TILE_COMPUTE (GS_TILE_STREAM_DIAGONAL + 1)
 
 typedef struct {
   int device;

@@ -225,19 +225,9 @@ static cudaError_t map_launch_op(map_stage stage, const map_launch_args &l)
 static cudaError_t map_launch(int op, map_stage stage, const map_launch_args &l)
 {
   switch (op) {
-#define GS_MAP_CASE(OP) \
+#define GS_MAP_CASE(OP, name, arity) \
   case OP: return map_launch_op<OP>(stage, l);
-    GS_MAP_CASE(GS_OP_BESSEL_K)
-    GS_MAP_CASE(GS_OP_BESSEL_K_SCALED)
-    GS_MAP_CASE(GS_OP_BESSEL_K_LOG)
-    GS_MAP_CASE(GS_OP_BESSEL_K_LOG_SCALED)
-    GS_MAP_CASE(GS_OP_BESSEL_K_DNU)
-    GS_MAP_CASE(GS_OP_BESSEL_K_DX)
-    GS_MAP_CASE(GS_OP_MATERN)
-    GS_MAP_CASE(GS_OP_STABLE_D)
-    GS_MAP_CASE(GS_OP_STABLE_P)
-    GS_MAP_CASE(GS_OP_STABLE_Q)
-    GS_MAP_CASE(GS_OP_STABLE_R)
+    GS_MAP_OPS(GS_MAP_CASE)
 #undef GS_MAP_CASE
   default: return cudaErrorInvalidValue;
   }

@@ -11,31 +11,41 @@
 
 #define GS_MAP_MAX_IN 5
 
-typedef enum {
-  GS_OP_BESSEL_K = 0,         /* (x, nu) -> K_nu(x) */
-  GS_OP_BESSEL_K_SCALED,      /* exp(x) K_nu(x) */
-  GS_OP_BESSEL_K_LOG,         /* log K_nu(x) */
-  GS_OP_BESSEL_K_LOG_SCALED,  /* log(exp(x) K_nu(x)) */
-  GS_OP_BESSEL_K_DNU,         /* d log K_nu(x) / d nu */
-  GS_OP_BESSEL_K_DX,          /* d log K_nu(x) / dx */
-  GS_OP_MATERN,               /* (d, sigma2, range, smoothness, nugget) -> covariance */
-  GS_OP_STABLE_D,             /* (x, alpha, beta, gamma, delta) -> density */
-  GS_OP_STABLE_P,             /* (q, alpha, beta, gamma, delta) -> probability */
-  GS_OP_STABLE_Q,             /* (p, alpha, beta, gamma, delta) -> quantile */
-  GS_OP_STABLE_R,             /* (alpha, beta, gamma, delta) -> a random draw */
-  GS_OP_COUNT
-} gs_op;
+/* The ops: code, the name R knows it by, and the inputs it reads. Written
+ * once: the enum, gs_op_arity, the CUDA launch switch and the table R reads
+ * at load (gs_r_tables) are generated from this list; a new op goes before
+ * the end of the list (R finds it by name).
+ *   bessel_k*        (x, nu) -> K_nu(x), exp(x) K_nu(x), their logs
+ *   bessel_k_dnu/dx  (x, nu) -> d log K_nu(x) / d nu, d log K_nu(x) / dx
+ *   matern           (d, sigma2, range, smoothness, nugget) -> covariance
+ *   stable_d/p/q     (x, alpha, beta, gamma, delta) -> density, probability, quantile
+ *   stable_r         (alpha, beta, gamma, delta) -> a random draw */
+#define GS_MAP_OPS(X)                                  \
+  X(GS_OP_BESSEL_K, "bessel_k", 2)                     \
+  X(GS_OP_BESSEL_K_SCALED, "bessel_k_scaled", 2)       \
+  X(GS_OP_BESSEL_K_LOG, "bessel_k_log", 2)             \
+  X(GS_OP_BESSEL_K_LOG_SCALED, "bessel_k_log_scaled", 2) \
+  X(GS_OP_BESSEL_K_DNU, "bessel_k_dnu", 2)             \
+  X(GS_OP_BESSEL_K_DX, "bessel_k_dx", 2)               \
+  X(GS_OP_MATERN, "matern", 5)                         \
+  X(GS_OP_STABLE_D, "stable_d", 5)                     \
+  X(GS_OP_STABLE_P, "stable_p", 5)                     \
+  X(GS_OP_STABLE_Q, "stable_q", 5)                     \
+  X(GS_OP_STABLE_R, "stable_r", 4)
+
+#define GS_OP_ENUM_ENTRY(code, name, arity) code,
+typedef enum { GS_MAP_OPS(GS_OP_ENUM_ENTRY) GS_OP_COUNT } gs_op;
+#undef GS_OP_ENUM_ENTRY
 
 /* Inputs each op reads. */
 GS_HD static inline int gs_op_arity(int op)
 {
   switch (op) {
-  case GS_OP_MATERN:
-  case GS_OP_STABLE_D:
-  case GS_OP_STABLE_P:
-  case GS_OP_STABLE_Q: return 5;
-  case GS_OP_STABLE_R: return 4;
-  default: return 2;
+#define GS_OP_ARITY_CASE(code, name, arity) \
+  case code: return arity;
+    GS_MAP_OPS(GS_OP_ARITY_CASE)
+#undef GS_OP_ARITY_CASE
+  default: return 0;
   }
 }
 

@@ -152,7 +152,16 @@ GS_HD static inline double matern_cov_value(const matern_order *m, double d, dou
   return (d == 0.0) ? c + nugget : c;
 }
 
-enum { MATERN_EUCLIDEAN = 0, MATERN_GREAT_CIRCLE = 1 };
+/* The distances between locations: code and the name R knows it by
+ * (matern_cov's `distance`). Written once: the enum and the table R reads
+ * at load (gs_r_tables) are generated from this list. */
+#define MATERN_METRICS(X)                   \
+  X(MATERN_EUCLIDEAN, "euclidean")          \
+  X(MATERN_GREAT_CIRCLE, "great_circle")
+
+#define MATERN_METRIC_ENUM_ENTRY(code, name) code,
+enum { MATERN_METRICS(MATERN_METRIC_ENUM_ENTRY) MATERN_METRIC_COUNT };
+#undef MATERN_METRIC_ENUM_ENTRY
 
 #define MATERN_EARTH_RADIUS_KM 6371.0
 

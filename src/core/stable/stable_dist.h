@@ -11,11 +11,22 @@
 #include "rng_math.h"
 #include "stable_math.h"
 
-/* flags of the stable ops */
-#define STABLE_FLAG_LOG 1   /* log density, log probability */
-#define STABLE_FLAG_UPPER 2 /* upper tail: P(X > x) */
-#define STABLE_FLAG_S1 4    /* pm = 1 */
-#define STABLE_FLAG_PROB 8  /* probability, not density (set by the op, not by R) */
+/* The flag bits of the stable ops: code, the name R knows it by, the bit.
+ * Written once: the enum and the table R reads at load (gs_r_tables) are
+ * generated from this list.
+ *   log    log density, log probability
+ *   upper  upper tail: P(X > x)
+ *   s1     pm = 1
+ *   prob   probability, not density (set by the op, not by R) */
+#define STABLE_FLAGS(X)               \
+  X(STABLE_FLAG_LOG, "log", 1)        \
+  X(STABLE_FLAG_UPPER, "upper", 2)    \
+  X(STABLE_FLAG_S1, "s1", 4)          \
+  X(STABLE_FLAG_PROB, "prob", 8)
+
+#define STABLE_FLAG_ENUM_ENTRY(code, name, bit) code = bit,
+enum { STABLE_FLAGS(STABLE_FLAG_ENUM_ENTRY) };
+#undef STABLE_FLAG_ENUM_ENTRY
 
 GS_HD static inline int stable_params_ok(double alpha, double beta, double gamma, double delta)
 {

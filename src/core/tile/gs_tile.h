@@ -200,8 +200,7 @@ typedef struct {
 
 #define GS_TILE_MAX_GPUS 16
 
-/* One row of an event trace: the stream (0..3 compute, 4 the diagonal, 5 host
- * to device, 6 device to host), the op (tile_op_kind), its tile coordinates, its start
+/* One row of an event trace: the stream (GS_TILE_STREAM_KINDS), the op (tile_op_kind), its tile coordinates, its start
  * and end in seconds from the start of the factorization, and the device (its
  * index in gpus). */
 enum { GS_TILE_TRACE_COLS = 8 };
@@ -237,9 +236,18 @@ gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *
                            gs_tile_info *info, char *msg);
 
 /* With L from gs_tile_chol, in place on b (n x k, column-major, host):
- * L^-1 b (GS_TILE_FORWARD), L'^-1 b (GS_TILE_BACKWARD) or A^-1 b (both); on
- * the GPU for a resident factor. */
-enum { GS_TILE_FORWARD = 1, GS_TILE_BACKWARD = 2, GS_TILE_SOLVE = 3 };
+ * L^-1 b (GS_TILE_FORWARD), L'^-1 b (GS_TILE_BACKWARD) or A^-1 b (both bits);
+ * on the GPU for a resident factor. Code, the name R knows it by, its value;
+ * the enum and the table R reads at load (gs_r_tables) are generated from
+ * this list. */
+#define GS_TILE_SOLVE_KINDS(X)               \
+  X(GS_TILE_FORWARD, "forward", 1)           \
+  X(GS_TILE_BACKWARD, "backward", 2)         \
+  X(GS_TILE_SOLVE, "solve", 3)
+
+#define GS_TILE_SOLVE_ENUM_ENTRY(code, name, value) code = value,
+enum { GS_TILE_SOLVE_KINDS(GS_TILE_SOLVE_ENUM_ENTRY) };
+#undef GS_TILE_SOLVE_ENUM_ENTRY
 gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, int threads, char *msg);
 
 /* b = L b in place (b: n x k, column-major, host); with z standard normal,

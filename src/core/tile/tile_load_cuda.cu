@@ -71,7 +71,7 @@ static cudaError_t load_initial(tile_run *r, int q, int t, int s, int generate)
 static gs_status foreign_diagonal_invert(tile_run *r, int k, int s, char *msg)
 {
   gs_status st = GS_OK;
-  const int q = GS_TILE_WORKERS, t = (int)gs_tile_index(k, k), rk = gs_tile_rows(r->m, k);
+  const int q = GS_TILE_STREAM_DIAGONAL, t = (int)gs_tile_index(k, k), rk = gs_tile_rows(r->m, k);
   GS_CUDA_TRY(tile_wait(r, q, t));
   GS_TRY(tile_diagonal_invert(r, q, k, slot_ptr(r, s), msg));
   if (r->inverse32)

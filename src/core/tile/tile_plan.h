@@ -33,14 +33,26 @@
 extern "C" {
 #endif
 
-typedef enum {
-  TILE_OP_LOAD,  /* tile[0] into slot[0]: its initial value, or the finished tile from the host */
-  TILE_OP_SYRK,  /* c -= a a'            c = (k, k), a = (k, j) */
-  TILE_OP_GEMM,  /* c -= a b'            c = (i, k), a = (i, j), b = (k, j) */
-  TILE_OP_POTRF, /* c = chol(c)          c = (k, k) */
-  TILE_OP_TRSM,  /* c = c b'^-1          c = (i, k), b = (k, k) */
-  TILE_OP_STORE  /* the finished tile[0] from slot[0] to the host */
-} tile_op_kind;
+/* The ops of a plan: code and the name R knows it by (tile_chol's trace).
+ * Written once: the enum and the table R reads at load (gs_r_tables) are
+ * generated from this list.
+ *   load   tile[0] into slot[0]: its initial value, or the finished tile from the host
+ *   syrk   c -= a a'            c = (k, k), a = (k, j)
+ *   gemm   c -= a b'            c = (i, k), a = (i, j), b = (k, j)
+ *   potrf  c = chol(c)          c = (k, k)
+ *   trsm   c = c b'^-1          c = (i, k), b = (k, k)
+ *   store  the finished tile[0] from slot[0] to the host */
+#define TILE_OP_KINDS(X)       \
+  X(TILE_OP_LOAD, "load")      \
+  X(TILE_OP_SYRK, "syrk")      \
+  X(TILE_OP_GEMM, "gemm")      \
+  X(TILE_OP_POTRF, "potrf")    \
+  X(TILE_OP_TRSM, "trsm")      \
+  X(TILE_OP_STORE, "store")
+
+#define TILE_OP_ENUM_ENTRY(code, name) code,
+typedef enum { TILE_OP_KINDS(TILE_OP_ENUM_ENTRY) TILE_OP_KIND_COUNT } tile_op_kind;
+#undef TILE_OP_ENUM_ENTRY
 
 typedef struct {
   unsigned char kind;

@@ -19,8 +19,18 @@
 
 #include "gs_common.h"
 
-typedef enum { GS_TILE_FP64 = 0, GS_TILE_FP32 = 1, GS_TILE_FP16 = 2, GS_TILE_FP8 = 3 } gs_tile_precision;
-#define GS_TILE_PRECISIONS 4
+/* The formats, from the most precise: code and the name R knows it by (the
+ * precision map of tile_chol). Written once: the enum and the table R reads
+ * at load (gs_r_tables) are generated from this list. */
+#define GS_TILE_FORMATS(X)     \
+  X(GS_TILE_FP64, "double")    \
+  X(GS_TILE_FP32, "single")    \
+  X(GS_TILE_FP16, "half")      \
+  X(GS_TILE_FP8, "fp8")
+
+#define GS_TILE_FORMAT_ENUM_ENTRY(code, name) code,
+typedef enum { GS_TILE_FORMATS(GS_TILE_FORMAT_ENUM_ENTRY) GS_TILE_PRECISIONS } gs_tile_precision;
+#undef GS_TILE_FORMAT_ENUM_ENTRY
 
 /* Bytes per entry, and the unit roundoff, of each format. */
 static inline GS_HD int tile_precision_bytes(int p)

@@ -15,9 +15,9 @@
 #include "tile_plan.h"
 
 #define TILE_LAG 2
-#define TILE_STREAMS (GS_TILE_COMPUTE + 2)
-#define TILE_H2D GS_TILE_COMPUTE
-#define TILE_D2H (GS_TILE_COMPUTE + 1)
+#define TILE_STREAMS (GS_TILE_STREAM_TO_HOST + 1)
+#define TILE_H2D GS_TILE_STREAM_TO_GPU
+#define TILE_D2H GS_TILE_STREAM_TO_HOST
 /* Below this order a triangular block is inverted by cuSOLVER's trtri. */
 #define INVERSE_LEAF 512
 

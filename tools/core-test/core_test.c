@@ -1,0 +1,194 @@
+/* Tests of the R-free core, built and run without R (make core-test): the
+ * tables of the core, Bessel K and the Matérn and stable ops of the map
+ * against closed forms and high-precision values, and the tile Cholesky's
+ * schedule and cache plan. Checks that the core keeps its promise to be
+ * usable from C alone. Prints one line per failure and a summary; exits
+ * non-zero on any failure. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bessel_k_math.h"
+#include "gs_map.h"
+#include "tile_plan.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what, int line)
+{
+  if (ok) {
+    ++passed;
+  } else {
+    ++failed;
+    printf("FAIL (core_test.c:%d): %s\n", line, what);
+  }
+}
+#define CHECK(cond) check((cond), #cond, __LINE__)
+
+/* |got - want| <= tol |want| (and both finite). */
+static int near(double got, double want, double tol)
+{
+  return isfinite(got) && fabs(got - want) <= tol * fabs(want);
+}
+
+/* ---- the tables -------------------------------------------------------------- */
+
+static void test_tables(void)
+{
+  /* the op codes count from 0 in list order and the arity comes from the list */
+  int k = 0, ok = 1;
+#define OP_CHECK(code, name, arity) \
+  ok &= (code == k++) && gs_op_arity(code) == arity && arity >= 1 && arity <= GS_MAP_MAX_IN;
+  GS_MAP_OPS(OP_CHECK)
+#undef OP_CHECK
+  CHECK(ok);
+  CHECK(k == GS_OP_COUNT);
+  CHECK(gs_op_arity(GS_OP_COUNT) == 0);
+  /* the stable flags are distinct bits */
+  int seen = 0;
+  ok = 1;
+#define FLAG_CHECK(code, name, bit) \
+  ok &= (code == bit) && bit > 0 && (bit & (bit - 1)) == 0 && !(seen & bit); \
+  seen |= bit;
+  STABLE_FLAGS(FLAG_CHECK)
+#undef FLAG_CHECK
+  CHECK(ok);
+  /* the names of a table are distinct */
+  const char *names[] = {
+#define OP_NAME(code, name, arity) name,
+      GS_MAP_OPS(OP_NAME)
+#undef OP_NAME
+  };
+  ok = 1;
+  for (int a = 0; a < GS_OP_COUNT; ++a)
+    for (int b = a + 1; b < GS_OP_COUNT; ++b) ok &= strcmp(names[a], names[b]) != 0;
+  CHECK(ok);
+  k = 0;
+  ok = 1;
+#define OP_KIND_CHECK(code, name) ok &= (code == k++);
+  TILE_OP_KINDS(OP_KIND_CHECK)
+#undef OP_KIND_CHECK
+  CHECK(ok && k == TILE_OP_KIND_COUNT);
+}
+
+/* ---- Bessel K ---------------------------------------------------------------- */
+
+static void test_bessel(void)
+{
+  /* mpmath: besselk(0, 1), besselk(1, 1), besselk(2.5, 10), besselk(20, 0.5) */
+  CHECK(near(bessel_k_value(1.0, 0.0, BESSEL_K_PLAIN), 0.42102443824070833334, 1e-14));
+  CHECK(near(bessel_k_value(1.0, 1.0, BESSEL_K_PLAIN), 0.60190723019723457474, 1e-14));
+  CHECK(near(bessel_k_value(10.0, 2.5, BESSEL_K_PLAIN), 2.3931325864627888879e-05, 1e-13));
+  CHECK(near(bessel_k_value(0.5, 20.0, BESSEL_K_LOG), log(6.6655498744171556352e+28), 1e-13));
+  /* K_{1/2}(x) = sqrt(pi / (2x)) e^-x, and its scaled and log forms */
+  for (double x = 1e-3; x < 700.0; x *= 3.7) {
+    const double scaled = sqrt(M_PI / (2.0 * x));
+    CHECK(near(bessel_k_value(x, 0.5, BESSEL_K_SCALED), scaled, 1e-14));
+    CHECK(near(bessel_k_value(x, 0.5, BESSEL_K_LOG), log(scaled) - x, 1e-14));
+  }
+  /* d log K_nu(x) / dx = -1 - 1/(2x) at nu = 1/2 */
+  CHECK(near(bessel_k_deriv_value(2.0, 0.5, BESSEL_K_WRT_X), -1.25, 1e-12));
+  CHECK(isnan(bessel_k_value(-1.0, 1.0, BESSEL_K_PLAIN)));
+}
+
+/* ---- the map: recycling, Matérn and stable ops ---------------------------------- */
+
+static gs_status map_run(int op, int flags, const double *const *in, const size_t *len, size_t n, double *out,
+                         char *msg)
+{
+  gs_map_args a = {.op = op, .flags = flags, .seed = 0, .n = n, .out = out};
+  for (int k = 0; k < gs_op_arity(op); ++k) {
+    a.in[k] = in[k];
+    a.len[k] = len[k];
+    a.each[k] = 1;
+  }
+  return gs_map_cpu(&a, 2, NULL, msg);
+}
+
+static void test_map(void)
+{
+  char msg[GS_MSG_LEN];
+  double out[8];
+  /* Bessel: x recycled against two orders, as R recycles */
+  const double x[] = {0.5, 1.0, 2.0, 4.0}, nu[] = {0.5, 1.5};
+  const double *bin[] = {x, nu};
+  const size_t blen[] = {4, 2};
+  CHECK(map_run(GS_OP_BESSEL_K_SCALED, 0, bin, blen, 4, out, msg) == GS_OK);
+  for (int i = 0; i < 4; ++i) {
+    const double s = sqrt(M_PI / (2.0 * x[i])); /* K_{3/2}(x) e^x = s (1 + 1/x) */
+    CHECK(near(out[i], i % 2 ? s * (1.0 + 1.0 / x[i]) : s, 1e-14));
+  }
+  /* Matérn at smoothness 1/2: sigma2 exp(-d / range), the nugget at d = 0 */
+  const double d[] = {0.0, 0.3, 1.0, 5.0}, sigma2 = 2.0, range = 0.7, smooth = 0.5, nugget = 0.1;
+  const double *min[] = {d, &sigma2, &range, &smooth, &nugget};
+  const size_t mlen[] = {4, 1, 1, 1, 1};
+  CHECK(map_run(GS_OP_MATERN, 0, min, mlen, 4, out, msg) == GS_OK);
+  for (int i = 0; i < 4; ++i) CHECK(near(out[i], sigma2 * exp(-d[i] / range) + (i == 0 ? nugget : 0.0), 1e-14));
+  /* stable: Gauss at alpha = 2 (variance 2), Cauchy at alpha = 1, beta = 0 */
+  const double q[] = {-3.0, -0.5, 0.0, 2.0}, two = 2.0, one = 1.0, zero = 0.0;
+  const double *gin[] = {q, &two, &zero, &one, &zero}, *cin[] = {q, &one, &zero, &one, &zero};
+  const size_t slen[] = {4, 1, 1, 1, 1};
+  CHECK(map_run(GS_OP_STABLE_D, 0, gin, slen, 4, out, msg) == GS_OK);
+  for (int i = 0; i < 4; ++i) CHECK(near(out[i], exp(-q[i] * q[i] / 4.0) / sqrt(4.0 * M_PI), 1e-13));
+  CHECK(map_run(GS_OP_STABLE_P, STABLE_FLAG_UPPER | STABLE_FLAG_LOG, cin, slen, 4, out, msg) == GS_OK);
+  for (int i = 0; i < 4; ++i) CHECK(near(out[i], log(0.5 - atan(q[i]) / M_PI), 1e-13));
+  /* the quantile inverts the probability (alpha = 1.5, beta = 0.5: quadrature) */
+  const double p[] = {1e-6, 0.1, 0.5, 0.97}, alpha = 1.5, beta = 0.5;
+  const double *qin[] = {p, &alpha, &beta, &one, &zero};
+  double xq[4], back[4];
+  CHECK(map_run(GS_OP_STABLE_Q, 0, qin, slen, 4, xq, msg) == GS_OK);
+  const double *pin[] = {xq, &alpha, &beta, &one, &zero};
+  CHECK(map_run(GS_OP_STABLE_P, 0, pin, slen, 4, back, msg) == GS_OK);
+  for (int i = 0; i < 4; ++i) CHECK(near(back[i], p[i], 1e-9));
+  /* an unknown op is an argument error with a message */
+  msg[0] = '\0';
+  CHECK(map_run(GS_OP_COUNT, 0, bin, blen, 4, out, msg) == GS_ERR_ARG && strlen(msg) > 0);
+}
+
+/* ---- the tile Cholesky's plan --------------------------------------------------- */
+
+/* Every task of a one-device plan once: nt POTRF, nt(nt-1)/2 TRSM and SYRK,
+ * nt(nt-1)(nt-2)/6 GEMM, every tile stored once; a task's operands are in
+ * its slots when it runs (the slot holds the tile the plan says). */
+static void test_plan(int nt, int slots)
+{
+  char msg[GS_MSG_LEN];
+  tile_plan plan;
+  CHECK(tile_plan_build(nt, 4, slots, 1, 0, &plan, msg) == GS_OK);
+  long count[TILE_OP_KIND_COUNT] = {0};
+  int holds[64], ok = 1;
+  for (int s = 0; s < slots && s < 64; ++s) holds[s] = -1;
+  for (long q = 0; q < plan.nops; ++q) {
+    const tile_op *op = &plan.ops[q];
+    ++count[op->kind];
+    if (op->kind == TILE_OP_LOAD) {
+      ok &= op->slot[0] >= 0 && op->slot[0] < slots;
+      if (op->slot[0] >= 0 && op->slot[0] < 64) holds[op->slot[0]] = op->tile[0];
+      continue;
+    }
+    for (int r = 0; r < 3; ++r)
+      if (op->tile[r] >= 0) ok &= op->slot[r] >= 0 && op->slot[r] < 64 && holds[op->slot[r]] == op->tile[r];
+  }
+  const long t = nt;
+  CHECK(ok);
+  CHECK(count[TILE_OP_POTRF] == t);
+  CHECK(count[TILE_OP_TRSM] == t * (t - 1) / 2);
+  CHECK(count[TILE_OP_SYRK] == t * (t - 1) / 2);
+  CHECK(count[TILE_OP_GEMM] == t * (t - 1) * (t - 2) / 6);
+  CHECK(count[TILE_OP_STORE] == t * (t + 1) / 2 && plan.stores == count[TILE_OP_STORE]);
+  CHECK(plan.loads == count[TILE_OP_LOAD] && plan.loads >= t * (t + 1) / 2);
+  tile_plan_free(&plan);
+}
+
+int main(void)
+{
+  test_tables();
+  test_bessel();
+  test_map();
+  test_plan(1, 3);
+  test_plan(7, 40); /* in core: every tile fits */
+  test_plan(9, 6);  /* out of core: tiles are evicted and loaded again */
+  CHECK(tile_plan_build(5, 4, 2, 1, 0, &(tile_plan){0}, (char[GS_MSG_LEN]){0}) != GS_OK);
+  printf("core-test: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
