@@ -275,6 +275,8 @@ test_that("rstable refuses sizes beyond R's longest vector, as rnorm does", {
   expect_error(rstable(1e300, 1.5, 0), class = "gpustats_error_argument")
   expect_error(rstable(2^64, 1.5, 0), class = "gpustats_error_argument")
   expect_error(rstable(Inf, 1.5, 0), class = "gpustats_error_argument")
+  # more draws than memory holds: a classed error before anything is allocated
+  expect_error(rstable(2^52, 1.5, 0), class = "gpustats_error_memory")
   expect_error(rstable(NA, 1.5, 0), class = "gpustats_error_argument")
 })
 
