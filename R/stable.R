@@ -177,5 +177,8 @@ rstable <- function(n, alpha, beta, gamma = 1, delta = 0, pm = 0,
   }
   flags <- stable_flags(pm, FALSE, FALSE, call)
   if (n == 0) return(numeric(0))
+  # a classed error, not R's "cannot allocate vector", where the draws
+  # cannot fit in the memory available now
+  check_host_memory(8 * n, sprintf("The %.0f draws", n), call)
   stable_map("stable_r", params, flags, device, call, n = n)
 }

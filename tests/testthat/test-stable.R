@@ -275,6 +275,8 @@ test_that("rstable refuses sizes beyond R's longest vector, as rnorm does", {
   expect_error(rstable(1e300, 1.5, 0), class = "gpustats_error_argument")
   expect_error(rstable(2^64, 1.5, 0), class = "gpustats_error_argument")
   expect_error(rstable(Inf, 1.5, 0), class = "gpustats_error_argument")
+  # more draws than memory holds: a classed error before anything is allocated
+  expect_error(rstable(2^52, 1.5, 0), class = "gpustats_error_memory")
   expect_error(rstable(NA, 1.5, 0), class = "gpustats_error_argument")
 })
 
@@ -380,4 +382,30 @@ test_that("pm = 1 near alpha = 1 matches high-precision references", {
   expect_lt(rel(dstable(r$x, r$alpha, r$beta, pm = 1), r$pdf), 3e-7)
   expect_lt(rel(pstable(r$x, r$alpha, r$beta, pm = 1), r$cdf), 2e-7)
   expect_lt(rel(pstable(r$x, r$alpha, r$beta, pm = 1, lower.tail = FALSE), r$ccdf), 2e-7)
+})
+
+test_that("small alpha: both tails match 40-digit values (the rule over y ends before the integrand)", {
+  # tools/make-stable-small-alpha.py. Below alpha = 0.05 log h grows like
+  # alpha / (1 - alpha) log t near the end where h -> 0, so the integrand of
+  # the upper tail (by parts) was far from negligible where the range of y
+  # ends: pstable(1, 0.03, 0, lower.tail = FALSE) was 0.197, true 0.313
+  ref <- utils::read.csv(test_path("fixtures", "stable-small-alpha.csv"))
+  rel <- function(v, r) max(abs(v / r - 1))
+  expect_lt(rel(dstable(ref$x, ref$alpha, ref$beta, device = "cpu"), ref$pdf), 1e-12)
+  expect_lt(rel(pstable(ref$x, ref$alpha, ref$beta, device = "cpu"), ref$cdf), 1e-12)
+  expect_lt(rel(pstable(ref$x, ref$alpha, ref$beta, lower.tail = FALSE, device = "cpu"), ref$ccdf), 1e-12)
+})
+
+test_that("pm = 1 within 1e-300 of zeta: the tails are those at zeta", {
+  # the peak of the integrand lies at the end of the range of y there; the
+  # upper tail was 1.4e-4 low (alpha = 0.5, beta = 0.3, x = 1e-300)
+  for (x in c(1e-300, -1e-300, 1e-280)) {
+    lo <- pstable(x, 0.5, 0.3, pm = 1, device = "cpu")
+    up <- pstable(x, 0.5, 0.3, pm = 1, lower.tail = FALSE, device = "cpu")
+    expect_equal(c(lo, up), c(pstable(0, 0.5, 0.3, pm = 1, device = "cpu"),
+                              pstable(0, 0.5, 0.3, pm = 1, lower.tail = FALSE, device = "cpu")),
+                 tolerance = 1e-13, label = paste("tails at x =", x))
+    expect_equal(dstable(x, 0.5, 0.3, pm = 1, device = "cpu"), dstable(0, 0.5, 0.3, pm = 1, device = "cpu"),
+                 tolerance = 1e-12)
+  }
 })

@@ -260,13 +260,16 @@ GS_HD static inline int stable_map_node(const stable_point *p, const stable_map 
 /* Walks from the peak in direction side (+-1) at step 1/2 until the
  * integrands are negligible (J3, which only steers a quantile search, is
  * not watched); returns the last node's index, or 0 past the
- * node budget. *used counts the nodes. */
+ * node budget or the range of y. *used counts the nodes. */
 GS_HD static inline int stable_map_walk(const stable_point *p, const stable_map *m, int side,
                                         double S[4], int *used)
 {
   double wf[3], prev[3] = {INFINITY, INFINITY, INFINITY};
   for (int k = side; *used < STABLE_TRAPEZOID_BUDGET / 8; k += side) {
-    if (!stable_map_node(p, m, 0.5 * k, S, wf)) return k - side;
+    /* the range of y ends before the integrands do (alpha near 0, where
+     * log h changes slowly near the end where h -> 0): the adaptive rule
+     * adds what lies beyond it (stable_add_cut) */
+    if (!stable_map_node(p, m, 0.5 * k, S, wf)) return 0;
     ++*used;
     int negligible = 1;
     for (int j = 0; j < 3; j++) {

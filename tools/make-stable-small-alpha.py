@@ -1,0 +1,72 @@
+# Reference values of the alpha-stable laws at small alpha (S0, gamma = 1,
+# delta = 0) for tests/testthat/fixtures/stable-small-alpha.csv, from
+# Nolan's integral representation with mpmath at 40 digits: the integrals
+# are taken directly over the angle (no integration by parts), on pieces
+# graded geometrically towards both ends, each scaled by exp(h) at its
+# smaller end because mpmath's quadrature stops on an absolute error.
+#
+#   python3 tools/make-stable-small-alpha.py > tests/testthat/fixtures/stable-small-alpha.csv
+import mpmath as mp
+def nolan(alpha, beta, x, dps=50, depth=400, deg=None):
+    mp.mp.dps = dps
+    a = mp.mpf(alpha); b = mp.mpf(beta); x = mp.mpf(x)
+    zeta = -b*mp.tan(mp.pi*a/2)
+    if x < zeta:  # reflect
+        x, b, zeta = -x, -b, -zeta
+        refl = True
+    else:
+        refl = False
+    th0 = mp.atan(b*mp.tan(mp.pi*a/2))/a
+    xz = x - zeta
+    lo, hi = -th0, mp.pi/2
+    w = hi - lo
+    def V(t):
+        # a node within rounding of an end: its angle is not resolved there
+        if t - lo < w * mp.mpf(10)**(15 - dps) or hi - t < w * mp.mpf(10)**(15 - dps):
+            raise ZeroDivisionError
+        c1, s1, c2 = mp.cos(t), mp.sin(a*(th0+t)), mp.cos(a*th0+(a-1)*t)
+        if c1 <= 0 or s1 <= 0 or c2 <= 0:
+            raise ZeroDivisionError  # within rounding of an end
+        return (mp.cos(a*th0))**(1/(a-1)) * (c1/s1)**(a/(a-1)) * c2/c1
+    c = xz**(a/(a-1))
+    depth = min(depth, int(dps*3.3) - 20)
+    pts = [lo + w*mp.mpf(2)**(-k) for k in range(depth, 0, -1)] + [hi - w*mp.mpf(2)**(-k) for k in range(2, depth+1)]
+    pts = [lo] + pts + [hi]
+    def h(t):
+        try:
+            return c*V(t)
+        except ZeroDivisionError:
+            return mp.inf
+    # mpmath's quadrature stops on an absolute error: each piece's
+    # integrands are scaled by exp(hm), hm the smaller h at its ends (V is
+    # monotone in theta), so that they peak near 1 there
+    pdfI = expI = 0
+    hp = [h(p) for p in pts]
+    hp = [h((p0 + p1) / 2) if v == mp.inf else v for v, p0, p1 in zip(hp, pts, pts[1:] + pts[-1:])]
+    hglob = min(hp)
+    for k, (p0, p1) in enumerate(zip(pts[:-1], pts[1:])):
+        hm = min(hp[k], hp[k + 1])
+        # a piece whose integrands are below e^-(dps + 30) of the largest
+        if hm == mp.inf or hm - hglob > 2.31 * (dps + 30):
+            continue
+        def ihe(t):
+            v = h(t)
+            return 0 if v == mp.inf else v*mp.exp(-(v - hm))
+        pdfI += mp.quad(ihe, [p0, p1]) * mp.exp(-hm)
+        expI += mp.quad(lambda t: 0 if h(t) == mp.inf else mp.exp(-(h(t) - hm)), [p0, p1]) * mp.exp(-hm)
+    pdf = a / (mp.pi*abs(a-1)*xz) * pdfI  # note: a/(pi|a-1| xz) * int h e^-h
+    # tails: alpha>1: ccdf (x>zeta) = expI/pi ; alpha<1: cdf = c1 + expI/pi with c1=(pi/2-th0)/pi
+    if a > 1:
+        ccdf = expI/mp.pi; cdf = 1 - ccdf
+    else:
+        cdf = (mp.pi/2 - th0)/mp.pi + expI/mp.pi; ccdf = 1 - cdf
+        lower_small = expI/mp.pi
+    if refl: cdf, ccdf = ccdf, cdf
+    return pdf, cdf, ccdf
+if __name__ == "__main__":
+    print("alpha,beta,x,pdf,cdf,ccdf")
+    for a in ("0.04", "0.03", "0.01"):
+        for b in ("0", "0.3"):
+            for x in ("-1", "1", "1e5"):
+                p, c, cc = nolan(a, b, x, 40, 120)
+                print(",".join([a, b, x] + [mp.nstr(v, 22) for v in (p, c, cc)]))
