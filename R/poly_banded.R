@@ -43,7 +43,8 @@ banded_solve <- function(lower, diag, upper, b, device = getOption("gpustats.dev
   n <- nrow(bm)
   k <- ncol(bm)
   if (n == 0L) abort_arg("{.arg b} has no rows.", call)
-  dm <- band_arg(diag, "diag", n, k, call)
+  # a single diagonal value is one matrix shared by the systems (also at n = 1)
+  dm <- band_arg(diag, "diag", n, k, call, scalar_k = 1L)
   per_system <- ncol(dm) > 1L
   dl <- band_arg(lower, "lower", n - 1L, if (per_system) k else 1L, call, pad = "first")
   du <- band_arg(upper, "upper", n - 1L, if (per_system) k else 1L, call, pad = "last")
@@ -59,9 +60,9 @@ banded_solve <- function(lower, diag, upper, b, device = getOption("gpustats.dev
 # a bidiagonal matrix), a vector of length `len` is one matrix, a len x k
 # matrix one per system. Off-diagonals (len = n - 1) get a zero row, first
 # (`lower`) or last (`upper`), so that every diagonal has n rows.
-band_arg <- function(x, arg, len, k, call, pad = "none") {
+band_arg <- function(x, arg, len, k, call, pad = "none", scalar_k = k) {
   v <- as_finite_matrix(x, arg, call)
-  if (length(v) == 1L) v <- matrix(v[1L], len, k)
+  if (length(v) == 1L) v <- matrix(v[1L], len, scalar_k)
   if (nrow(v) != len || !(ncol(v) %in% c(1L, k))) {
     abort_arg("{.arg {arg}} must have length {len}{if (k > 1L) paste0(' or be a ', len, ' x ', k, ' matrix') else ''} (or be a single number), not {.obj_type_friendly {x}} of length {length(x)}.", call)
   }

@@ -284,10 +284,14 @@ test_that("simulate takes newdata in every form predict takes and reports progre
   same <- function(f, nd) expect_equal(simulate(f, 3, seed = 1, newdata = nd, device = "cpu"), ref, tolerance = 1e-6)
   same(fit, data.frame(y = new[, 2], x = new[, 1]))
   same(fit_f, data.frame(north = new[, 2], east = new[, 1]))
-  same(fit_f, sf::st_as_sf(data.frame(east = new[, 1], north = new[, 2]), coords = c("east", "north")))
-  sp_new <- data.frame(east = new[, 1], north = new[, 2])
-  sp::coordinates(sp_new) <- ~ east + north
-  same(fit_f, sp_new)
+  if (requireNamespace("sf", quietly = TRUE)) {
+    same(fit_f, sf::st_as_sf(data.frame(east = new[, 1], north = new[, 2]), coords = c("east", "north")))
+  }
+  if (requireNamespace("sp", quietly = TRUE)) {
+    sp_new <- data.frame(east = new[, 1], north = new[, 2])
+    sp::coordinates(sp_new) <- ~ east + north
+    same(fit_f, sp_new)
+  }
   expect_error(simulate(fit_f, 1, newdata = data.frame(a = 1, b = 2), device = "cpu"), class = "gpustats_error_argument")
   # a simulation of 1000 new locations from 1000 observations shows its steps
   labels <- new.env()

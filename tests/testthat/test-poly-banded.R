@@ -19,6 +19,8 @@ test_that("banded_solve() solves one matrix with many right-hand sides", {
   expect_equal(x, solve(dense_tridiag(lower, diag, upper), b), tolerance = 1e-13)
   expect_equal(banded_solve(lower, diag, upper, b[, 2], device = "cpu"), x[, 2], tolerance = 1e-15)
   expect_equal(banded_solve(numeric(0), 4, numeric(0), 2, device = "cpu"), 0.5)
+  # a single diagonal value shared by several 1 x 1 systems (it used to be taken as one matrix per system)
+  expect_equal(banded_solve(numeric(0), 4, numeric(0), matrix(c(2, 8), 1), device = "cpu"), matrix(c(0.5, 2), 1))
 })
 
 test_that("banded_solve() solves one matrix per system, and bidiagonal systems", {
