@@ -28,36 +28,20 @@ typedef double v4u __attribute__((vector_size(32), aligned(8)));
 
 static int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
-/* Rows [0, mc) and columns [0, kc) of a, in panels of DENSE_MR rows, each
- * stored column by column; rows past mc are zeros. */
-static void pack_a(int mc, int kc, const double *a, int lda, double *pa)
+/* Rows [0, rows) and columns [0, kc) of x in panels of `width` rows, each
+ * stored column by column (A's panels of DENSE_MR rows, and B's of DENSE_NR:
+ * a row of the panel of B' at a time); rows past `rows` are zeros. */
+static void pack_panels(int rows, int kc, const double *x, int ld, int width, double *out)
 {
-  for (int i0 = 0; i0 < mc; i0 += DENSE_MR) {
-    const int mr = mc - i0 < DENSE_MR ? mc - i0 : DENSE_MR;
-    for (int p = 0; p < kc; ++p, pa += DENSE_MR) {
-      const double *src = a + i0 + (size_t)p * lda;
-      if (mr == DENSE_MR) {
-        memcpy(pa, src, DENSE_MR * sizeof(double));
+  for (int i0 = 0; i0 < rows; i0 += width) {
+    const int w = rows - i0 < width ? rows - i0 : width;
+    for (int p = 0; p < kc; ++p, out += width) {
+      const double *src = x + i0 + (size_t)p * ld;
+      if (w == width) {
+        memcpy(out, src, (size_t)width * sizeof(double));
         continue;
       }
-      for (int i = 0; i < DENSE_MR; ++i) pa[i] = i < mr ? src[i] : 0.0;
-    }
-  }
-}
-
-/* Rows [0, nc) and columns [0, kc) of b in panels of DENSE_NR rows, each
- * stored column by column (a row of the panel of B' at a time). */
-static void pack_b(int nc, int kc, const double *b, int ldb, double *pb)
-{
-  for (int j0 = 0; j0 < nc; j0 += DENSE_NR) {
-    const int nr = nc - j0 < DENSE_NR ? nc - j0 : DENSE_NR;
-    for (int p = 0; p < kc; ++p, pb += DENSE_NR) {
-      const double *src = b + j0 + (size_t)p * ldb;
-      if (nr == DENSE_NR) {
-        memcpy(pb, src, DENSE_NR * sizeof(double));
-        continue;
-      }
-      for (int j = 0; j < DENSE_NR; ++j) pb[j] = j < nr ? src[j] : 0.0;
+      for (int i = 0; i < width; ++i) out[i] = i < w ? src[i] : 0.0;
     }
   }
 }
@@ -126,10 +110,10 @@ static void product_rows(int r0, int r1, int n, int k, const double *a, int lda,
   const int nc = lower && r1 < n ? r1 : n; /* the lower triangle of rows < r1 has columns < r1 */
   for (int p0 = 0; p0 < k; p0 += DENSE_KC) {
     const int kc = k - p0 < DENSE_KC ? k - p0 : DENSE_KC;
-    pack_b(nc, kc, b + (size_t)p0 * ldb, ldb, pb);
+    pack_panels(nc, kc, b + (size_t)p0 * ldb, ldb, DENSE_NR, pb);
     for (int i0 = r0; i0 < r1; i0 += DENSE_MC) {
       const int mc = r1 - i0 < DENSE_MC ? r1 - i0 : DENSE_MC;
-      pack_a(mc, kc, a + i0 + (size_t)p0 * lda, lda, pa);
+      pack_panels(mc, kc, a + i0 + (size_t)p0 * lda, lda, DENSE_MR, pa);
       block_product(mc, lower && i0 + mc < nc ? i0 + mc : nc, kc, pa, pb, c + i0, ldc, i0, lower);
     }
   }
