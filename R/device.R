@@ -40,6 +40,21 @@ gpu_info <- function() {
 # the CPU.
 gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = 1e4, dct = 4e6, jwt = Inf)
 
+# The first id of the gpustats.gpus option (0 without it), checked: a
+# character or fractional id used to reach as.integer with R's coercion
+# warning, or a huge one the CUDA runtime.
+gpu_option_id <- function(call) {
+  g <- getOption("gpustats.gpus", 0L)
+  if (!is.numeric(g) || is.object(g) || length(g) < 1L || !is.finite(g[1L]) || g[1L] < 0 || g[1L] != trunc(g[1L]) ||
+      g[1L] > 1e4) {
+    what <- if (is.numeric(g) && length(g) >= 1L) format(g[1L]) else cli::format_inline("{.obj_type_friendly {g}}")
+    cli::cli_abort(c("Option {.code gpustats.gpus} must hold whole-number GPU ids from 0, not {what}.",
+                     i = "See {.fn gpu_info} for the ids; {.code options(gpustats.gpus = NULL)} uses GPU 0."),
+                   class = c("gpustats_error_argument", "gpustats_error"), call = call)
+  }
+  as.integer(g[1L])
+}
+
 # The device id to run on, or -1 for the CPU.
 resolve_device <- function(device, work, kind, call) {
   if (!is.character(device) || length(device) != 1L || !device %in% c("auto", "cpu", "gpu")) {
@@ -49,7 +64,7 @@ resolve_device <- function(device, work, kind, call) {
     )
   }
   if (device == "cpu") return(-1L)
-  id <- as.integer(getOption("gpustats.gpus", 0L)[1L])
+  id <- gpu_option_id(call)
   if (device == "gpu") {
     if (!gpu_available()) {
       cli::cli_abort(c("No GPU is available.",

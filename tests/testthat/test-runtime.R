@@ -188,3 +188,12 @@ test_that("progress bars print few lines where the output cannot be redrawn", {
   expect_gte(length(bar_lines), 2L)
   expect_lte(length(bar_lines), 11L)
 })
+
+test_that("a gpustats.gpus option that is not a whole-number id gets a clear error", {
+  for (bad in list("a", 1.5, -1, NA_real_, 1e10)) {
+    withr::local_options(gpustats.gpus = bad)
+    expect_error(matern(0.5, 1, 1, device = "auto"), "gpustats.gpus", class = "gpustats_error_argument")
+  }
+  withr::local_options(gpustats.gpus = NULL)
+  expect_equal(matern(0.5, 1, 1, 0.5, device = "auto"), exp(-0.5))
+})
