@@ -31,13 +31,11 @@ gpu_info <- function() {
 }
 
 # Problem sizes from which device = "auto" prefers a GPU: below them, moving
-# the data costs more than the GPU saves. The stable ops cost about 50 us a
-# point on one core (an H100 ran 2.1e6 points/s end to end against 2.5e5 on
-# 16 cores), so a GPU pays from far fewer points. The DCTs are bound by the
-# host copies: 1.3-1.4x the 16-core FFTW path at 1024 x 4096 values on an
-# H100; the Jones-Worland transforms ran slower on the GPU than on 16 cores
-# (0.6x for the whole-ball field at N = L = 255), so "auto" keeps them on
-# the CPU.
+# the data costs more than the GPU saves (the crossovers as measured in
+# BENCHMARKS.md). The stable ops are slow per point on a core, so a GPU pays
+# from far fewer points; the DCTs are bound by the host copies and gain only
+# on large batches; the Jones-Worland transforms ran slower on a GPU than on
+# 16 cores, so "auto" keeps them on the CPU.
 gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = 1e4, dct = 4e6, jwt = Inf)
 
 # The first id of the gpustats.gpus option (0 without it), checked: a

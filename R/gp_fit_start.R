@@ -1,6 +1,5 @@
 # The exact search started from the Vecchia fit. Each exact evaluation factors
-# the n x n covariance (about a second at n = 50,000 on an H100), so the
-# number of evaluations sets the cost of a fit. The Vecchia fit (m = 30) of
+# the n x n covariance, so the number of evaluations sets the cost of a fit. The Vecchia fit (m = 30) of
 # the same model costs a few exact evaluations, lands within a few per cent
 # of the exact estimates and brings its Fisher information: on the scale of
 # the exact search (sigma2 profiled) that is a close approximation of the
@@ -39,8 +38,9 @@ exact_warm_start <- function(d, model, method, spec, device, call) {
 # of the exact objective itself (the same parameters, scale and profiling;
 # each evaluation maps the locations and reuses one set of conditioning sets,
 # as GpGp does, chosen on the locations mapped by the start values) and takes
-# its central-difference Hessian at the maximum. Its evaluations cost about
-# a hundredth of an exact one at n = 20,000.
+# its central-difference Hessian at the maximum. Its evaluations cost
+# O(n m^3) against the exact O(n^3), so its many evaluations replace most of
+# the exact ones.
 mapped_warm_start <- function(d, model, method, spec, device, call) {
   objective <- tryCatch(vecchia_profile_objective(d, model, method, spec, device, call), error = function(e) NULL)
   if (is.null(objective)) return(NULL)

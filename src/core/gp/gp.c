@@ -19,9 +19,8 @@
 
 /* From this order on, a GPU factors the covariance faster tile by tile
  * (2048-row tiles, the factor kept in device memory) than cuSOLVER's
- * Xpotrf does on the whole matrix, in half the memory: on an H100,
- * gp_loglik took 0.26 to 0.33 s against 0.29 to 0.36 s at n = 32,768,
- * 0.85 s against 0.98 s at 50,000 and 3.5 s against 3.9 s at 80,000. */
+ * Xpotrf does on the whole matrix, and in half the memory (the crossover
+ * as measured on an H100; figures in BENCHMARKS.md). */
 #define GP_GPU_TILES_MIN_N 32768L
 
 /* A factor whose smallest pivot L_ii^2 is below this many times n eps times

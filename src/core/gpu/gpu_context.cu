@@ -269,9 +269,9 @@ static void parallel_first_touch(void *p, size_t bytes)
 
 /* Page-locked memory is allocated in 2 MB-aligned blocks that the kernel
  * may back with huge pages (transparent huge pages), first touched on all
- * cores and then registered with CUDA. cudaHostAlloc zeroes and locks 4 KB
- * pages on one thread: 10.6 s for 17 GB on an H100 host, against 0.7 s
- * this way, and 2.2 s to release against 0.3 s. */
+ * cores and then registered with CUDA: cudaHostAlloc zeroes and locks 4 KB
+ * pages on one thread, an order of magnitude slower to allocate and to
+ * release at tens of gigabytes. */
 static const size_t huge_page = (size_t)2 << 20;
 
 extern "C" void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)

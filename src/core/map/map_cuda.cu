@@ -29,9 +29,9 @@ __device__ static inline double map_input(const map_inputs &a, int k, int op, si
 
 /* Elements per lane that a warp sorts by branch before evaluating them, at
  * most. The sorted ops take one: their elements come grouped device-wide,
- * and a small call is then spread over four times as many warps (1,000
- * stable densities took 2.7 ms with four per lane, each lane evaluating
- * its four in turn). */
+ * and a small call is then spread over four times as many warps (with four
+ * per lane, each lane evaluates its four in turn, which a small call of the
+ * slow stable densities feels). */
 #define MAP_BATCH 4
 #define MAP_WARPS (MAP_THREADS / 32)
 
