@@ -69,6 +69,17 @@ int gs_blas_threads(void);
 /* A monotonic clock in seconds, for the timings the core reports. */
 double gs_wall_seconds(void);
 
+/* The next size of a batch of work meant to take about `target` seconds:
+ * doubled after one that took under half of it, halved (not below `least`)
+ * after one over twice it, so that progress and interrupt checks come at a
+ * steady pace whatever the problem and the machine's load. */
+static inline size_t gs_batch_resize(size_t batch, double took, double target, size_t least)
+{
+  if (took < target / 2) return 2 * batch;
+  if (took > 2 * target && batch > least) return batch / 2;
+  return batch;
+}
+
 #ifdef __cplusplus
 }
 #endif

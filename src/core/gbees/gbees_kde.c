@@ -78,8 +78,7 @@ static gs_status cpu_batches(const gbees_kde_sources *s, const double *eval, siz
     cpu_sums(s, eval, done, count, nt, out);
     done += count;
     double took = gs_wall_seconds() - start;
-    if (took < GBEES_KDE_BATCH_SECONDS / 2) batch *= 2;
-    else if (took > 2 * GBEES_KDE_BATCH_SECONDS && batch > 64) batch /= 2;
+    batch = gs_batch_resize(batch, took, GBEES_KDE_BATCH_SECONDS, 64);
     if (progress && progress((double)done / (double)n_eval)) return gs_interrupted(msg);
   }
   return GS_OK;

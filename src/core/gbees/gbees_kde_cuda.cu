@@ -66,8 +66,7 @@ static gs_status batches(gs_gpu_ctx *ctx, const gbees_kde_sources *s, const kde_
     GS_CUDA_TRY(cudaStreamSynchronize(ctx->stream[0]));
     done += count;
     double took = gs_wall_seconds() - start;
-    if (took < GBEES_KDE_GPU_BATCH_SECONDS / 2) batch *= 2;
-    else if (took > 2 * GBEES_KDE_GPU_BATCH_SECONDS && batch > GBEES_KDE_GPU_THREADS) batch /= 2;
+    batch = gs_batch_resize(batch, took, GBEES_KDE_GPU_BATCH_SECONDS, GBEES_KDE_GPU_THREADS);
     if (progress && progress((double)done / (double)n_eval)) return gs_interrupted(msg);
   }
 done:

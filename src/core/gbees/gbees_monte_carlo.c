@@ -71,8 +71,7 @@ static gs_status run_batches(const mc_run *r, long n_steps, gs_progress_fn progr
     done += count;
     /* halved too when the machine is busier than the batch that set the size */
     double took = gs_wall_seconds() - start;
-    if (took < GBEES_MC_BATCH_SECONDS / 2) batch *= 2;
-    else if (took > 2 * GBEES_MC_BATCH_SECONDS && batch > 1) batch /= 2;
+    batch = (long)gs_batch_resize((size_t)batch, took, GBEES_MC_BATCH_SECONDS, 1);
     if (progress && progress((double)done / (double)n_steps)) return gs_interrupted(msg);
   }
   return GS_OK;
