@@ -52,7 +52,7 @@ mapped_warm_start <- function(d, model, method, spec, device, call) {
   # a maximum on a bound has no curvature across it: no warm Hessian there
   inside <- all(theta - spec$lower > 1e-3 & spec$upper - theta > 1e-3)
   H <- if (inside) tryCatch(fit_hessian(objective, theta), error = function(e) NULL)
-  if (is.null(H) || !all(is.finite(H)) || inherits(try(chol(H), silent = TRUE), "try-error")) return(NULL)
+  if (!is_positive_definite(H)) return(NULL)
   list(theta = theta, hessian = H)
 }
 
@@ -96,8 +96,13 @@ exact_profile_information <- function(covariance, info, free) {
   keep <- free
   H <- I[keep, keep, drop = FALSE]
   if ("sigma2" %in% search) H <- H - I[keep, "sigma2", drop = FALSE] %*% I["sigma2", keep, drop = FALSE] / I[["sigma2", "sigma2"]]
-  ok <- all(is.finite(H)) && tryCatch(!inherits(chol(H), "try-error"), error = function(e) FALSE)
-  if (ok) H else NULL
+  if (is_positive_definite(H)) H else NULL
+}
+
+# Whether H (or NULL) is a finite, positive definite matrix: a Hessian a
+# Newton search can start from.
+is_positive_definite <- function(H) {
+  !is.null(H) && all(is.finite(H)) && !is.null(tryCatch(chol(H), error = function(e) NULL))
 }
 
 # Gradient and Hessian functions for nlminb from a warm start: the
@@ -127,19 +132,4 @@ bfgs_update <- function(H, s, y) {
   if (!is.finite(sy) || sy <= 1e-10 * sqrt(sum(s^2) * sum(y^2))) return(H)
   Hs <- H %*% s
   H - tcrossprod(Hs) / drop(crossprod(s, Hs)) + tcrossprod(y) / sy
-}
-
-# The gradient of f at theta by forward differences over h (backward where
-# the upper bound is nearer), f0 = f(theta) already known. Steps of 1e-6
-# on the search's scale (log ranges and smoothness, the nugget ratio): the
-# truncation error, h/2 times the curvature, moves the maximum by about h/2,
-# and the likelihood's rounding (near 1e-12 of it) over h stays far below
-# the curvature's scale (1e-5 gave maxima 7e-7 lower at n = 2,000).
-fit_gradient_forward <- function(f, theta, f0, upper, h = 1e-6) {
-  vapply(seq_along(theta), function(i) {
-    step <- if (theta[i] + h <= upper[i]) h else -h
-    v <- theta
-    v[i] <- v[i] + step
-    (f(v) - f0) / step
-  }, numeric(1))
 }
