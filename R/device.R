@@ -53,14 +53,21 @@ gpu_option_id <- function(call) {
   as.integer(g[1L])
 }
 
-# The device id to run on, or -1 for the CPU.
-resolve_device <- function(device, work, kind, call) {
+# The device argument, checked where it is taken (also by functions that
+# may not need a device for the method chosen, so that a bad option is never
+# silently ignored).
+check_device <- function(device, call) {
   if (!is.character(device) || length(device) != 1L || !device %in% c("auto", "cpu", "gpu")) {
     cli::cli_abort(
       "{.arg device} must be {.val auto}, {.val cpu} or {.val gpu}, not {.obj_type_friendly {device}}.",
       class = c("gpustats_error_argument", "gpustats_error"), call = call
     )
   }
+}
+
+# The device id to run on, or -1 for the CPU.
+resolve_device <- function(device, work, kind, call) {
+  check_device(device, call)
   if (device == "cpu") return(-1L)
   id <- gpu_option_id(call)
   if (device == "gpu") {

@@ -75,6 +75,7 @@ bhattacharyya <- function(object, samples, time = NULL, method = c("kde", "bins"
   if (!inherits(object, "gbees")) abort_arg("{.arg object} must be a {.fn gbees} result.", call)
   method <- match_choice(method, c("kde", "bins"), "method", call)
   check_scalar(bin, "bin", call, 1)
+  if (bin != trunc(bin)) abort_arg("{.arg bin} must be a whole number of cells, not {bin}.", call)
   check_flag(reference, "reference", call)
   check_scalar(cutoff, "cutoff", call, 8)
   check_scalar(max_cells, "max_cells", call, 1)

@@ -31,6 +31,8 @@ gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
   check_scalar(step, "step", call, 0, open = TRUE)
   dev <- gbees_device(device, model, call)
   d <- model$dim
+  n <- as.double(n) # an integer n times d would overflow
+  check_host_memory(8 * n * d * (length(spec$times) + 3), sprintf("%.0f samples at %d times", n, length(spec$times)), call)
   x <- matrix(stats::rnorm(n * d), n, d) %*% spec$cov_chol + rep(spec$x0, each = n)
   samples <- vector("list", length(spec$times))
   span <- max(spec$times) - t0

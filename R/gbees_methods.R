@@ -104,7 +104,7 @@ marginal.gbees <- function(object, dims = 1:2, time = NULL, posterior = TRUE, ..
 
 gbees_dims <- function(object, dims, call) {
   if (is.character(dims)) dims <- match(dims, object$model$state_names)
-  if (!is.numeric(dims) || !length(dims) %in% 1:2 || anyNA(dims) || any(dims < 1 | dims > object$dim) ||
+  if (!is.numeric(dims) || !length(dims) %in% 1:2 || anyNA(dims) || any(dims < 1 | dims > object$dim | dims != trunc(dims)) ||
       anyDuplicated(dims)) {
     abort_arg("{.arg dims} must be one or two distinct states of the model (1 to {object$dim}).", call)
   }

@@ -102,8 +102,11 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
   if (n != round(n) || n > 8) abort_arg("{.arg n} must be a whole number from 1 to 8.", call)
   check_flag(autonomous, "autonomous", call)
   state_names <- as.character(state_names %||% paste0("x", seq_len(n)))
-  if (length(state_names) != n || anyNA(state_names) || anyDuplicated(state_names)) {
-    abort_arg("{.arg state_names} must be {n} distinct name{?s}.", call)
+  if (length(state_names) != n || anyNA(state_names) || anyDuplicated(state_names) || !all(nzchar(state_names))) {
+    abort_arg("{.arg state_names} must be {n} distinct, non-empty name{?s}.", call)
+  }
+  if (is.function(f) && !length(formals(f))) {
+    abort_arg("{.arg f} must take the states (a matrix, one row per state vector), and optionally the time: {.code function(x)} or {.code function(x, t)}.", call)
   }
   if (is.function(f)) {
     if (!is.null(par)) abort_arg("{.arg par} is for expressions; an R function carries its own constants.", call)
@@ -207,6 +210,9 @@ gbees_measurements <- function(time, y, h, cov) {
     abort_arg("{.arg h} must be state indices or an R function.", call)
   }
   check_numeric_arg(cov, "cov", call)
+  if (!is.matrix(cov) && !length(cov) %in% c(1L, m)) {
+    abort_arg("{.arg cov} must be one variance, {m} variances or a {m} x {m} matrix, not {length(cov)} number{?s}.", call)
+  }
   cov <- if (is.matrix(cov)) cov else diag(rep_len(as.double(cov), m), m)
   if (!identical(dim(cov), c(m, m))) abort_arg("{.arg cov} must be {m} x {m}.", call)
   if (!all(is.finite(cov))) abort_arg("{.arg cov} must be finite: a noise of infinite variance carries no information.", call)

@@ -128,9 +128,18 @@ gp_cov_rotation <- function(dim, geom) {
 
 # Start values and bounds of the geometry parameters, from the extent of the
 # locations: ranges a tenth of the diameter (of space, and of the time span),
-# bounded by 1e-4 and 10 times it; angles within a half turn.
-gp_cov_defaults <- function(model, locs) {
-  span <- function(x) max(sqrt(sum((apply(x, 2L, max) - apply(x, 2L, min))^2)), .Machine$double.eps)
+# bounded by 1e-4 and 10 times it; angles within a half turn. The extent sets
+# the scale, whatever the units (coordinates of 1e-300 fit as those of 1);
+# locations that all coincide have none, and give no information on a range.
+gp_cov_defaults <- function(model, locs, call = NULL) {
+  span <- function(x) {
+    w <- apply(x, 2L, max) - apply(x, 2L, min)
+    s <- max(w) * sqrt(sum((w / max(w))^2)) # no overflow at coordinates of 1e300
+    if (!isTRUE(s > 0)) {
+      abort_arg("All locations coincide{if (ncol(x) < ncol(locs)) ' in space or in time' else ''}: there is no distance to estimate a range from.", call)
+    }
+    s
+  }
   d <- ncol(locs)
   space <- if (model$geometry == "spacetime") span(locs[, -d, drop = FALSE]) else span(locs)
   if (model$distance == "great_circle") space <- min(space * 111.2, pi * 6371)

@@ -37,6 +37,8 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
   if (is.null(newdata)) {
     check_scalar(n, "n", call, 2)
     n <- floor(n)
+    # the grid, its predictions and standard errors, and the kriging weights of a block
+    check_host_memory(8 * 6 * n^2, sprintf("A map of %.0f x %.0f points", n, n), call)
     axes <- lapply(1:2, function(j) seq(min(fit$locs[, j]), max(fit$locs[, j]), length.out = n))
     grid <- as.matrix(expand.grid(axes[[1L]], axes[[2L]]))
     if (!is.null(fit$terms)) {

@@ -143,7 +143,12 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
   if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
     abort_arg("{.arg nsim} must be a positive whole number.", call)
   }
-  if (!is.null(seed)) set.seed(seed)
+  if (!is.null(seed)) {
+    if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || abs(seed) > .Machine$integer.max) {
+      abort_arg("{.arg seed} must be NULL or one whole number for {.fn set.seed}, not {.obj_type_friendly {seed}}.", call)
+    }
+    set.seed(seed)
+  }
   draws <- if (identical(object$approx, "vecchia")) {
     vecchia_draws_fit(object, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), nsim, m_pred, device, call)
   } else if (is.null(newdata)) {

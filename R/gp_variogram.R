@@ -78,6 +78,9 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
     locs <- locs[keep, , drop = FALSE]
   }
   pairs <- utils::combn(length(z), 2L)
+  if (bins > ncol(pairs)) {
+    abort_arg("{.arg bins} ({format(bins)}) exceeds the {ncol(pairs)} pair{?s} of observations: most bins would be empty.", call)
+  }
   h <- pair_distance(locs, pairs, distance)
   if (is.null(cutoff)) {
     diagonal <- sqrt(sum((apply(locs, 2L, max) - apply(locs, 2L, min))^2))

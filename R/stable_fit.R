@@ -112,6 +112,7 @@ stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0
                        device = getOption("gpustats.device", "auto"), control = list()) {
   call <- environment()
   method <- match.arg(method)
+  check_device(device, call)
   stable_flags(pm, call = call)
   ctrl <- stable_fit_control(control, call)
   samples <- stable_fit_samples(x, method, call)

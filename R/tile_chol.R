@@ -281,6 +281,7 @@ print.tile_chol <- function(x, ...) {
 
 #' @export
 determinant.tile_chol <- function(x, logarithm = TRUE, ...) {
+  check_flag(logarithm, "logarithm", environment())
   modulus <- if (logarithm) x$logdet else exp(x$logdet)
   attr(modulus, "logarithm") <- logarithm
   structure(list(modulus = modulus, sign = 1L), class = "det")
@@ -294,6 +295,7 @@ solve.tile_chol <- function(a, b, ...) {
   rows <- if (is.matrix(b)) nrow(b) else length(b)
   if (rows != a$n) abort_arg("{.arg b} has {rows} row{?s} but the matrix has {a$n}.", call)
   if (anyNA(b)) abort_arg("{.arg b} contains missing values.", call)
+  if (!all(is.finite(b))) abort_arg("{.arg b} contains infinite values: the solution would be NaN.", call)
   storage.mode(b) <- "double"
   gs_call(.Call(gs_r_tile_solve, a$ptr, gs_code("tile_solve", "solve"), b, gs_threads(call)), call)
 }
@@ -357,6 +359,7 @@ tile_plan_ops <- function(nt, slots, owners = 1L, owner = 0L) {
 morton_order <- function(locs) {
   call <- environment()
   locs <- as_locations(locs, "locs", "euclidean", call)
+  if (!nrow(locs)) return(integer(0))
   bits <- min(20L, 52L %/% ncol(locs))
   cells <- apply(locs, 2L, function(x) {
     width <- max(x) - min(x)

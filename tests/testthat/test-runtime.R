@@ -143,8 +143,22 @@ test_that("memory refusals compare against the available memory, not the physica
   n <- ceiling(sqrt((available + (total - available) / 2) / 8))
   e <- tryCatch(gpustats:::check_matrix_size(n, n, environment()), error = identity)
   expect_s3_class(e, "gpustats_error_memory")
-  expect_match(conditionMessage(e), "would need [0-9.]+ GB of memory; [0-9.]+ GB is available")
+  expect_match(conditionMessage(e), "would need [0-9.]+ GB of memory; [0-9.]+ GB is available to this process")
   expect_null(gpustats:::check_matrix_size(100, 100, environment()))
+})
+
+test_that("memory checks count the process's own limit (ulimit -v), not only the host's free memory", {
+  skip_on_os(c("windows", "mac"))
+  lib <- dirname(find.package("gpustats"))
+  code <- sprintf(paste0(".libPaths(c('%s', .libPaths())); library(gpustats); ",
+                         "e <- tryCatch(rstable(2^31, 1.5, 0), error = identity); ",
+                         "cat(class(e)[1], conditionMessage(e))"), lib)
+  rscript <- file.path(R.home("bin"), "Rscript")
+  out <- system2("sh", c("-c", shQuote(sprintf("ulimit -v 3000000 && %s -e %s", shQuote(rscript), shQuote(code)))),
+                 stdout = TRUE, stderr = TRUE)
+  out <- paste(out, collapse = " ")
+  expect_match(out, "gpustats_error_memory")
+  expect_match(out, "GB is available to this process")
 })
 
 test_that("an interrupt inside the progress bar's update leaves no cli error behind", {

@@ -11,7 +11,7 @@ setup_snippets <- list(
   L = "set.seed(1); L <- matrix(runif(40), ncol = 2); y <- sin(6 * L[, 1]) + cos(4 * L[, 2]) + rnorm(20, sd = 0.1)",
   s = "set.seed(2); s <- rstable(200, 1.5, 0.3)",
   A = "set.seed(3); A <- crossprod(matrix(rnorm(600), 30)) + diag(20)",
-  fit = "fit <- gp_fit(y, L, control = list(trace = FALSE))",
+  fit = "fit <- gp_fit(y, L, nugget = FALSE, fixed = list(range = 0.3, smoothness = 1.5), control = list(trace = FALSE))",
   tc = "tc <- tile_chol(A, tile = 8)",
   gb = "gb <- gbees(lorenz63(), c(-11.5, -10, 9.5), diag(3), 1, 0.05, threshold = 1e-5)",
   mc = "set.seed(4); mc <- gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.05, n = 200)"
@@ -26,11 +26,14 @@ setup_code <- function(names) {
 
 # One exported function (or S3 method, called through its generic): `base`
 # is a valid call, `roles` the role of each argument varied (a function in
-# values.R, by name without "role_"), `vectorised` the recycled arguments.
+# values.R, by name without "role_"), `vectorised` the recycled arguments,
+# `valid` the labels of role values that are valid input for this function
+# (by argument: 1e5 locations are a fine input where no n x n matrix is made),
+# `na_ok` for a value whose documented fields may be NA (not applicable).
 fspec <- function(fn, base, roles, setup = character(), check = "", vectorised = character(),
-                  null_ok = character()) {
+                  null_ok = character(), valid = list(), na_ok = FALSE) {
   list(fn = fn, base = base, roles = roles, setup = setup, check = check, vectorised = vectorised,
-       null_ok = null_ok)
+       null_ok = null_ok, valid = valid, na_ok = na_ok)
 }
 
 stable_roles <- function(first) {
@@ -88,8 +91,10 @@ function_specs <- function() {
           list(A = "spd", tile = "count_pos", precision = "choice", accuracy = "accuracy", fp8 = "flag",
                memory = "scalar_pos", trace = "flag", gpus = "gpus", device = "device"),
           setup = c("A", "L"), check = "tile_chol", null_ok = c("tile", "memory")),
-    fspec("matern_spec", c(locs = "L"), c(list(locs = "locs"), gp_params, list(distance = "choice")), setup = "L"),
-    fspec("morton_order", c(locs = "L"), list(locs = "locs"), setup = "L", check = "morton_order"),
+    fspec("matern_spec", c(locs = "L"), c(list(locs = "locs"), gp_params, list(distance = "choice")), setup = "L",
+          valid = list(locs = "1e5 rows")),
+    fspec("morton_order", c(locs = "L"), list(locs = "locs"), setup = "L", check = "morton_order",
+          valid = list(locs = "1e5 rows")),
     fspec("lorenz63", character(), list(sigma = "scalar_real", b = "scalar_real", r = "scalar_real")),
     fspec("lorenz96", character(), list(n = "count_pos", F = "scalar_real")),
     fspec("pcr3bp", character(), list(mu = "scalar_pos")),
@@ -101,7 +106,8 @@ function_specs <- function() {
     fspec("gbees", c(gb_base, dx = "1", times = "0.05", threshold = "1e-5"),
           list(model = "model", x0 = "x0", cov = "gcov", dx = "scalar_pos", times = "gtimes",
                measurements = "measurements", threshold = "scalar_pos", cfl = "scalar_pos",
-               prune_every = "count_pos", t0 = "scalar_real", device = "device")),
+               prune_every = "count_pos", t0 = "scalar_real", device = "device"),
+          valid = list(threshold = "0")), # no pruning
     fspec("gbees_mc", c(gb_base, times = "0.05", n = "200"),
           list(model = "model", x0 = "x0", cov = "gcov", times = "gtimes", n = "count_pos", step = "scalar_pos",
                t0 = "scalar_real", device = "device"),
@@ -109,29 +115,32 @@ function_specs <- function() {
     fspec("bhattacharyya", c(object = "gb", samples = "mc"),
           list(object = "gbees_object", samples = "samples", time = "time_select", posterior = "flag",
                bin = "count_pos"),
-          setup = c("gb", "mc", "L", "fit"), check = "bhattacharyya"),
+          setup = c("gb", "mc", "L", "fit"), check = "bhattacharyya", na_ok = TRUE),
     fspec("marginal", c(object = "gb"),
           list(object = "gbees_object", dims = "dims", time = "time_select", posterior = "flag"),
           setup = c("gb", "L", "fit")),
-    fspec("plot", c("gb"), list(dims = "dims", times = "time_select"), setup = "gb"),
+    fspec("plot", c("gb"), list(dims = "dims", times = "time_select"), setup = "gb",
+          valid = list(times = "c(0.05, 0.05)")),
     fspec("predict", c("fit", newdata = "L"),
           list(newdata = "locs", se.fit = "flag", interval = "choice", level = "scalar_pos", device = "device"),
-          setup = c("L", "fit"), check = "finite"),
+          setup = c("L", "fit"), check = "finite", valid = list(newdata = "1e5 rows")),
     fspec("confint", c("fit"), list(level = "scalar_pos", method = "choice"), setup = c("L", "fit")),
     fspec("gp_variogram", c(x = "y", locs = "L"),
           list(x = "obs", locs = "locs_gp", bins = "count_pos", cutoff = "scalar_pos", distance = "choice",
                max_points = "count_pos"),
-          setup = "L"),
+          setup = "L", null_ok = "cutoff", valid = list(locs = "duplicated row")),
     fspec("gp_map", c(fit = "fit", n = "5"), list(n = "count_pos", device = "device"), setup = c("L", "fit")),
     fspec("vecchia_neighbors", c(locs = "L", m = "5"),
-          list(locs = "locs_gp", m = "count_pos", ordering = "choice", distance = "choice"), setup = "L"),
+          list(locs = "locs_gp", m = "count_pos", ordering = "choice", distance = "choice"), setup = "L",
+          valid = list(locs = "1e5 rows", m = "0")),
     fspec("vecchia_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1", m = "5"),
           c(list(y = "obs", locs = "locs_gp"), gp_params,
             list(m = "count_pos", ordering = "choice", distance = "choice", device = "device")),
-          setup = "L"),
+          setup = "L", valid = list(m = "0")),
     fspec("dct", c(x = "c(1, 2, 3, 4)"), list(x = "vec_real", type = "count_pos", normalized = "flag", device = "device")),
     fspec("jw_grid", c(nr = "8"), list(nr = "count_pos")),
-    fspec("jw_eval", c(n = "2", l = "1", r = "c(0.1, 0.5)"), list(n = "count", l = "count", r = "vec_prob", norm = "choice")),
+    fspec("jw_eval", c(n = "2", l = "1", r = "c(0.1, 0.5)"), list(n = "count", l = "count", r = "vec_prob", norm = "choice"),
+          valid = list(n = "numeric(0)", l = "numeric(0)")),
     fspec("sht_grid", c(lmax = "4"), list(lmax = "count", kind = "choice")),
     fspec("simulate", c("fit"), list(nsim = "count_pos", seed = "seed"), setup = c("L", "fit")),
     fspec("solve", c("tc", b = "rep(1, 20)"), list(b = "rhs"), setup = "tc"),
@@ -162,11 +171,12 @@ gen_substitute <- function(spec) {
   for (arg in names(spec$roles)) {
     vals <- role_values(spec$roles[[arg]])
     if (arg %in% spec$null_ok) vals$invalid[vals$code == "NULL"] <- FALSE # NULL is the default
+    vals$invalid[vals$label %in% spec$valid[[arg]]] <- FALSE
     for (i in seq_len(nrow(vals))) {
       args <- spec$base
       args[[arg]] <- vals$code[i]
       out[[length(out) + 1L]] <- make_case("substitute", spec$fn, arg, vals$label[i], spec$setup, args,
-                                           vals$invalid[i], vals$na[i], vals$huge[i], spec$check)
+                                           vals$invalid[i], vals$na[i] || spec$na_ok, vals$huge[i], spec$check)
     }
   }
   out
@@ -261,8 +271,9 @@ gen_special <- function() {
     list("print", "x", "gbees result", "gb", c("gb")),
     list("summary", "object", "gbees result", "gb", c("gb")),
     list("print", "x", "gbees_mc", "mc", c("mc")),
-    list("print", "x", "gp_fit", c("L", "fit"), c("fit")),
-    list("summary", "object", "gp_fit", c("L", "fit"), c("fit")),
+    # a fit's model$smoothness is NA where the family leaves it free
+    list("print", "x", "gp_fit", c("L", "fit"), c("fit"), FALSE, TRUE),
+    list("summary", "object", "gp_fit", c("L", "fit"), c("fit"), FALSE, TRUE),
     list("print", "x", "tile_chol", "tc", c("tc")),
     list("print", "x", "stable_fit", "s", c("stable_fit(s)")),
     list("summary", "object", "stable_fit", "s", c("stable_fit(s)")),

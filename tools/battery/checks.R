@@ -36,5 +36,8 @@ value_checks <- list(
   tile_chol = function(v, a) is.finite(v$logdet),
   morton_order = function(v, a) identical(sort(as.integer(v)), seq_len(NROW(a$locs))),
   gbees_mc = function(v, a) all(is.finite(unlist(v$samples))),
-  bhattacharyya = function(v, a) length(v) == 1L && v >= 0 && v <= 1 + 1e-12
+  bhattacharyya = function(v, a) {
+    bc <- c(v$coefficient, v$reference)
+    all(is.finite(bc)) && all(bc >= 0 & bc <= 1 + 1e-12)
+  }
 )

@@ -2,9 +2,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -78,7 +80,40 @@ static double meminfo_available(void)
   return kb > 0.0 ? 1024.0 * kb : 0.0;
 }
 
-double gs_host_available_bytes(void)
+/* A field of /proc/self/status ("VmSize:", "VmData:") in bytes, 0 if absent. */
+static double self_status_bytes(const char *field)
+{
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return 0.0;
+  char line[256];
+  double kb = 0.0;
+  const size_t len = strlen(field);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, field, len) == 0 && sscanf(line + len, "%lf", &kb) == 1) break;
+  fclose(f);
+  return 1024.0 * kb;
+}
+
+/* What the process's own limits leave (ulimit -v and -d, as batch systems
+ * and shells set them): an allocation beyond them fails however much memory
+ * the host has free. Infinity when there is no limit. */
+static double process_limit_headroom(void)
+{
+  static const struct { int resource; const char *field; } limits[] = {
+    {RLIMIT_AS, "VmSize:"},
+    {RLIMIT_DATA, "VmData:"},
+  };
+  double headroom = HUGE_VAL;
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    struct rlimit r;
+    if (getrlimit(limits[i].resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
+    const double left = (double)r.rlim_cur - self_status_bytes(limits[i].field);
+    if (left < headroom) headroom = left > 0.0 ? left : 1.0;
+  }
+  return headroom;
+}
+
+static double host_free_bytes(void)
 {
   double avail = meminfo_available();
   if (avail > 0.0) return avail;
@@ -89,12 +124,18 @@ double gs_host_available_bytes(void)
   return gs_host_memory_bytes();
 }
 
+double gs_host_available_bytes(void)
+{
+  const double host = host_free_bytes(), headroom = process_limit_headroom();
+  return (host <= 0.0 || headroom < host) ? (headroom < HUGE_VAL ? headroom : host) : host;
+}
+
 gs_status gs_host_memory_check(double bytes, const char *what, char *msg)
 {
   const double avail = gs_host_available_bytes();
   if (avail <= 0.0 || bytes <= avail) return GS_OK;
   return gs_set_msg(msg, GS_ERR_NOMEM,
-                    "%s would need %.1f GB of memory; %.1f GB is available (of %.1f GB on this machine). "
+                    "%s would need %.1f GB of memory; %.1f GB is available to this process (of %.1f GB on this machine). "
                     "Free some memory or make the problem smaller.",
                     what, bytes / 1e9, avail / 1e9, gs_host_memory_bytes() / 1e9);
 }

@@ -52,8 +52,9 @@ void gs_cpu_set_request(int requested);
 
 /* Physical memory of the host in bytes (0 if unknown). */
 double gs_host_memory_bytes(void);
-/* Memory the host can give now without swapping, in bytes: MemAvailable of
- * /proc/meminfo on Linux, else the free pages, else the physical memory
+/* Memory this process can be given now without swapping, in bytes:
+ * MemAvailable of /proc/meminfo on Linux, else the free pages, else the
+ * physical memory, capped by what the process's limits (ulimit -v, -d) leave
  * (0 if unknown). */
 double gs_host_available_bytes(void);
 /* GS_ERR_NOMEM, with a message saying how much `what` needs and how much
