@@ -7,6 +7,11 @@
 #
 #   python3 tools/make-stable-small-alpha.py > tests/testthat/fixtures/stable-small-alpha.csv
 #   python3 tools/make-stable-small-alpha.py tiny > tests/testthat/fixtures/stable-tiny-alpha.csv
+#   python3 tools/make-stable-small-alpha.py newton ALPHA BETA P W
+#
+# The last prints one Newton step towards the S1 quantile (pm = 1) of the
+# lower tail P from W, with the cdf and density at W (a reference for a
+# quantile within 1e-29 of zeta).
 #
 # The second set (alpha from 1e-3 down to 1e-300) has a column pm: with
 # pm = 1, x is the S1 argument, the distance from zeta itself, so that a
@@ -83,8 +88,14 @@ def tiny(alphas):
                          ("1", "1e300", 0), ("-1", "-1e-300", 1), ("0.3", "-1e300", 0)):
             p, c, cc = nolan(a, b, x, 40, 120, pm=pm)
             print(",".join([a, b, x, str(pm)] + [mp.nstr(v, 22) for v in (p, c, cc)]), flush=True)
-if __name__ == "__main__" and sys.argv[1:2] == ["tiny"]:
-    tiny(sys.argv[2:] or ("1e-3", "1e-4", "1e-6", "1e-8", "1e-12", "1e-20", "1e-300"))
+def newton(alpha, beta, p, w):
+    pdf, cdf, ccdf = nolan(alpha, beta, w, 40, 120, pm=1)
+    step = mp.mpf(w) + (mp.mpf(p) - cdf) / pdf
+    print("cdf", mp.nstr(cdf, 25), "pdf", mp.nstr(pdf, 25), "newton", mp.nstr(step, 25))
+if __name__ == "__main__" and sys.argv[1:2] == ["newton"]:
+    newton(*sys.argv[2:6])
+elif __name__ == "__main__" and sys.argv[1:2] == ["tiny"]:
+    tiny(sys.argv[2:] or ("5e-3", "2e-3", "1e-3", "1e-4", "1e-6", "1e-8", "1e-12", "1e-20", "1e-300"))
 elif __name__ == "__main__":
     print("alpha,beta,x,pdf,cdf,ccdf")
     for a in ("0.04", "0.03", "0.01"):

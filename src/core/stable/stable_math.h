@@ -41,9 +41,12 @@ GS_HD static inline int stable_closed_form(const stable_point *p, stable_value *
     cdf = 1.0;
     ccdf = 0.0;
   } else if (p->x1 == 0.0 && p->form != STABLE_FORM_ALPHA1) {
-    /* at zeta: Gamma(1 + 1/alpha) cos(theta0) / (pi (1 + B^2)^(1/(2 alpha))) */
-    lpdf = lgamma(1.0 + 1.0 / p->alpha) + log(sin(p->c0)) - STABLE_LOG_PI -
-           0.5 * log1p(p->B * p->B) / p->alpha;
+    /* at zeta: Gamma(1 + 1/alpha) cos(theta0) / (pi (1 + B^2)^(1/(2 alpha)));
+     * 0 where cos(theta0) is (beta = 1, alpha < 1), also where lgamma
+     * overflows (alpha below 4e-306) */
+    double lc = log(sin(p->c0));
+    lpdf = lc == -INFINITY ? lc : lgamma(1.0 + 1.0 / p->alpha) + lc - STABLE_LOG_PI -
+                                       0.5 * log1p(p->B * p->B) / p->alpha;
     cdf = p->c0 / STABLE_PI;
     ccdf = p->T / STABLE_PI;
   } else {
