@@ -8,8 +8,8 @@ test_that("small alpha matches mpmath in each regime", {
   # tools/make-stable-small-alpha.py tiny (40 digits). Worst relative errors
   # measured, per regime (density where it is a normal double; probabilities
   # both tails, linear and log):
-  #   general rules, alpha = 5e-3, 2e-3:        density 8.6e-14, probabilities 6.0e-15
-  #   plain rule, alpha = 1e-3 .. 1e-20:        density 8.5e-14, probabilities 6.7e-16
+  #   general rules, alpha = 5e-3, 2e-3:        density 8.6e-14, probabilities 9.1e-15
+  #   plain rule, alpha = 1e-3 .. 1e-20:        density 6.7e-14, probabilities 6.7e-16
   #   limit law, alpha = 1e-300:                density 5.9e-14, probabilities 2.2e-16
   # (the density is exp(log density), whose rounding grows with |log
   # density|, up to 690 here).

@@ -22,8 +22,8 @@
 #include "stable_tails.h"
 
 /* Below this alpha the plain rule here; above it the general rules, within
- * 8.6e-14 of the references at alpha = 5e-3 and 2e-3 (the plain rule 8.5e-14
- * at 1e-3, the density; 6.7e-16 the probabilities). The general rules hold
+ * 8.6e-14 of the references at alpha = 5e-3 and 2e-3 (the plain rule 6.7e-14
+ * from 1e-3 down, the density; 6.7e-16 the probabilities). The general rules hold
  * on at some points further down (pstable(1, alpha, 0.3) to 3e-16 at
  * alpha = 1e-6) but not at others (2e-4 at 1e-8). */
 #define STABLE_SMALL_ALPHA 1e-3
