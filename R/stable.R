@@ -46,6 +46,24 @@
 #' densities, lower and upper tail probabilities is below \eqn{10^{-12}}
 #' (BENCHMARKS.md has the figures per region).
 #'
+#' Small \eqn{\alpha}: as \eqn{\alpha \to 0}, \eqn{|X - \zeta|^{-\alpha}}
+#' tends to a standard exponential variable, with
+#' \eqn{P(X > \zeta) \to (1 + \beta) / 2} (Cressie 1975), so the
+#' quantiles spread over every scale and beyond the range of doubles (the
+#' upper quartile at \eqn{\alpha = 10^{-3}} is infinite in double precision).
+#' Below \eqn{\alpha = 10^{-3}} the integrals are taken without the
+#' integration by parts, whose integrands would spread over every scale too;
+#' below \eqn{\alpha = 10^{-200}} the values are those of the limit law, to
+#' which the law is equal to rounding there. Against 40-digit references from
+#' \eqn{\alpha = 5 \times 10^{-3}} down to \eqn{10^{-300}}, with \eqn{x}
+#' within \eqn{10^{-300}} of \eqn{\zeta} and out to \eqn{\pm 10^{300}},
+#' probabilities are within \eqn{10^{-14}} and densities within
+#' \eqn{10^{-13}}. Quantiles there (and for `pm = 1` wherever the S0 search
+#' lands within \eqn{|\beta \tan(\pi\alpha/2)| / 1000} of \eqn{\zeta})
+#' are searched as the distance from \eqn{\zeta}, so that an S1 quantile
+#' such as `qstable(0.3, 0.01, 0.3, pm = 1)`, \eqn{-6.8 \times 10^{-30}},
+#' keeps its relative precision.
+#'
 #' `qstable()` solves \eqn{\log P(X \le x) = \log p} (or the upper tail) by
 #' Newton's method on the log-odds of the smaller tail, safeguarded by a
 #' bracket, with Halley's step near the root where the slope of the density
@@ -102,6 +120,9 @@
 #' x <- rstable(5, alpha = 1.7, beta = -0.3, gamma = 2, delta = 1)
 #' # every parameter is vectorised
 #' dstable(0, alpha = c(0.5, 1, 1.5, 2), beta = 0)
+#' # small alpha: P(X <= 1) tends to (1 - beta) / 2 + (1 + beta) / (2 e)
+#' pstable(1, alpha = c(1e-3, 1e-12, 1e-300), beta = 0.3)
+#' qstable(0.3, alpha = 0.01, beta = 0.3, pm = 1)  # just left of zeta = 0
 #' @name stable
 NULL
 

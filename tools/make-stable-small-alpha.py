@@ -6,18 +6,36 @@
 # smaller end because mpmath's quadrature stops on an absolute error.
 #
 #   python3 tools/make-stable-small-alpha.py > tests/testthat/fixtures/stable-small-alpha.csv
+#   python3 tools/make-stable-small-alpha.py tiny > tests/testthat/fixtures/stable-tiny-alpha.csv
+#   python3 tools/make-stable-small-alpha.py newton ALPHA BETA P W
+#
+# The last prints one Newton step towards the S1 quantile (pm = 1) of the
+# lower tail P from W, with the cdf and density at W (a reference for a
+# quantile within 1e-29 of zeta).
+#
+# The second set (alpha from 1e-3 down to 1e-300) has a column pm: with
+# pm = 1, x is the S1 argument, the distance from zeta itself, so that a
+# point within 1e-300 of zeta is resolved. There |X|^-alpha is nearly
+# exponential (the limit law): h is near x^-alpha over all but a layer of
+# width about alpha at the end where it grows, which the pieces graded
+# towards that end resolve down to alpha = 1e-30 (the layer is below
+# alpha in relative weight further down).
+import sys
 import mpmath as mp
-def nolan(alpha, beta, x, dps=50, depth=400, deg=None):
+def nolan(alpha, beta, x, dps=50, depth=400, deg=None, pm=0):
     mp.mp.dps = dps
     a = mp.mpf(alpha); b = mp.mpf(beta); x = mp.mpf(x)
     zeta = -b*mp.tan(mp.pi*a/2)
-    if x < zeta:  # reflect
+    x_s1 = x if pm == 1 else x - zeta  # the distance from zeta, signed
+    if pm == 1:
+        x = x + zeta
+    if x_s1 < 0:  # reflect
         x, b, zeta = -x, -b, -zeta
         refl = True
     else:
         refl = False
     th0 = mp.atan(b*mp.tan(mp.pi*a/2))/a
-    xz = x - zeta
+    xz = abs(x_s1)
     lo, hi = -th0, mp.pi/2
     w = hi - lo
     def V(t):
@@ -63,7 +81,22 @@ def nolan(alpha, beta, x, dps=50, depth=400, deg=None):
         lower_small = expI/mp.pi
     if refl: cdf, ccdf = ccdf, cdf
     return pdf, cdf, ccdf
-if __name__ == "__main__":
+def tiny(alphas):
+    print("alpha,beta,x,pm,pdf,cdf,ccdf")
+    for a in alphas:
+        for b, x, pm in (("0.3", "1", 0), ("0.3", "-1", 0), ("-0.3", "1e5", 0), ("0", "1e-300", 0),
+                         ("1", "1e300", 0), ("-1", "-1e-300", 1), ("0.3", "-1e300", 0)):
+            p, c, cc = nolan(a, b, x, 40, 120, pm=pm)
+            print(",".join([a, b, x, str(pm)] + [mp.nstr(v, 22) for v in (p, c, cc)]), flush=True)
+def newton(alpha, beta, p, w):
+    pdf, cdf, ccdf = nolan(alpha, beta, w, 40, 120, pm=1)
+    step = mp.mpf(w) + (mp.mpf(p) - cdf) / pdf
+    print("cdf", mp.nstr(cdf, 25), "pdf", mp.nstr(pdf, 25), "newton", mp.nstr(step, 25))
+if __name__ == "__main__" and sys.argv[1:2] == ["newton"]:
+    newton(*sys.argv[2:6])
+elif __name__ == "__main__" and sys.argv[1:2] == ["tiny"]:
+    tiny(sys.argv[2:] or ("5e-3", "2e-3", "1e-3", "1e-4", "1e-6", "1e-8", "1e-12", "1e-20", "1e-300"))
+elif __name__ == "__main__":
     print("alpha,beta,x,pdf,cdf,ccdf")
     for a in ("0.04", "0.03", "0.01"):
         for b in ("0", "0.3"):

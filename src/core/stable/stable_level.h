@@ -197,9 +197,11 @@ GS_HD static inline stable_level stable_level_at(const stable_point *p, double y
     double dq, dsa, lq = stable_log_q(p, t, v, &dq);
     double lsa = stable_log_sin_at(p, t, v, &dsa);
     double dc, cu, su, lc = stable_log_cos_u(p, t, v, &dc, &cu, &su);
+    /* (alpha / eps) (log sin(alpha t) - log cos(u) / alpha), without the
+     * quotient by alpha, which overflows for alpha below 1e-305 */
     double r = p->alpha / p->eps;
-    L.s = p->s_const + lq + r * (lsa - lc / p->alpha);
-    ds_du = dq + r * (dsa - dc / p->alpha);
+    L.s = p->s_const + lq + r * lsa - lc / p->eps;
+    ds_du = dq + r * dsa - dc / p->eps;
   } else {
     /* small-D form: s = log sin q + const - log cos u + (alpha/eps) log(1+rho),
      * 1 + rho = (B cos(alpha u) + sin(alpha u)) / (B cos u)

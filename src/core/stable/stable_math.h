@@ -9,6 +9,7 @@
 
 #include "stable_level.h"
 #include "stable_quadrature.h"
+#include "stable_small_alpha.h"
 #include "stable_tails.h"
 
 /* Each regime below fills *v for the prepared point (x1 >= 0 after the
@@ -40,9 +41,12 @@ GS_HD static inline int stable_closed_form(const stable_point *p, stable_value *
     cdf = 1.0;
     ccdf = 0.0;
   } else if (p->x1 == 0.0 && p->form != STABLE_FORM_ALPHA1) {
-    /* at zeta: Gamma(1 + 1/alpha) cos(theta0) / (pi (1 + B^2)^(1/(2 alpha))) */
-    lpdf = lgamma(1.0 + 1.0 / p->alpha) + log(sin(p->c0)) - STABLE_LOG_PI -
-           0.5 * log1p(p->B * p->B) / p->alpha;
+    /* at zeta: Gamma(1 + 1/alpha) cos(theta0) / (pi (1 + B^2)^(1/(2 alpha)));
+     * 0 where cos(theta0) is (beta = 1, alpha < 1), also where lgamma
+     * overflows (alpha below 4e-306) */
+    double lc = log(sin(p->c0));
+    lpdf = lc == -INFINITY ? lc : lgamma(1.0 + 1.0 / p->alpha) + lc - STABLE_LOG_PI -
+                                       0.5 * log1p(p->B * p->B) / p->alpha;
     cdf = p->c0 / STABLE_PI;
     ccdf = p->T / STABLE_PI;
   } else {
@@ -187,12 +191,6 @@ GS_HD static inline void stable_from_integrals(const stable_point *p, const stab
   v->dlog_pdf = dlog;
 }
 
-/* What stable_general used: the adaptive rule can be off by far more than
- * its tolerance where it stops at its split budget (on integrands whose
- * rounding noise it cannot resolve), the other rules are smooth in x. */
-#define STABLE_BY_FAST_RULE 1
-#define STABLE_BY_ADAPTIVE_RULE 2
-
 /* The values by quadrature (over s where stable_mode_s says, else over y),
  * or the thin tail's closed form; returns the rule (STABLE_BY_*), or 0
  * where fast declines the work. x, alpha, beta: the standard argument. */
@@ -251,9 +249,11 @@ GS_HD static inline int stable_general(double x, double x1, double alpha, double
 {
   stable_point p;
   int refl = stable_point_prepare(&p, x, x1, alpha, beta), rule = STABLE_BY_FAST_RULE;
+  stable_small_alpha_point(&p);
   if (!stable_closed_form(&p, out) && !stable_alpha1_power_law(&p, out) &&
       !stable_series_value(&p, out)) {
-    rule = stable_quadrature_value(&p, x, alpha, beta, need, fast, tol, out);
+    rule = alpha < STABLE_SMALL_ALPHA ? stable_small_alpha_value(&p, need, fast, out)
+                                      : stable_quadrature_value(&p, x, alpha, beta, need, fast, tol, out);
     if (!rule) return 0;
   }
   if (refl) {

@@ -12,6 +12,12 @@
  * 1e-13. */
 #define STABLE_RTOL 1e-13
 
+/* What stable_general used: the adaptive rule can be off by far more than
+ * its tolerance where it stops at its split budget (on integrands whose
+ * rounding noise it cannot resolve), the other rules are smooth in x. */
+#define STABLE_BY_FAST_RULE 1
+#define STABLE_BY_ADAPTIVE_RULE 2
+
 /* The integrals, over y ("mode Y": nodes in y, s computed) or over s itself
  * ("mode S": nodes in s, y solved): J[0] = int h e^-h du (the density),
  * J[1] = int e^-h du, J[2] = int (1 - e^-h) du, the last two by parts
@@ -23,6 +29,11 @@ typedef struct {
   double scale;
 } stable_integrals;
 
+/* The modes of stable_node: mode_s of stable_mode_s (0: over y, 1: over s),
+ * and over y with the integrands themselves, not by parts (small alpha,
+ * stable_small_alpha.h). */
+#define STABLE_MODE_PLAIN 2
+
 /* One integrand node: the integrand values times the node's Jacobian, in
  * the variable of the mode; f[3] (h times the density's, mode Y only) where
  * need asks for it. */
@@ -31,7 +42,15 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need
 {
   stable_level L;
   double eh;
-  if (mode_s) {
+  if (mode_s == STABLE_MODE_PLAIN) {
+    /* h e^-h as exp(s - h), which stays 0 where h overflows */
+    L = stable_level_at(p, z);
+    eh = exp(L.s);
+    f[0] = exp(L.s - eh) * L.dp_dy;
+    f[1] = exp(-eh) * L.dp_dy;
+    f[2] = -expm1(-eh) * L.dp_dy;
+    f[3] = 0.0;
+  } else if (mode_s) {
     stable_solve_level(p, z, g, &L);
     double w = exp(z - exp(z));
     double o0 = p->h_zero_at_lower ? L.t : L.v, oi = p->h_zero_at_lower ? L.v : L.t;
