@@ -17,18 +17,26 @@
 #' about the square root of the density's rounding error, \eqn{10^{-8}};
 #' the series takes its derivative from points a fraction of the peak's
 #' width apart, where the density changes by far more than its error.
-#' Against 40-digit modes the error is below \eqn{10^{-14}} (relative, or
-#' absolute below 1).
+#' Against 40-digit modes at 24 pairs (\eqn{\alpha} from 0.3 to 1.95,
+#' \eqn{\beta} = 0.01, 0.4, 1) the error (relative, or absolute below 1) is
+#' \eqn{4.8 \times 10^{-15}} in the median and at most
+#' \eqn{3.2 \times 10^{-14}}, but for \eqn{3.6 \times 10^{-13}} at
+#' \eqn{\alpha = 0.7}, \eqn{\beta = 0.01}: there the mode is 0.011 from
+#' \eqn{\zeta = -\beta \tan(\pi\alpha/2)}, where the density of
+#' \eqn{\alpha < 1} is not analytic, and the fit keeps within a quarter of
+#' that distance.
 #'
 #' For \eqn{\alpha < 1/2} the mode is found, and [dstable()] with
-#' `pm = 2` evaluates the law, in the S1 frame, from the S1 location: there
-#' the mode of a law with \eqn{\beta \ne 0} lies within a fraction of its
-#' narrow peak of the S0 point \eqn{\zeta = -\beta \tan(\pi\alpha/2)}
-#' (at \eqn{\alpha = 0.3}, \eqn{\beta = 1} the peak is about
-#' \eqn{10^{-2}} wide and the mode \eqn{1.7 \times 10^{-2}} from
-#' \eqn{\zeta}, at \eqn{\alpha = 0.1} both are near \eqn{10^{-10}}),
-#' which an S0 coordinate of about \eqn{\zeta} would place only to its last
-#' digit.
+#' `pm = 2` evaluates the law, in the S1 frame, from the S1 location: as
+#' \eqn{\alpha} falls, the mode of a law with \eqn{\beta \ne 0} closes in
+#' on the S0 point \eqn{\zeta = -\beta \tan(\pi\alpha/2)}, the S1 origin
+#' (the S1 mode is 0.017 at \eqn{\alpha = 0.3}, \eqn{\beta = 1};
+#' \eqn{6.6 \times 10^{-11}} at \eqn{\alpha = 0.1}, \eqn{\beta = 1};
+#' \eqn{2.2 \times 10^{-12}} at \eqn{\alpha = 0.1}, \eqn{\beta = 0.5}),
+#' which an S0 coordinate near \eqn{\zeta} (-0.16 at \eqn{\alpha = 0.1})
+#' gives to about 7 digits only. For \eqn{\alpha} below about 0.0075 the
+#' peak is beyond the doubles: the mode is then `NaN`, with a warning of
+#' class `gpustats_warning_mode`.
 #'
 #' @inheritParams stable
 #' @param pm Parameterization: 0 (S0, default), 1 (S1) or 2 (S2).
@@ -52,18 +60,14 @@ stable_mode <- function(alpha, beta, gamma = 1, delta = 0, pm = 0,
   for (a in names(args)) check_numeric_arg(args[[a]], a, call)
   lens <- lengths(args)
   n <- if (any(lens == 0L)) 0L else max(lens)
-  if (n > 0L && any(n %% lens != 0L)) {
-    warning(warningCondition("longer object length is not a multiple of shorter object length",
-                             call = call))
-  }
+  gs_map_check_lengths(n, lens, sys.call())
   v <- lapply(args, function(a) rep_len(as.double(a), n))
-  out <- rep_len(NA_real_, n)
-  out[is.nan(v$alpha + v$beta + v$gamma + v$delta)] <- NaN
+  # NA or NaN where an input is, NaN with a warning where a parameter is invalid
+  out <- v$alpha + v$beta + v$gamma + v$delta
   ok <- stable_params_ok(v$alpha, v$beta, v$gamma, v$delta)
-  if (any(!ok & !is.na(v$alpha + v$beta + v$gamma + v$delta))) {
-    out[!ok & !is.na(v$alpha + v$beta + v$gamma + v$delta)] <- NaN
-    warning(warningCondition("NaNs produced", call = call))
-  }
+  invalid <- !ok & !is.na(out)
+  out[invalid] <- NaN
+  if (any(invalid)) warning(warningCondition("NaNs produced", call = sys.call()))
   a <- v$alpha[ok]
   b <- v$beta[ok]
   g <- v$gamma[ok]
@@ -74,11 +78,7 @@ stable_mode <- function(alpha, beta, gamma = 1, delta = 0, pm = 0,
     if (pm == 0) d + g * m0
     else ifelse(std$s1, d + g * std$mode, d + g * (m0 + b * stable_skew_s1(a, g)))
   }
-  src <- args[[which.max(lens)]]
-  for (at in c("dim", "dimnames", "names")) {
-    if (n > 0L && !is.null(attr(src, at))) attr(out, at) <- attr(src, at)
-  }
-  out
+  gs_map_attributes(out, args, lens)
 }
 
 # The parameters the core accepts (stable_params_ok in stable_dist.h); NA
