@@ -121,8 +121,8 @@
 #' x <- rstable(5, alpha = 1.7, beta = -0.3, gamma = 2, delta = 1)
 #' # every parameter is vectorised
 #' dstable(0, alpha = c(0.5, 1, 1.5, 2), beta = 0)
-#' # S2: the mode is at delta whatever alpha and beta
-#' dstable(3 + c(-0.1, 0, 0.1), alpha = c(0.8, 1.3, 1.9), beta = 0.9, delta = 3, pm = 2)
+#' # S2: the mode is at delta
+#' dstable(3 + c(-0.1, 0, 0.1), alpha = 0.8, beta = 0.9, delta = 3, pm = 2)
 #' @name stable
 NULL
 

@@ -48,9 +48,9 @@
 #' stable_mode(1.5, 0.5)                    # standard S0 law
 #' stable_mode(1.5, 0.5, gamma = 2, delta = 1, pm = 1)
 #' stable_mode(c(0.7, 1, 1.3), 1, delta = 3, pm = 2)  # S2: delta
-#' # the density is flat there
+#' # the density is highest there
 #' m <- stable_mode(0.8, -0.6)
-#' dstable(m + c(-1e-4, 0, 1e-4), 0.8, -0.6)
+#' dstable(m + c(-1e-3, 0, 1e-3), 0.8, -0.6) - dstable(m, 0.8, -0.6)
 #' @export
 stable_mode <- function(alpha, beta, gamma = 1, delta = 0, pm = 0,
                         device = getOption("gpustats.device", "auto")) {
