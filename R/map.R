@@ -12,10 +12,7 @@ gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map",
   lens <- lengths(inputs) * each
   random <- !is.null(n)
   if (!random) n <- if (any(lens == 0L)) 0L else max(lens)
-  if (n > 0L && !random && any(n %% lens != 0L)) {
-    warning(warningCondition("longer object length is not a multiple of shorter object length",
-                             call = sys.call(-1L)))
-  }
+  if (!random) gs_map_check_lengths(n, lens, sys.call(-1L))
   dev <- resolve_device(device, n, kind, call)
   # the core reads doubles and ignores attributes: no copy for double input
   values <- lapply(inputs, function(v) if (is.double(v)) v else as.double(v))
@@ -27,12 +24,24 @@ gs_map <- function(op, inputs, device, call, flags = 0L, n = NULL, kind = "map",
   if (nan_produced) {
     warning(warningCondition(if (random) "NAs produced" else "NaNs produced", call = sys.call(-1L)))
   }
-  if (n > 0L && !random) {
-    # attributes of the longest input, the first one on ties
-    src <- inputs[[which.max(lens)]]
-    for (a in c("dim", "dimnames", "names")) {
-      if (!is.null(attr(src, a))) attr(res, a) <- attr(src, a)
-    }
+  if (!random) res <- gs_map_attributes(res, inputs, lens)
+  res
+}
+
+# R's warning where the output length n is not a multiple of an input's.
+gs_map_check_lengths <- function(n, lens, call) {
+  if (n > 0L && any(n %% lens != 0L)) {
+    warning(warningCondition("longer object length is not a multiple of shorter object length",
+                             call = call))
+  }
+}
+
+# res with the attributes of the longest input, the first one on ties.
+gs_map_attributes <- function(res, inputs, lens) {
+  if (length(res) == 0L) return(res)
+  src <- inputs[[which.max(lens)]]
+  for (a in c("dim", "dimnames", "names")) {
+    if (!is.null(attr(src, a))) attr(res, a) <- attr(src, a)
   }
   res
 }

@@ -482,3 +482,18 @@ test_that("fits of 1,000 observations start from the Vecchia fit and reach the e
   expect_lt(again$loglik - aniso$loglik, 1e-6)
   expect_equal(aniso$covariance[["range1"]], 0.3, tolerance = 0.3)
 })
+
+test_that("fits do not depend on the units of the coordinates; coinciding locations are refused", {
+  set.seed(1)
+  L <- matrix(runif(40), ncol = 2)
+  y <- sin(6 * L[, 1]) + cos(4 * L[, 2]) + rnorm(20, sd = 0.1)
+  fit <- function(locs) suppressWarnings(gp_fit(y, locs, cov = "exponential", control = list(trace = FALSE)))
+  f1 <- fit(L)
+  for (s in c(1e-300, 1e300)) {
+    fs <- fit(L * s)
+    expect_equal(fs$loglik, f1$loglik, tolerance = 1e-8)
+    expect_equal(fs$covariance[["range"]] / s, f1$covariance[["range"]], tolerance = 1e-5)
+    expect_equal(fs$covariance[["sigma2"]], f1$covariance[["sigma2"]], tolerance = 1e-5)
+  }
+  expect_error(gp_fit(y, matrix(0.5, 20, 2)), "coincide", class = "gpustats_error_argument")
+})

@@ -244,7 +244,7 @@ test_that("stable_fit rejects bad input", {
   expect_error(stable_fit(rep(1, 20)), class = "gpustats_error")
   expect_error(stable_fit(letters), class = "gpustats_error")
   expect_error(stable_fit(list()), class = "gpustats_error")
-  expect_error(stable_fit(rnorm(20), pm = 2), class = "gpustats_error")
+  expect_error(stable_fit(rnorm(20), pm = 3), class = "gpustats_error")
   expect_error(stable_fit(rnorm(20), method = "moments"))
   x <- rnorm(20)
   for (bad in list(NULL, numeric(0), factor(1:20), as.complex(1:20), list(x, "a"), list(x, NULL),

@@ -193,7 +193,7 @@ test_that("bad input gives NaN with a warning or a clear error, as stats does", 
   expect_warning(expect_true(all(is.na(rstable(3, 3, 0)))), "NAs produced")
   expect_error(rstable(-1, 1.5, 0), class = "gpustats_error_argument")
   expect_error(rstable(2.5, 1.5, 0), class = "gpustats_error_argument")
-  expect_error(dstable(1, 1.5, 0, pm = 2), class = "gpustats_error_argument")
+  expect_error(dstable(1, 1.5, 0, pm = 3), class = "gpustats_error_argument")
   expect_error(dstable("a", 1.5, 0), class = "gpustats_error_argument")
   expect_identical(rstable(0, 1.5, 0), numeric(0))
   # recycling and attributes of the longest argument

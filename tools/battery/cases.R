@@ -70,6 +70,8 @@ function_specs <- function() {
           c(list(n = "count", alpha = "vec_alpha", beta = "vec_beta", gamma = "vec_pos", delta = "vec_real",
                  pm = "pm", device = "device")),
           check = "rstable", vectorised = c("alpha", "beta")),
+    fspec("stable_mode", c(alpha = "c(0.7, 1.5)", beta = "0.3"),
+          c(stable_roles(list()), list(device = "device")), vectorised = c("alpha", "beta")),
     fspec("stable_fit", c(x = "s"), list(x = "sample", method = "choice", pm = "pm", device = "device"),
           setup = "s", check = "stable_fit"),
     fspec("gp_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
