@@ -271,6 +271,23 @@ stable_fit_warn <- function(fits, nm, call) {
     cli::cli_warn("{what} has an observed information that is not positive definite; its standard errors are NA.",
                   class = c("gpustats_warning_information", "gpustats_warning"), call = call)
   }
+  stable_fit_inform_boundary(fits, label)
+}
+
+# One message, not a warning, for the fits with an estimate on the boundary
+# of the parameter space (beta = -1 or 1, alpha = 2): a maximum there is a
+# valid estimate, but the observed information describes only the interior
+# parameters, so that parameter (and beta where alpha is 2) has no standard
+# error and the others' are conditional on it.
+stable_fit_inform_boundary <- function(fits, label) {
+  at <- lapply(fits, function(f) f$boundary)
+  hit <- which(lengths(at) > 0L)
+  if (!length(hit)) return(invisible())
+  what <- label(hit)
+  params <- unique(unlist(at[hit]))
+  cli::cli_inform(c("{what} ha{?s/ve} {?an estimate/estimates} on the boundary of the parameter space ({.field {params}}).",
+                    i = "Such a parameter has no standard error (NA); those of the others are conditional on it."),
+                  class = c("gpustats_message_boundary", "gpustats_message"))
 }
 
 stable_fit_object <- function(f, n, method, pm) {
@@ -280,7 +297,7 @@ stable_fit_object <- function(f, n, method, pm) {
   if (pm == 1) cf[["delta"]] <- stable_delta_s1(cf[["alpha"]], cf[["beta"]], cf[["gamma"]], cf[["delta"]])
   structure(list(coefficients = cf, vcov = vc, loglik = f$loglik, n = n, method = method, pm = pm,
                  iterations = f$iterations %||% 0L, converged = f$converged %||% TRUE,
-                 information_ok = f$information_ok),
+                 information_ok = f$information_ok, boundary = f$boundary),
             class = "stable_fit")
 }
 
