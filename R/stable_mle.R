@@ -40,8 +40,8 @@ stable_loglik_batch <- function(samples, s, theta, device, call) {
 # (second difference -5.57e4 to 0.1 % over the same range). Towards
 # alpha = 1 the edge moves out into a tail with few points and
 # tan(pi alpha / 2) has its pole: there S0 is kept. The switch is at 0.5:
-# with it at 0.7 or 0.9, fits of n = 500 at (0.5, 0.9) and (0.8, 1) took 14
-# and 21 Newton steps against 6 and 4 in S0, for the same maximum. The chart
+# with it at 0.9, fits of n = 500 at (0.5, 0.9) and (0.8, 1) took 14 and 21
+# Newton steps (at 0.7, 14 and 4) against 6 and 4, for the same maximum. The chart
 # is chosen at each point where the derivatives are taken, and every step is
 # taken in the chart of its derivatives.
 stable_chart_alpha <- 0.5
@@ -191,7 +191,7 @@ stable_newton_direction <- function(grad, hess, held, scale) {
 # gamma and delta, shortened along its direction: from McCulloch's start
 # (alpha = 0.5) for a sample of alpha = 0.3, beta = 0.9, the first full
 # steps went to alpha = 0.1 and beta = -1, where the data had no density,
-# and the line search spent 4 to 8 evaluations getting back.
+# and each had to be cut back by the line search.
 stable_step_capped <- function(d, scale) {
   excess <- max(abs(d) / (c(0.2, 0.4, 1, 1) * c(1, 1, scale[3], scale[3])))
   if (excess > 1) d / excess else d
@@ -229,8 +229,10 @@ stable_step_accepted <- function(ft, f0, step, decrement) {
 # the data (alpha < 1, |beta| near 1) gets less skewness until every point
 # has a density. Where McCulloch's alpha is at the end of its table (0.5),
 # alphas below it, each with the gamma and delta that match the sample's
-# quartiles and median (McCulloch's rule for them, from qstable): from
-# alpha = 0.5 and its gamma a sample of (0.3, 0.9) took 22 Newton steps.
+# quartiles and median (McCulloch's rule for them, from qstable): the 12
+# samples of alpha 0.3 and 0.5 in the grid of inst/bench/stable-fit.R
+# (n = 2000) took 119 Newton steps in all from McCulloch's start, 104 with
+# these.
 stable_start_alpha <- 2 - c(0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
 stable_start_beta <- c(0.99, 0.95, 0.9, 0.8, 0.6)
 stable_start_small_alpha <- c(0.45, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
