@@ -229,10 +229,10 @@ stable_step_accepted <- function(ft, f0, step, decrement) {
 # the data (alpha < 1, |beta| near 1) gets less skewness until every point
 # has a density. Where McCulloch's alpha is at the end of its table (0.5),
 # alphas below it, each with the gamma and delta that match the sample's
-# quartiles and median (McCulloch's rule for them, from qstable): the 12
-# samples of alpha 0.3 and 0.5 in the grid of inst/bench/stable-fit.R
-# (n = 2000) took 119 Newton steps in all from McCulloch's start, 104 with
-# these.
+# quartiles and median (McCulloch's rule for them, from qstable): 12
+# samples (n = 2000, one per law of alpha 0.3 and 0.5 in the grid of
+# inst/bench/stable-fit.R) took 119 Newton steps in all from McCulloch's
+# start, 104 with these.
 stable_start_alpha <- 2 - c(0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
 stable_start_beta <- c(0.99, 0.95, 0.9, 0.8, 0.6)
 stable_start_small_alpha <- c(0.45, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
