@@ -30,13 +30,26 @@
 #' and a few values closer to 2, as the log-likelihood falls like
 #' \eqn{\log(2 - \alpha)} towards 2) and takes Newton steps with the
 #' gradient and Hessian from finite differences of the log-likelihood
-#' (one-sided at a bound), taken at the full step, with a backtracking line
-#' search where that step does not increase the log-likelihood enough; a
-#' parameter at a bound where the gradient points outwards is held there.
+#' (one-sided at a bound; each step a fiftieth of the parameter's
+#' conditional standard error), taken at the full step, with a backtracking
+#' line search where that step does not increase the log-likelihood enough;
+#' a step moves alpha by at most 0.2, beta by 0.4, gamma and delta by one
+#' gamma. Below \eqn{\alpha = 0.5} the steps are taken in the S1 location
+#' \eqn{\delta - \beta\gamma\tan(\pi\alpha/2)} in place of
+#' \eqn{\delta}: there the law has a steep side at that location, and the
+#' points next to it make the log-likelihood in S0 a narrow curved ridge
+#' that Newton steps cannot follow. A parameter at a bound where the
+#' gradient points outwards is held there.
 #' All samples are fitted in lockstep, so each step evaluates the densities
 #' of every sample in one call (on the GPU with `device = "gpu"`). Standard errors come from the observed
-#' information, the inverse of minus the Hessian at the estimate; a
-#' parameter held at a bound has none.
+#' information, the inverse of minus the Hessian at the estimate. An
+#' estimate on the boundary of the parameter space (\eqn{\beta = \pm 1},
+#' or \eqn{\alpha = 2}, where \eqn{\beta} no longer changes the law) is a
+#' valid maximum, but the information describes the interior parameters
+#' only: such a parameter has no standard error (`NA`), the others' are
+#' conditional on it, it is listed in the component `boundary` and by
+#' `print()`, and one message (class `gpustats_message_boundary`) names the
+#' fits concerned.
 #'
 #' The sample is standardized before it is fitted: it is shifted by its
 #' median and divided by a power of two near its interquartile range, and
@@ -84,7 +97,8 @@
 #' @return For one sample, an object of class `stable_fit` with `coef()`,
 #'   `vcov()`, `logLik()`, `nobs()`, `print()` and `summary()` methods; its
 #'   components are `coefficients`, `vcov` (`NULL` unless `"mle"`),
-#'   `loglik`, `n`, `method`, `pm`, `iterations` and `converged`. For
+#'   `loglik`, `n`, `method`, `pm`, `iterations`, `converged` and
+#'   `boundary` (the parameters estimated on a bound, `"mle"`). For
 #'   several samples, a data frame with one row per sample: the estimates,
 #'   their standard errors (`"mle"`), the log-likelihood, the number of
 #'   iterations and whether the fit converged.
@@ -274,6 +288,23 @@ stable_fit_warn <- function(fits, nm, call) {
     cli::cli_warn("{what} has an observed information that is not positive definite; its standard errors are NA.",
                   class = c("gpustats_warning_information", "gpustats_warning"), call = call)
   }
+  stable_fit_inform_boundary(fits, label)
+}
+
+# One message, not a warning, for the fits with an estimate on the boundary
+# of the parameter space (beta = -1 or 1, alpha = 2): a maximum there is a
+# valid estimate, but the observed information describes only the interior
+# parameters, so that parameter (and beta where alpha is 2) has no standard
+# error and the others' are conditional on it.
+stable_fit_inform_boundary <- function(fits, label) {
+  at <- lapply(fits, function(f) f$boundary)
+  hit <- which(lengths(at) > 0L)
+  if (!length(hit)) return(invisible())
+  what <- label(hit)
+  params <- unique(unlist(at[hit]))
+  cli::cli_inform(c("{what} ha{?s/ve} {?an estimate/estimates} on the boundary of the parameter space ({.field {params}}).",
+                    i = "Such a parameter has no standard error (NA); those of the others are conditional on it."),
+                  class = c("gpustats_message_boundary", "gpustats_message"))
 }
 
 stable_fit_object <- function(f, n, method, pm) {
@@ -285,7 +316,7 @@ stable_fit_object <- function(f, n, method, pm) {
   if (pm == 2) cf <- stable_coef_s2(cf)
   structure(list(coefficients = cf, vcov = vc, loglik = f$loglik, n = n, method = method, pm = pm,
                  iterations = f$iterations %||% 0L, converged = f$converged %||% TRUE,
-                 information_ok = f$information_ok),
+                 information_ok = f$information_ok, boundary = f$boundary),
             class = "stable_fit")
 }
 

@@ -14,6 +14,9 @@ print.stable_fit <- function(x, ...) {
   cat(sprintf("Alpha-stable law (S%d) fitted by %s\n", x$pm, stable_method_label[[x$method]]))
   cat(sprintf("n = %d, log-likelihood = %.8g\n", x$n, x$loglik))
   print(x$coefficients, digits = 6)
+  if (length(x$boundary)) {
+    cat("On the boundary (no standard error): ", paste(x$boundary, collapse = ", "), "\n", sep = "")
+  }
   if (!isTRUE(x$converged)) cat(stable_not_converged_line(x$iterations), "\n", sep = "")
   invisible(x)
 }

@@ -28,11 +28,79 @@ stable_loglik_batch <- function(samples, s, theta, device, call) {
   ll
 }
 
-# Finite-difference offsets of each parameter at theta (one row per sample):
-# two offsets per parameter, +h and -h inside the bounds, else both on the
-# inside (+h, +2h or -h, -2h).
-stable_fd_offsets <- function(theta) {
-  h <- cbind(1e-4, 1e-4, 1e-4 * theta[, 3], 1e-4 * theta[, 3])
+# The coordinates Newton's method works in. For alpha < 1 the law has a
+# steep side: its positive part is a totally skewed law whose support starts
+# at the S1 location delta - beta gamma tan(pi alpha / 2), the negative part
+# (weight (1 - beta) / 2) only smears that edge. The points next to it pin the
+# edge so tightly that in S0 coordinates the log-likelihood is a narrow,
+# curved ridge: at alpha = 0.3, beta = 0.9 (n = 2000) its second difference
+# in alpha jumped between -1.4e7 and +3e6 within 1e-3, and Newton's steps
+# crawled along it for 100 iterations. With the S1 location in place of
+# delta the ridge lies along an axis and the profile in alpha is a parabola
+# (second difference -5.57e4 to 0.1 % over the same range). Towards
+# alpha = 1 the edge moves out into a tail with few points and
+# tan(pi alpha / 2) has its pole: there S0 is kept. The switch is at 0.5:
+# with it at 0.9, fits of n = 500 at (0.5, 0.9) and (0.8, 1) took 14 and 21
+# Newton steps (at 0.7, 14 and 4) against 6 and 4, for the same maximum. The chart
+# is chosen at each point where the derivatives are taken, and every step is
+# taken in the chart of its derivatives.
+stable_chart_alpha <- 0.5
+
+stable_chart_of <- function(theta) theta[, 1] < stable_chart_alpha
+
+stable_chart_shift <- function(phi, chart) {
+  ifelse(chart, phi[, 2] * phi[, 3] * tan(pi * phi[, 1] / 2), 0)
+}
+
+stable_to_chart <- function(theta, chart) {
+  theta[, 4] <- theta[, 4] - stable_chart_shift(theta, chart)
+  theta
+}
+
+stable_from_chart <- function(phi, chart) {
+  phi[, 4] <- phi[, 4] + stable_chart_shift(phi, chart)
+  phi
+}
+
+# d theta / d phi at theta: the identity but for delta's row.
+stable_chart_jacobian <- function(theta, chart) {
+  jac <- diag(4)
+  if (chart) {
+    t <- tan(pi * theta[1] / 2)
+    jac[4, 1:3] <- c(theta[2] * theta[3] * pi / 2 / cos(pi * theta[1] / 2)^2, theta[3] * t,
+                     theta[2] * t)
+  }
+  jac
+}
+
+# Finite-difference steps, relative to gamma for gamma and delta (so that
+# they follow the scale as it changes): each is a fiftieth of the
+# parameter's conditional standard error 1 / sqrt(-H_ii) at the last
+# Hessian, so that a probe moves the log-likelihood by about 2e-4 whatever
+# n and the law, far above the rounding of the sum. A fixed step of 1e-4
+# could be as long as the standard error itself (5e-4 in alpha at
+# alpha = 0.3, beta = 0.9, n = 2000) and was the same for n = 100 and 1e5.
+# A step is kept until the rule wants it more than 3 times longer or
+# shorter, so that the derivatives of one iteration and the next are of the
+# same differences.
+stable_fd_initial <- c(1e-4, 1e-4, 1e-4, 1e-4)
+stable_fd_limits <- list(lower = c(1e-8, 1e-8, 1e-8, 1e-8), upper = c(1e-3, 1e-3, 1e-3, 1e-3))
+
+stable_fd_steps <- function(h, hess, gamma) {
+  curv <- -cbind(hess[, 1, 1], hess[, 2, 2], hess[, 3, 3] * gamma^2, hess[, 4, 4] * gamma^2)
+  want <- 0.02 / sqrt(pmax(curv, 0))
+  want <- pmin(pmax(want, rep(stable_fd_limits$lower, each = nrow(h))),
+               rep(stable_fd_limits$upper, each = nrow(h)))
+  change <- is.finite(want) & curv > 0 & (want > 3 * h | want < h / 3)
+  h[change] <- want[change]
+  h
+}
+
+# Finite-difference offsets of each parameter at theta (one row per sample)
+# for relative steps h: two offsets per parameter, +h and -h inside the
+# bounds, else both on the inside (+h, +2h or -h, -2h).
+stable_fd_offsets <- function(theta, h) {
+  h <- h * cbind(1, 1, theta[, 3], theta[, 3])
   lo <- sweep(theta, 2, stable_lower) < h
   hi <- sweep(-theta, 2, -stable_upper) < h
   a <- ifelse(hi, -h, h)
@@ -40,11 +108,13 @@ stable_fd_offsets <- function(theta) {
   list(a = a, b = b)
 }
 
-# Gradient and Hessian of the log-likelihoods at theta from 15 probes per
-# sample: theta, theta + a_i e_i, theta + b_i e_i, theta + a_i e_i + a_j e_j.
-stable_fd_derivatives <- function(samples, s, theta, device, call) {
+# Gradient and Hessian of the log-likelihoods at theta, in the coordinates
+# of chart, from 15 probes per sample: phi, phi + a_i e_i, phi + b_i e_i,
+# phi + a_i e_i + a_j e_j.
+stable_fd_derivatives <- function(samples, s, theta, h, chart, device, call) {
   m <- nrow(theta)
-  off <- stable_fd_offsets(theta)
+  theta <- stable_to_chart(theta, chart)
+  off <- stable_fd_offsets(theta, h)
   probes <- list(theta)
   for (i in 1:4) {
     for (o in list(off$a, off$b)) {
@@ -62,7 +132,7 @@ stable_fd_derivatives <- function(samples, s, theta, device, call) {
     p[, j] <- p[, j] + off$a[, j]
     probes[[length(probes) + 1L]] <- p
   }
-  all <- do.call(rbind, probes)
+  all <- stable_from_chart(do.call(rbind, probes), rep(chart, length(probes)))
   ll <- matrix(stable_loglik_batch(samples, rep(s, length(probes)), all, device, call), m)
   f0 <- ll[, 1]
   grad <- matrix(0, m, 4)
@@ -83,6 +153,12 @@ stable_fd_derivatives <- function(samples, s, theta, device, call) {
     hess[, i, j] <- hess[, j, i] <- hij
   }
   list(loglik = f0, grad = grad, hess = hess)
+}
+
+# The derivatives at theta in the chart of each row, which they keep.
+stable_fd_at <- function(samples, s, theta, h, device, call) {
+  chart <- stable_chart_of(theta)
+  c(stable_fd_derivatives(samples, s, theta, h, chart, device, call), list(chart = chart))
 }
 
 # Parameters held at a bound: there, with the gradient pointing outwards.
@@ -108,18 +184,30 @@ stable_newton_direction <- function(grad, hess, held, scale) {
   }
   if (is.null(R)) return(d)
   d[free] <- backsolve(R, forwardsolve(t(R), g)) * scale[free]
-  d
+  stable_step_capped(d, scale)
+}
+
+# A Newton step no longer than 0.2 in alpha, 0.4 in beta, and one gamma in
+# gamma and delta, shortened along its direction: from McCulloch's start
+# (alpha = 0.5) for a sample of alpha = 0.3, beta = 0.9, the first full
+# steps went to alpha = 0.1 and beta = -1, where the data had no density,
+# and each had to be cut back by the line search.
+stable_step_capped <- function(d, scale) {
+  excess <- max(abs(d) / (c(0.2, 0.4, 1, 1) * c(1, 1, scale[3], scale[3])))
+  if (excess > 1) d / excess else d
 }
 
 stable_project <- function(theta) {
   pmin(pmax(theta, rep(stable_lower, each = nrow(theta))), rep(stable_upper, each = nrow(theta)))
 }
 
-# theta + step * dir inside the bounds, gamma shrinking at most fourfold.
-stable_trial <- function(theta, dir, step) {
-  trial <- stable_project(theta + step * dir)
-  trial[, 3] <- pmax(trial[, 3], theta[, 3] / 4)
-  trial
+# theta + step * dir in the coordinates of chart, inside the bounds, gamma
+# shrinking at most fourfold; in S0.
+stable_trial <- function(theta, dir, step, chart) {
+  phi <- stable_to_chart(theta, chart)
+  trial <- stable_project(phi + step * dir)
+  trial[, 3] <- pmax(trial[, 3], phi[, 3] / 4)
+  stable_from_chart(trial, chart)
 }
 
 # The line search's test: sufficient increase (Armijo), or any increase
@@ -128,29 +216,40 @@ stable_step_accepted <- function(ft, f0, step, decrement) {
   ft >= f0 + 1e-4 * step * decrement | ft > f0 & step < 1e-3
 }
 
-# Starting values: McCulloch's estimates, and where its alpha is above 1.9
-# the best of it and a few alphas closer to 2. The log-likelihood grows like
+# Starting values: McCulloch's estimates, and the best of them and a few
+# variants closer to the edges of the parameter space. Where its alpha is
+# above 1.9, alphas closer to 2: the log-likelihood grows like
 # log(2 - alpha) times the number of points in a heavy tail, so Newton steps
-# from just below 2 only double 2 - alpha: from McCulloch's alpha = 2 a fit
-# took 14 steps down to 1.965. A start whose support misses some of the
-# data (alpha < 1, |beta| near 1) gets less skewness until every point has
-# a density.
+# from just below 2 only double 2 - alpha (from McCulloch's alpha = 2 a fit
+# took 14 steps down to 1.965). Where |beta| is above 0.5, betas closer to
+# 0: next to beta = -1 with alpha > 1 a point in the thin tail has a
+# log-density that falls without bound, and Newton steps likewise only
+# doubled 1 + beta (a sample of (1.2, -0.9), n = 2000, started at
+# beta = -0.9997 and took 14 steps). A start whose support misses some of
+# the data (alpha < 1, |beta| near 1) gets less skewness until every point
+# has a density. Where McCulloch's alpha is at the end of its table (0.5),
+# alphas below it, each with the gamma and delta that match the sample's
+# quartiles and median (McCulloch's rule for them, from qstable): 12
+# samples (n = 2000, one per law of alpha 0.3 and 0.5 in the grid of
+# inst/bench/stable-fit.R) took 119 Newton steps in all from McCulloch's
+# start, 104 with these.
+stable_start_alpha <- 2 - c(0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
+stable_start_beta <- c(0.99, 0.95, 0.9, 0.8, 0.6)
+stable_start_small_alpha <- c(0.45, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
+
 stable_mle_start <- function(samples, device, call) {
   theta <- do.call(rbind, lapply(samples, function(x) stable_mcculloch(x)$coefficients))
   theta <- stable_project(theta)
   theta[, 1] <- pmax(theta[, 1], 0.11) # off the lower bound, so differences are two-sided
-  alts <- 2 - c(0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
   todo <- seq_len(nrow(theta))
+  small <- stable_start_small(samples, theta)
   for (k in 1:20) {
-    near <- todo[theta[todo, 1] > 1.9]
-    owner <- c(todo, rep(near, each = length(alts)))
-    cand <- theta[owner, , drop = FALSE]
-    cand[-seq_along(todo), 1] <- rep(alts, length(near))
-    ll <- stable_loglik_batch(samples, owner, cand, device, call)
-    o <- order(owner, -ll)
-    best <- o[!duplicated(owner[o])]
+    cs <- stable_start_candidates(theta, todo, small)
+    ll <- stable_loglik_batch(samples, cs$owner, cs$theta, device, call)
+    o <- order(cs$owner, -ll)
+    best <- o[!duplicated(cs$owner[o])]
     found <- is.finite(ll[best])
-    theta[todo[found], ] <- cand[best[found], ]
+    theta[todo[found], ] <- cs$theta[best[found], ]
     todo <- todo[!found]
     if (length(todo) == 0L) break
     theta[todo, 2] <- theta[todo, 2] / 2
@@ -158,17 +257,53 @@ stable_mle_start <- function(samples, device, call) {
   theta
 }
 
+# The starts of samples todo and their variants, with the sample of each;
+# small holds the variants below alpha = 0.5, taken while the start's beta
+# is the one they were made for.
+stable_start_candidates <- function(theta, todo, small) {
+  near2 <- todo[theta[todo, 1] > 1.9]
+  skewed <- todo[abs(theta[todo, 2]) > 0.5]
+  owner <- c(todo, rep(near2, each = length(stable_start_alpha)),
+             rep(skewed, each = length(stable_start_beta)))
+  cand <- theta[owner, , drop = FALSE]
+  a <- length(todo) + seq_len(length(near2) * length(stable_start_alpha))
+  cand[a, 1] <- rep(stable_start_alpha, length(near2))
+  b <- length(todo) + length(a) + seq_len(length(skewed) * length(stable_start_beta))
+  cand[b, 2] <- cand[b, 2] * rep(stable_start_beta, length(skewed))
+  keep <- small$owner %in% todo & small$theta[, 2] == theta[small$owner, 2]
+  list(owner = c(owner, small$owner[keep]),
+       theta = rbind(cand, small$theta[keep, , drop = FALSE]))
+}
+
+# For the samples whose start is at McCulloch's alpha = 0.5, the variants
+# at stable_start_small_alpha with the start's beta: gamma and delta from
+# the quartiles and median of the S0 law there.
+stable_start_small <- function(samples, theta) {
+  at <- which(theta[, 1] <= 0.5)
+  na <- length(stable_start_small_alpha)
+  owner <- rep(at, each = na)
+  alpha <- rep(stable_start_small_alpha, length(at))
+  beta <- theta[owner, 2]
+  law <- matrix(qstable(rep(c(0.25, 0.5, 0.75), each = length(owner)), alpha, beta, device = "cpu"),
+                ncol = 3)
+  data <- do.call(rbind, lapply(samples[at], stats::quantile, c(0.25, 0.5, 0.75), type = 5,
+                                names = FALSE))
+  data <- data[rep(seq_along(at), each = na), , drop = FALSE]
+  gamma <- (data[, 3] - data[, 1]) / (law[, 3] - law[, 1])
+  list(owner = owner, theta = cbind(alpha, beta, gamma, data[, 2] - gamma * law[, 2]))
+}
+
 # Backtracking from a rejected Newton step, four step lengths per call
 # (1/2 to 1/16, then 1/32 to 1/256, ...): each sample takes the longest
 # accepted one. moved is FALSE where none down to 2^-28 was.
-stable_backtrack <- function(samples, s, theta, dir, f0, decrement, device, call) {
+stable_backtrack <- function(samples, s, theta, dir, chart, f0, decrement, device, call) {
   moved <- logical(length(s))
   steps <- 2^-(1:4)
   todo <- seq_along(s)
   while (length(todo) && steps[1] > 2^-30) {
     k <- rep(todo, each = length(steps))
     step <- rep(steps, length(todo))
-    trial <- stable_trial(theta[k, , drop = FALSE], dir[k, , drop = FALSE], step)
+    trial <- stable_trial(theta[k, , drop = FALSE], dir[k, , drop = FALSE], step, chart[k])
     ft <- stable_loglik_batch(samples, s[k], trial, device, call)
     ok <- matrix(stable_step_accepted(ft, f0[k], step, decrement[k]), length(steps))
     first <- apply(ok, 2, function(col) match(TRUE, col))
@@ -193,11 +328,15 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
   # the derivatives at theta where fresh, kept for the observed information
   fd <- list(loglik = numeric(m), grad = matrix(0, m, 4), hess = array(0, c(m, 4, 4)))
   fresh <- logical(m)
+  h <- matrix(stable_fd_initial, m, 4, byrow = TRUE)
+  chart <- logical(m)
   keep_fd <- function(new, s, k) {
+    chart[s] <<- new$chart[k]
     fd$loglik[s] <<- new$loglik[k]
     fd$grad[s, ] <<- new$grad[k, , drop = FALSE]
     fd$hess[s, , ] <<- new$hess[k, , , drop = FALSE]
     fresh[s] <<- TRUE
+    h[s, ] <<- stable_fd_steps(h[s, , drop = FALSE], new$hess[k, , , drop = FALSE], theta[s, 3])
   }
   dir <- matrix(0, m, 4)
   decrement <- numeric(m)
@@ -226,9 +365,9 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
     active <- c(need, go)
     progress(m - length(active))
     if (length(active) == 0L) break
-    trial <- stable_trial(theta[go, , drop = FALSE], dir[go, , drop = FALSE], 1)
-    new <- stable_fd_derivatives(samples, active, rbind(theta[need, , drop = FALSE], trial),
-                                 device, call)
+    trial <- stable_trial(theta[go, , drop = FALSE], dir[go, , drop = FALSE], 1, chart[go])
+    new <- stable_fd_at(samples, active, rbind(theta[need, , drop = FALSE], trial),
+                        h[active, , drop = FALSE], device, call)
     keep_fd(new, need, seq_along(need))
     k <- length(need) + seq_along(go)
     ok <- stable_step_accepted(new$loglik[k], fd$loglik[go], 1, decrement[go])
@@ -237,7 +376,7 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
     back <- go[!ok]
     if (length(back)) {
       bt <- stable_backtrack(samples, back, theta[back, , drop = FALSE], dir[back, , drop = FALSE],
-                             fd$loglik[back], decrement[back], device, call)
+                             chart[back], fd$loglik[back], decrement[back], device, call)
       theta[back, ] <- bt$theta
       fresh[back[bt$moved]] <- FALSE
       # no step found an increase: the fit stops, converged only where the
@@ -252,22 +391,34 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
   # observed information at the estimates
   stale <- which(!fresh)
   if (length(stale)) {
-    keep_fd(stable_fd_derivatives(samples, stale, theta[stale, , drop = FALSE], device, call),
+    keep_fd(stable_fd_at(samples, stale, theta[stale, , drop = FALSE], h[stale, , drop = FALSE],
+                         device, call),
             stale, seq_along(stale))
   }
   lapply(seq_len(m), function(k) {
-    info <- stable_mle_vcov(fd$hess[k, , ], stable_held(theta[k, ], fd$grad[k, ]))
+    bound <- stable_at_boundary(theta[k, ], fd$grad[k, ])
+    info <- stable_mle_vcov(fd$hess[k, , ], bound, stable_chart_jacobian(theta[k, ], chart[k]))
     list(coefficients = stats::setNames(theta[k, ], names(stable_lower)), vcov = info$vcov,
          loglik = fd$loglik[k], iterations = iterations[k], converged = converged[k],
-         information_ok = info$ok)
+         information_ok = info$ok, boundary = names(stable_lower)[bound])
   })
+}
+
+# The parameters whose estimate is on the boundary, where the observed
+# information says nothing about them: those held at a bound, and beta where
+# alpha is 2 (the Gaussian law, which beta no longer changes: its row of the
+# information is zero).
+stable_at_boundary <- function(theta, grad) {
+  bound <- stable_held(theta, grad)
+  bound[2] <- bound[2] || theta[1] >= stable_upper[[1]]
+  bound
 }
 
 # The inverse of the observed information (minus the Hessian) over the free
 # parameters; NA for a parameter held at a bound, and NA throughout where the
 # information is not positive definite (ok = FALSE), as its inverse would
 # give negative or meaningless variances.
-stable_mle_vcov <- function(hess, held) {
+stable_mle_vcov <- function(hess, held, jac = diag(4)) {
   nm <- names(stable_lower)
   vc <- matrix(NA_real_, 4, 4, dimnames = list(nm, nm))
   free <- !held
@@ -277,6 +428,12 @@ stable_mle_vcov <- function(hess, held) {
   R <- if (all(is.finite(info))) tryCatch(chol(info), error = function(e) NULL)
   # a pivot this small relative to the diagonal is rounding, not information
   ok <- !is.null(R) && min(diag(R)) > sqrt(.Machine$double.eps) * sqrt(max(diag(info)))
-  if (ok) vc[free, free] <- chol2inv(R)
+  if (ok) {
+    # from the chart's coordinates to S0: at the maximum the gradient is
+    # zero, so the information transforms with the Jacobian alone; a held
+    # parameter has no variance, and the others are conditional on it
+    j <- jac[free, free, drop = FALSE]
+    vc[free, free] <- j %*% chol2inv(R) %*% t(j)
+  }
   list(vcov = vc, ok = ok)
 }
