@@ -17,12 +17,27 @@ With --alpha1 it writes stable-alpha1.csv instead: alpha = 1 exactly,
 where the integrand's peak sits within
 1e-20 of an end of the interval.
 
-Values come from Nolan's integrals over theta in (-theta0, pi/2), split at
-the peak of the density's integrand, with mpmath at 40 digits (plus the
-digits of |x| at alpha = 1, where theta is within 1/|x| of an end); a point
-is kept only where a second evaluation with 20 more digits agrees to 1e-25.
+With --s1-near-one, stable-s1-near-one.csv: the S1 law (pm = 1; x is the
+distance from zeta) for alpha within 1e-2 of 1, in its body (around the S0
+origin, x = beta tan(pi alpha / 2)), its tails and next to zeta.
 
-Usage: python3 tools/make-stable-points.py [--root DIR] [--seed N] [--n N] [--alpha1]
+With --near-one, stable-near-one.csv: the S0 law at alpha = 1 +- 1e-1 to
+1e-8, beta in {0, 0.5, 1} (the law at -beta is the mirror image), x over
+the body and both tails, and x next to zeta where zeta is within 1e3 of
+the origin.
+
+Values come from Nolan's integrals over theta in (-theta0, pi/2), split at
+the peak of the density's integrand and at geometric distances from it
+(near alpha = 1 the peak has width about |1 - alpha|), with mpmath at 40
+digits (plus the digits of |x| at alpha = 1, where theta is within 1/|x| of
+an end, and twice those of 1 / |1 - alpha| near alpha = 1, where 30
+digits kept 17 at 1 - alpha = 1e-12); the S0 distance from zeta,
+x + beta tan(pi alpha / 2), is formed at that precision from the double x.
+A point is kept only where a second evaluation with 20 more digits agrees
+to 1e-25 (1e-20 for the two near-one sets: 30 and 40 digits).
+
+Usage: python3 tools/make-stable-points.py [--root DIR] [--seed N] [--n N]
+       [--alpha1 | --s1-near-one | --near-one]
 """
 
 import argparse
@@ -44,34 +59,52 @@ REGRESSION_POINTS = [
 ]
 
 
-def nolan_right(x, a, b):
-    """pdf, cdf, ccdf for x > zeta (alpha != 1)."""
-    zeta = -b * mp.tan(mp.pi * a / 2)
+def nolan_right(x1, a, b):
+    """pdf, cdf, ccdf at distance x1 > 0 beyond zeta (alpha != 1)."""
     th0 = mp.atan(b * mp.tan(mp.pi * a / 2)) / a
-    c = (x - zeta) ** (a / (a - 1))
 
-    def g(t):
-        v = (mp.cos(a * th0) ** (1 / (a - 1)) * (mp.cos(t) / mp.sin(a * (th0 + t))) ** (a / (a - 1))
-             * mp.cos(a * th0 + (a - 1) * t) / mp.cos(t))
-        return c * v
+    def log_g(t):
+        return (a / (a - 1) * (mp.log(x1) + mp.log(abs(mp.cos(t))) - mp.log(abs(mp.sin(a * (th0 + t)))))
+                + mp.log(abs(mp.cos(a * th0))) / (a - 1) + mp.log(abs(mp.cos(a * th0 + (a - 1) * t))) - mp.log(abs(mp.cos(t))))
 
-    # g is monotone on (-theta0, pi/2): bisect for g = 1, where the
+    # log g is monotone on (-theta0, pi/2): bisect for g = 1, where the
     # density's integrand g exp(-g) peaks
-    lo, hi = -th0 + mpf(10) ** (-mp.dps + 5), mp.pi / 2 - mpf(10) ** (-mp.dps + 5)
-    up = g(hi) > g(lo)
+    tiny = mpf(10) ** (-mp.dps + 5)
+    lo, hi = -th0 + tiny, mp.pi / 2 - tiny
+    up = log_g(hi) > log_g(lo)
     for _ in range(3 * mp.dps):
         m = (lo + hi) / 2
-        if (g(m) > 1) == up:
+        if (log_g(m) > 0) == up:
             hi = m
         else:
             lo = m
-    pts = [-th0, lo, mp.pi / 2]
-    pdf = a / (mp.pi * abs(a - 1) * (x - zeta)) * mp.quad(lambda t: g(t) * mp.exp(-g(t)), pts, maxdegree=14)
-    tail = mp.quad(lambda t: mp.exp(-g(t)), pts, maxdegree=14) / mp.pi
+    d = 1 / abs(mp.diff(log_g, lo))
+    ks = [0] + [s * 2 ** j for j in range(60) for s in (-1, 1)]
+    pts = sorted([-th0, mp.pi / 2] + [lo + k * d for k in ks if -th0 < lo + k * d < mp.pi / 2])
+
+    def f(t, which):
+        if not -th0 < t < mp.pi / 2:
+            return mpf(0)
+        lg = log_g(t)
+        if lg > 1000:
+            return mpf(0)
+        g = mp.exp(lg)
+        return g * mp.exp(-g) if which == 0 else mp.exp(-g)
+
+    pdf = a / (mp.pi * abs(a - 1) * x1) * mp.quad(lambda t: f(t, 0), pts)
+    tail = mp.quad(lambda t: f(t, 1), pts) / mp.pi
     if a > 1:
         return pdf, 1 - tail, tail
     c1 = (mp.pi / 2 - th0) / mp.pi
     return pdf, c1 + tail, 1 - c1 - tail
+
+
+def nolan_s1(x1, a, b):
+    """pdf, cdf, ccdf at S1 distance x1 from zeta (alpha != 1)."""
+    if x1 < 0:
+        pdf, cdf, ccdf = nolan_right(-x1, a, -b)
+        return pdf, ccdf, cdf
+    return nolan_right(x1, a, b)
 
 
 def nolan_alpha1(x, b):
@@ -111,7 +144,8 @@ def nolan_alpha1(x, b):
     return pdf, cdf, ccdf
 
 
-def nolan(x, a, b, dps):
+def nolan(x, a, b, dps, s1=False):
+    """pdf, cdf, ccdf of the S0 law at x, or with s1 of the S1 law."""
     mp.dps = dps
     x, a, b = mpf(x), mpf(a), mpf(b)
     if a == 1:
@@ -120,19 +154,25 @@ def nolan(x, a, b, dps):
             pdf, cdf, ccdf = nolan_alpha1(-x, -b)
             return pdf, ccdf, cdf
         return nolan_alpha1(x, b)
-    if x < -b * mp.tan(mp.pi * a / 2):
-        pdf, cdf, ccdf = nolan_right(-x, a, -b)
-        return pdf, ccdf, cdf
-    return nolan_right(x, a, b)
+    mp.dps = dps + max(0, 2 * int(-mp.log10(abs(1 - a))) - 4)
+    return nolan_s1(x if s1 else x + b * mp.tan(mp.pi * a / 2), a, b)
 
 
-def row(p):
-    v40 = nolan(*p, 40)
-    v60 = nolan(*p, 60)
-    if any(abs(u - w) > mpf(10) ** -25 * abs(w) for u, w in zip(v40, v60)):
+def row(p, dps=(40, 60), agree=25, s1=False):
+    v40 = nolan(*p, dps[0], s1)
+    v60 = nolan(*p, dps[1], s1)
+    if any(abs(u - w) > mpf(10) ** -agree * abs(w) for u, w in zip(v40, v60)):
         return None
     mp.dps = 40
     return "%r,%r,%r,%s" % (p + (",".join(mp.nstr(v, 22) for v in v40),))
+
+
+def row_near_one(p):
+    return row(p, (30, 40), 20)
+
+
+def row_s1(p):
+    return row(p, (30, 40), 20, s1=True)
 
 
 def points_alpha1(n, seed):
@@ -160,17 +200,53 @@ def points(n, seed):
     return pts
 
 
+def points_s1_near_one():
+    pts = []
+    for a in [0.99, 0.999, 0.9999, 1.0, 1.0001, 1.001, 1.01]:
+        for b in [-1.0, -0.5, 0.3, 1.0]:
+            B = 0.0 if a == 1.0 else float(b * mp.tan(mp.pi * mpf(a) / 2))
+            xs = [B + d for d in [-40.0, -6.0, -2.0, -0.7, 0.0, 0.4, 1.5, 4.0, 25.0]]
+            pts += [(x, a, b) for x in xs + ([] if a == 1.0 else [-1e-3, 1e-7, 1e-3, 0.5])]
+    return pts
+
+
+def points_near_one():
+    """beta >= 0 only: the law at -beta is the mirror image."""
+    pts = []
+    for k in [1, 2, 3, 4, 6, 8]:
+        for a in [1 - 10.0 ** -k, 1 + 10.0 ** -k]:
+            for b in [0.0, 0.5, 1.0]:
+                xs = [0.0 if b else 0.1, 0.6, 3.0, 25.0] + ([-0.6, -3.0, -25.0] if b else [])
+                zeta = -b * mp.tan(mp.pi * mpf(a) / 2)
+                if b and abs(zeta) < 1e3:
+                    xs += [float(zeta + d) for d in (-1e-3, 0.5)]
+                pts += [(x, a, b) for x in xs]
+    return pts
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=".")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=160)
     ap.add_argument("--alpha1", action="store_true")
+    ap.add_argument("--s1-near-one", action="store_true")
+    ap.add_argument("--near-one", action="store_true")
     args = ap.parse_args()
-    pts = (points_alpha1 if args.alpha1 else points)(args.n, args.seed)
+    if args.s1_near_one:
+        pts, f, name = points_s1_near_one(), row_s1, "stable-s1-near-one.csv"
+    elif args.near_one:
+        pts, f, name = points_near_one(), row_near_one, "stable-near-one.csv"
+    elif args.alpha1:
+        pts, f, name = points_alpha1(args.n, args.seed), row, "stable-alpha1.csv"
+    else:
+        pts, f, name = points(args.n, args.seed), row, "stable-random.csv"
+    rows = []
     with Pool() as pool:
-        rows = [r for r in pool.map(row, pts) if r]
-    name = "stable-alpha1.csv" if args.alpha1 else "stable-random.csv"
+        for r in pool.imap(f, pts):
+            print(r, flush=True)
+            rows.append(r)
+    rows = [r for r in rows if r]
     path = os.path.join(args.root, "tests", "testthat", "fixtures", name)
     with open(path, "w") as f:
         f.write("x,alpha,beta,pdf,cdf,ccdf\n" + "\n".join(rows) + "\n")

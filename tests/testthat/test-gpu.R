@@ -288,6 +288,16 @@ test_that("stable d/p/q/r on the GPU agree with the CPU on random inputs", {
   expect_lt(max(abs(dstable(ref$x, 1, ref$beta, device = "gpu") / ref$pdf - 1)), 1e-12)
   expect_lt(max(abs(pstable(ref$x, 1, ref$beta, lower.tail = FALSE, device = "gpu") / ref$ccdf - 1)),
             1e-12)
+  # near alpha = 1 (over s at beta = +-1 and next to zeta), S0 and S1
+  near <- utils::read.csv(test_path("fixtures", "stable-near-one.csv"))
+  near <- near[near$pdf > 0, ]
+  expect_lt(max(abs(dstable(near$x, near$alpha, near$beta, device = "gpu") / near$pdf - 1)), 1e-12)
+  expect_lt(max(abs(pstable(near$x, near$alpha, near$beta, device = "gpu") / near$cdf - 1)), 1e-12)
+  s1 <- utils::read.csv(test_path("fixtures", "stable-s1-near-one.csv"))
+  s1 <- s1[s1$pdf > 1e-40 & s1$cdf > 1e-40 & s1$ccdf > 1e-40, ]
+  expect_lt(max(abs(dstable(s1$x, s1$alpha, s1$beta, pm = 1, device = "gpu") / s1$pdf - 1)), 1e-12)
+  expect_lt(max(abs(pstable(s1$x, s1$alpha, s1$beta, pm = 1, lower.tail = FALSE, device = "gpu") /
+                    s1$ccdf - 1)), 1e-12)
   set.seed(5)
   rg <- rstable(1e5, 1.3, 0.4, device = "gpu")
   set.seed(5)

@@ -279,10 +279,6 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x
     B = -B;
     reflected = 1;
   }
-  /* the small-D form works from x (log1p(x / B)): its x1 must be x + B, or
-   * the two disagree by the rounding of x, which 1/eps magnifies (1e-7 at
-   * alpha = 1.0001); the exact x1 serves the direct form */
-  if (B > 2.0) x1 = x + B;
   double sg = p->eps > 0.0 ? 1.0 : -1.0, aca = fabs(ca);
   p->beta = beta;
   p->B = B;
@@ -295,9 +291,13 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x
   p->h_zero_at_lower = alpha < 1.0;
   if (B > 2.0) {
     p->form = STABLE_FORM_SMALL_D;
-    /* the last term is the constant factor sqrt(1 + 1/B^2) of 1 + rho */
-    p->s_const = 0.5 * log1p(B * B) +
-                 (alpha / p->eps) * (0.5 * log1p(1.0 / (B * B)) - log1p(x / B));
+    /* the last term is the constant factor sqrt(1 + 1/B^2) of 1 + rho;
+     * log(x1 / B), which 1/eps magnifies, from whichever of x and x1 is
+     * exact: x1 near zeta (pm = 1 gives it exactly; x + B would carry the
+     * rounding of B, 1e-7 at 1e-3 from zeta, alpha = 1.0001), x in the body
+     * (where x1 = x + B is exact or x1 / B = 1 + x / B has its digits) */
+    double l1 = x1 < 0.5 * B ? log(x1 / B) : log1p(x / B);
+    p->s_const = 0.5 * log1p(B * B) + (alpha / p->eps) * (0.5 * log1p(1.0 / (B * B)) - l1);
   } else {
     p->form = STABLE_FORM_DIRECT;
     p->s_const = 0.5 * log1p(B * B) / p->eps - (alpha / p->eps) * log(p->x1);

@@ -193,13 +193,13 @@ GS_HD static inline void stable_from_integrals(const stable_point *p, const stab
 
 /* The values by quadrature (over s where stable_mode_s says, else over y),
  * or the thin tail's closed form; returns the rule (STABLE_BY_*), or 0
- * where fast declines the work. x, alpha, beta: the standard argument. */
-GS_HD static inline int stable_quadrature_value(const stable_point *p, double x, double alpha,
-                                                double beta, int need, int fast, double tol,
-                                                stable_value *v)
+ * where fast declines the work. x, beta: the standard argument and
+ * skewness before the reflection of p. */
+GS_HD static inline int stable_quadrature_value(const stable_point *p, double x, double beta,
+                                                int need, int fast, double tol, stable_value *v)
 {
-  int mode_s = stable_mode_s(x, alpha, beta);
   double s_end = stable_log_h_end(p);
+  int mode_s = stable_mode_s(p, x, beta, s_end);
   if (fast == GS_EVAL_CHEAP && (mode_s || !(s_end > STABLE_THIN_TAIL))) return 0;
   if (!mode_s && s_end > STABLE_THIN_TAIL) {
     stable_thin_tail(p, s_end, v);
@@ -253,7 +253,7 @@ GS_HD static inline int stable_general(double x, double x1, double alpha, double
   if (!stable_closed_form(&p, out) && !stable_alpha1_power_law(&p, out) &&
       !stable_series_value(&p, out)) {
     rule = alpha < STABLE_SMALL_ALPHA ? stable_small_alpha_value(&p, need, fast, out)
-                                      : stable_quadrature_value(&p, x, alpha, beta, need, fast, tol, out);
+                                      : stable_quadrature_value(&p, x, beta, need, fast, tol, out);
     if (!rule) return 0;
   }
   if (refl) {

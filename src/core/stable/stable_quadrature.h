@@ -341,24 +341,33 @@ GS_HD static inline int stable_integrate_map(const stable_point *p, int need, do
  * lose digits (2.6e-13 at x = -10, beta = -0.0043, alpha = 0.999991). */
 #define STABLE_NEAR1_FAR 100.0
 
+/* Where h is bounded below by h0 = exp(s_end) with s_end above this, the
+ * rule over s, which starts at s = -57.6, would look for levels that h
+ * does not reach; below it, what h0 leaves out of the integrals (the end
+ * term T (1 - e^-h0) and the weight below s_end) is under 1e-25. */
+#define STABLE_S_END_MAX -60.0
+
 /* Whether a point is integrated over s (mode S), where log h is
  * ill-conditioned: within 0.02 of alpha = 1, where the direct form is used
- * (|B| <= 2; at alpha = 1, |beta| < 0.02), and where |pi x / (2 beta)| is
- * large (above). Not at |beta| = 1 off alpha = 1, whose end h is finite
- * and where the small-D form is exact, nor in the thin tail of |beta| = 1
- * at alpha = 1, where h is bounded below by more than the rule over s
- * reaches. Elsewhere near alpha = 1 the small-D form is exact over y, where
- * the integrand is smooth: over s it can have a shoulder that the rules
- * over s do not resolve (most x in [-10, 0.5] at alpha = 0.9975,
- * beta = -0.72). x is the standard S0 argument. */
-GS_HD static inline int stable_mode_s(double x, double alpha, double beta)
+ * (B <= 2 after the reflection; at alpha = 1, |beta| < 0.02), and where
+ * |pi x / (2 beta)| is large (above). Not where h0 = exp(s_end) is reached
+ * (above): in the thin tails of |beta| = 1 and at |beta| = 1 in the body
+ * off alpha = 1, where the small-D form is exact. The direct form's B
+ * below -2 and the small-D form next to zeta at |beta| = 1 (where the peak
+ * lies at sin(alpha t) / cos u ~ x1 / B, far from 1, and log h is the
+ * difference of terms of size log(x1 / B) times 1/eps) each carried 1e-16
+ * / eps of noise over y, on which the rules over y stalled and the
+ * adaptive one stopped 1e-7 off (alpha = 1.0001, beta = -+1, 1e-3 and 0.5
+ * from zeta). Elsewhere near alpha = 1 the small-D form is exact over y,
+ * where the integrand is smooth: over s it can have a shoulder that the
+ * rules over s do not resolve (most x in [-10, 0.5] at alpha = 0.9975,
+ * beta = -0.72). x, beta: the standard S0 argument and skewness (before
+ * the reflection), p the prepared point, s_end from stable_log_h_end. */
+GS_HD static inline int stable_mode_s(const stable_point *p, double x, double beta, double s_end)
 {
-  double eps = 1.0 - alpha;
-  if (!(fabs(eps) < 0.02) || (eps != 0.0 && fabs(beta) == 1.0)) return 0;
-  double far = STABLE_PI_2 * x / beta;
-  int direct = eps == 0.0 ? fabs(beta) < 0.02
-                          : !(fabs(stable_skew(alpha, beta)) > 2.0);
-  return direct || far > STABLE_NEAR1_FAR || (far < -STABLE_NEAR1_FAR && fabs(beta) < 1.0);
+  if (!(fabs(p->eps) < 0.02) || s_end > STABLE_S_END_MAX) return 0;
+  if (p->eps == 0.0 ? fabs(beta) < 0.02 : p->form == STABLE_FORM_DIRECT) return 1;
+  return fabs(STABLE_PI_2 * x / beta) > STABLE_NEAR1_FAR;
 }
 
 #endif
