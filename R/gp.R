@@ -94,8 +94,8 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   if (match_choice(approx, c("exact", "vecchia"), "approx", call) == "vecchia") {
     return(vecchia_loglik(y, locs, sigma2, range, smoothness, nugget, m = m, distance = distance, device = device))
   }
-  distance <- match.arg(distance)
-  accuracy <- mixed_accuracy(match.arg(precision), accuracy, call)
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   y <- as_observations(y, nrow(locs), call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
@@ -125,8 +125,8 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
                         distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
                         accuracy = 1e-8, device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  distance <- match.arg(distance)
-  accuracy <- mixed_accuracy(match.arg(precision), accuracy, call)
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   warn_great_circle(distance, smoothness, call)

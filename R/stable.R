@@ -169,7 +169,7 @@ stable_map <- function(op, args, flags, device, call, n = NULL, each = rep(1, le
   force(flags) # checks pm
   for (a in names(args)) check_numeric_arg(args[[a]], a, call)
   if (pm != 2) return(gs_map(op, unname(args), device, call, flags = flags, n = n, kind = "stable", each = each))
-  s0 <- stable_s2_frame(args$alpha, args$beta, args$gamma, args$delta, device)
+  s0 <- stable_s2_frame(args$alpha, args$beta, args$gamma, args$delta)
   args$gamma <- s0$gamma
   args$delta <- s0$delta
   stable_map_frames(op, args, flags, s0$s1, device, call, n)
@@ -184,7 +184,7 @@ stable_map <- function(op, args, flags, device, call, n = NULL, each = rep(1, le
 # and delta those of delta where their lengths are unchanged, so that the
 # result takes the attributes it would in S0. Invalid parameters are left
 # as they are, for the core to turn into NaN with a warning.
-stable_s2_frame <- function(alpha, beta, gamma, delta, device) {
+stable_s2_frame <- function(alpha, beta, gamma, delta) {
   lg <- max(length(alpha), length(gamma))
   ld <- max(length(alpha), length(beta), length(gamma), length(delta))
   if (min(length(alpha), length(beta), length(gamma), length(delta)) == 0L) {
@@ -199,7 +199,7 @@ stable_s2_frame <- function(alpha, beta, gamma, delta, device) {
   # from logs: alpha^(-1 / alpha) alone overflows below alpha = 0.0075
   g0[ok] <- exp(log(g[ok]) - log(a[ok]) / a[ok])
   ok <- ok & is.finite(g0) & g0 > 0
-  std <- stable_mode_standard(a[ok], b[ok], device)
+  std <- stable_mode_standard(a[ok], b[ok])
   d[ok] <- d[ok] - g0[ok] * std$mode
   s1 <- logical(ld)
   s1[ok] <- std$s1

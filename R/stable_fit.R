@@ -127,7 +127,7 @@
 stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0,
                        device = getOption("gpustats.device", "auto"), control = list()) {
   call <- environment()
-  method <- match.arg(method)
+  method <- match_choice(method, c("mle", "mcculloch", "koutrouvelis"), "method", call)
   check_device(device, call)
   stable_flags(pm, call = call)
   ctrl <- stable_fit_control(control, call)
@@ -352,7 +352,7 @@ stable_vcov_s1 <- function(cf, vc) {
 # delta2 = delta0 + gamma0 m0(alpha, beta), the mode.
 stable_coef_s2 <- function(cf) {
   a <- cf[["alpha"]]
-  cf[["delta"]] <- stable_mode(a, cf[["beta"]], cf[["gamma"]], cf[["delta"]], device = "cpu")
+  cf[["delta"]] <- stable_mode(a, cf[["beta"]], cf[["gamma"]], cf[["delta"]])
   cf[["gamma"]] <- exp(log(cf[["gamma"]]) + log(a) / a)
   cf
 }
@@ -369,10 +369,10 @@ stable_vcov_s2 <- function(cf, vc) {
   h <- 1e-4
   da <- c(max(a - h, h), min(a + h, 2))
   db <- c(max(b - h, -1), min(b + h, 1))
-  m <- stable_mode(c(da, a, a), c(b, b, db), device = "cpu")
+  m <- stable_mode(c(da, a, a), c(b, b, db))
   jac <- diag(4)
   jac[3, c(1, 3)] <- c(g * a^(1 / a) * (1 - log(a)) / a^2, a^(1 / a))
-  jac[4, 1:3] <- c(g * diff(m[1:2]) / diff(da), g * diff(m[3:4]) / diff(db), stable_mode(a, b, device = "cpu"))
+  jac[4, 1:3] <- c(g * diff(m[1:2]) / diff(da), g * diff(m[3:4]) / diff(db), stable_mode(a, b))
   out <- jac %*% vc %*% t(jac)
   dimnames(out) <- dimnames(vc)
   out

@@ -52,8 +52,7 @@
 #' m <- stable_mode(0.8, -0.6)
 #' dstable(m + c(-1e-3, 0, 1e-3), 0.8, -0.6) - dstable(m, 0.8, -0.6)
 #' @export
-stable_mode <- function(alpha, beta, gamma = 1, delta = 0, pm = 0,
-                        device = getOption("gpustats.device", "auto")) {
+stable_mode <- function(alpha, beta, gamma = 1, delta = 0, pm = 0) {
   call <- environment()
   stable_flags(pm, call = call)
   args <- list(alpha = alpha, beta = beta, gamma = gamma, delta = delta)
@@ -73,7 +72,7 @@ stable_mode <- function(alpha, beta, gamma = 1, delta = 0, pm = 0,
   g <- v$gamma[ok]
   d <- v$delta[ok]
   out[ok] <- if (pm == 2) d else {
-    std <- stable_mode_standard(a, b, device)
+    std <- stable_mode_standard(a, b)
     m0 <- ifelse(std$s1, std$mode - b * tan(pi * a / 2), std$mode)
     if (pm == 0) d + g * m0
     else ifelse(std$s1, d + g * std$mode, d + g * (m0 + b * stable_skew_s1(a, g)))
@@ -101,8 +100,11 @@ stable_mode_s1_frame <- function(alpha) alpha < 0.5
 
 # The mode of the standard law for valid (alpha, beta), in its frame:
 # list(mode, s1), s1 TRUE where the mode is the S1 one. Each distinct
-# (alpha, |beta|) is searched once.
-stable_mode_standard <- function(alpha, beta, device) {
+# (alpha, |beta|) is searched once, on the CPU whatever the device of the
+# caller: a few hundred densities per pair, and the same mode (so the same S2
+# frame) on every device, where the GPU's last-digit differences would move
+# it by about 1e-15.
+stable_mode_standard <- function(alpha, beta) {
   s1 <- stable_mode_s1_frame(alpha)
   mode <- numeric(length(alpha))
   search <- beta != 0 & alpha != 2
@@ -113,7 +115,7 @@ stable_mode_standard <- function(alpha, beta, device) {
     first <- c(TRUE, diff(a[o]) != 0 | diff(b[o]) != 0)
     group <- integer(length(a))
     group[o] <- cumsum(first)
-    m <- stable_mode_search(a[o][first], b[o][first], device)
+    m <- stable_mode_search(a[o][first], b[o][first])
     mode[search] <- sign(beta[search]) * m[group]
   }
   list(mode = mode, s1 = s1)
@@ -122,14 +124,14 @@ stable_mode_standard <- function(alpha, beta, device) {
 # The standard mode for 0 < alpha < 2, 0 < beta <= 1, in the frame of
 # stable_mode_s1_frame: a bracket from stable_mode_bracket, then the root of
 # the derivative of a Chebyshev series fitted to the log density around it.
-stable_mode_search <- function(alpha, beta, device) {
+stable_mode_search <- function(alpha, beta) {
   s1 <- stable_mode_s1_frame(alpha)
-  br <- stable_mode_bracket(alpha, beta, s1, device)
+  br <- stable_mode_bracket(alpha, beta, s1)
   found <- !is.nan(br$centre)
   mode <- br$centre
   if (any(found)) {
     mode[found] <- stable_mode_chebyshev(alpha[found], beta[found], s1[found], br$centre[found],
-                                         br$radius[found], device)
+                                         br$radius[found])
   }
   if (!all(found)) {
     cli::cli_warn(c("The mode of the stable law with alpha = {signif(alpha[!found], 3)} cannot be located in double precision; its values are NaN.",
@@ -141,12 +143,12 @@ stable_mode_search <- function(alpha, beta, device) {
 
 # The log density of the standard law at x (a matrix, a row per pair), in
 # the frame of each pair.
-stable_mode_logpdf <- function(x, alpha, beta, s1, device) {
+stable_mode_logpdf <- function(x, alpha, beta, s1) {
   k <- ncol(x)
   args <- list(x = as.vector(t(x)), alpha = rep(alpha, each = k), beta = rep(beta, each = k),
                gamma = 1, delta = 0)
   lf <- stable_map_frames("stable_d", args, stable_flags(0, log = TRUE), rep(s1, each = k),
-                          device, environment())
+                          "cpu", environment())
   matrix(lf, nrow(x), k, byrow = TRUE)
 }
 
@@ -155,7 +157,7 @@ stable_mode_logpdf <- function(x, alpha, beta, s1, device) {
 # maximum there), until the bracket is within a fiftieth of the window of
 # the Chebyshev fit. For beta > 0 the S0 mode is in (-1, 0), and for
 # alpha < 1 in (zeta, 0), so the S1 mode in (0, beta tan(pi alpha / 2)).
-stable_mode_bracket <- function(alpha, beta, s1, device) {
+stable_mode_bracket <- function(alpha, beta, s1) {
   lo <- ifelse(s1, 0, -1)
   hi <- ifelse(s1, beta * tan(pi * alpha / 2), 0)
   edge <- ifelse(s1, 0, ifelse(alpha < 1, -beta * tan(pi * alpha / 2), -Inf))
@@ -168,7 +170,7 @@ stable_mode_bracket <- function(alpha, beta, s1, device) {
     i <- which(active)
     if (!length(i)) break
     x <- lo[i] + outer(hi[i] - lo[i], steps)
-    lf <- stable_mode_logpdf(x, alpha[i], beta[i], s1[i], device)
+    lf <- stable_mode_logpdf(x, alpha[i], beta[i], s1[i])
     best <- max.col(lf, ties.method = "first")
     width <- hi[i] - lo[i]
     centre[i] <- x[cbind(seq_along(i), best)]
@@ -197,10 +199,10 @@ stable_mode_radius <- function(log_peak, to_edge) {
 # The root of the derivative of the Chebyshev series of degree 20 fitted by
 # least squares to the log density at 41 Chebyshev points of
 # [centre - radius, centre + radius], by Newton's method from the centre.
-stable_mode_chebyshev <- function(alpha, beta, s1, centre, radius, device) {
+stable_mode_chebyshev <- function(alpha, beta, s1, centre, radius) {
   nodes <- cos(pi * (0:40) / 40)
   basis <- cos(outer(acos(nodes), 0:20))
-  lf <- stable_mode_logpdf(centre + outer(radius, nodes), alpha, beta, s1, device)
+  lf <- stable_mode_logpdf(centre + outer(radius, nodes), alpha, beta, s1)
   coef <- qr.coef(qr(basis), t(lf))
   t <- numeric(length(alpha))
   for (iter in 1:6) {

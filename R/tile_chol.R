@@ -156,7 +156,7 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
                       memory = NULL, trace = FALSE, gpus = getOption("gpustats.gpus", 0L),
                       device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  precision <- match.arg(precision)
+  precision <- match_choice(precision, c("double", "mixed"), "precision", call)
   used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
   check_flag(fp8, "fp8", call)
   spec <- inherits(A, "gs_matern_spec")
@@ -237,7 +237,7 @@ tile_trace <- function(m, devices) {
 matern_spec <- function(locs, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 0,
                         distance = c("euclidean", "great_circle")) {
   call <- environment()
-  distance <- match.arg(distance)
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   structure(list(locs = locs, n = nrow(locs), params = as.double(params),

@@ -88,7 +88,7 @@ function_specs <- function() {
                fixed = "parlist", nugget = "flag", distance = "choice", precision = "choice",
                accuracy = "accuracy", device = "device", control = "control", cov = "choice", method = "choice",
                approx = "choice", m = "count_pos"),
-          setup = "L", check = "gp_fit"),
+          setup = "L", check = "gp_fit", na_ok = TRUE), # model$smoothness NA: left free
     fspec("tile_chol", c(A = "A"),
           list(A = "spd", tile = "count_pos", precision = "choice", accuracy = "accuracy", fp8 = "flag",
                memory = "scalar_pos", trace = "flag", gpus = "gpus", device = "device"),

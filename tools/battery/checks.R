@@ -30,8 +30,10 @@ value_checks <- list(
     ok && (is.null(v$vcov) || all(is.na(diag(v$vcov)) | diag(v$vcov) >= 0))
   },
   gp_fit = function(v, a) {
-    cf <- v$coefficients
-    all(is.finite(cf)) && all(cf >= 0) && (is.null(v$vcov) || all(is.na(diag(v$vcov)) | diag(v$vcov) >= 0))
+    cp <- v$covariance
+    all(is.finite(v$coefficients)) && all(cp[c("sigma2", "smoothness", "nugget")] >= 0) &&
+      all(cp[grepl("^range", names(cp))] > 0) &&
+      (is.null(v$vcov) || all(is.na(diag(v$vcov)) | diag(v$vcov) >= 0))
   },
   tile_chol = function(v, a) is.finite(v$logdet),
   morton_order = function(v, a) identical(sort(as.integer(v)), seq_len(NROW(a$locs))),
