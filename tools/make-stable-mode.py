@@ -45,31 +45,13 @@ def slope_integral(x, a, b):
     """The integral whose sign is that of f'(x), for x > zeta, beta > 0 at
     alpha = 1 (the mode of beta < 0 is minus that of -beta)."""
     if a == 1:
-        def log_h(t):
-            w = mp.pi / 2 + b * t
-            return -mp.pi * x / (2 * b) + mp.log(2 / mp.pi) + mp.log(abs(w)) - mp.log(abs(mp.cos(t))) + w * mp.tan(t) / b
+        log_h = points.log_h_alpha1(x, b)
         lo, hi, sign = -mp.pi / 2, mp.pi / 2, -1  # dh/dx = -pi h / (2 beta)
     else:
-        zeta = -b * mp.tan(mp.pi * a / 2)
-        th0 = mp.atan(b * mp.tan(mp.pi * a / 2)) / a
-
-        def log_h(t):
-            # abs(): findroot works with extra digits, so that a node next to
-            # -theta0 may fall a rounding beyond it
-            return (a / (a - 1) * (mp.log(x - zeta) + mp.log(abs(mp.cos(t))) - mp.log(abs(mp.sin(a * (th0 + t)))))
-                    + mp.log(abs(mp.cos(a * th0))) / (a - 1) + mp.log(abs(mp.cos(a * th0 + (a - 1) * t)))
-                    - mp.log(abs(mp.cos(t))))
-        lo, hi, sign = -th0, mp.pi / 2, 1 if a > 1 else -1
-    tiny = mpf(10) ** (-mp.dps + 5)
+        log_h = points.log_g_right(x + b * mp.tan(mp.pi * a / 2), a, b)
+        lo, hi, sign = -points.theta0(a, b), mp.pi / 2, 1 if a > 1 else -1
     # split at the peak of h exp(-h) (h = 1; log h is monotone in theta)
-    l, r = lo + tiny, hi - tiny
-    up = log_h(r) > log_h(l)
-    for _ in range(3 * mp.dps):
-        m = (l + r) / 2
-        if (log_h(m) > 0) == up:
-            r = m
-        else:
-            l = m
+    l = points.peak(log_h, lo, hi)
 
     def f(t):
         if not lo < t < hi:

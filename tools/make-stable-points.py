@@ -59,18 +59,34 @@ REGRESSION_POINTS = [
 ]
 
 
-def nolan_right(x1, a, b):
-    """pdf, cdf, ccdf at distance x1 > 0 beyond zeta (alpha != 1)."""
-    th0 = mp.atan(b * mp.tan(mp.pi * a / 2)) / a
+def theta0(a, b):
+    return mp.atan(b * mp.tan(mp.pi * a / 2)) / a
+
+
+def log_g_right(x1, a, b):
+    """Nolan's log g(theta) at distance x1 > 0 beyond zeta (alpha != 1), on
+    (-theta0, pi/2); abs() so that a node a rounding beyond an end is harmless."""
+    th0 = theta0(a, b)
 
     def log_g(t):
         return (a / (a - 1) * (mp.log(x1) + mp.log(abs(mp.cos(t))) - mp.log(abs(mp.sin(a * (th0 + t)))))
                 + mp.log(abs(mp.cos(a * th0))) / (a - 1) + mp.log(abs(mp.cos(a * th0 + (a - 1) * t))) - mp.log(abs(mp.cos(t))))
+    return log_g
 
-    # log g is monotone on (-theta0, pi/2): bisect for g = 1, where the
-    # density's integrand g exp(-g) peaks
+
+def log_h_alpha1(x, b):
+    """Nolan's log h(theta) at alpha = 1, beta > 0, on (-pi/2, pi/2)."""
+    def log_h(t):
+        w = mp.pi / 2 + b * t
+        return -mp.pi * x / (2 * b) + mp.log(2 / mp.pi) + mp.log(abs(w)) - mp.log(abs(mp.cos(t))) + w * mp.tan(t) / b
+    return log_h
+
+
+def peak(log_g, lo, hi):
+    """Where the monotone log_g crosses 0 on (lo, hi), by bisection: the peak
+    of the integrands g exp(-g)."""
     tiny = mpf(10) ** (-mp.dps + 5)
-    lo, hi = -th0 + tiny, mp.pi / 2 - tiny
+    lo, hi = lo + tiny, hi - tiny
     up = log_g(hi) > log_g(lo)
     for _ in range(3 * mp.dps):
         m = (lo + hi) / 2
@@ -78,6 +94,14 @@ def nolan_right(x1, a, b):
             hi = m
         else:
             lo = m
+    return lo
+
+
+def nolan_right(x1, a, b):
+    """pdf, cdf, ccdf at distance x1 > 0 beyond zeta (alpha != 1)."""
+    th0 = theta0(a, b)
+    log_g = log_g_right(x1, a, b)
+    lo = peak(log_g, -th0, mp.pi / 2)
     d = 1 / abs(mp.diff(log_g, lo))
     ks = [0] + [s * 2 ** j for j in range(60) for s in (-1, 1)]
     pts = sorted([-th0, mp.pi / 2] + [lo + k * d for k in ks if -th0 < lo + k * d < mp.pi / 2])
@@ -109,17 +133,8 @@ def nolan_s1(x1, a, b):
 
 def nolan_alpha1(x, b):
     """pdf, cdf, ccdf at alpha = 1, beta > 0."""
-    def log_h(t):
-        w = mp.pi / 2 + b * t
-        return -mp.pi * x / (2 * b) + mp.log(2 / mp.pi) + mp.log(w) - mp.log(mp.cos(t)) + w * mp.tan(t) / b
-
-    lo, hi = -mp.pi / 2 + mpf(10) ** (-mp.dps + 5), mp.pi / 2 - mpf(10) ** (-mp.dps + 5)
-    for _ in range(3 * mp.dps):
-        m = (lo + hi) / 2
-        if log_h(m) > 0:
-            hi = m
-        else:
-            lo = m
+    log_h = log_h_alpha1(x, b)
+    lo = peak(log_h, -mp.pi / 2, mp.pi / 2)
     # the peak is narrow (width d) and may sit at 1/|x| from an end: split
     # at geometric distances from it so that each piece is smooth
     d = 1 / abs(mp.diff(log_h, lo))

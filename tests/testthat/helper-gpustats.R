@@ -43,3 +43,16 @@ mixed_loglik_case <- function(n, seed) {
          gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = accuracy, device = device)
        })
 }
+
+# Stable probabilities (both tails, relative) and log densities (relative, or
+# absolute below 1) on the GPU within tol of the CPU's.
+expect_stable_gpu_equal_cpu <- function(x, alpha, beta, tol) {
+  for (lt in c(TRUE, FALSE)) {
+    g <- pstable(x, alpha, beta, lower.tail = lt, device = "gpu")
+    c <- pstable(x, alpha, beta, lower.tail = lt, device = "cpu")
+    testthat::expect_lt(max(abs(g / c - 1)[c > 1e-300]), tol)
+  }
+  g <- dstable(x, alpha, beta, log = TRUE, device = "gpu")
+  c <- dstable(x, alpha, beta, log = TRUE, device = "cpu")
+  testthat::expect_lt(max(abs(g - c) / pmax(1, abs(c))), tol)
+}
