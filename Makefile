@@ -101,9 +101,10 @@ gpu-check:
 vignette-data: install
 	$(WITH_LIB) $(RSCRIPT) inst/scripts/vignette-data.R $(VIGNETTES)
 
-# The CRAN checks that need the network (incoming feasibility, orphaned
-# dependencies in the CRAN database, the time
-# server behind the file time stamps) are skipped; the suggested packages and
+# The CRAN checks that need the network (incoming feasibility, the time
+# server behind the file time stamps) are skipped; the CRAN database that the
+# check reads for orphaned dependencies (it does where a suggested package,
+# GpGp, is not installed) is a local one made from the installed packages; the suggested packages and
 # the tools the check runs are installed first. Vignettes and tests run on the
 # CPU. The PDF manual uses Inconsolata where LaTeX has it (Debian's
 # texlive-fonts-extra, 0.5 GB), else the standard fonts.
@@ -111,9 +112,12 @@ check:
 	@R="$(R)" RSCRIPT="$(RSCRIPT)" sh tools/install-deps.sh check
 	rm -rf gpustats.Rcheck gpustats_*.tar.gz
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) $(R) CMD build .
+	$(RSCRIPT) -e 'd <- "check-cran-web/web/packages"; dir.create(d, recursive = TRUE, showWarnings = FALSE);' \
+	  -e 'ip <- installed.packages(fields = "Maintainer");' \
+	  -e 'saveRDS(data.frame(Package = ip[, "Package"], Maintainer = ip[, "Maintainer"]), file.path(d, "packages.rds"))'
 	kpsewhich inconsolata.sty >/dev/null || export R_RD4PDF=times,hyper; \
-	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false \
-	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_ORPHANED_=false \
+	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false R_CRAN_WEB=file://$(CURDIR)/check-cran-web \
+	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=false \
 	  $(R) CMD check --as-cran gpustats_*.tar.gz
 
 check-hard: install
@@ -130,4 +134,4 @@ docs:
 
 clean:
 	sh ./cleanup
-	rm -rf $(LIB) demo-output bench-output gpu-check-output gpustats.Rcheck gpustats_*.tar.gz
+	rm -rf $(LIB) demo-output bench-output gpu-check-output gpustats.Rcheck gpustats_*.tar.gz check-cran-web

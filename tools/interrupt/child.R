@@ -1,0 +1,47 @@
+# One long computation of gpustats, run `rounds` times, each interrupted by
+# SIGINT from tools/interrupt/check.sh: prints when each returned and the
+# process's resident memory (and the GPU's free memory with device = "gpu")
+# after it, against before the first run.
+#   Rscript tools/interrupt/child.R CASE DEVICE READY_FILE ROUNDS
+args <- commandArgs(TRUE)
+what <- args[1]
+device <- args[2]
+ready <- args[3]
+rounds <- as.integer(args[4])
+suppressMessages(library(gpustats))
+rss_mb <- function() {
+  line <- grep("^VmRSS", readLines("/proc/self/status"), value = TRUE)
+  as.numeric(sub("VmRSS:[[:space:]]+([0-9]+) kB", "\\1", line)) / 1024
+}
+gpu_free_mb <- function() if (device == "gpu") gpu_info()$free_memory[1] / 2^20 else NA_real_
+set.seed(1)
+run <- switch(what,
+  gp_fit = {
+    L <- matrix(runif(6000), ncol = 2)
+    y <- rnorm(3000)
+    function() gp_fit(y, L, device = device, control = list(trace = FALSE))
+  },
+  dstable = {
+    x <- runif(1e8, -10, 10)
+    function() dstable(x, 1.3, 0.4, device = device)
+  },
+  tile_chol = {
+    A <- matern_cov(matrix(runif(2 * 8000), ncol = 2), range = 0.1, nugget = 0.1, device = "cpu")
+    function() tile_chol(A, device = device)
+  },
+  gbees = function() gbees(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.5, c(1, 2, 3), threshold = 1e-9, device = device),
+  gbees_mc = function() gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 5, n = 1e6, device = device),
+  stop("unknown case ", what)
+)
+invisible(gc())
+rss0 <- rss_mb()
+gpu0 <- gpu_free_mb()
+for (k in seq_len(rounds)) {
+  writeLines(as.character(k), ready)
+  r <- tryCatch(run(), interrupt = function(e) "interrupted")
+  back <- as.numeric(Sys.time())
+  invisible(gc())
+  cat(sprintf("%s %s round %d: %s, returned at %.3f; resident %.0f MB (before %.0f); GPU free %.0f MB (before %.0f)\n",
+              what, device, k, if (identical(r, "interrupted")) "interrupted" else "finished first", back,
+              rss_mb(), rss0, gpu_free_mb(), gpu0))
+}
