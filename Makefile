@@ -102,9 +102,10 @@ vignette-data: install
 	$(WITH_LIB) $(RSCRIPT) inst/scripts/vignette-data.R $(VIGNETTES)
 
 # The CRAN checks that need the network (incoming feasibility, the time
-# server behind the file time stamps) are skipped; the CRAN database that the
-# check reads for orphaned dependencies (it does where a suggested package,
-# GpGp, is not installed) is a local one made from the installed packages; the suggested packages and
+# server behind the file time stamps) are skipped; the CRAN and Bioconductor
+# indexes it reads where a suggested package (GpGp) is not installed are local
+# ones made from the installed packages (tools/check-offline-repos.R); the
+# suggested packages and
 # the tools the check runs are installed first. Vignettes and tests run on the
 # CPU. The PDF manual uses Inconsolata where LaTeX has it (Debian's
 # texlive-fonts-extra, 0.5 GB), else the standard fonts.
@@ -112,11 +113,10 @@ check:
 	@R="$(R)" RSCRIPT="$(RSCRIPT)" sh tools/install-deps.sh check
 	rm -rf gpustats.Rcheck gpustats_*.tar.gz
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) $(R) CMD build .
-	$(RSCRIPT) -e 'd <- "check-cran-web/web/packages"; dir.create(d, recursive = TRUE, showWarnings = FALSE);' \
-	  -e 'ip <- installed.packages(fields = "Maintainer");' \
-	  -e 'saveRDS(data.frame(Package = ip[, "Package"], Maintainer = ip[, "Maintainer"]), file.path(d, "packages.rds"))'
+	$(RSCRIPT) tools/check-offline-repos.R check-cran-web
 	kpsewhich inconsolata.sty >/dev/null || export R_RD4PDF=times,hyper; \
 	GPUSTATS_CUDA=no MAKEFLAGS=-j$(JOBS) _R_CHECK_CRAN_INCOMING_REMOTE_=false R_CRAN_WEB=file://$(CURDIR)/check-cran-web \
+	  R_REPOSITORIES=$(CURDIR)/check-cran-web/repositories \
 	  _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=false \
 	  $(R) CMD check --as-cran gpustats_*.tar.gz
 

@@ -1,19 +1,13 @@
 # The runtime policy: threads, host memory, status kinds, interrupts and
 # progress output.
 
-# Runs an R script in a child process (callr where installed, else Rscript),
-# so that a crash or an abort cannot end the test run. Returns the exit status
-# and the output (stdout and stderr together).
+# Runs an R script in a child process (Rscript), so that a crash or an abort
+# cannot end the test run. Returns the exit status and the output (stdout and
+# stderr together).
 run_child <- function(lines, timeout = 120) {
   script <- tempfile(fileext = ".R")
   on.exit(unlink(script))
   writeLines(lines, script)
-  if (requireNamespace("callr", quietly = TRUE)) {
-    r <- tryCatch(callr::rscript(script, libpath = .libPaths(), stderr = "2>&1", show = FALSE, timeout = timeout,
-                                 fail_on_status = FALSE, color = FALSE),
-                  error = function(e) list(status = NA_integer_, stdout = conditionMessage(e)))
-    return(list(status = r$status, output = r$stdout))
-  }
   libs <- paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep))
   out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), shQuote(script), stdout = TRUE,
                                   stderr = TRUE, env = libs, timeout = timeout))
