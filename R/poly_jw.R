@@ -30,7 +30,7 @@
 #' \eqn{n_r \ge N + \lceil l/2 \rceil}.
 #'
 #' @param nr Number of radial grid points.
-#' @param n,l Degrees \eqn{n \ge 0} (at most 10^6) and harmonic degrees \eqn{l \ge 0}
+#' @param n,l Degrees \eqn{n \ge 0} and harmonic degrees \eqn{l \ge 0} (each at most 10^6)
 #'   (whole numbers).
 #' @param r Radii in \eqn{[0, 1]}. `n`, `l` and `r` are recycled.
 #' @param norm `"unit"` or `"natural"`.
@@ -62,7 +62,7 @@ jw_eval <- function(n, l, r, norm = c("unit", "natural")) {
   if (anyNA(r) || any(r < 0 | r > 1)) abort_arg("{.arg r} must lie in [0, 1].", call)
   len <- if (length(n) && length(l) && length(r)) max(length(n), length(l), length(r)) else 0L
   # degrees beyond the int range reach the core's limit on n, not NA
-  out <- gs_call(.Call(gs_r_jw_eval, rep_len(as.integer(pmin(n, .Machine$integer.max)), len), rep_len(as.integer(l), len),
+  out <- gs_call(.Call(gs_r_jw_eval, rep_len(as.integer(pmin(n, .Machine$integer.max)), len), rep_len(as.integer(pmin(l, .Machine$integer.max)), len),
                        rep_len(as.double(r), len), if (norm == "unit") 0L else 1L), call)
   if (length(r) == len) attributes(out) <- attributes(r)
   out

@@ -121,7 +121,7 @@ test_that("mixed-precision likelihoods stay within their first-order bound and k
   # bad precision arguments
   expect_error(gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 0), class = "gpustats_error_argument")
   expect_error(gp_loglik(y, locs, 1, 0.03, 0.5, precision = "mixed", accuracy = 0.5), class = "gpustats_error_argument")
-  expect_error(gp_simulate(locs, 1, 0.03, 0.5, precision = "single"), "should be one of")
+  expect_error(gp_simulate(locs, 1, 0.03, 0.5, precision = "single"), "must be one of", class = "gpustats_error_argument")
 })
 
 test_that("gp_fit in mixed precision recovers the FP64 fit, and predicts and simulates in its precision", {

@@ -108,7 +108,8 @@ test_that("the GPU Jones-Worland transforms equal the CPU's", {
 })
 
 test_that("jw_eval refuses degrees beyond its recurrence's range instead of a silent NaN", {
-  expect_error(jw_eval(.Machine$integer.max, 1, c(0.1, 0.5)), "above 1000000", class = "gpustats_error_argument")
-  expect_error(jw_eval(1e12, 1, 0.1), "above 1000000", class = "gpustats_error_argument")
+  expect_error(jw_eval(.Machine$integer.max, 1, c(0.1, 0.5)), "at most 1000000", class = "gpustats_error_argument")
+  expect_error(jw_eval(1e12, 1, 0.1), "at most 1000000", class = "gpustats_error_argument")
+  expect_error(jw_eval(2, .Machine$integer.max, 0.1), "at most 1000000", class = "gpustats_error_argument")
   expect_length(jw_eval(numeric(0), 1, c(0.1, 0.5)), 0)
 })

@@ -417,7 +417,7 @@ test_that("mixed precision follows the stated rule and reaches the accuracy aske
   expect_identical(as.matrix(exact), as.matrix(tile_chol(A, tile = 64, device = "cpu")))
   expect_error(tile_chol(A, precision = "mixed", accuracy = 0.5), "at most 0.1", class = "gpustats_error_argument")
   expect_error(tile_chol(A, precision = "mixed", accuracy = 0), "accuracy", class = "gpustats_error_argument")
-  expect_error(tile_chol(A, precision = "quad"), "should be one of")
+  expect_error(tile_chol(A, precision = "quad"), "must be one of", class = "gpustats_error_argument")
   expect_error(tile_chol(A, precision = "mixed", fp8 = NA), "fp8", class = "gpustats_error_argument")
 })
 

@@ -45,9 +45,10 @@ gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, char *msg);
  * by the square root of h_n = int_0^1 W_n^2 (1 - r^2)^(-1/2) dr, so that the
  * unit polynomials are orthonormal for that weight. */
 enum { GS_JW_UNIT = 0, GS_JW_NATURAL = 1 };
-/* The largest degree n jw_eval takes: its recurrence costs n steps (and n
- * values of memory) per point and loses about n ulps, so far beyond the
- * transforms' sizes a value would be slow and meaningless. */
+/* The largest degrees n and l jw_eval takes: its recurrence costs n steps
+ * (and n values of memory) per point and loses about n ulps, so far beyond
+ * the transforms' sizes a value would be slow and meaningless (and 2 l + 1
+ * would overflow an int near the int range). */
 #define GS_JW_MAX_DEGREE 1000000
 enum { GS_JW_CONNECTION = 0, GS_JW_QUADRATURE = 1 };
 

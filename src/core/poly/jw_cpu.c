@@ -17,9 +17,9 @@ gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int 
   for (long i = 0; i < len; ++i) {
     if (n[i] < 0 || l[i] < 0 || !(r[i] >= 0.0 && r[i] <= 1.0))
       return gs_set_msg(msg, GS_ERR_ARG, "element %ld: jw_eval needs n >= 0, l >= 0 and 0 <= r <= 1", i + 1);
-    if (n[i] > GS_JW_MAX_DEGREE)
-      return gs_set_msg(msg, GS_ERR_ARG, "element %ld: degree n = %d is above %d, where the recurrence "
-                        "would lose about n ulps", i + 1, n[i], GS_JW_MAX_DEGREE);
+    if (n[i] > GS_JW_MAX_DEGREE || l[i] > GS_JW_MAX_DEGREE)
+      return gs_set_msg(msg, GS_ERR_ARG, "element %ld: degrees n = %d, l = %d; each must be at most %d, "
+                        "beyond which the recurrence would lose about n ulps", i + 1, n[i], l[i], GS_JW_MAX_DEGREE);
   }
   int failed = 0;
 #pragma omp parallel for num_threads(gs_cpu_threads_for(0, 10.0 * len / POLY_FLOPS_PER_WORK)) schedule(static)
