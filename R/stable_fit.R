@@ -324,10 +324,7 @@ stable_fit_object <- function(f, n, method, pm) {
 
 # S1 location from S0: delta1 = delta0 - beta gamma tan(pi alpha / 2)
 # (alpha != 1), delta0 - beta (2 / pi) gamma log(gamma) (alpha = 1).
-stable_delta_s1 <- function(alpha, beta, gamma, delta0) {
-  if (alpha == 1) delta0 - beta * 2 / pi * gamma * log(gamma)
-  else delta0 - beta * gamma * tan(pi * alpha / 2)
-}
+stable_delta_s1 <- function(alpha, beta, gamma, delta0) delta0 - beta * gamma * stable_skew_s1(alpha, gamma)
 
 # The covariance of the S1 estimates from that of the S0 ones (delta method),
 # with the derivatives of stable_delta_s1 in closed form so that they hold at
