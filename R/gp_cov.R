@@ -133,9 +133,9 @@ gp_cov_rotation <- function(dim, geom) {
 # locations that all coincide have none, and give no information on a range.
 gp_cov_defaults <- function(model, locs, call = NULL) {
   span <- function(x) {
+    if (nrow(x) < 2L) return(1) # no extent to take; the fit refuses so few observations
     w <- apply(x, 2L, max) - apply(x, 2L, min)
     s <- max(w) * sqrt(sum((w / max(w))^2)) # no overflow at coordinates of 1e300
-    if (nrow(x) < 2L) return(1) # no extent to take; the fit refuses so few observations
     if (!isTRUE(s > 0)) {
       abort_arg("All locations coincide{if (ncol(x) < ncol(locs)) ' in space or in time' else ''}: there is no distance to estimate a range from.", call)
     }

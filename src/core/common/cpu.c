@@ -65,25 +65,12 @@ double gs_host_memory_bytes(void)
   return (pages > 0 && size > 0) ? (double)pages * (double)size : 0.0;
 }
 
-/* MemAvailable of /proc/meminfo in bytes: the kernel's estimate of what can
- * be allocated without swapping (free memory plus reclaimable caches); 0
- * where there is no such file (not Linux, or a kernel before 3.14). */
-static double meminfo_available(void)
+/* A field given in kB of a /proc file ("MemAvailable:" of /proc/meminfo,
+ * "VmSize:" of /proc/self/status), in bytes; 0 where there is no such file
+ * or field (not Linux, or a kernel before 3.14 for MemAvailable). */
+static double proc_field_bytes(const char *path, const char *field)
 {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0.0;
-  char line[256];
-  double kb = 0.0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
-  fclose(f);
-  return kb > 0.0 ? 1024.0 * kb : 0.0;
-}
-
-/* A field of /proc/self/status ("VmSize:", "VmData:") in bytes, 0 if absent. */
-static double self_status_bytes(const char *field)
-{
-  FILE *f = fopen("/proc/self/status", "r");
+  FILE *f = fopen(path, "r");
   if (!f) return 0.0;
   char line[256];
   double kb = 0.0;
@@ -91,7 +78,7 @@ static double self_status_bytes(const char *field)
   while (fgets(line, sizeof line, f))
     if (strncmp(line, field, len) == 0 && sscanf(line + len, "%lf", &kb) == 1) break;
   fclose(f);
-  return 1024.0 * kb;
+  return kb > 0.0 ? 1024.0 * kb : 0.0;
 }
 
 /* What the process's own limits leave (ulimit -v and -d, as batch systems
@@ -107,7 +94,7 @@ static double process_limit_headroom(void)
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
     struct rlimit r;
     if (getrlimit(limits[i].resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
-    const double left = (double)r.rlim_cur - self_status_bytes(limits[i].field);
+    const double left = (double)r.rlim_cur - proc_field_bytes("/proc/self/status", limits[i].field);
     if (left < headroom) headroom = left > 0.0 ? left : 1.0;
   }
   return headroom;
@@ -115,7 +102,7 @@ static double process_limit_headroom(void)
 
 static double host_free_bytes(void)
 {
-  double avail = meminfo_available();
+  double avail = proc_field_bytes("/proc/meminfo", "MemAvailable:");
   if (avail > 0.0) return avail;
 #ifdef _SC_AVPHYS_PAGES
   long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -127,7 +114,8 @@ static double host_free_bytes(void)
 double gs_host_available_bytes(void)
 {
   const double host = host_free_bytes(), headroom = process_limit_headroom();
-  return (host <= 0.0 || headroom < host) ? (headroom < HUGE_VAL ? headroom : host) : host;
+  if (host <= 0.0) return headroom < HUGE_VAL ? headroom : 0.0;
+  return headroom < host ? headroom : host;
 }
 
 gs_status gs_host_memory_check(double bytes, const char *what, char *msg)
