@@ -31,7 +31,7 @@
 #' density and tail probabilities matched 30-digit references to
 #' \eqn{10^{-14}} relative at 21 points. stabledist finds the mode with
 #' [optimize()] to a tolerance of \eqn{1.2 \times 10^{-4}}, so its S2 values
-#' differ from these by up to about \eqn{10^{-3}} relative (at its own mode,
+#' differ from these by up to \eqn{1.8 \times 10^{-3}} relative (at its own mode,
 #' the two agree as closely as their S0 laws). Below \eqn{\alpha = 0.0075},
 #' \eqn{\alpha^{-1/\alpha}} exceeds the doubles and S2 gives `NaN` with a
 #' warning.
