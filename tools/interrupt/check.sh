@@ -14,11 +14,18 @@ cases=${*:-gp_fit gbees gbees_mc tile_chol dstable}
 here=$(cd "$(dirname "$0")" && pwd)
 ready=$(mktemp)
 for case in $cases; do
-  : > "$ready"
+  echo 0 > "$ready"
   Rscript "$here/child.R" "$case" "$device" "$ready" "$rounds" &
   pid=$!
   for k in $(seq "$rounds"); do
-    while [ "$(cat "$ready")" != "$k" ]; do sleep 0.1; done
+    # A run that ends before its signal moves the child on to the next round
+    # (or out): wait for round k or later, and stop when the child is gone.
+    while :; do
+      r=$(cat "$ready")
+      [ "${r:-0}" -ge "$k" ] && break
+      kill -0 "$pid" 2>/dev/null || break 2
+      sleep 0.1
+    done
     sleep "$delay"
     echo "$case $device round $k: SIGINT sent at $(date +%s.%N | cut -c1-14)"
     kill -INT "$pid" 2>/dev/null || true

@@ -15,14 +15,17 @@ rss_mb <- function() {
 }
 gpu_free_mb <- function() if (device == "gpu") gpu_info()$free_memory[1] / 2^20 else NA_real_
 set.seed(1)
+# A GPU does these far faster: larger problems keep each run going past the signal.
+size <- function(cpu, gpu) if (device == "gpu") gpu else cpu
 run <- switch(what,
   gp_fit = {
-    L <- matrix(runif(6000), ncol = 2)
-    y <- rnorm(3000)
+    n <- size(3000, 20000)
+    L <- matrix(runif(2 * n), ncol = 2)
+    y <- rnorm(n)
     function() gp_fit(y, L, device = device, control = list(trace = FALSE))
   },
   dstable = {
-    x <- runif(1e8, -10, 10)
+    x <- runif(size(1e8, 4e8), -10, 10)
     function() dstable(x, 1.3, 0.4, device = device)
   },
   tile_chol = {
