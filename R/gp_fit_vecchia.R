@@ -72,7 +72,8 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
                       nugget = r$p[["nugget"]]),
        loglik = r$loglik, vcov = V, info = r$info[free, free, drop = FALSE], beta = stats::setNames(r$beta, colnames(d$X)),
        vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
-       evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d", if (vc$device >= 0) "gpu" else "cpu", vc$m), device = if (vc$device >= 0) "gpu" else "cpu")
+       evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d, %s ordering", if (vc$device >= 0) "gpu" else "cpu", vc$m,
+                                                 sub("_", " ", vc$ordering)), device = if (vc$device >= 0) "gpu" else "cpu")
 }
 
 # Log-scale bounds of the free parameters: those of the exact search for the

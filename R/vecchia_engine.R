@@ -22,7 +22,8 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   storage.mode(nn) <- "integer"
   if (is.null(latent)) latent <- n + 1L
   ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, as.integer(latent), dev, gs_threads(call)), call)
-  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn)
+  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn,
+       ordering = neighbors$ordering)
 }
 
 vecchia_close <- function(vc) invisible(.Call(gs_r_vecchia_free, vc$ptr))

@@ -63,8 +63,8 @@ vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n + n0 - 1, call)
   bar <- gs_progress_bar(as.double(n + n0) * (m_pred + 1) * 20, "vecchia_conditional_draws", call)
-  order_obs <- gs_call(.Call(gs_r_vecchia_maxmin, vecchia_search_points(locs, distance), bar), call)
-  order_new <- gs_call(.Call(gs_r_vecchia_maxmin, vecchia_search_points(newlocs, distance), bar), call)
+  order_obs <- c(vecchia_maxmin_order(vecchia_search_points(locs, distance), "maxmin", bar, call))
+  order_new <- c(vecchia_maxmin_order(vecchia_search_points(newlocs, distance), "maxmin", bar, call))
   all <- rbind(locs[order_obs, , drop = FALSE], newlocs[order_new, , drop = FALSE])
   nn <- gs_call(.Call(gs_r_vecchia_neighbors, vecchia_search_points(all, distance), as.integer(m_pred),
                       gs_threads(call), bar), call)

@@ -20,15 +20,17 @@ static void check_locs(SEXP locs)
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
 }
 
-/* The maxmin order of the rows of locs, 1-based. */
-SEXP gs_r_vecchia_maxmin(SEXP locs, SEXP progress)
+/* The maxmin order of the rows of locs, 1-based: exact, or to within a
+ * factor of 2 in distance (exact = FALSE). */
+SEXP gs_r_vecchia_maxmin(SEXP locs, SEXP exact, SEXP progress)
 {
   check_locs(locs);
   const long n = Rf_nrows(locs);
   long *order = (long *)R_alloc(n, sizeof(long));
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
-  gs_status st = gs_vecchia_maxmin(REAL(locs), n, Rf_ncols(locs), order, gs_r_progress, msg);
+  gs_status st = (Rf_asLogical(exact) ? gs_vecchia_maxmin : gs_vecchia_maxmin_approx)(
+      REAL(locs), n, Rf_ncols(locs), order, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP out = PROTECT(Rf_allocVector(INTSXP, n));
   for (long i = 0; i < n; ++i) INTEGER(out)[i] = (int)order[i] + 1;

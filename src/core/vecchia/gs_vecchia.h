@@ -72,6 +72,14 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int d
  * lowest index. order: n, 0-based. Euclidean distance. */
 gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs_progress_fn progress, char *msg);
 
+/* Maxmin ordering to within a factor of 2 in distance, by nested r-nets on a
+ * hash grid (vecchia_order_net.c): the same first point, then level by level
+ * the points at distance r = D 2^-k or more from those already ordered.
+ * Euclidean, 1 to GS_VECCHIA_NET_MAX_DIM coordinates. */
+#define GS_VECCHIA_NET_MAX_DIM 3
+gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *order, gs_progress_fn progress,
+                                   char *msg);
+
 /* The m nearest earlier neighbours of each point of locs (already in order),
  * Euclidean, nearest first, ties to the lower index: nn as gs_vecchia_args.
  * duplicate: the first point (0-based) whose nearest earlier neighbour is at

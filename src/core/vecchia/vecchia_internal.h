@@ -37,6 +37,10 @@ gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, doub
 /* out = W^-1 b with the factor in v->w. */
 void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
 
+/* The point nearest the mean of the locations (ties to the lowest index): the
+ * first of either maxmin ordering. */
+long vecchia_central_point(const double *locs, long n, int dim);
+
 gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg);
 void gs_vecchia_gpu_release(gs_vecchia *v);
 gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X, int p,

@@ -6,6 +6,7 @@
 
 #include "gs_cpu.h"
 #include "gs_vecchia.h"
+#include "vecchia_internal.h"
 #include "vecchia_kdtree.h"
 
 /* Pops between two interrupt checks of the (sequential) maxmin ordering,
@@ -57,7 +58,7 @@ static long heap_pop(maxmin_heap *h)
 }
 
 /* The point nearest the mean of the locations (ties to the lowest index). */
-static long central_point(const double *locs, long n, int dim)
+long vecchia_central_point(const double *locs, long n, int dim)
 {
   double mean[VECCHIA_KD_MAX_DIM] = {0};
   for (int d = 0; d < dim; ++d) {
@@ -110,7 +111,7 @@ static void maxmin_update(const vecchia_kdtree *t, maxmin_heap *h, long k, doubl
 static gs_status maxmin_run(const vecchia_kdtree *t, maxmin_heap *h, long *order, gs_progress_fn progress,
                             char *msg)
 {
-  const long n = t->n, first = central_point(t->locs, n, t->dim);
+  const long n = t->n, first = vecchia_central_point(t->locs, n, t->dim);
   long stack[VECCHIA_KD_STACK];
   order[0] = first;
   h->size = 0;

@@ -1,0 +1,315 @@
+/* An approximate maxmin ordering by nested r-nets (Schäfer, Katzfuss and
+ * Owhadi 2021, "Sparse Cholesky factorization by Kullback-Leibler
+ * minimization", sec. 3.2: an ordering whose distances are within a constant
+ * factor of the maxmin ones gives the same accuracy of the approximation).
+ *
+ * After the point nearest the mean, level k = 1, 2, ... takes radius
+ * r_k = D / 2^k (D the largest extent of the locations) and goes once over
+ * the points not yet ordered, taking each that lies at distance r_k or more
+ * from every point taken so far. A point left at the end of level k is
+ * within r_k of a taken one, so a point taken at level k + 1 is between
+ * r_{k+1} and 2 r_{k+1} from the earlier ones: its maxmin distance to within
+ * a factor of 2. The exact ordering pops the farthest point one at a time
+ * (sequential heap and tree work with scattered memory access); a level here
+ * is one pass in Z-order (Morton order) over the points left, looking up the
+ * cells of width r_k around each: a point within r_k of x lies in the 3^dim
+ * cells around x's cell. A level's points go into the ordering in a fixed
+ * scramble, not in Z-order: they are r_k apart whatever their order, and a
+ * scramble keeps the sweep out of the conditioning sets.
+ *
+ * Cells are prefixes of each point's Morton key of GS bits per coordinate,
+ * so levels stop at k = bits (31 for 1 or 2 coordinates, 21 for 3): points
+ * still left are within D 2^-bits of a taken point, nearly coinciding, and
+ * go last. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gs_vecchia.h"
+#include "vecchia_internal.h"
+
+#define NET_BATCH 65536L
+
+static int net_bits(int dim) { return dim == 3 ? 21 : 31; }
+
+/* The Morton key of cell c (bits per coordinate): bit j of coordinate d at
+ * bit j dim + d. */
+static uint64_t morton_encode(const uint64_t *c, int dim, int bits)
+{
+  uint64_t key = 0;
+  for (int j = bits - 1; j >= 0; --j)
+    for (int d = 0; d < dim; ++d) key = (key << 1) | ((c[d] >> j) & 1u);
+  return key;
+}
+
+static void morton_decode(uint64_t key, int dim, int bits, uint64_t *c)
+{
+  for (int d = 0; d < dim; ++d) c[d] = 0;
+  for (int j = 0; j < bits; ++j)
+    for (int d = dim - 1; d >= 0; --d, key >>= 1) c[d] |= (key & 1u) << j;
+}
+
+/* Points as Morton keys with their coordinates (row-major) and indices. */
+typedef struct {
+  uint64_t *key;
+  double *x;
+  long *index, count;
+} net_points;
+
+/* The points taken so far, in two runs sorted by Morton key: `taken`
+ * (earlier levels) and `fresh` (this level, in scan order, which is
+ * Z-order). A cell at level k is a prefix of the key, so its points are one
+ * contiguous range of each run, found by binary search; a pass in Z-order
+ * looks up nearby cells one after another, which keeps the searches in
+ * cache. */
+typedef struct {
+  int dim, bits, level;
+  double r2;
+  net_points taken, fresh;
+} net_grid;
+
+static uint64_t cell_code(const net_grid *g, uint64_t key) { return key >> (g->dim * (g->bits - g->level)); }
+
+/* The first of the count keys that is >= key. */
+static long lower_bound(const uint64_t *keys, long count, uint64_t key)
+{
+  long lo = 0, hi = count;
+  while (lo < hi) {
+    const long mid = lo + (hi - lo) / 2;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int near(const double *a, const double *b, int dim, double r2)
+{
+  double s = 0.0;
+  for (int d = 0; d < dim; ++d) s += (a[d] - b[d]) * (a[d] - b[d]);
+  return s < r2;
+}
+
+static int run_covers(const net_grid *g, const net_points *run, uint64_t code, const double *x)
+{
+  const int shift = g->dim * (g->bits - g->level);
+  for (long i = lower_bound(run->key, run->count, code << shift); i < run->count && run->key[i] >> shift == code; ++i)
+    if (near(run->x + (long)g->dim * i, x, g->dim, g->r2)) return 1;
+  return 0;
+}
+
+static int cell_covers(const net_grid *g, uint64_t code, const double *x)
+{
+  return run_covers(g, &g->taken, code, x) || run_covers(g, &g->fresh, code, x);
+}
+
+/* Whether a taken point lies within distance r of x (Morton key `key`): x's
+ * own cell first (where a covering point mostly is), then the others of the
+ * 3^dim around it inside the grid. */
+static int grid_covers(const net_grid *g, uint64_t key, const double *x)
+{
+  const uint64_t own = cell_code(g, key), last = ((uint64_t)1 << g->level) - 1;
+  if (cell_covers(g, own, x)) return 1;
+  uint64_t c[3], nb[3];
+  int step[3];
+  morton_decode(own, g->dim, g->level, c);
+  for (int d = 0; d < g->dim; ++d) step[d] = -1;
+  for (;;) {
+    int inside = 1, moved = 0;
+    for (int d = 0; d < g->dim; ++d) {
+      inside = inside && !((step[d] < 0 && c[d] == 0) || (step[d] > 0 && c[d] == last));
+      moved = moved || step[d] != 0;
+      nb[d] = c[d] + (uint64_t)(int64_t)step[d];
+    }
+    if (inside && moved && cell_covers(g, morton_encode(nb, g->dim, g->level), x)) return 1;
+    int d = 0;
+    while (d < g->dim && step[d] == 1) step[d++] = -1;
+    if (d == g->dim) return 0;
+    ++step[d];
+  }
+}
+
+static void points_copy(net_points *to, long i, const net_points *from, long j, int dim)
+{
+  to->key[i] = from->key[j];
+  to->index[i] = from->index[j];
+  for (int d = 0; d < dim; ++d) to->x[(long)dim * i + d] = from->x[(long)dim * j + d];
+}
+
+/* One level: takes from `rest` (in Z-order) the points no taken point
+ * covers, into `fresh` (in Z-order); keeps the others in rest. */
+static gs_status net_scan(net_grid *g, net_points *rest, gs_progress_fn progress, long n, char *msg)
+{
+  long kept = 0;
+  g->fresh.count = 0;
+  for (long k = 0; k < rest->count; ++k) {
+    if (grid_covers(g, rest->key[k], rest->x + (long)g->dim * k)) points_copy(rest, kept++, rest, k, g->dim);
+    else points_copy(&g->fresh, g->fresh.count++, rest, k, g->dim);
+    if (progress && k % NET_BATCH == NET_BATCH - 1 && progress((double)(n - rest->count + k) / n))
+      return gs_interrupted(msg);
+  }
+  rest->count = kept;
+  return GS_OK;
+}
+
+/* Merges the level's points into `taken` (room for all n), both in Z-order,
+ * from the top down. */
+static void net_merge(net_grid *g)
+{
+  long i = g->taken.count - 1, j = g->fresh.count - 1, o = g->taken.count + g->fresh.count - 1;
+  while (j >= 0) {
+    if (i >= 0 && g->taken.key[i] > g->fresh.key[j]) points_copy(&g->taken, o--, &g->taken, i--, g->dim);
+    else points_copy(&g->taken, o--, &g->fresh, j--, g->dim);
+  }
+  g->taken.count += g->fresh.count;
+}
+
+/* The largest extent of the locations and their lower corner. */
+static double extent(const double *locs, long n, int dim, double *lo)
+{
+  double d_max = 0.0;
+  for (int d = 0; d < dim; ++d) {
+    double a = INFINITY, b = -INFINITY;
+    for (long i = 0; i < n; ++i) {
+      const double v = locs[i + (long)d * n];
+      a = fmin(a, v);
+      b = fmax(b, v);
+    }
+    lo[d] = a;
+    d_max = fmax(d_max, b - a);
+  }
+  return d_max;
+}
+
+static long gcd(long a, long b)
+{
+  while (b) {
+    const long t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* The points are visited in the order i * stride mod n, a fixed scramble
+ * (stride prime to n) so that locations given sorted, as on a raster, do not
+ * make each level sweep across the domain. */
+static long scramble_stride(long n)
+{
+  long s = (long)(0.6180339887498949 * (double)n) | 1L;
+  while (n > 1 && gcd(s, n) != 1) s += 2;
+  return s;
+}
+
+static int key_order(const void *a, const void *b)
+{
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The box of the locations: lower corner and largest extent. */
+typedef struct {
+  double lo[GS_VECCHIA_NET_MAX_DIM], extent;
+} net_box;
+
+static uint64_t point_key(const double *locs, long n, int dim, int bits, const net_box *box, long i)
+{
+  const double cells = ldexp(1.0, bits);
+  uint64_t c[GS_VECCHIA_NET_MAX_DIM];
+  for (int d = 0; d < dim; ++d) {
+    const double q = box->extent > 0 ? floor((locs[i + (long)d * n] - box->lo[d]) / box->extent * cells) : 0.0;
+    c[d] = (uint64_t)fmin(q, cells - 1);
+  }
+  return morton_encode(c, dim, bits);
+}
+
+/* The points other than `first` in Z-order into rest. */
+static void net_sort(const double *locs, long n, int dim, int bits, const net_box *box, long first, net_points *rest)
+{
+  uint64_t(*pairs)[2] = (uint64_t(*)[2])rest->x; /* (key, index): room for 2 doubles a point */
+  long count = 0;
+  for (long i = 0; i < n; ++i) {
+    if (i == first) continue;
+    pairs[count][0] = point_key(locs, n, dim, bits, box, i);
+    pairs[count++][1] = (uint64_t)i;
+  }
+  qsort(pairs, (size_t)count, sizeof *pairs, key_order);
+  for (long k = 0; k < count; ++k) {
+    rest->key[k] = pairs[k][0];
+    rest->index[k] = (long)pairs[k][1];
+  }
+  for (long k = 0; k < count; ++k)
+    for (int d = 0; d < dim; ++d) rest->x[(long)dim * k + d] = locs[rest->index[k] + (long)d * n];
+  rest->count = count;
+}
+
+static int points_alloc(net_points *p, long n, int dim)
+{
+  const long width = dim < 2 ? 2 : dim; /* net_sort's pairs use rest->x */
+  p->key = (uint64_t *)malloc((size_t)n * sizeof(uint64_t));
+  p->index = (long *)malloc((size_t)n * sizeof(long));
+  p->x = (double *)malloc((size_t)n * width * sizeof(double));
+  p->count = 0;
+  return p->key && p->index && p->x;
+}
+
+static void points_free(net_points *p)
+{
+  free(p->key);
+  free(p->index);
+  free(p->x);
+}
+
+/* Appends the level's points to the ordering in a fixed scramble. */
+static void net_append(const net_points *fresh, long *order, long *done)
+{
+  const long stride = scramble_stride(fresh->count);
+  for (long j = 0; j < fresh->count; ++j)
+    order[(*done)++] = fresh->index[(long)(((unsigned long long)j * stride) % (unsigned long long)fresh->count)];
+}
+
+static gs_status net_run(net_grid *g, net_points *rest, const net_box *box, long n, long *order,
+                         gs_progress_fn progress, char *msg)
+{
+  long done = 0;
+  net_append(&g->fresh, order, &done); /* the first point */
+  net_merge(g);
+  for (g->level = 1; g->level <= g->bits && rest->count > 0 && box->extent > 0; ++g->level) {
+    const double r = ldexp(box->extent, -g->level);
+    g->r2 = r * r;
+    gs_status st = net_scan(g, rest, progress, n, msg);
+    if (st != GS_OK) return st;
+    net_append(&g->fresh, order, &done);
+    net_merge(g);
+  }
+  for (long k = 0; k < rest->count; ++k) order[done++] = rest->index[k];
+  return GS_OK;
+}
+
+gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *order, gs_progress_fn progress,
+                                   char *msg)
+{
+  if (n < 1 || dim < 1 || dim > GS_VECCHIA_NET_MAX_DIM)
+    return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations of 1 to %d coordinates", GS_VECCHIA_NET_MAX_DIM);
+  net_grid g = {.dim = dim, .bits = net_bits(dim)};
+  net_points rest = {0};
+  gs_status st;
+  const int ok = points_alloc(&g.taken, n, dim), ok_fresh = points_alloc(&g.fresh, n, dim),
+            ok_rest = points_alloc(&rest, n, dim);
+  if (!ok || !ok_fresh || !ok_rest) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the approximate maxmin ordering of %ld points", n);
+  } else {
+    net_box box;
+    box.extent = extent(locs, n, dim, box.lo);
+    const long first = vecchia_central_point(locs, n, dim);
+    net_sort(locs, n, dim, g.bits, &box, first, &rest);
+    g.fresh.key[0] = point_key(locs, n, dim, g.bits, &box, first);
+    g.fresh.index[0] = first;
+    for (int d = 0; d < dim; ++d) g.fresh.x[d] = locs[first + (long)d * n];
+    g.fresh.count = 1;
+    st = net_run(&g, &rest, &box, n, order, progress, msg);
+  }
+  points_free(&g.taken);
+  points_free(&g.fresh);
+  points_free(&rest);
+  return st;
+}
