@@ -3,6 +3,7 @@
  * symmetric update, which the packed product (dense_gemm.c) does at its
  * speed, down to small blocks done column by column. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "gs_cpu.h"
 #include "gs_dense.h"
@@ -86,6 +87,25 @@ gs_status gs_dense_trsm_rlt(int m, int n, const double *l, int ldl, double *b, i
       st = gs_set_msg(msg, GS_ERR_NOMEM, "%s", mine);
     }
   }
+  return st;
+}
+
+/* (L^-1 B)' = B' L^-T: the transposed right-hand sides, k rows of n, go
+ * through the panel solve, whose packed products run at the kernel's speed
+ * where a column-by-column solve (BLAS dtrsm) reads L once per column of B;
+ * the transposes cost O(n k), against the solve's n^2 k. */
+gs_status gs_dense_trsm_lln(int n, int k, const double *l, int ldl, double *b, int ldb, int threads, char *msg)
+{
+  if (n <= 0 || k <= 0) return GS_OK;
+  double *bt = (double *)malloc((size_t)n * k * sizeof(double));
+  if (!bt) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for a triangular solve with %d right-hand sides", k);
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n; ++i) bt[j + (size_t)i * k] = b[i + (size_t)j * ldb];
+  gs_status st = gs_dense_trsm_rlt(k, n, l, ldl, bt, k, threads, msg);
+  if (st == GS_OK)
+    for (int j = 0; j < k; ++j)
+      for (int i = 0; i < n; ++i) b[i + (size_t)j * ldb] = bt[j + (size_t)i * k];
+  free(bt);
   return st;
 }
 
