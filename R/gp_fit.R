@@ -65,7 +65,7 @@
 #' stacked data, with \eqn{\log|r X^\top \Sigma^{-1} X|}. Locations where any
 #' replicate is missing are dropped (with a message). The formula form takes
 #' replicates as a matrix response, `cbind(y1, y2) ~ x`. Replicates need
-#' `approx = "exact"`. See [predict.gp_fit()], [simulate.gp_fit()] and
+#' `approx = "exact"` (which `"auto"` then chooses at any size). See [predict.gp_fit()], [simulate.gp_fit()] and
 #' [gp_variogram()] for what the methods give for them.
 #'
 #' A fit needs more observations than estimated parameters, and, without a
@@ -188,7 +188,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   check_fit_data(d, spec, call)
 
   replicates <- gp_replicates(d$y)
-  approx <- gp_approx(approx, nrow(d$locs), device, call)
+  approx <- if (replicates > 1L && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call)
   if (approx == "vecchia" && replicates > 1L) {
     abort_arg(c("Replicates ({.arg y} with {replicates} columns) need {.code approx = \"exact\"}: the Vecchia approximation takes one data set.",
                 i = "Fit a single replicate with {.code approx = \"vecchia\"}, or all of them exactly."), call)

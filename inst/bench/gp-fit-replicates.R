@@ -8,7 +8,10 @@
 #   Rscript inst/bench/gp-fit-replicates.R [--gprep_n=2000] [--gprep_r=1,10,100] [--gprep_reps=3]
 #
 # Prints one line per size, device and r: seconds for the r replicates in one
-# evaluation, seconds for r single-replicate evaluations, and their ratio.
+# evaluation, r times the measured seconds of one single-replicate evaluation
+# (separate evaluations), and their ratio. On a GPU host:
+#
+#   Rscript inst/bench/gp-fit-replicates.R --gprep_n=2000,20000
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -28,7 +31,7 @@ bench_gp_fit_replicates <- function(sizes = bench_opt("gprep_n", 2000, 500), rs 
     single <- bench_time(function() gprep_one(Y[, 1], locs, device), reps)
     for (r in rs) {
       t <- bench_time(function() gprep_one(Y[, seq_len(r), drop = FALSE], locs, device), reps)
-      message(sprintf("n = %s, r = %d on the %s: %s s for one evaluation of all replicates, %s s for %d single ones (%s)",
+      message(sprintf("n = %s, r = %d on the %s: %s s for one evaluation of all replicates, %s s for %d separate ones (%s)",
                       fmt_n(n), r, device, fmt_sec(t), fmt_sec(r * single), r, fmt_ratio(r * single / t)))
       rows <- rbind(rows, data.frame(n = n, r = r, device = device, seconds = t, separate_seconds = r * single))
     }

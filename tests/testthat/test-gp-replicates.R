@@ -162,6 +162,7 @@ test_that("replicates from a formula, NA rows and bad input", {
   expect_error(bad(d$Y[, 0]), "no columns", class = "gpustats_error_argument")
   expect_error(bad(matrix(as.character(d$Y), 30)), "numeric", class = "gpustats_error_argument")
   expect_error(bad(d$Y, approx = "vecchia"), "approx = \"exact\"", class = "gpustats_error_argument")
+  expect_identical(fixed_fit(d$Y, d$locs, d$X, "ml", approx = "auto")$approx, "exact")
   expect_error(gp_variogram(d$Y[, 0], d$locs), class = "gpustats_error_argument")
 })
 
