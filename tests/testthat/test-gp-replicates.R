@@ -2,7 +2,7 @@
 # gp_fit): against dense R computations of the stacked model, whose
 # covariance is kron(diag(r), Sigma).
 
-replicate_case <- function(n = 40, r = 4, seed = 7, sigma2 = 1.3, range = 0.25, smoothness = 0.9, nugget = 0.1,
+replicate_case <- function(n = 40, r = 9, seed = 7, sigma2 = 1.3, range = 0.25, smoothness = 0.9, nugget = 0.1,
                            beta = c(2, -1)) {
   set.seed(seed)
   locs <- matrix(runif(2 * n), ncol = 2)
@@ -13,7 +13,9 @@ replicate_case <- function(n = 40, r = 4, seed = 7, sigma2 = 1.3, range = 0.25, 
 
 # The log-likelihood of the replicates stacked (n r values, design
 # 1_r (x) X, covariance I_r (x) Sigma) by a Cholesky factor of the stacked
-# covariance, with the GLS coefficients; REML in Harville's form.
+# covariance, with the GLS coefficients; REML in Harville's form. With r = 9
+# replicates the CPU whitens them with the packed kernels (8 columns and
+# more), with 3 or fewer (below) with BLAS.
 dense_stacked_loglik <- function(Y, locs, X, sigma2, range, smoothness, nugget, method) {
   Y <- as.matrix(Y)
   r <- ncol(Y)
@@ -37,12 +39,14 @@ fixed_fit <- function(Y, locs, X, method, ...) {
 }
 
 test_that("the replicate log-likelihood is the stacked model's (ML and REML, with and without a trend)", {
-  d <- replicate_case()
-  for (method in c("ml", "reml")) for (X in list(d$X, d$X[, 1, drop = FALSE], matrix(0, nrow(d$locs), 0))) {
-    fit <- suppressWarnings(fixed_fit(d$Y, d$locs, X, method))
-    ref <- dense_stacked_loglik(d$Y, d$locs, X, 1.1, 0.2, 0.8, 0.05, method)
-    expect_lte(abs(fit$loglik / ref - 1), 1e-10)
-    expect_identical(fit$replicates, 4L)
+  for (r in c(3L, 9L)) {
+    d <- replicate_case(r = r)
+    for (method in c("ml", "reml")) for (X in list(d$X, d$X[, 1, drop = FALSE], matrix(0, nrow(d$locs), 0))) {
+      fit <- suppressWarnings(fixed_fit(d$Y, d$locs, X, method))
+      ref <- dense_stacked_loglik(d$Y, d$locs, X, 1.1, 0.2, 0.8, 0.05, method)
+      expect_lte(abs(fit$loglik / ref - 1), 1e-10)
+      expect_identical(fit$replicates, r)
+    }
   }
 })
 
@@ -97,17 +101,17 @@ test_that("predictions krige each replicate with the pooled trend; se shared", {
   K <- matern_cov(d$locs, sigma2 = 1.1, range = 0.2, smoothness = 0.8, device = "cpu") + diag(0.05, nrow(d$locs))
   C0 <- matern_cov(new, d$locs, sigma2 = 1.1, range = 0.2, smoothness = 0.8, device = "cpu")
   Ki <- solve(K)
-  beta <- solve(4 * crossprod(d$X, Ki %*% d$X), crossprod(d$X, Ki %*% rowSums(d$Y)))
+  beta <- solve(9 * crossprod(d$X, Ki %*% d$X), crossprod(d$X, Ki %*% rowSums(d$Y)))
   expect_lte(max(abs(fit$beta - beta)), 1e-10)
   mean <- drop(X0 %*% beta) + C0 %*% Ki %*% (d$Y - drop(d$X %*% beta))
   D <- t(X0) - crossprod(d$X, Ki %*% t(C0))
-  se <- sqrt(1.1 - rowSums((C0 %*% Ki) * C0) + colSums(D * solve(4 * crossprod(d$X, Ki %*% d$X), D)))
-  expect_equal(dim(k$fit), c(3L, 4L))
+  se <- sqrt(1.1 - rowSums((C0 %*% Ki) * C0) + colSums(D * solve(9 * crossprod(d$X, Ki %*% d$X), D)))
+  expect_equal(dim(k$fit), c(3L, 9L))
   expect_lte(max(abs(k$fit - mean)), 1e-10)
   expect_lte(max(abs(k$se.fit - se)), 1e-10)
   ci <- predict(fit, new, X = X0, interval = "prediction")
-  expect_equal(dim(ci), c(3L, 4L, 3L))
-  expect_equal(ci[, , "upr"] - ci[, , "fit"], matrix(qnorm(0.975) * sqrt(se^2 + 0.05), 3, 4), tolerance = 1e-10)
+  expect_equal(dim(ci), c(3L, 9L, 3L))
+  expect_equal(ci[, , "upr"] - ci[, , "fit"], matrix(qnorm(0.975) * sqrt(se^2 + 0.05), 3, 9), tolerance = 1e-10)
   # fitted values and residuals: n x r, each replicate's own kriging
   f <- fitted(fit)
   expect_equal(dim(f), dim(d$Y))
