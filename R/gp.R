@@ -64,7 +64,11 @@
 #' progress bar once it has lasted two seconds.
 #'
 #' @param y Observations: a numeric vector of length `nrow(locs)`, or a matrix
-#'   with `nrow(locs)` rows, one data set per column.
+#'   with `nrow(locs)` rows, one data set per column. All columns share one
+#'   factorization of \eqn{\Sigma} and one triangular solve with a column
+#'   per data set; for independent replicates of one process at the same
+#'   locations, the sum of the values is their joint log-likelihood (with a
+#'   trend, and by REML, see the replicates of [gp_fit()]).
 #' @inheritParams matern_cov
 #' @param sigma2,range,smoothness,nugget Covariance parameters, single numbers
 #'   (`sigma2`, `range`, `smoothness` > 0, `nugget` >= 0); see [matern()].

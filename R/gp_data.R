@@ -55,29 +55,66 @@ gp_data_formula <- function(formula, data, coords, call) {
   if (!all(keep)) {
     cli::cli_inform("gp_fit: dropped {sum(!keep)} row{?s} with a missing response, covariate or coordinate.")
   }
-  list(y = as.double(y[keep]), locs = sp$locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = terms,
+  y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
+  list(y = drop_rows(y, keep), locs = sp$locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = terms,
        xlevels = stats::.getXlevels(terms, mf), contrasts = attr(X, "contrasts"), coords = sp$names,
        longlat = sp$longlat, dropped = sum(!keep))
 }
 
 # The matrix form: y, locs and X (NULL: a constant mean; a matrix with no
-# columns: mean zero). Observations with a missing y are dropped with a message.
+# columns: mean zero). y may be a matrix, a column per replicate of the field
+# at the same locations. Locations with a missing y (in any replicate) are
+# dropped with a message.
 gp_data_matrix <- function(y, locs, X, distance, call) {
   if (inherits(locs, c("sf", "Spatial"))) locs <- spatial_table(locs, NULL, "locs", call)$locs
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
-  if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a single data set (a vector).", call)
+  y <- as_replicates(y, n, call)
+  X <- if (is.null(X)) matrix(1, n, 1L, dimnames = list(NULL, "(Intercept)")) else as_design(X, n, call)
+  keep <- if (is.matrix(y)) stats::complete.cases(y) else !is.na(y)
+  if (!all(keep)) inform_dropped(sum(!keep), is.matrix(y))
+  y <- drop_rows(y, keep)
+  if (any(!is.finite(y))) abort_arg("{.arg y} contains infinite values.", call)
+  list(y = y, locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
+       coords = colnames(locs), longlat = FALSE, dropped = sum(!keep))
+}
+
+# The response of a matrix fit: a numeric vector with a value per location,
+# or a matrix with a row per location and a column per replicate (one
+# column: the vector).
+as_replicates <- function(y, n, call) {
   if (!(is.numeric(y) || is.logical(y)) || is.object(y) && !is.numeric(unclass(y))) {
     abort_arg("{.arg y} must be numeric, not {.obj_type_friendly {y}}.", call)
   }
+  if (is.matrix(y) && ncol(y) == 0L) abort_arg("{.arg y} has no columns: give a column per replicate.", call)
+  if (is.matrix(y) && ncol(y) > 1L) {
+    if (nrow(y) != n) abort_arg("{.arg y} has {nrow(y)} row{?s} but {.arg locs} has {n} location{?s}.", call)
+    return(unname_rows(y))
+  }
   y <- as.vector(y)
   if (length(y) != n) abort_arg("{.arg y} has {length(y)} observation{?s} but {.arg locs} has {n} location{?s}.", call)
-  X <- if (is.null(X)) matrix(1, n, 1L, dimnames = list(NULL, "(Intercept)")) else as_design(X, n, call)
-  keep <- !is.na(y)
-  if (!all(keep)) cli::cli_inform("gp_fit: dropped {sum(!keep)} observation{?s} with a missing response.")
-  if (any(!is.finite(y[keep]))) abort_arg("{.arg y} contains infinite values.", call)
-  list(y = as.double(y[keep]), locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
-       coords = colnames(locs), longlat = FALSE, dropped = sum(!keep))
+  as.double(y)
+}
+
+unname_rows <- function(y) {
+  storage.mode(y) <- "double"
+  rownames(y) <- NULL
+  y
+}
+
+# The rows `keep` of a response vector or replicate matrix.
+drop_rows <- function(y, keep) if (is.matrix(y)) y[keep, , drop = FALSE] else y[keep]
+
+# The number of replicates (columns) of a response.
+gp_replicates <- function(y) if (is.matrix(y)) ncol(y) else 1L
+
+# The message for k dropped observations (for replicates, locations).
+inform_dropped <- function(k, replicates) {
+  if (replicates) {
+    cli::cli_inform("gp_fit: dropped {k} location{?s} with a missing response in some replicate.")
+  } else {
+    cli::cli_inform("gp_fit: dropped {k} observation{?s} with a missing response.")
+  }
 }
 
 # A design matrix with n rows, finite, named columns.

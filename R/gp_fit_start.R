@@ -16,6 +16,16 @@ exact_warm_start_min_n <- 1000
 # NULL, or list(theta, hessian): the exact search's start and the Hessian of
 # its objective (the negative profile log-likelihood) on the search's scale.
 exact_warm_start <- function(d, model, method, spec, device, call) {
+  r <- gp_replicates(d$y)
+  if (r > 1L) {
+    # The replicates are independent copies of one process: the Vecchia fit
+    # of the first starts the search, and the information of all r is r
+    # times its own.
+    d$y <- d$y[, 1L]
+    warm <- exact_warm_start(d, model, method, spec, device, call)
+    if (!is.null(warm)) warm$hessian <- r * warm$hessian
+    return(warm)
+  }
   n <- length(d$y)
   if (n < exact_warm_start_min_n || !length(spec$free) || spec$start_given) return(NULL)
   if (model$geometry != "isotropic") return(mapped_warm_start(d, model, method, spec, device, call))

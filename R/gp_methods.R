@@ -10,6 +10,12 @@
 #' likelihood ratio; REML likelihoods of different trends are not
 #' comparable, so those need `method = "ml"`.
 #'
+#' For a fit of \eqn{r} replicates (`y` an \eqn{n \times r} matrix in
+#' [gp_fit()]), `fitted()` and `residuals()` are \eqn{n \times r} matrices
+#' (each replicate kriged from its own data, the trend coefficients pooled),
+#' `nobs()` is \eqn{n r} and `logLik()` the joint log-likelihood of all
+#' replicates, whose `df` counts the shared parameters once.
+#'
 #' @param object,x A `gp_fit` from [gp_fit()].
 #' @param ... Further `gp_fit` objects (for `anova()`), else unused.
 #' @name gp_fit-methods
@@ -20,7 +26,7 @@ NULL
 print.gp_fit <- function(x, ...) {
   cat(sprintf("Gaussian process: %s covariance, %s trend, fitted by %s\n", x$model$name, gp_trend_label(x),
               toupper(x$method)))
-  cat(sprintf("n = %d, log-likelihood = %.6g, %s, %.3g s\n", x$n, x$loglik, x$backend, x$seconds))
+  cat(sprintf("%s, log-likelihood = %.6g, %s, %.3g s\n", fit_size_label(x), x$loglik, x$backend, x$seconds))
   print(noquote(vapply(c(x$beta, x$covariance), format, "", digits = 6)))
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
@@ -29,6 +35,12 @@ print.gp_fit <- function(x, ...) {
 gp_trend_label <- function(x) {
   p <- length(x$beta)
   if (p == 0L) "zero-mean" else if (p == 1L && names(x$beta) == "(Intercept)") "constant" else sprintf("%d-term", p)
+}
+
+# "n = 200", or for replicates "n = 200 locations x 10 replicates".
+fit_size_label <- function(x) {
+  r <- fit_replicates(x)
+  if (r == 1L) sprintf("n = %d", x$n) else sprintf("n = %d locations x %d replicates", x$n, r)
 }
 
 # Whether the search converged.
@@ -51,12 +63,12 @@ vcov.gp_fit <- function(object, ...) {
 
 #' @rdname gp_fit-methods
 #' @export
-nobs.gp_fit <- function(object, ...) object$n
+nobs.gp_fit <- function(object, ...) object$n * fit_replicates(object)
 
 #' @rdname gp_fit-methods
 #' @export
 logLik.gp_fit <- function(object, ...) {
-  structure(object$loglik, df = length(object$estimated) + length(object$beta), nobs = object$n, class = "logLik")
+  structure(object$loglik, df = length(object$estimated) + length(object$beta), nobs = stats::nobs(object), class = "logLik")
 }
 
 #' @rdname gp_fit-methods
@@ -66,9 +78,9 @@ fitted.gp_fit <- function(object, ...) {
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call)
   } else {
-    gp_krige(object, object$locs, object$X, matrix(object$y), object$device, call, "fitted")
+    gp_krige(object, object$locs, object$X, as.matrix(object$y), object$device, call, "fitted", fit_replicates(object))
   }
-  drop(k$fit)
+  replicate_columns(object, k$fit)
 }
 
 #' @rdname gp_fit-methods
@@ -122,7 +134,7 @@ summary.gp_fit <- function(object, ...) {
   covariance <- cbind(Estimate = est, `Std. Error` = se)
   status <- ifelse(names(est) %in% object$estimated, "estimated", "fixed")
   structure(list(trend = trend, covariance = covariance, status = status, loglik = object$loglik,
-                 aic = stats::AIC(object), n = object$n, model = object$model$name, method = object$method,
+                 aic = stats::AIC(object), n = object$n, size = fit_size_label(object), model = object$model$name, method = object$method,
                  iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
                  message = object$message, seconds = object$seconds, device = object$device, call = object$call),
             class = "summary.gp_fit")
@@ -143,7 +155,8 @@ print.summary.gp_fit <- function(x, ...) {
   tab <- as.data.frame(x$covariance)
   tab$` ` <- ifelse(x$status == "fixed", "(fixed)", "")
   print(tab, digits = 5)
-  cat(sprintf("\nn = %d   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$n, toupper(x$method), x$loglik, x$aic))
+  cat(sprintf("\n%s   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$size %||% sprintf("n = %d", x$n), toupper(x$method),
+              x$loglik, x$aic))
   cat(sprintf("%d iterations, %d likelihood evaluations, %.3g s on the %s (%s)\n", x$iterations, x$evaluations,
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")

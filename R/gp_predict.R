@@ -37,7 +37,12 @@
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with
 #'   `se.fit = TRUE` a list with components `fit` (either of those) and
-#'   `se.fit`.
+#'   `se.fit`. For a fit of replicates (`y` a matrix in [gp_fit()]) the
+#'   predictions are a matrix with a column per replicate (each replicate's
+#'   own kriging, with the trend coefficients pooled over all), or with an
+#'   interval an array (new location, replicate, `fit`/`lwr`/`upr`); the
+#'   standard errors are the same for every replicate, their trend term
+#'   that of the pooled coefficients.
 #' @seealso [gp_fit()], [simulate.gp_fit()] for conditional simulation,
 #'   [gp_map()]
 #' @examples
@@ -59,23 +64,30 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call)
   } else {
-    gp_krige(object, new$locs, new$X, matrix(object$y), device, call, "predict")
+    gp_krige(object, new$locs, new$X, as.matrix(object$y), device, call, "predict", fit_replicates(object))
   }
-  fit <- drop(k$fit)
+  fit <- replicate_columns(object, k$fit)
   se <- k$se
   if (interval != "none") {
     half <- stats::qnorm((1 + level) / 2) * if (interval == "prediction") sqrt(se^2 + object$covariance[["nugget"]]) else se
-    fit <- cbind(fit = fit, lwr = fit - half, upr = fit + half)
+    fit <- if (is.matrix(fit)) {
+      array(c(fit, fit - half, fit + half), c(dim(fit), 3L), list(NULL, colnames(fit), c("fit", "lwr", "upr")))
+    } else {
+      cbind(fit = fit, lwr = fit - half, upr = fit + half)
+    }
   }
   if (se.fit) list(fit = fit, se.fit = se) else fit
 }
 
 # Kriging of each column of `ys` (data at the fitted locations) at `locs`
 # with design `X0`: the predictions (m x k) and the standard errors of the
-# noise-free field (m). Cross-covariances are generated in blocks of rows,
+# noise-free field (m). `replicates` > 1: consecutive groups of that many
+# columns are replicates sharing the trend, whose GLS coefficients are then
+# pooled over the group (the mean of the columns'), with r times the
+# information (1 / r times the covariance). Cross-covariances are generated in blocks of rows,
 # about 256 MB each. A large problem shows progress bars labelled `label`,
 # one for the factorization and one over the new locations.
-gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict") {
+gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict", replicates = 1L) {
   m <- nrow(locs)
   if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = numeric(0)))
   p <- fit$covariance
@@ -89,7 +101,8 @@ gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict") {
   W <- gp_apply(gp, "forward", fit$X, call)
   Z <- gp_apply(gp, "forward", ys, call)
   A <- if (ncol(W)) solve(crossprod(W)) else matrix(0, 0, 0)
-  B <- A %*% crossprod(W, Z) # GLS coefficients of each column
+  B <- pool_coefficients(A %*% crossprod(W, Z), replicates) # GLS coefficients of each column
+  if (replicates > 1L) A <- A / replicates # their covariance, pooled over the replicates
   R <- Z - W %*% B
   out <- matrix(0, m, ncol(ys))
   se <- numeric(m)
@@ -111,6 +124,14 @@ gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict") {
   list(fit = out, se = se)
 }
 
+# The GLS coefficients B (p x k) pooled over consecutive groups of r columns:
+# each column gets its group's mean.
+pool_coefficients <- function(B, r) {
+  if (r == 1L || !nrow(B)) return(B)
+  group <- rep(seq_len(ncol(B) %/% r), each = r)
+  (t(rowsum(t(B), group)) / r)[, group, drop = FALSE]
+}
+
 #' Simulate from a Gaussian-process fit, unconditionally or given the data
 #'
 #' Without `newdata`, `nsim` draws of the response at the fitted locations
@@ -123,6 +144,13 @@ gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict") {
 #' variance its squared standard error (trend uncertainty included). The
 #' draws come from R's generator, so `seed` or `set.seed()` makes them
 #' reproducible.
+#'
+#' For a fit of replicates (`y` a matrix in [gp_fit()]), a draw without
+#' `newdata` is one replicate's response (they are independent copies of one
+#' process), and with `newdata` each simulation draws every replicate's field
+#' conditional on that replicate's data, the trend coefficients pooled over
+#' all of them as in [predict.gp_fit()]: `nsim` times `r` columns, named
+#' `sim_1.<replicate>`, ... (the replicates' column names, else `rep_1`, ...).
 #'
 #' @param object A `gp_fit`.
 #' @param nsim Number of draws.
@@ -158,8 +186,17 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
     gp_conditional_draws(object, gp_newdata(object, newdata, X, call), nsim, device, call)
   }
   draws <- as.data.frame(draws)
-  names(draws) <- paste0("sim_", seq_len(nsim))
+  names(draws) <- simulation_names(object, nsim, conditional = !is.null(newdata))
   draws
+}
+
+# sim_1, ...; for conditional draws of replicates, sim_1.<replicate>, ...
+# (draw by draw, the replicates of each together).
+simulation_names <- function(fit, nsim, conditional) {
+  r <- fit_replicates(fit)
+  if (!conditional || r == 1L) return(paste0("sim_", seq_len(nsim)))
+  reps <- colnames(fit$y) %||% paste0("rep_", seq_len(r))
+  paste0("sim_", rep(seq_len(nsim), each = r), ".", rep(reps, nsim))
 }
 
 # nsim draws of the zero-mean field S (no nugget) at `locs` (n x nsim),
@@ -176,13 +213,30 @@ gp_draws <- function(fit, locs, nsim, device, call) {
 }
 
 # Conditional draws at new$locs: trend + unconditional field there, plus the
-# kriging of (data - unconditional data) from the observed locations.
+# kriging of (data - unconditional data) from the observed locations. For
+# replicates, each simulation draws all of them and krigs their differences
+# together (their trend coefficients pooled), so that a draw of each
+# replicate is conditioned on its own data and the trend on all.
 gp_conditional_draws <- function(fit, new, nsim, device, call) {
   n <- fit$n
-  S <- gp_draws(fit, rbind(fit$locs, new$locs), nsim, device, call)
+  r <- fit_replicates(fit)
+  draws <- nsim * r # a draw of every replicate per simulation, kriged with their pooled trend
+  S <- gp_draws(fit, rbind(fit$locs, new$locs), draws, device, call)
   trend <- drop(fit$X %*% fit$beta)
   y_star <- trend + S[seq_len(n), , drop = FALSE] +
-    sqrt(fit$covariance[["nugget"]]) * matrix(stats::rnorm(n * nsim), n)
-  k <- gp_krige(fit, new$locs, new$X, fit$y - y_star, device, call, "simulate")
+    sqrt(fit$covariance[["nugget"]]) * matrix(stats::rnorm(n * draws), n)
+  y <- if (r == 1L) fit$y else fit$y[, rep(seq_len(r), nsim), drop = FALSE]
+  k <- gp_krige(fit, new$locs, new$X, y - y_star, device, call, "simulate", r)
   drop(new$X %*% fit$beta) + S[-seq_len(n), , drop = FALSE] + k$fit
+}
+
+# The number of replicates of a fit (1 for fits of one data set).
+fit_replicates <- function(fit) fit$replicates %||% 1L
+
+# Kriged values (m x r) as the fit's response is shaped: a vector for one
+# data set, a matrix with the replicates' names for several.
+replicate_columns <- function(fit, values) {
+  if (fit_replicates(fit) == 1L) return(drop(values))
+  colnames(values) <- colnames(fit$y)
+  values
 }

@@ -11,6 +11,12 @@
 #' Beyond `max_points` observations a random subset of that size is used
 #' (with a message), since the pairs grow as \eqn{n^2}.
 #'
+#' Replicates (`x` a matrix with a column per replicate at the same
+#' locations, or a `gp_fit` of one) give the pooled semivariogram: the half
+#' squared differences of every replicate's pairs averaged in each bin, and
+#' `np` counts the pairs of all replicates (the variogram of the replicates
+#' stacked, with pairs formed within replicates only).
+#'
 #' With `alpha`, directional semivariograms (of 2-D Euclidean coordinates,
 #' as gstat's `variogram(..., alpha = , tol.hor = )`): for each direction
 #' only the pairs whose separation vector lies within `tol.hor` degrees of
@@ -22,13 +28,14 @@
 #' `plot()` of a `gp_fit` shows that semivariogram and the residuals against
 #' the fitted values.
 #'
-#' @param x A `gp_fit`, or a numeric vector of values at `locs`.
+#' @param x A `gp_fit`, or a numeric vector of values at `locs` (or a matrix,
+#'   a column per replicate).
 #' @param locs Locations of `x` (a matrix or data frame of coordinates) when
-#'   `x` is a vector.
+#'   `x` is not a fit.
 #' @param bins Number of distance bins.
 #' @param cutoff Largest distance (default: a third of the diagonal of the
 #'   bounding box of the locations; for great-circle distance, in km).
-#' @param distance `"euclidean"` or `"great_circle"` when `x` is a vector.
+#' @param distance `"euclidean"` or `"great_circle"` when `x` is not a fit.
 #' @param max_points The largest number of observations used.
 #' @param alpha `NULL` (all directions), or directions in degrees clockwise
 #'   from north (the positive second coordinate).
@@ -64,20 +71,21 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
     if (is.null(locs)) abort_arg("{.arg locs} is missing: the locations of {.arg x}.", call)
     locs <- as_locations(locs, "locs", distance, call)
     z <- as_observations(x, nrow(locs), call)
-    if (is.matrix(z)) abort_arg("{.arg x} must be a vector.", call)
+    if (is.matrix(z) && ncol(z) == 0L) abort_arg("{.arg x} has no columns.", call)
+    if (is.matrix(z) && ncol(z) == 1L) z <- z[, 1L]
   }
   check_scalar(bins, "bins", call, 1)
   if (bins != round(bins)) abort_arg("{.arg bins} must be a whole number, not {bins}.", call)
   check_scalar(max_points, "max_points", call, 2)
   check_directions(alpha, tol.hor, locs, distance, call)
-  n <- length(z)
+  n <- nrow(locs)
   if (n > max_points) {
     keep <- sort(sample.int(n, max_points))
-    cli::cli_inform("gp_variogram: {max_points} of the {n} observations, chosen at random.")
-    z <- z[keep]
+    cli::cli_inform("gp_variogram: {max_points} of the {n} {if (is.matrix(z)) 'locations' else 'observations'}, chosen at random.")
+    z <- drop_rows(z, keep)
     locs <- locs[keep, , drop = FALSE]
   }
-  pairs <- utils::combn(length(z), 2L)
+  pairs <- utils::combn(nrow(locs), 2L)
   if (bins > ncol(pairs)) {
     abort_arg("{.arg bins} ({format(bins)}) exceeds the {ncol(pairs)} pair{?s} of observations: most bins would be empty.", call)
   }
@@ -90,7 +98,7 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   breaks <- seq(0, cutoff, length.out = bins + 1L)
   if (anyDuplicated(breaks)) abort_arg("{.arg cutoff} ({cutoff}) is too small to split into {bins} bins.", call)
   inside <- h <= cutoff
-  sq <- 0.5 * (z[pairs[1L, ]] - z[pairs[2L, ]])^2
+  sq <- pair_half_squares(z, pairs)
   out <- if (is.null(alpha)) {
     variogram_bins(h[inside], sq[inside], breaks)
   } else {
@@ -102,7 +110,18 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
     }))
   }
   rownames(out) <- NULL
+  out$np <- out$np * gp_replicates(z) # the pairs of every replicate
   structure(out, fit = fit, class = c("gp_variogram", "data.frame"))
+}
+
+# The half squared differences of the values z at the pairs (columns of
+# `pairs`), for replicates (columns of z) their mean over the replicates,
+# accumulated one replicate at a time (the pairs can be millions).
+pair_half_squares <- function(z, pairs) {
+  if (!is.matrix(z)) return(0.5 * (z[pairs[1L, ]] - z[pairs[2L, ]])^2)
+  sq <- 0
+  for (j in seq_len(ncol(z))) sq <- sq + 0.5 * (z[pairs[1L, ], j] - z[pairs[2L, ], j])^2
+  sq / ncol(z)
 }
 
 # The binned semivariogram of pairs at distances h with half squared
@@ -188,8 +207,8 @@ plot.gp_fit <- function(x, which = 1:2, ...) {
     graphics::title(sprintf("%s model", x$model$name))
   }
   if (2L %in% which) {
-    f <- stats::fitted(x)
-    graphics::plot(f, x$y - f, xlab = "fitted values", ylab = "residuals", pch = 19, cex = 0.6, ...)
+    f <- as.vector(stats::fitted(x)) # every replicate's
+    graphics::plot(f, as.vector(x$y) - f, xlab = "fitted values", ylab = "residuals", pch = 19, cex = 0.6, ...)
     graphics::abline(h = 0, lty = 2)
     graphics::title("Residuals")
   }

@@ -429,8 +429,8 @@ test_that("bad input to the Gaussian-process functions gets clear errors", {
   }
   expect_error(predict(fit, locs, se.fit = NA), class = "gpustats_error_argument")
   expect_error(gp_loglik(y, locs, 1, 0.2, 1, device = "tpu"), class = "gpustats_error_argument")
-  expect_error(gp_fit(cbind(y, y), locs, control = list(trace = FALSE)), "single\\s+data\\s+set",
-               class = "gpustats_error_argument")
+  expect_error(gp_fit(cbind(y, y)[, 0], locs, control = list(trace = FALSE)), "no columns",
+               class = "gpustats_error_argument") # a column per replicate (test-gp-replicates.R)
   expect_error(gp_fit(y, locs, nugget = NA, control = list(trace = FALSE)), class = "gpustats_error_argument")
   # constant data: a likelihood, and simulations of a process with no variance are refused
   expect_true(is.finite(gp_loglik(rep(1, 10), locs, 1, 0.2, 1, device = "cpu")))

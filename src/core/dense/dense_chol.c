@@ -3,6 +3,7 @@
  * symmetric update, which the packed product (dense_gemm.c) does at its
  * speed, down to small blocks done column by column. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "gs_cpu.h"
 #include "gs_dense.h"
@@ -86,6 +87,37 @@ gs_status gs_dense_trsm_rlt(int m, int n, const double *l, int ldl, double *b, i
       st = gs_set_msg(msg, GS_ERR_NOMEM, "%s", mine);
     }
   }
+  return st;
+}
+
+/* (L^-1 B)' = B' L^-T: the transposed right-hand sides, k rows of n, go
+ * through the panel solve, whose packed products run at the kernel's speed
+ * where a column-by-column solve (BLAS dtrsm) reads L once per column of B;
+ * the transposes cost O(n k), against the solve's n^2 k. */
+gs_status gs_dense_trsm_lln(int n, int k, const double *l, int ldl, double *b, int ldb, int threads, char *msg)
+{
+  if (n <= 0 || k <= 0) return GS_OK;
+  double *bt = (double *)malloc((size_t)n * k * sizeof(double));
+  if (!bt) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for a triangular solve with %d right-hand sides", k);
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n; ++i) bt[j + (size_t)i * k] = b[i + (size_t)j * ldb];
+  /* the panel solve splits its rows among threads in blocks of
+   * DENSE_TRSM_ROWS, one block for up to 128 right-hand sides: here they
+   * are split evenly instead (the work as gs_dense_gemm_nt counts it) */
+  const int nthreads = gs_cpu_threads_for(threads, (double)k * n * n / 4096.0), chunk = (k + nthreads - 1) / nthreads;
+  gs_status st = GS_OK;
+#pragma omp parallel for schedule(static, 1) num_threads(nthreads)
+  for (int r0 = 0; r0 < k; r0 += chunk) {
+    char mine[GS_MSG_LEN];
+    if (gs_dense_trsm_rlt(k - r0 < chunk ? k - r0 : chunk, n, l, ldl, bt + r0, k, 1, mine) != GS_OK) {
+#pragma omp critical(gs_dense_trsm_lln_status)
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "%s", mine);
+    }
+  }
+  if (st == GS_OK)
+    for (int j = 0; j < k; ++j)
+      for (int i = 0; i < n; ++i) b[i + (size_t)j * ldb] = bt[j + (size_t)i * k];
+  free(bt);
   return st;
 }
 

@@ -23,6 +23,11 @@ gs_status gs_dense_gemm_nt(int m, int n, int k, const double *a, int lda, const 
  * Cholesky factorization). */
 gs_status gs_dense_trsm_rlt(int m, int n, const double *l, int ldl, double *b, int ldb, int threads, char *msg);
 
+/* B := L^-1 B for L n x n lower triangular and B n x k (k right-hand sides
+ * at once: the forward solve of several data sets against one factor).
+ * GS_ERR_NOMEM when its n k doubles of workspace cannot be had. */
+gs_status gs_dense_trsm_lln(int n, int k, const double *l, int ldl, double *b, int ldb, int threads, char *msg);
+
 /* A = L L' in place in the lower triangle (the strict upper triangle is
  * neither read nor written). When a leading minor is not positive definite:
  * GS_ERR_NOT_PD, *failed_minor its order. */

@@ -73,12 +73,21 @@ gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet,
   return GS_OK;
 }
 
+/* From this many right-hand sides on, the forward solve (the likelihood's:
+ * replicates of a field, a trend's columns) runs on the packed kernels
+ * (gs_dense_trsm_lln), which read L once for all of them: at n = 2,000 and
+ * 100 columns 8 times faster than BLAS dtrsm, which reads L once per column;
+ * below, dtrsm, which the packing would not pay for (at 1 or 2 columns it is
+ * faster). */
+#define GP_CPU_PACKED_SOLVE_MIN_COLUMNS 8
+
 gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
 {
-  (void)msg;
   const int n = (int)gp->n;
   const double one = 1.0;
   if (out != b) memcpy(out, b, (size_t)n * k * sizeof(double));
+  if (what == GS_GP_FORWARD && k >= GP_CPU_PACKED_SOLVE_MIN_COLUMNS)
+    return gs_dense_trsm_lln(n, k, gp->a, n, out, n, gp->threads, msg);
   if (what == GS_GP_MULTIPLY) {
     dtrmm_("L", "L", "N", "N", &n, &k, &one, gp->a, &n, out, &n, 1, 1, 1, 1);
     return GS_OK;
