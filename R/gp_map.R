@@ -34,6 +34,10 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
   call <- environment()
   if (!inherits(fit, "gp_fit")) abort_arg("{.arg fit} must be a {.cls gp_fit}, not {.obj_type_friendly {fit}}.", call)
   if (ncol(fit$locs) != 2L) abort_arg("{.fn gp_map} maps 2-D fits; this one has {ncol(fit$locs)}-D locations.", call)
+  if ((fit$replicates %||% 1L) > 1L) {
+    abort_arg(c("{.fn gp_map} maps one data set; this fit has {fit$replicates} replicates.",
+                i = "Map the columns of {.fn predict}'s result, or fit one replicate."), call)
+  }
   if (is.null(newdata)) {
     check_scalar(n, "n", call, 2)
     n <- floor(n)

@@ -146,6 +146,7 @@ test_that("methods of a replicate fit: sizes, print, variogram, simulation, conf
   expect_equal(dim(simulate(fit, nsim = 2, seed = 1)), c(30L, 2L))
   ci <- confint(fit, "range", method = "wald")
   expect_true(ci[1] < coef(fit)[["range"]] && coef(fit)[["range"]] < ci[2])
+  expect_error(gp_map(fit, n = 10), "3 replicates", class = "gpustats_error_argument")
 })
 
 test_that("replicates from a formula, NA rows and bad input", {
