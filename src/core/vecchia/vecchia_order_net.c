@@ -21,6 +21,7 @@
  * so levels stop at k = bits (31 for 1 or 2 coordinates, 21 for 3): points
  * still left are within D 2^-bits of a taken point, nearly coinciding, and
  * go last. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,13 +60,19 @@ typedef struct {
 /* The points taken so far, in two runs sorted by Morton key: `taken`
  * (earlier levels) and `fresh` (this level, in scan order, which is
  * Z-order). A cell at level k is a prefix of the key, so its points are one
- * contiguous range of each run, found by binary search; a pass in Z-order
- * looks up nearby cells one after another, which keeps the searches in
- * cache. */
+ * contiguous range of each run: indexed by cell while the level has at most
+ * about 2n cells, found by binary search on finer levels (where few points
+ * are left); a pass in Z-order looks up nearby cells one after another,
+ * which keeps the memory it reads in cache. */
 typedef struct {
   int dim, bits, level;
   double r2;
   net_points taken, fresh;
+  /* Levels of at most dense_cells cells also index each run by cell: the
+   * first point of the cell, -1 for none (a lookup without the search). */
+  long dense_cells;
+  int dense;
+  int32_t *taken_from, *fresh_from;
 } net_grid;
 
 static uint64_t cell_code(const net_grid *g, uint64_t key) { return key >> (g->dim * (g->bits - g->level)); }
@@ -89,17 +96,29 @@ static int near(const double *a, const double *b, int dim, double r2)
   return s < r2;
 }
 
-static int run_covers(const net_grid *g, const net_points *run, uint64_t code, const double *x)
+static int run_covers(const net_grid *g, const net_points *run, const int32_t *from, uint64_t code, const double *x)
 {
   const int shift = g->dim * (g->bits - g->level);
-  for (long i = lower_bound(run->key, run->count, code << shift); i < run->count && run->key[i] >> shift == code; ++i)
+  long i = g->dense ? from[code] : lower_bound(run->key, run->count, code << shift);
+  if (i < 0) return 0;
+  for (; i < run->count && run->key[i] >> shift == code; ++i)
     if (near(run->x + (long)g->dim * i, x, g->dim, g->r2)) return 1;
   return 0;
 }
 
 static int cell_covers(const net_grid *g, uint64_t code, const double *x)
 {
-  return run_covers(g, &g->taken, code, x) || run_covers(g, &g->fresh, code, x);
+  return run_covers(g, &g->taken, g->taken_from, code, x) || run_covers(g, &g->fresh, g->fresh_from, code, x);
+}
+
+/* Starts a level: whether its cells are indexed, and the index of taken. */
+static void net_index(net_grid *g)
+{
+  const long cells = g->dim * g->level < 62 ? 1L << (g->dim * g->level) : LONG_MAX;
+  g->dense = cells <= g->dense_cells;
+  if (!g->dense) return;
+  for (long c = 0; c < cells; ++c) g->taken_from[c] = g->fresh_from[c] = -1;
+  for (long i = g->taken.count - 1; i >= 0; --i) g->taken_from[cell_code(g, g->taken.key[i])] = (int32_t)i;
 }
 
 /* Whether a taken point lies within distance r of x (Morton key `key`): x's
@@ -142,8 +161,13 @@ static gs_status net_scan(net_grid *g, net_points *rest, gs_progress_fn progress
   long kept = 0;
   g->fresh.count = 0;
   for (long k = 0; k < rest->count; ++k) {
-    if (grid_covers(g, rest->key[k], rest->x + (long)g->dim * k)) points_copy(rest, kept++, rest, k, g->dim);
-    else points_copy(&g->fresh, g->fresh.count++, rest, k, g->dim);
+    if (grid_covers(g, rest->key[k], rest->x + (long)g->dim * k)) {
+      points_copy(rest, kept++, rest, k, g->dim);
+    } else {
+      const uint64_t code = cell_code(g, rest->key[k]);
+      if (g->dense && g->fresh_from[code] < 0) g->fresh_from[code] = (int32_t)g->fresh.count;
+      points_copy(&g->fresh, g->fresh.count++, rest, k, g->dim);
+    }
     if (progress && k % NET_BATCH == NET_BATCH - 1 && progress((double)(n - rest->count + k) / n))
       return gs_interrupted(msg);
   }
@@ -276,6 +300,7 @@ static gs_status net_run(net_grid *g, net_points *rest, const net_box *box, long
   for (g->level = 1; g->level <= g->bits && rest->count > 0 && box->extent > 0; ++g->level) {
     const double r = ldexp(box->extent, -g->level);
     g->r2 = r * r;
+    net_index(g);
     gs_status st = net_scan(g, rest, progress, n, msg);
     if (st != GS_OK) return st;
     net_append(&g->fresh, order, &done);
@@ -290,12 +315,18 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
 {
   if (n < 1 || dim < 1 || dim > GS_VECCHIA_NET_MAX_DIM)
     return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations of 1 to %d coordinates", GS_VECCHIA_NET_MAX_DIM);
-  net_grid g = {.dim = dim, .bits = net_bits(dim)};
+  /* the cell indexes: up to about 2 n cells (4 bytes each) */
+  net_grid g = {.dim = dim, .bits = net_bits(dim), .dense_cells = 1};
+  while (g.dense_cells < 2 * n) g.dense_cells *= 2;
+  g.taken_from = (int32_t *)malloc((size_t)g.dense_cells * sizeof(int32_t));
+  g.fresh_from = (int32_t *)malloc((size_t)g.dense_cells * sizeof(int32_t));
   net_points rest = {0};
   gs_status st;
   const int ok = points_alloc(&g.taken, n, dim), ok_fresh = points_alloc(&g.fresh, n, dim),
             ok_rest = points_alloc(&rest, n, dim);
-  if (!ok || !ok_fresh || !ok_rest) {
+  if (n > INT32_MAX) {
+    st = gs_set_msg(msg, GS_ERR_ARG, "the approximate maxmin ordering takes at most %ld points", (long)INT32_MAX);
+  } else if (!ok || !ok_fresh || !ok_rest || !g.taken_from || !g.fresh_from) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the approximate maxmin ordering of %ld points", n);
   } else {
     net_box box;
@@ -311,5 +342,7 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
   points_free(&g.taken);
   points_free(&g.fresh);
   points_free(&rest);
+  free(g.taken_from);
+  free(g.fresh_from);
   return st;
 }
