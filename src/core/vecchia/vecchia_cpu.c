@@ -24,13 +24,8 @@ GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
   {
     double *ws = (double *)malloc((size_t)wdoubles * sizeof(double));
     int *idx = (int *)malloc((size_t)pr->ld * sizeof(int));
-    const int ld = pr->ld;
-    vecchia_work work = {
-      .a = ws, .dm = pr->deriv ? ws + (long)ld * ld : NULL,
-      .rhs = ws + (long)ld * ld * (pr->deriv ? 2 : 1), .idx = idx,
-    };
-    work.w = work.rhs + (long)ld * (1 + pr->p + pr->q);
-    work.dzx = work.w + ld;
+    /* each block's workspace packed to its own set (leading dimension) */
+    vecchia_problem block = *pr;
 #pragma omp for schedule(dynamic, 1)
     for (long c = c0; c < c1; ++c) {
       double *acc = part + (c - c0) * K;
@@ -41,7 +36,9 @@ GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
           *failed = -1;
           break;
         }
-        int bad = vecchia_block(pr, md, &work, t, w ? w + t * pr->mp1 : NULL, acc, 0, 1);
+        if (pr->set) block.ld = (int)(pr->set_start[t + 1] - pr->set_start[t]);
+        const vecchia_work work = vecchia_work_at(ws, idx, block.ld, pr->p, pr->q, pr->deriv != 0);
+        int bad = vecchia_block(&block, md, &work, t, w ? w + t * pr->mp1 : NULL, acc, 0, 1);
         if (bad) {
           const long point = vecchia_block_point(pr, t) + 1;
 #pragma omp critical(gs_vecchia_failed)

@@ -20,6 +20,8 @@
 /* Points per batch (between interrupt checks), warps per block at most. */
 #define VECCHIA_GPU_BATCH ((long)1 << 20)
 #define VECCHIA_GPU_WARPS 4
+/* Points of set size that one launch of grouped blocks spans. */
+#define VECCHIA_GPU_TIER 16
 /* Bytes of global work areas above which fewer blocks run (down to one per
  * multiprocessor) when conditioning sets spill out of shared memory. */
 #define VECCHIA_GPU_SPILL ((size_t)1 << 31)
@@ -58,14 +60,8 @@ __global__ void vecchia_blocks_kernel(vecchia_problem pr, vecchia_model md, long
   const long per_warp = wd + K + (ld + 1) / 2;
   double *pool = spill ? spill + (long)blockIdx.x * warps * per_warp : smem;
   double *base = pool + warp * per_warp;
-  vecchia_work work;
-  work.a = base;
-  work.dm = pr.deriv ? base + (long)ld * ld : NULL;
-  work.rhs = base + (long)ld * ld * (pr.deriv ? 2 : 1);
-  work.w = work.rhs + (long)ld * (1 + pr.p + pr.q);
-  work.dzx = work.w + ld;
   double *acc = base + wd;
-  work.idx = (int *)(acc + K);
+  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.deriv != 0);
   for (int k = lane; k < K; k += 32) acc[k] = 0.0;
   __syncwarp();
   for (long t = t0 + (long)blockIdx.x * warps + warp; t < t1; t += (long)gridDim.x * warps) {
@@ -227,9 +223,10 @@ done:
   return st;
 }
 
-/* Launches the batches of blocks; their sums into sums (K). */
+/* Launches the batches of blocks [t_begin, t_end), each with a workspace of
+ * pr->ld; adds their sums to sums (K). */
 static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
-                             double *sums, long *failed_point, char *msg)
+                             long t_begin, long t_end, double *sums, long *failed_point, char *msg)
 {
   gs_status st = GS_OK;
   gs_vecchia_gpu *g = v->gpu;
@@ -244,7 +241,6 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
   double *spill = NULL;
   double *host = (double *)malloc(part_bytes);
   unsigned long long failed = ~0ULL;
-  const long units = pr->blocks;
   if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   if (!fits) {
     GS_TRY(device_buffer(&g->spill, &g->spill_bytes, per_warp * warps * blocks, msg));
@@ -253,9 +249,8 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
   GS_TRY(device_buffer(&g->part, &g->part_bytes, part_bytes, msg));
   GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
-  for (int k = 0; k < K; ++k) sums[k] = 0.0;
-  for (long t0 = 0; t0 < units; t0 += VECCHIA_GPU_BATCH) {
-    const long t1 = t0 + VECCHIA_GPU_BATCH < units ? t0 + VECCHIA_GPU_BATCH : units;
+  for (long t0 = t_begin; t0 < t_end; t0 += VECCHIA_GPU_BATCH) {
+    const long t1 = t0 + VECCHIA_GPU_BATCH < t_end ? t0 + VECCHIA_GPU_BATCH : t_end;
     vecchia_blocks_kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, t0, t1, w, g->part, K, g->failed,
                                                                      spill);
     GS_CUDA_TRY(cudaGetLastError());
@@ -270,7 +265,7 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
                       (long)failed);
       goto done;
     }
-    if (v->progress && t1 < units && v->progress((double)t1 / units)) {
+    if (v->progress && t1 < pr->blocks && v->progress((double)t1 / pr->blocks)) {
       st = gs_interrupted(msg);
       goto done;
     }
@@ -278,6 +273,28 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
 done:
   free(host);
   return st;
+}
+
+/* All the blocks, sums into sums (K). Grouped blocks come in increasing
+ * size of their sets: they run in launches over sets of up to
+ * VECCHIA_GPU_TIER more points each, each launch's workspace sized to its
+ * largest set, so that the few largest sets neither take the shared memory
+ * of all the others nor send them all to global memory. */
+static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
+                            double *sums, long *failed_point, char *msg)
+{
+  for (int k = 0; k < K; ++k) sums[k] = 0.0;
+  if (!v->set) return run_batches(v, pr, md, w, K, 0, pr->blocks, sums, failed_point, msg);
+  const long *start = v->set_start; /* host copy */
+  for (long t0 = 0, t1; t0 < pr->blocks; t0 = t1) {
+    const long cap = start[t0 + 1] - start[t0] + VECCHIA_GPU_TIER - 1;
+    for (t1 = t0 + 1; t1 < pr->blocks && start[t1 + 1] - start[t1] <= cap; ++t1) continue;
+    vecchia_problem run = *pr;
+    run.ld = (int)(start[t1] - start[t1 - 1]);
+    gs_status st = run_batches(v, &run, md, w, K, t0, t1, sums, failed_point, msg);
+    if (st != GS_OK) return st;
+  }
+  return GS_OK;
 }
 
 extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X,
@@ -297,7 +314,7 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *p
     pr.resp_start = g->resp_start;
     const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
     const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
-    st = run_batches(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
+    st = run_blocks(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
   }
 done:
   return st;

@@ -126,6 +126,53 @@ static void block_layout(gs_vecchia *v, long t, const long *members, long count,
   if (b > v->ld) v->ld = b;
 }
 
+/* Puts the blocks in increasing size of their sets (stable), so that a GPU
+ * launch over a run of them sizes its workspace to them. */
+static gs_status blocks_sort_by_size(gs_vecchia *v, char *msg)
+{
+  const long nb = v->blocks;
+  long *first = (long *)calloc((size_t)v->ld + 2, sizeof(long)), *at = (long *)malloc((size_t)nb * sizeof(long));
+  long *set_start = (long *)malloc((size_t)(nb + 1) * sizeof(long));
+  long *resp_start = (long *)malloc((size_t)(nb + 1) * sizeof(long));
+  int *set = (int *)malloc((size_t)v->set_start[nb] * sizeof(int)), *resp = (int *)malloc((size_t)v->n * sizeof(int));
+  gs_status st = GS_OK;
+  if (!first || !at || !set_start || !resp_start || !set || !resp) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
+    goto done;
+  }
+#define SET_SIZE(t) (v->set_start[(t) + 1] - v->set_start[t])
+  for (long t = 0; t < nb; ++t) ++first[SET_SIZE(t) + 1];
+  for (int b = 1; b <= v->ld + 1; ++b) first[b] += first[b - 1];
+  for (long t = 0; t < nb; ++t) at[first[SET_SIZE(t)]++] = t; /* the block at each new place */
+  set_start[0] = resp_start[0] = 0;
+  for (long u = 0; u < nb; ++u) {
+    const long t = at[u], rs = v->resp_start[t], rc = v->resp_start[t + 1] - rs;
+    set_start[u + 1] = set_start[u] + SET_SIZE(t);
+    resp_start[u + 1] = resp_start[u] + rc;
+    memcpy(set + set_start[u], v->set + v->set_start[t], (size_t)SET_SIZE(t) * sizeof(int));
+    memcpy(resp + resp_start[u], v->resp + rs, (size_t)rc * sizeof(int));
+  }
+#undef SET_SIZE
+  free(v->set);
+  free(v->resp);
+  free(v->set_start);
+  free(v->resp_start);
+  v->set = set;
+  v->resp = resp;
+  v->set_start = set_start;
+  v->resp_start = resp_start;
+  set = resp = NULL;
+  set_start = resp_start = NULL;
+done:
+  free(first);
+  free(at);
+  free(set_start);
+  free(resp_start);
+  free(set);
+  free(resp);
+  return st;
+}
+
 gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, char *msg)
 {
   const long n = v->n;
@@ -171,6 +218,7 @@ gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, char *msg)
     block_layout(v, t, members + count[l], c, mark);
     ++t;
   }
+  st = blocks_sort_by_size(v, msg);
 done:
   free(count);
   free(members);

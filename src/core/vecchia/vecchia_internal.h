@@ -19,7 +19,8 @@ struct gs_vecchia {
   int *nn;      /* n x mp1 */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
   /* grouped: the blocks (vecchia_problem's set, set_start, resp,
-   * resp_start), and the largest set; NULL and mp1 without groups */
+   * resp_start) in increasing size of their sets, and the largest set;
+   * NULL and mp1 without groups */
   int *set, *resp;
   long *set_start, *resp_start;
   long blocks;

@@ -88,6 +88,19 @@ GS_HD static inline long vecchia_work_doubles(int ld, int p, int q, int dm)
   return (long)ld * ld * (dm ? 2 : 1) + (long)ld * (2 + p + q) + p;
 }
 
+/* The workspace at base (vecchia_work_doubles(ld, ...) doubles) and idx. */
+GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld, int p, int q, int dm)
+{
+  vecchia_work w;
+  w.a = base;
+  w.dm = dm ? base + (long)ld * ld : NULL;
+  w.rhs = base + (long)ld * ld * (dm ? 2 : 1);
+  w.w = w.rhs + (long)ld * (1 + p + q);
+  w.dzx = w.w + ld;
+  w.idx = idx;
+  return w;
+}
+
 GS_HD static inline int vecchia_acc_size(int p, int q)
 {
   return 2 + p + p * p + 2 * q + p * q + p * p * q + q * q;
