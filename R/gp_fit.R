@@ -159,7 +159,7 @@
 gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), nugget = TRUE, start = NULL,
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30) {
+                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
   distance_given <- !missing(distance)
@@ -196,7 +196,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
   f <- if (approx == "vecchia") {
     check_vecchia_m(m, length(d$y), call)
-    vecchia_fit(d, model, method, spec, m, device, ctrl, call)
+    vecchia_fit(d, model, method, spec, m, device, ctrl, call, group)
   } else {
     exact_fit(d, model, method, spec, used_accuracy, device, ctrl, call)
   }

@@ -4,6 +4,15 @@
 # log scale of every free covariance parameter (sigma2 is not profiled
 # here: its derivatives are as cheap as the others').
 
+#' @rdname gp_fit
+#' @param group For `approx = "vecchia"`: `TRUE` (the default, as GpGp's
+#'   `fit_model`) for the grouped approximation (Guinness 2021; see
+#'   [vecchia_neighbors()]), closer to the exact likelihood than the
+#'   ungrouped one for the same `m` at about its cost; `FALSE` for each
+#'   observation conditioned on its own `m` neighbours only.
+#' @name gp_fit
+NULL
+
 # Which approximation a fit of n observations uses: "auto" takes the exact
 # likelihood while one evaluation of it costs about a second (n up to 10,000
 # on the CPU, 50,000 on a GPU) and the Vecchia approximation beyond, and says so.
@@ -19,11 +28,12 @@ gp_approx <- function(approx, n, device, call) {
 # The Vecchia fit: the estimates, the log-likelihood, the inverse Fisher
 # information of the free covariance parameters (natural scale) and the GLS
 # trend, as gp_fit's list needs them.
-vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
+vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = TRUE) {
+  check_flag(group, "group", call)
   if (model$geometry != "isotropic") {
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
   }
-  vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call)
+  vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group)
   on.exit(vecchia_close(vc))
   s2 <- spec$fixed$sigma2 %||% max(stats::var(d$y), .Machine$double.eps)
   p0 <- spec$unpack(spec$theta0)
@@ -72,8 +82,9 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call) {
                       nugget = r$p[["nugget"]]),
        loglik = r$loglik, vcov = V, info = r$info[free, free, drop = FALSE], beta = stats::setNames(r$beta, colnames(d$X)),
        vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
-       evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d, %s ordering", if (vc$device >= 0) "gpu" else "cpu", vc$m,
-                                                 sub("_", " ", vc$ordering)), device = if (vc$device >= 0) "gpu" else "cpu")
+       evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d%s, %s ordering", if (vc$device >= 0) "gpu" else "cpu", vc$m,
+                                                 if (group) ", grouped" else "", sub("_", " ", vc$ordering)),
+       device = if (vc$device >= 0) "gpu" else "cpu")
 }
 
 # Log-scale bounds of the free parameters: those of the exact search for the

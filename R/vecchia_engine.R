@@ -7,22 +7,25 @@
 # from W y and W X as on the exact path. `locs` in the caller's order;
 # `neighbors`: the result of vecchia_neighbors() to reuse, or NULL; `latent`:
 # the first row of locs (in the ordering) whose point is a value of the
-# process without the nugget (prediction), NULL for none.
+# process without the nugget (prediction), NULL for none; `group`: TRUE for
+# the grouped likelihood (the blocks of `neighbors`, computed where it has
+# none), which gives no factor.
 vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
                          device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL,
-                         latent = NULL) {
+                         latent = NULL, group = FALSE) {
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   check_vecchia_m(m, n, call)
-  if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call)
+  if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group)
   dev <- resolve_device(device, as.double(n) * (m + 1)^2, "matrix", call)
   metric <- gs_code("metric", distance)
   ordered <- locs[neighbors$order, , drop = FALSE]
   nn <- neighbors$neighbors
   storage.mode(nn) <- "integer"
   if (is.null(latent)) latent <- n + 1L
-  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, as.integer(latent), dev, gs_threads(call)), call)
-  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn,
+  blocks <- if (group) neighbors$blocks %||% vecchia_group(nn, call)
+  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, as.integer(latent), blocks, dev, gs_threads(call)), call)
+  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn, blocks = blocks,
        ordering = neighbors$ordering)
 }
 

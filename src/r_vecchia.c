@@ -66,6 +66,25 @@ SEXP gs_r_vecchia_neighbors(SEXP locs, SEXP m, SEXP threads, SEXP progress)
   return out;
 }
 
+/* The blocks of the grouped approximation for the neighbour array nn (as
+ * gs_r_vecchia_neighbors returns it): the block of each row, 1-based. */
+SEXP gs_r_vecchia_group(SEXP nn, SEXP progress)
+{
+  if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP) Rf_error("nn must be an integer matrix");
+  const long n = Rf_nrows(nn);
+  const int mp1 = Rf_ncols(nn);
+  int *nn0 = (int *)R_alloc(XLENGTH(nn), sizeof(int));
+  for (R_xlen_t k = 0; k < XLENGTH(nn); ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
+  SEXP out = PROTECT(Rf_allocVector(INTSXP, n));
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_vecchia_group(nn0, n, mp1, INTEGER(out), gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  for (long i = 0; i < n; ++i) INTEGER(out)[i] += 1;
+  UNPROTECT(1);
+  return out;
+}
+
 /* The k nearest rows of locs to each row of query: an nrow(query) x k
  * integer matrix, 1-based. */
 SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP progress)
@@ -86,8 +105,10 @@ SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP prog
   return out;
 }
 
-/* latent: the first point (1-based) without the nugget, n + 1 for none. */
-SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP device, SEXP threads)
+/* latent: the first point (1-based) without the nugget, n + 1 for none;
+ * blocks: NULL, or the block of each point (1-based) for the grouped
+ * likelihood. */
+SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP blocks, SEXP device, SEXP threads)
 {
   check_locs(locs);
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
@@ -95,10 +116,17 @@ SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP device,
   const R_xlen_t len = XLENGTH(nn);
   int *nn0 = (int *)R_alloc(len, sizeof(int));
   for (R_xlen_t k = 0; k < len; ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
+  int *block0 = NULL;
+  if (!Rf_isNull(blocks)) {
+    if (TYPEOF(blocks) != INTSXP || XLENGTH(blocks) != Rf_nrows(nn)) Rf_error("blocks must be an integer vector with a value per location");
+    block0 = (int *)R_alloc(XLENGTH(blocks), sizeof(int));
+    for (R_xlen_t k = 0; k < XLENGTH(blocks); ++k)
+      block0[k] = (INTEGER(blocks)[k] == NA_INTEGER) ? -1 : INTEGER(blocks)[k] - 1;
+  }
   const gs_vecchia_args a = {
     .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
     .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
-    .metric = gs_r_int(metric, "metric"), .nn = nn0, .m = Rf_ncols(nn) - 1,
+    .metric = gs_r_int(metric, "metric"), .nn = nn0, .m = Rf_ncols(nn) - 1, .block = block0,
     .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
   };
   gs_vecchia *v = NULL;

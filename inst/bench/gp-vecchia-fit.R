@@ -1,8 +1,9 @@
 # gp_fit(approx = "vecchia") end to end: a constant mean, sigma2, range,
 # smoothness and nugget estimated by Fisher scoring, at n = 1e5 and 1e6 (the
-# data drawn from the Vecchia law itself, m = 30), on the GPU and the CPU path.
+# data drawn from the Vecchia law itself, m = 30), on the GPU and the CPU path,
+# grouped (gp_fit's default, Guinness 2021) and not (--gpv_group=1,0).
 #
-#   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu] [--gpv_sim_ordering=random]
+#   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu] [--gpv_group=1,0] [--gpv_sim_ordering=random]
 #                                       [--gpv_recovery_reps=50] [--gpv_recovery_n=1e5]
 #
 # and the recovery of the parameters over replicates (below).
@@ -24,17 +25,19 @@ gpv_data <- function(n, device, seed = 1, ordering = bench_opt("gpv_sim_ordering
 }
 
 bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
-                                 devices = bench_opt("gpv_devices", if (gpu_available()) "gpu,cpu" else "cpu")) {
+                                 devices = bench_opt("gpv_devices", if (gpu_available()) "gpu,cpu" else "cpu"),
+                                 groups = bench_opt("gpv_group", c(1, 0))) {
   devices <- strsplit(devices, ",", fixed = TRUE)[[1]]
   rows <- NULL
   for (n in Filter(function(n) n > 0, sizes)) {
     d <- gpv_data(n, devices[1])
-    for (dev in devices) {
-      t <- system.time(f <- gp_fit(d$y, d$locs, approx = "vecchia", m = 30, device = dev,
+    for (dev in devices) for (group in groups == 1) {
+      t <- system.time(f <- gp_fit(d$y, d$locs, approx = "vecchia", m = 30, group = group, device = dev,
                                    control = list(trace = FALSE)))[["elapsed"]]
-      message(sprintf("gp_fit Vecchia m = 30, n = %s on the %s: %.1f s, %d iterations, %d evaluations; %s", fmt_n(n), dev,
-                      t, f$iterations, f$evaluations, paste(names(f$covariance), signif(f$covariance, 4), collapse = " ")))
-      rows <- rbind(rows, data.frame(n = n, device = dev, seconds = t, iterations = f$iterations,
+      message(sprintf("gp_fit Vecchia m = 30%s, n = %s on the %s: %.1f s, %d iterations, %d evaluations; %s",
+                      if (group) " grouped" else "", fmt_n(n), dev, t, f$iterations, f$evaluations,
+                      paste(names(f$covariance), signif(f$covariance, 4), collapse = " ")))
+      rows <- rbind(rows, data.frame(n = n, device = dev, grouped = group, seconds = t, iterations = f$iterations,
                                      evaluations = f$evaluations, t(f$covariance)))
     }
   }

@@ -14,6 +14,10 @@
 #                       0: none)
 #   vecchia_accuracy_m  its m (default 5,10,30,60)
 #   vecchia_gpgp        1 to time GpGp where it is installed (default 1)
+#   vecchia_group_n     sizes of the grouped-against-ungrouped study (default
+#                       20000; up to 50,000 with the error against the exact
+#                       likelihood, larger sizes timed only; 0: none)
+#   vecchia_group_m     its m (default 10,30)
 #   vecchia_nu          smoothness of the timed likelihoods (default 0.5,1.3; GpGp's
 #                       Matérn at 1.3 takes minutes at n = 1e6)
 #   reps                timed repeats (default 3)
@@ -96,6 +100,70 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
   do.call(rbind, rows)
 }
 
+# Grouped (Guinness 2021) against ungrouped at the same m, ordering and
+# neighbours: the log-likelihood error and KL divergence from the exact law,
+# and the seconds of one likelihood with gradient and information (all four
+# Matérn parameters, constant mean) per device and with GpGp's
+# vecchia_profbeta_loglik_grad_info / vecchia_grouped_profbeta_loglik_grad_info
+# on the same blocks (group_obs gives the blocks of vecchia_neighbors).
+bench_vecchia_group <- function(ns = bench_opt("vecchia_group_n", 2e4, 2000), ms = bench_opt("vecchia_group_m", c(10, 30)),
+                                reps = bench_opt("reps", 3, 1), gpgp = bench_opt("vecchia_gpgp", 1)) {
+  rows <- lapply(ns[ns >= 1], bench_vecchia_group_n, ms, reps, gpgp)
+  if (length(rows)) do.call(rbind, rows)
+}
+
+bench_vecchia_group_n <- function(n, ms, reps, gpgp) {
+  locs <- vecchia_bench_locs(n, 2)
+  dev <- if (gpu_available()) "gpu" else "cpu"
+  p <- c(1, 0.1, 1.3, 0.1)
+  y <- gp_simulate(locs, p[1], p[2], p[3], p[4], device = dev)
+  X <- matrix(1, n, 1)
+  exact <- if (n <= 5e4) gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = dev) else structure(NA, logdet = NA) # zero mean
+  has_gpgp <- gpgp == 1 && requireNamespace("GpGp", quietly = TRUE)
+  rows <- list()
+  for (m in ms) {
+    nb <- vecchia_neighbors(locs, m = m, group = TRUE)
+    lo <- locs[nb$order, ]
+    yo <- y[nb$order]
+    for (group in c(FALSE, TRUE)) {
+      for (d in c("cpu", if (gpu_available()) "gpu")) {
+        vc <- gpustats:::vecchia_open(locs, m, device = d, neighbors = nb, group = group)
+        r <- gpustats:::vecchia_loglik_grad_info(vc, p, y, deriv = character())
+        t <- bench_time(function() gpustats:::vecchia_loglik_grad_info(vc, p, y, X), reps)
+        gpustats:::vecchia_close(vc)
+        rows[[length(rows) + 1L]] <- data.frame(
+          n = n, m = m, group = group, device = if (d == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu",
+          seconds = t, loglik_error = r$loglik - as.numeric(exact),
+          kl = 0.5 * (r$logdet - attr(exact, "logdet")), stringsAsFactors = FALSE)
+        message(sprintf("n = %s, m = %d, group = %s, %s: %s s, error %.4g", fmt_n(n), m, group, d, fmt_sec(t),
+                        r$loglik - as.numeric(exact)))
+      }
+      if (has_gpgp) {
+        cp <- c(p[1:3], p[4] / p[1])
+        f <- if (group) {
+          blocks <- GpGp::group_obs(nb$neighbors)
+          function() GpGp::vecchia_grouped_profbeta_loglik_grad_info(cp, "matern_isotropic", yo, X, lo, blocks)
+        } else {
+          function() GpGp::vecchia_profbeta_loglik_grad_info(cp, "matern_isotropic", yo, X, lo, nb$neighbors)
+        }
+        t <- bench_time(f, reps, warmup = 0)
+        rows[[length(rows) + 1L]] <- data.frame(n = n, m = m, group = group, device = sprintf("GpGp (%d cores)", bench_cores()),
+                                                seconds = t, loglik_error = NA, kl = NA, stringsAsFactors = FALSE)
+        message(sprintf("n = %s, m = %d, group = %s, GpGp: %s s", fmt_n(n), m, group, fmt_sec(t)))
+      }
+    }
+  }
+  do.call(rbind, rows)
+}
+
+vecchia_group_table <- function(g) {
+  if (is.null(g)) return(character())
+  t <- data.frame(n = fmt_n(g$n), m = g$m, grouped = ifelse(g$group, "yes", "no"), device = g$device,
+                  seconds = fmt_sec(g$seconds), `loglik error` = fmt_g(g$loglik_error), KL = fmt_g(g$kl), check.names = FALSE)
+  c("## Vecchia approximation: grouped (Guinness 2021) against ungrouped, one likelihood with gradient and information",
+    "", md_table(t, "rrllrrr"), "", "Same maxmin ordering, neighbours and blocks (GpGp's group_obs) for every row.", "")
+}
+
 vecchia_tables <- function(acc, speed) {
   if (!is.null(acc)) a <- data.frame(n = fmt_n(acc$n), m = acc$m, `loglik error` = fmt_g(acc$loglik_error),
                   relative = fmt_g(acc$relative), KL = fmt_g(acc$kl), check.names = FALSE)
@@ -120,5 +188,7 @@ if (sys.nframe() == 0L) {
   print(acc)
   speed <- bench_vecchia_speed()
   print(speed)
-  cat(vecchia_tables(acc, speed), "\n")
+  grouped <- bench_vecchia_group()
+  print(grouped)
+  cat(vecchia_tables(acc, speed), paste(vecchia_group_table(grouped), collapse = "\n"), "\n")
 }

@@ -29,6 +29,9 @@ typedef struct {
   const int *nn;       /* n x (m + 1), column-major, 0-based: row i is i, then
                           its conditioning set (earlier points), -1 after; copied */
   int m;
+  const int *block;    /* NULL, or n: the block of each point (0-based, any
+                          labels below n), for the grouped likelihood
+                          (gs_vecchia_group); copied into the blocks' sets */
   long latent;         /* points from this one on are values of the process
                           without the nugget (new locations of a prediction;
                           n for none); gs_vecchia_grad_info needs none */
@@ -40,7 +43,8 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **v, char *msg)
 void gs_vecchia_free(gs_vecchia *v);
 long gs_vecchia_size(const gs_vecchia *v);
 
-/* Factors the approximation for parameters p: *logdet = log |Sigma_V|. When
+/* Factors the approximation for parameters p (not grouped): *logdet =
+ * log |Sigma_V|. When
  * the covariance of a conditioning set is not positive definite:
  * GS_ERR_NOT_PD, *failed_point the first such point (1-based). */
 gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *logdet, long *failed_point, char *msg);
@@ -87,6 +91,15 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
  * none). */
 gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn, long duplicate[2],
                                gs_progress_fn progress, char *msg);
+
+/* Groups the points into blocks as GpGp's group_obs(NNarray, exponent = 2)
+ * does (Guinness 2021): for each column of nn from the second, for each
+ * point j in turn, the block held by j's slot takes the block held by the
+ * slot of that neighbour k when the sizes u of the unions of their rows (the
+ * padding counting as one entry, as R's unique() counts NA) satisfy
+ * u(j and k)^2 <= u(j)^2 + u(k)^2. block: n, the block of each point,
+ * 0-based, numbered in the order of their slots. nn as gs_vecchia_args. */
+gs_status gs_vecchia_group(const int *nn, long n, int mp1, int *block, gs_progress_fn progress, char *msg);
 
 /* The k nearest points of locs (n x dim) to each of the nq query points,
  * nearest first, ties to the lower index: nn (nq x k, column-major, 0-based). */

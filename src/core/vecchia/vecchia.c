@@ -23,6 +23,8 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
   vecchia_problem pr = {
     .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .metric = v->metric, .nn = nn,
     .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
+    .set = v->set, .resp = v->resp, .set_start = v->set_start, .resp_start = v->resp_start,
+    .blocks = v->set ? v->blocks : v->n, .ld = v->set ? v->ld : v->mp1,
     .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
   };
   for (int j = 0; j < VECCHIA_NPARAMS; ++j)
@@ -71,6 +73,10 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *ms
   }
   memcpy(v->locs, a->locs, (size_t)a->n * a->dim * sizeof(double));
   memcpy(v->nn, a->nn, (size_t)a->n * mp1 * sizeof(int));
+  if (a->block && (st = gs_vecchia_blocks_build(v, a->block, msg)) != GS_OK) {
+    gs_vecchia_free(v);
+    return st;
+  }
   if (v->device >= 0 && (st = gs_vecchia_gpu_init(v, msg)) != GS_OK) {
     gs_vecchia_free(v);
     return st;
@@ -86,6 +92,10 @@ void gs_vecchia_free(gs_vecchia *v)
   free(v->locs);
   free(v->nn);
   free(v->w);
+  free(v->set);
+  free(v->resp);
+  free(v->set_start);
+  free(v->resp_start);
   free(v);
 }
 
@@ -101,6 +111,7 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *lo
 {
   gs_status st = check_params(p, msg);
   if (st != GS_OK) return st;
+  if (v->set) return gs_set_msg(msg, GS_ERR_ARG, "the grouped Vecchia approximation gives the likelihood only, not the factor");
   v->factored = 0;
   *failed_point = 0;
   if (v->device >= 0) {

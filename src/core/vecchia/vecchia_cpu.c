@@ -1,5 +1,6 @@
-/* The Vecchia approximation on all CPU cores: the points in chunks, one
- * thread per chunk, each point a small Cholesky factorization. The sums of
+/* The Vecchia approximation on all CPU cores: the blocks (points, or groups
+ * of points) in chunks, one thread per chunk, each block a small Cholesky
+ * factorization. The sums of
  * each chunk are added in chunk order, so that the result does not depend on
  * the number of threads. */
 #include <stdlib.h>
@@ -8,42 +9,40 @@
 #include "gs_cpu.h"
 #include "vecchia_internal.h"
 
-/* Points per chunk, and chunks between two interrupt checks. */
+/* Blocks per chunk, and chunks between two interrupt checks. */
 #define VECCHIA_CHUNK 256
 #define VECCHIA_BATCH_CHUNKS 256
 
-/* Runs the points of chunks [c0, c1) into their partial sums (part, K per
+/* Runs the blocks of chunks [c0, c1) into their partial sums (part, K per
  * chunk); the first failing point into *failed (1-based, 0 if none). */
-GS_CPU_DISPATCH static void vecchia_cpu_chunks(const gs_vecchia *v, const vecchia_problem *pr,
+GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
                                                const vecchia_model *md, double *w, double *part, int K,
                                                long c0, long c1, int nthreads, long *failed)
 {
-  const long wdoubles = vecchia_work_doubles(pr->mp1, pr->p, pr->q, pr->deriv != 0);
+  const long wdoubles = vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv != 0);
 #pragma omp parallel num_threads(nthreads)
   {
     double *ws = (double *)malloc((size_t)wdoubles * sizeof(double));
-    int *idx = (int *)malloc((size_t)pr->mp1 * sizeof(int));
-    const int ld = pr->mp1;
-    vecchia_work work = {
-      .a = ws, .dm = pr->deriv ? ws + (long)ld * ld : NULL,
-      .rhs = ws + (long)ld * ld * (pr->deriv ? 2 : 1), .idx = idx,
-    };
-    work.w = work.rhs + (long)ld * (1 + pr->p + pr->q);
-    work.dzx = work.w + ld;
+    int *idx = (int *)malloc((size_t)pr->ld * sizeof(int));
+    /* each block's workspace packed to its own set (leading dimension) */
+    vecchia_problem block = *pr;
 #pragma omp for schedule(dynamic, 1)
     for (long c = c0; c < c1; ++c) {
       double *acc = part + (c - c0) * K;
       memset(acc, 0, (size_t)K * sizeof(double));
-      const long i1 = (c + 1) * VECCHIA_CHUNK < v->n ? (c + 1) * VECCHIA_CHUNK : v->n;
-      for (long i = c * VECCHIA_CHUNK; i < i1; ++i) {
+      const long t1 = (c + 1) * VECCHIA_CHUNK < pr->blocks ? (c + 1) * VECCHIA_CHUNK : pr->blocks;
+      for (long t = c * VECCHIA_CHUNK; t < t1; ++t) {
         if (!ws || !idx) {
           *failed = -1;
           break;
         }
-        int bad = vecchia_point(pr, md, &work, i, w ? w + i * ld : NULL, acc, 0, 1);
+        if (pr->set) block.ld = (int)(pr->set_start[t + 1] - pr->set_start[t]);
+        const vecchia_work work = vecchia_work_at(ws, idx, block.ld, pr->p, pr->q, pr->deriv != 0);
+        int bad = vecchia_block(&block, md, &work, t, w ? w + t * pr->mp1 : NULL, acc, 0, 1);
         if (bad) {
+          const long point = vecchia_block_point(pr, t) + 1;
 #pragma omp critical(gs_vecchia_failed)
-          if (*failed == 0 || (*failed > 0 && i + 1 < *failed)) *failed = i + 1;
+          if (*failed == 0 || (*failed > 0 && point < *failed)) *failed = point;
           break;
         }
       }
@@ -57,7 +56,7 @@ gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, con
                              double *sums, long *failed_point, char *msg)
 {
   const int K = pr->y ? vecchia_acc_size(pr->p, pr->q) : 1;
-  const long chunks = (v->n + VECCHIA_CHUNK - 1) / VECCHIA_CHUNK;
+  const long chunks = (pr->blocks + VECCHIA_CHUNK - 1) / VECCHIA_CHUNK;
   const double per_point = (double)pr->mp1 * pr->mp1 * (pr->deriv ? 4.0 : 1.0);
   const int nthreads = gs_cpu_threads_for(v->threads, (double)v->n * per_point);
   double *part = (double *)malloc((size_t)VECCHIA_BATCH_CHUNKS * K * sizeof(double));
@@ -67,7 +66,7 @@ gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, con
   gs_status st = GS_OK;
   for (long c0 = 0; c0 < chunks && st == GS_OK; c0 += VECCHIA_BATCH_CHUNKS) {
     const long c1 = c0 + VECCHIA_BATCH_CHUNKS < chunks ? c0 + VECCHIA_BATCH_CHUNKS : chunks;
-    vecchia_cpu_chunks(v, pr, md, w, part, K, c0, c1, nthreads, &failed);
+    vecchia_cpu_chunks(pr, md, w, part, K, c0, c1, nthreads, &failed);
     for (long c = 0; c < c1 - c0; ++c)
       for (int k = 0; k < K; ++k) sums[k] += part[c * K + k];
     if (failed < 0) st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the workspace of a conditioning set");

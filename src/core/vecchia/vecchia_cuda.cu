@@ -1,12 +1,14 @@
-/* The Vecchia approximation on a GPU: one warp per conditioning set, its
- * covariance generated in shared memory from the shared Matérn code (a pair
- * per lane) and factored there by the warp (vecchia_point.h, the code the
- * CPU runs with one lane). The locations, the neighbour array and the factor
- * stay on the device; each call uploads y and X, and the points run in
- * batches with an interrupt check between them. A conditioning set too large
- * for shared memory (m above about 115 with derivatives, 165 without, on an
- * H100) gets its warp's work area in global memory instead, served by the L2
- * cache: slower, but any m that fits the device runs. Each block adds its warps'
+/* The Vecchia approximation on a GPU: one warp per block (a conditioning
+ * set with its point, or grouped, the union of the sets of several points),
+ * its covariance generated in shared memory from the shared Matérn code (a
+ * pair per lane) and factored there by the warp (vecchia_point.h, the code
+ * the CPU runs with one lane). The locations, the neighbour array, the
+ * blocks and the factor stay on the device; each call uploads y and X, and
+ * the blocks run in batches with an interrupt check between them. Sets too
+ * large for shared memory (above about 115 points with derivatives, 165
+ * without, on an H100; for grouped blocks the largest set decides) get
+ * their warp's work area in global memory instead, served by the L2 cache:
+ * slower, but any m that fits the device runs. Each block adds its warps'
  * sums in a fixed order and the host adds the blocks' in block order, so
  * that a result does not change from run to run. */
 #include <math.h>
@@ -18,6 +20,8 @@
 /* Points per batch (between interrupt checks), warps per block at most. */
 #define VECCHIA_GPU_BATCH ((long)1 << 20)
 #define VECCHIA_GPU_WARPS 4
+/* Points of set size that one launch of grouped blocks spans. */
+#define VECCHIA_GPU_TIER 16
 /* Bytes of global work areas above which fewer blocks run (down to one per
  * multiprocessor) when conditioning sets spill out of shared memory. */
 #define VECCHIA_GPU_SPILL ((size_t)1 << 31)
@@ -26,6 +30,8 @@ struct gs_vecchia_gpu {
   gs_gpu_ctx *ctx;
   double *locs;   /* n x dim */
   int *nn;        /* n x mp1, row-major: a warp reads its point's row at once */
+  int *set, *resp; /* grouped: the blocks (vecchia_problem), else NULL */
+  long *set_start, *resp_start;
   double *w;      /* n x mp1: the factor, allocated by the first factorization */
   double *data;   /* y and X: n x (1 + p) */
   int data_cols;
@@ -40,33 +46,27 @@ struct gs_vecchia_gpu {
 /* Bytes of shared memory per warp: its workspace, its accumulator and idx. */
 static size_t warp_bytes(const vecchia_problem *pr, int K)
 {
-  return (size_t)(vecchia_work_doubles(pr->mp1, pr->p, pr->q, pr->deriv != 0) + K) * sizeof(double) +
-         (size_t)(pr->mp1 + 1) / 2 * sizeof(double);
+  return (size_t)(vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv != 0) + K) * sizeof(double) +
+         (size_t)(pr->ld + 1) / 2 * sizeof(double);
 }
 
-__global__ void vecchia_points_kernel(vecchia_problem pr, vecchia_model md, long i0, long i1, double *w,
+__global__ void vecchia_blocks_kernel(vecchia_problem pr, vecchia_model md, long t0, long t1, double *w,
                                       double *part, int K, unsigned long long *failed, double *spill)
 {
   extern __shared__ double smem[];
   const int lane = threadIdx.x, warp = threadIdx.y, warps = blockDim.y;
-  const int ld = pr.mp1;
+  const int ld = pr.ld;
   const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.deriv != 0);
   const long per_warp = wd + K + (ld + 1) / 2;
   double *pool = spill ? spill + (long)blockIdx.x * warps * per_warp : smem;
   double *base = pool + warp * per_warp;
-  vecchia_work work;
-  work.a = base;
-  work.dm = pr.deriv ? base + (long)ld * ld : NULL;
-  work.rhs = base + (long)ld * ld * (pr.deriv ? 2 : 1);
-  work.w = work.rhs + (long)ld * (1 + pr.p + pr.q);
-  work.dzx = work.w + ld;
   double *acc = base + wd;
-  work.idx = (int *)(acc + K);
+  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.deriv != 0);
   for (int k = lane; k < K; k += 32) acc[k] = 0.0;
   __syncwarp();
-  for (long i = i0 + (long)blockIdx.x * warps + warp; i < i1; i += (long)gridDim.x * warps) {
-    const int bad = vecchia_point(&pr, &md, &work, i, w ? w + i * ld : NULL, acc, lane, 32);
-    if (bad && lane == 0) atomicMin(failed, (unsigned long long)(i + 1));
+  for (long t = t0 + (long)blockIdx.x * warps + warp; t < t1; t += (long)gridDim.x * warps) {
+    const int bad = vecchia_block(&pr, &md, &work, t, w ? w + t * pr.mp1 : NULL, acc, lane, 32);
+    if (bad && lane == 0) atomicMin(failed, (unsigned long long)(vecchia_block_point(&pr, t) + 1));
   }
   __syncthreads();
   for (int k = warp * 32 + lane; k < K; k += 32 * warps) {
@@ -107,6 +107,25 @@ static gs_status upload_neighbors(gs_vecchia *v, char *msg)
   return st;
 }
 
+/* The blocks of the grouped approximation, where there are. */
+static gs_status upload_blocks(gs_vecchia *v, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  if (!v->set) return GS_OK;
+  const size_t starts = (size_t)(v->blocks + 1) * sizeof(long), set_b = (size_t)v->set_start[v->blocks] * sizeof(int);
+  GS_CUDA_TRY(cudaMalloc(&g->set, set_b));
+  GS_CUDA_TRY(cudaMalloc(&g->resp, (size_t)v->n * sizeof(int)));
+  GS_CUDA_TRY(cudaMalloc(&g->set_start, starts));
+  GS_CUDA_TRY(cudaMalloc(&g->resp_start, starts));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->set, v->set, set_b, 0, msg));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->resp, v->resp, (size_t)v->n * sizeof(int), 0, msg));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->set_start, v->set_start, starts, 0, msg));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->resp_start, v->resp_start, starts, 0, msg));
+done:
+  return st;
+}
+
 extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
 {
   gs_status st = GS_OK;
@@ -115,7 +134,8 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
   v->gpu = g;
   const size_t n = (size_t)v->n, locs_b = n * v->dim * sizeof(double), nn_b = n * v->mp1 * sizeof(int);
   /* the arrays of a factorization and of a likelihood with a few covariates */
-  const double need = (double)locs_b + nn_b + n * v->mp1 * 8.0 + n * 8.0 * 4;
+  const double blocks_b = v->set ? (double)v->set_start[v->blocks] * 4.0 + n * 4.0 + v->blocks * 16.0 : 0.0;
+  const double need = (double)locs_b + nn_b + blocks_b + n * v->mp1 * 8.0 + n * 8.0 * 4;
   size_t free_b = 0;
   GS_TRY(gs_gpu_ctx_get(v->device, &g->ctx, msg));
   GS_TRY(gs_gpu_ctx_free_memory(g->ctx, &free_b, msg));
@@ -133,6 +153,7 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
   GS_CUDA_TRY(cudaMalloc(&g->failed, sizeof(unsigned long long)));
   GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, v->locs, locs_b, 0, msg));
   GS_TRY(upload_neighbors(v, msg));
+  GS_TRY(upload_blocks(v, msg));
 done:
   if (st != GS_OK) gs_vecchia_gpu_release(v);
   return st;
@@ -148,6 +169,10 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
   }
   cudaFree(g->locs);
   cudaFree(g->nn);
+  cudaFree(g->set);
+  cudaFree(g->resp);
+  cudaFree(g->set_start);
+  cudaFree(g->resp_start);
   cudaFree(g->w);
   cudaFree(g->data);
   cudaFree(g->part);
@@ -198,9 +223,10 @@ done:
   return st;
 }
 
-/* Launches the batches of points; their sums into sums (K). */
+/* Launches the batches of blocks [t_begin, t_end), each with a workspace of
+ * pr->ld; adds their sums to sums (K). */
 static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
-                             double *sums, long *failed_point, char *msg)
+                             long t_begin, long t_end, double *sums, long *failed_point, char *msg)
 {
   gs_status st = GS_OK;
   gs_vecchia_gpu *g = v->gpu;
@@ -221,12 +247,11 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
     spill = g->spill;
   }
   GS_TRY(device_buffer(&g->part, &g->part_bytes, part_bytes, msg));
-  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_points_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
-  for (int k = 0; k < K; ++k) sums[k] = 0.0;
-  for (long i0 = 0; i0 < v->n; i0 += VECCHIA_GPU_BATCH) {
-    const long i1 = i0 + VECCHIA_GPU_BATCH < v->n ? i0 + VECCHIA_GPU_BATCH : v->n;
-    vecchia_points_kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, i0, i1, w, g->part, K, g->failed,
+  for (long t0 = t_begin; t0 < t_end; t0 += VECCHIA_GPU_BATCH) {
+    const long t1 = t0 + VECCHIA_GPU_BATCH < t_end ? t0 + VECCHIA_GPU_BATCH : t_end;
+    vecchia_blocks_kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, t0, t1, w, g->part, K, g->failed,
                                                                      spill);
     GS_CUDA_TRY(cudaGetLastError());
     GS_CUDA_TRY(cudaMemcpyAsync(host, g->part, part_bytes, cudaMemcpyDeviceToHost, s));
@@ -240,7 +265,7 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
                       (long)failed);
       goto done;
     }
-    if (v->progress && i1 < v->n && v->progress((double)i1 / v->n)) {
+    if (v->progress && t1 < pr->blocks && v->progress((double)t1 / pr->blocks)) {
       st = gs_interrupted(msg);
       goto done;
     }
@@ -248,6 +273,28 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vec
 done:
   free(host);
   return st;
+}
+
+/* All the blocks, sums into sums (K). Grouped blocks come in increasing
+ * size of their sets: they run in launches over sets of up to
+ * VECCHIA_GPU_TIER more points each, each launch's workspace sized to its
+ * largest set, so that the few largest sets neither take the shared memory
+ * of all the others nor send them all to global memory. */
+static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
+                            double *sums, long *failed_point, char *msg)
+{
+  for (int k = 0; k < K; ++k) sums[k] = 0.0;
+  if (!v->set) return run_batches(v, pr, md, w, K, 0, pr->blocks, sums, failed_point, msg);
+  const long *start = v->set_start; /* host copy */
+  for (long t0 = 0, t1; t0 < pr->blocks; t0 = t1) {
+    const long cap = start[t0 + 1] - start[t0] + VECCHIA_GPU_TIER - 1;
+    for (t1 = t0 + 1; t1 < pr->blocks && start[t1 + 1] - start[t1] <= cap; ++t1) continue;
+    vecchia_problem run = *pr;
+    run.ld = (int)(start[t1] - start[t1 - 1]);
+    gs_status st = run_batches(v, &run, md, w, K, t0, t1, sums, failed_point, msg);
+    if (st != GS_OK) return st;
+  }
+  return GS_OK;
 }
 
 extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X,
@@ -259,11 +306,15 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *p
   if (keep_factor && !g->w) GS_CUDA_TRY(cudaMalloc(&g->w, (size_t)v->n * v->mp1 * sizeof(double)));
   if (y) GS_TRY(upload_data(v, y, X, p, msg));
   {
-    const vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, 1, y ? g->data : NULL,
-                                                  y ? g->data + v->n : NULL, y ? p : 0, y ? deriv : 0);
+    vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, 1, y ? g->data : NULL, y ? g->data + v->n : NULL,
+                                            y ? p : 0, y ? deriv : 0);
+    pr.set = g->set;
+    pr.resp = g->resp;
+    pr.set_start = g->set_start;
+    pr.resp_start = g->resp_start;
     const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
     const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
-    st = run_batches(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
+    st = run_blocks(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
   }
 done:
   return st;

@@ -18,10 +18,20 @@ struct gs_vecchia {
   double *locs; /* n x dim */
   int *nn;      /* n x mp1 */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
+  /* grouped: the blocks (vecchia_problem's set, set_start, resp,
+   * resp_start) in increasing size of their sets, and the largest set;
+   * NULL and mp1 without groups */
+  int *set, *resp;
+  long *set_start, *resp_start;
+  long blocks;
+  int ld;
   gs_vecchia_gpu *gpu;
   gs_progress_fn progress;
   int factored;
 };
+
+/* Builds the blocks' sets from block (gs_vecchia_args) into v. */
+gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, char *msg);
 
 /* The problem of an evaluation: the object's arrays (host, nn column-major,
  * or device, nn row-major: `row_major`), and y, X, deriv as given. */

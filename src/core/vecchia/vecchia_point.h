@@ -1,21 +1,28 @@
-/* One point of the Vecchia approximation: the covariance of its conditioning
- * set (the point last), its Cholesky factor L, the row w = L^-T e_last of the
- * sparse inverse-Cholesky factor, and its contributions to the likelihood,
- * its gradient and the Fisher information.
+/* One block of the Vecchia approximation: the covariance of its set, its
+ * Cholesky factor L, and for each of its responses (the points whose laws
+ * it gives) the row w = L^-T e_k of the sparse inverse-Cholesky factor and
+ * the contributions to the likelihood, its gradient and the Fisher
+ * information. A block is a point and its conditioning set (the point last,
+ * the one response) or, grouped (Guinness 2021, GpGp's group_obs), several
+ * points and the union of their sets in increasing order: each response k
+ * is then conditioned on the points of the set before it, all of them from
+ * the one factorization (leading blocks of L are the factors of leading
+ * blocks of the covariance).
  *
- * Written once for both backends: `lanes` threads share one point, each
+ * Written once for both backends: `lanes` threads share one block, each
  * taking every lanes-th row or pair from `lane`. The CPU runs them with
  * lanes = 1; a CUDA warp runs them with its 32 lanes on a workspace in shared
  * memory, VECCHIA_SYNC between dependent steps, vecchia_lane_sum to add the
  * lanes' parts of a dot product.
  *
- * With S the covariance of the set, b its size and u = L^-1 y, the point's
- * standardized residual is z = w'y = u_b and its conditional variance
- * L_bb^2. For a derivative dS of S, with g = L^-1 dS w (GpGp's LidSLi3):
- *   d log L_bb^2 = w' dS w = g_b,
- *   d z = -g'u + z g_b / 2,
+ * For the response at position k, with S the covariance of the first k + 1
+ * points of the set and u = L^-1 y, the standardized residual is z = w'y =
+ * u_k and the conditional variance L_kk^2. For a derivative dS of S, with
+ * g = L^-1 dS w (GpGp's LidSLi3, rows up to k):
+ *   d log L_kk^2 = w' dS w = g_k,
+ *   d z = -g'u + z g_k / 2,
  * and the Fisher information of the product of conditional laws adds
- * g_j'g_k - g_jb g_kb / 2 (Guinness 2021). */
+ * g_j'g_l - g_jk g_lk / 2 (Guinness 2021). */
 #ifndef GS_VECCHIA_POINT_H
 #define GS_VECCHIA_POINT_H
 
@@ -36,10 +43,14 @@ GS_HD static inline double vecchia_lane_sum(double x)
   return x;
 }
 
-/* What the points share. nn: n x mp1, 0-based, entry (i, j) at
+/* What the blocks share. nn: n x mp1, 0-based, entry (i, j) at
  * nn[i * nn_row + j * nn_col] (column-major on the CPU, row-major on a GPU,
  * where a warp then reads its row at once); row i is i itself, then its
- * conditioning set, nearest first, padded with -1. Points
+ * conditioning set, nearest first, padded with -1. Grouped (set not NULL):
+ * block t's set is set[set_start[t] .. set_start[t + 1]), increasing, and
+ * its responses are at the positions resp[resp_start[t] ..
+ * resp_start[t + 1]) of it, increasing; else block t is point t. ld: the
+ * largest set (mp1 without groups), the workspace's leading dimension. Points
  * from `latent` on are values of the process without the nugget (new
  * locations of a prediction). y and X (n x p) may be NULL (the factor only).
  * deriv: a bit per parameter whose derivative is wanted (q of them, listed
@@ -51,26 +62,43 @@ typedef struct {
   const int *nn;
   long nn_row, nn_col;
   int mp1;
+  const int *set, *resp;
+  const long *set_start, *resp_start;
+  long blocks;
+  int ld;
   const double *y, *X;
   int p;
   int deriv, q;
   int params[VECCHIA_NPARAMS];
 } vecchia_problem;
 
-/* One point's workspace, leading dimension mp1: a (mp1 x mp1: L in the lower
- * triangle, the correlations above it), dm (mp1 x mp1 when range or
+/* One block's workspace, leading dimension ld: a (ld x ld: L in the lower
+ * triangle, the correlations above it), dm (ld x ld when range or
  * smoothness derivatives are wanted: dC/drange below the diagonal,
- * dC/dnu above), rhs (mp1 x (1 + p + q): y, X and dS w, solved by L in
- * place), w (mp1), dzx (p), idx (mp1). */
+ * dC/dnu above), rhs (ld x (1 + p + q): y, X and dS w, solved by L in
+ * place), w (ld), dzx (p), idx (ld). */
 typedef struct {
   double *a, *dm, *rhs, *w, *dzx;
   int *idx;
 } vecchia_work;
 
 /* Doubles of one workspace, and of the accumulator (vecchia_accumulate). */
-GS_HD static inline long vecchia_work_doubles(int mp1, int p, int q, int dm)
+GS_HD static inline long vecchia_work_doubles(int ld, int p, int q, int dm)
 {
-  return (long)mp1 * mp1 * (dm ? 2 : 1) + (long)mp1 * (2 + p + q) + p;
+  return (long)ld * ld * (dm ? 2 : 1) + (long)ld * (2 + p + q) + p;
+}
+
+/* The workspace at base (vecchia_work_doubles(ld, ...) doubles) and idx. */
+GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld, int p, int q, int dm)
+{
+  vecchia_work w;
+  w.a = base;
+  w.dm = dm ? base + (long)ld * ld : NULL;
+  w.rhs = base + (long)ld * ld * (dm ? 2 : 1);
+  w.w = w.rhs + (long)ld * (1 + p + q);
+  w.dzx = w.w + ld;
+  w.idx = idx;
+  return w;
 }
 
 GS_HD static inline int vecchia_acc_size(int p, int q)
@@ -98,9 +126,17 @@ GS_HD static inline vecchia_acc_layout vecchia_acc_offsets(int p, int q)
   return o;
 }
 
-/* The set of point i in factor order (the point last): idx, and its size. */
-GS_HD static inline int vecchia_point_set(const vecchia_problem *pr, long i, int *idx, int lane, int lanes)
+/* The set of block t in factor order (a lone point last): idx, and its size. */
+GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int *idx, int lane, int lanes)
 {
+  if (pr->set) {
+    const long s0 = pr->set_start[t];
+    const int b = (int)(pr->set_start[t + 1] - s0);
+    for (int k = lane; k < b; k += lanes) idx[k] = pr->set[s0 + k];
+    VECCHIA_SYNC();
+    return b;
+  }
+  const long i = t;
   int b = 1;
   const int *row = pr->nn + i * pr->nn_row;
   while (b < pr->mp1 && row[b * pr->nn_col] >= 0) ++b;
@@ -114,7 +150,7 @@ GS_HD static inline int vecchia_point_set(const vecchia_problem *pr, long i, int
 GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
                                            int b, int lane, int lanes)
 {
-  const int ld = pr->mp1;
+  const int ld = pr->ld;
   /* pair t = r (r + 1) / 2 + c, c <= r, from t = lane in steps of lanes */
   int r = 0, c = lane;
   for (; r < b; c += lanes) {
@@ -214,17 +250,30 @@ GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int p
   }
 }
 
-/* The right-hand sides: y and X on the set, and dS_j w per parameter. */
-GS_HD static inline void vecchia_point_rhs(const vecchia_problem *pr, const vecchia_work *w, int b, int lane, int lanes)
+/* u = L^-1 y and L^-1 X over the set: the first 1 + p columns of rhs. */
+GS_HD static inline void vecchia_block_data(const vecchia_problem *pr, const vecchia_work *w, int b, int lane, int lanes)
 {
-  const int ld = pr->mp1;
+  const int ld = pr->ld;
   for (int r = lane; r < b; r += lanes) {
     const long g = w->idx[r];
     w->rhs[r] = pr->y[g];
     for (int k = 0; k < pr->p; ++k) w->rhs[r + (1 + k) * ld] = pr->X[g + k * pr->n];
-    for (int j = 0; j < pr->q; ++j) w->rhs[r + (1 + pr->p + j) * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b);
   }
   VECCHIA_SYNC();
+  vecchia_forward(w->a, ld, b, w->rhs, 1 + pr->p, lane, lanes);
+}
+
+/* g_j = L^-1 dS_j w per parameter, over the first b points of the set (the
+ * response last): the last q columns of rhs. */
+GS_HD static inline void vecchia_response_grad(const vecchia_problem *pr, const vecchia_work *w, int b, int lane,
+                                               int lanes)
+{
+  const int ld = pr->ld;
+  double *g = w->rhs + (long)(1 + pr->p) * ld;
+  for (int r = lane; r < b; r += lanes)
+    for (int j = 0; j < pr->q; ++j) g[r + (long)j * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b);
+  VECCHIA_SYNC();
+  vecchia_forward(w->a, ld, b, g, pr->q, lane, lanes);
 }
 
 /* The dot product of two columns of rhs over the set, on every lane. */
@@ -235,11 +284,12 @@ GS_HD static inline double vecchia_dot(const double *x, const double *y, int b, 
   return vecchia_lane_sum(s);
 }
 
-/* Adds the point's contributions to acc (written by lane 0). */
+/* Adds the contributions of the response at position b - 1 to acc (written
+ * by lane 0). */
 GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vecchia_work *w, int b, double *acc,
                                             int lane, int lanes)
 {
-  const int ld = pr->mp1, p = pr->p, q = pr->q, last = b - 1;
+  const int ld = pr->ld, p = pr->p, q = pr->q, last = b - 1;
   const vecchia_acc_layout o = vecchia_acc_offsets(p, q);
   const double *u = w->rhs, *ux = w->rhs + ld, *g = w->rhs + (long)(1 + p) * ld;
   const double z = u[last];
@@ -275,25 +325,49 @@ GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vec
   VECCHIA_SYNC();
 }
 
-/* Point i: its row of the inverse-Cholesky factor in nn's order (into wrow,
- * mp1 entries, when not NULL), its log conditional variance (into acc[0])
- * and, when y is given, its other contributions to acc. Returns 0, or the order of the failing minor of its set. */
-GS_HD static inline int vecchia_point(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
-                                      long i, double *wrow, double *acc, int lane, int lanes)
+/* Block t's responses, and the position in its set of the r-th. */
+GS_HD static inline int vecchia_block_responses(const vecchia_problem *pr, long t)
 {
-  const int ld = pr->mp1;
-  const int b = vecchia_point_set(pr, i, w->idx, lane, lanes);
+  return pr->set ? (int)(pr->resp_start[t + 1] - pr->resp_start[t]) : 1;
+}
+
+GS_HD static inline int vecchia_block_response(const vecchia_problem *pr, long t, int r, int b)
+{
+  return pr->set ? pr->resp[pr->resp_start[t] + r] : b - 1;
+}
+
+/* The point (0-based) a failure of block t is reported at: its last. */
+GS_HD static inline long vecchia_block_point(const vecchia_problem *pr, long t)
+{
+  return pr->set ? pr->set[pr->set_start[t + 1] - 1] : t;
+}
+
+/* Block t: the log conditional variances of its responses (into acc[0]),
+ * their rows of the inverse-Cholesky factor (only for a block per point:
+ * point t's, in nn's order, mp1 entries, into wrow when not NULL) and, when
+ * y is given, their other contributions to acc. Returns 0, or the order of
+ * the failing minor of its set. */
+GS_HD static inline int vecchia_block(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
+                                      long t, double *wrow, double *acc, int lane, int lanes)
+{
+  const int ld = pr->ld;
+  const int b = vecchia_block_set(pr, t, w->idx, lane, lanes);
   vecchia_point_cov(pr, v, w, b, lane, lanes);
   const int failed = vecchia_chol(w->a, ld, b, lane, lanes);
   if (failed) return failed;
-  vecchia_last_row(w->a, ld, b, w->w, lane, lanes);
-  if (lane == 0) acc[0] += 2.0 * log(w->a[(b - 1) + (b - 1) * ld]);
-  if (wrow)
-    for (int k = lane; k < ld; k += lanes) wrow[k] = (k < b) ? w->w[b - 1 - k] : 0.0;
-  if (!pr->y) return 0;
-  vecchia_point_rhs(pr, w, b, lane, lanes);
-  vecchia_forward(w->a, ld, b, w->rhs, 1 + pr->p + pr->q, lane, lanes);
-  vecchia_accumulate(pr, w, b, acc, lane, lanes);
+  if (pr->y) vecchia_block_data(pr, w, b, lane, lanes);
+  const int responses = vecchia_block_responses(pr, t);
+  for (int r = 0; r < responses; ++r) {
+    const int k = vecchia_block_response(pr, t, r, b);
+    if (lane == 0) acc[0] += 2.0 * log(w->a[k + k * ld]);
+    /* w is needed for the factor and for the derivatives only */
+    if (wrow || (pr->y && pr->q)) vecchia_last_row(w->a, ld, k + 1, w->w, lane, lanes);
+    if (wrow)
+      for (int c = lane; c < pr->mp1; c += lanes) wrow[c] = (c < b) ? w->w[b - 1 - c] : 0.0;
+    if (!pr->y) continue;
+    if (pr->q) vecchia_response_grad(pr, w, k + 1, lane, lanes);
+    vecchia_accumulate(pr, w, k + 1, acc, lane, lanes);
+  }
   return 0;
 }
 
