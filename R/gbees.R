@@ -81,7 +81,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   bar <- gs_progress_bar(Inf, "gbees", call) # the work is not known in advance: always a bar
   progress <- function(done) bar((start - t0 + done * (now - start)) / max(span, 1e-300))
   started <- proc.time()[["elapsed"]]
-  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(call), dev, NULL), call)
+  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model, dev, call), spec$native, gs_threads(call), dev, NULL), call)
   snapshots <- list()
   for (te in events) {
     start <- now

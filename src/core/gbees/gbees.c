@@ -12,7 +12,8 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
   int d = model->dim;
   if (d < 1 || d > GS_GBEES_MAX_DIM)
     return gs_set_msg(msg, GS_ERR_ARG, "GBEES needs 1 to %d dimensions, not %d", GS_GBEES_MAX_DIM, d);
-  if (model->kind == GS_GBEES_CALLBACK ? !model->field : (model->kind < GS_GBEES_LORENZ63 || model->kind > GS_GBEES_PCR3BP))
+  if (model->kind == GS_GBEES_CALLBACK ? !model->field && !model->velocities && !model->device_source
+                                       : (model->kind < GS_GBEES_LORENZ63 || model->kind > GS_GBEES_PCR3BP))
     return gs_set_msg(msg, GS_ERR_ARG, "unknown GBEES model");
   for (int i = 0; i < d; i++) {
     if (!(opt->dx[i] > 0.0) || !isfinite(opt->dx[i]) || !isfinite(opt->center[i]))
@@ -27,9 +28,7 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
     return gs_set_msg(msg, GS_ERR_ARG, "the threshold must be in [0, 1)");
   if (!(opt->cfl > 0.0 && opt->cfl <= 1.0)) return gs_set_msg(msg, GS_ERR_ARG, "cfl must be in (0, 1]");
   if (opt->prune_every < 1) return gs_set_msg(msg, GS_ERR_ARG, "prune_every must be at least 1");
-  if (opt->device >= 0 && model->kind == GS_GBEES_CALLBACK && !model->device_source)
-    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
-  return GS_OK;
+  return gbees_model_device_check(model, opt->device, msg);
 }
 
 static void note_size(gs_gbees *g)

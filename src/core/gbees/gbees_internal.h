@@ -48,6 +48,10 @@ struct gs_gbees {
 /* The host arrays as the shared arithmetic sees them. */
 gbees_cells gbees_host_cells(const gs_gbees *g);
 
+/* GS_OK when the model's field can run on `device` (a GPU, or the CPU for
+ * device < 0), else why not (gbees_monte_carlo.c). */
+gs_status gbees_model_device_check(const gs_gbees_model *model, int device, char *msg);
+
 /* Grid storage (gbees_grid.c) */
 /* The capacity for `cells` cells when `current` is too small (doubling from
  * 1024) and its hash slots (a power of two, at least twice the capacity). */
