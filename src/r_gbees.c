@@ -91,8 +91,9 @@ static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
     SEXP source = VECTOR_ELT(model, 5), compiled = VECTOR_ELT(model, 6);
     if (TYPEOF(source) == STRSXP && Rf_length(source) == 1) mod->device_source = CHAR(STRING_ELT(source, 0));
     if (TYPEOF(compiled) == VECSXP && Rf_length(compiled) == 2) {
-      mod->velocities = (gs_gbees_velocities_fn)R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 0));
-      mod->rk4 = (gs_gbees_rk4_fn)R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 1));
+      /* through void (*)(void), the type that converts to any function type without a warning */
+      mod->velocities = (gs_gbees_velocities_fn)(void (*)(void))R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 0));
+      mod->rk4 = (gs_gbees_rk4_fn)(void (*)(void))R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 1));
     }
   }
   if (Rf_isFunction(fn)) {
@@ -155,6 +156,23 @@ SEXP gs_r_gbees_reweight(SEXP ptr, SEXP loglik)
     Rf_error("one double log-likelihood per cell is needed");
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_reweight(g, REAL(loglik), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}
+
+/* A Gaussian measurement of states `index` (1-based) with observation y and
+ * the lower Cholesky factor L of the noise covariance (validated in R). */
+SEXP gs_r_gbees_gaussian_update(SEXP ptr, SEXP index, SEXP y, SEXP L)
+{
+  gs_gbees *g = gbees_get(ptr);
+  int m = Rf_length(index);
+  if (TYPEOF(index) != INTSXP || TYPEOF(y) != REALSXP || TYPEOF(L) != REALSXP || Rf_length(y) != m ||
+      Rf_length(L) != m * m || m > GS_GBEES_MAX_DIM)
+    Rf_error("a measurement needs integer indices, one double observation each and an m x m double factor");
+  int zero_based[GS_GBEES_MAX_DIM];
+  for (int j = 0; j < m; j++) zero_based[j] = INTEGER(index)[j] - 1;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_gaussian_update(g, m, zero_based, REAL(y), REAL(L), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   return R_NilValue;
 }

@@ -135,6 +135,29 @@ test_that("a measurement update applies Bayes' rule and records the density befo
   expect_lt(s$cov[[2]][3, 3], s$cov[[1]][3, 3])
 })
 
+test_that("a measurement of states runs natively as an R measurement function would, correlated noise too", {
+  cov <- matrix(c(2, 0.6, 0.6, 1), 2)
+  y <- c(-9, 7)
+  native <- gbees_measurements(time = 0.1, y = y, h = c(1, 3), cov = cov)
+  in_r <- gbees_measurements(time = 0.1, y = y, h = function(x) x[, c(1, 3)], cov = cov)
+  args <- list(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.1, 0.15), threshold = 1e-6)
+  a <- do.call(gbees, c(args, list(measurements = native)))
+  b <- do.call(gbees, c(args, list(measurements = in_r)))
+  for (k in 2:3) {
+    expect_identical(a$snapshots[[k]]$keys, b$snapshots[[k]]$keys)
+    expect_equal(a$snapshots[[k]]$prob, b$snapshots[[k]]$prob, tolerance = 1e-13)
+  }
+  # the posterior against Bayes' rule written out
+  prior <- a$snapshots[[1]]
+  x <- prior$keys * 0.5 + rep(c(-11.5, -10, 9.5), each = nrow(prior$keys))
+  r <- x[, c(1, 3)] - rep(y, each = nrow(x))
+  bayes <- prior$prob * exp(-0.5 * rowSums((r %*% solve(cov)) * r))
+  post <- a$snapshots[[2]]
+  at <- match(paste(post$keys[, 1], post$keys[, 2], post$keys[, 3]),
+              paste(prior$keys[, 1], prior$keys[, 2], prior$keys[, 3]))
+  expect_equal(post$prob, bayes[at] / sum(bayes[at]), tolerance = 1e-12)
+})
+
 test_that("the Monte Carlo reference follows the trajectories and is reproducible", {
   f <- function(x) c(4 * (x[2] - x[1]), -x[2] - x[1] * x[3], -x[3] + x[1] * x[2] - 48)
   rk4 <- function(x, h, n) {

@@ -93,7 +93,7 @@ int gbees_progress(gs_gbees *g, double t_start, double t_end);
 /* Moves the grid (built on the host) to the device and frees the host arrays. */
 gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg);
 gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg);
-/* Keys and probabilities of every cell (keys may be NULL). */
+/* Keys and probabilities of every cell (either may be NULL). */
 gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg);
 /* Replaces the probabilities, then normalizes, prunes and normalizes. */
 gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg);

@@ -278,6 +278,22 @@ static inline GS_HD int gbees_receives_inflow(const gbees_cells *g, int32_t c, d
   return 0;
 }
 
+/* The Gaussian log-likelihood, up to a constant, of the observation y (m
+ * quantities) of the states index[0..m-1] of x with noise covariance L L'
+ * (L lower triangular, column-major m x m): -|L^-1 (x[index] - y)|^2 / 2. */
+static inline GS_HD double gbees_gaussian_loglik(const double *x, int m, const int *index, const double *y,
+                                                 const double *L)
+{
+  double z[GS_GBEES_MAX_DIM], q = 0.0;
+  for (int j = 0; j < m; j++) {
+    double r = x[index[j]] - y[j];
+    for (int k = 0; k < j; k++) r -= L[j + k * m] * z[k];
+    z[j] = r / L[j + j * m];
+    q += z[j] * z[j];
+  }
+  return -0.5 * q;
+}
+
 /* Pruning removes candidates (cells below the threshold without significant
  * inflow) smallest first, while each removed mass stays below the threshold
  * relative to the mass that remains: candidate k (in ascending order, with

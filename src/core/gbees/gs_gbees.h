@@ -121,6 +121,12 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg);
  * gs_gbees_cells): P <- P exp(loglik), normalized, then pruned. */
 gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg);
 
+/* Bayes' rule for the observation y of the states index[0..m-1] (0-based,
+ * m <= dim) with Gaussian noise of covariance L L' (L lower triangular,
+ * column-major m x m): the log-likelihood of each cell centre, then
+ * gs_gbees_reweight. */
+gs_status gs_gbees_gaussian_update(gs_gbees *g, int m, const int *index, const double *y, const double *L, char *msg);
+
 size_t gs_gbees_cell_count(const gs_gbees *g);
 int gs_gbees_dim(const gs_gbees *g);
 /* Keys (cell c in keys[c*dim ..]) and probabilities of every cell. */
