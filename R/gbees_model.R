@@ -182,9 +182,11 @@ print.gbees_model <- function(x, ...) {
 #' @param time Measurement times, increasing.
 #' @param y The observations: a matrix with one row per time (or a vector
 #'   when one quantity is observed).
-#' @param h The measurement function: integer indices of the observed states,
-#'   or an R function of a matrix of states (one per row) and of the time,
-#'   returning one row of observed quantities per state.
+#' @param h The measurement function: integer indices of the observed states
+#'   (the update then runs in compiled code, on the device of the grid), or
+#'   an R function of a matrix of states (one per row) and of the time,
+#'   returning one row of observed quantities per state (the cell centres
+#'   are then handed to R at each measurement).
 #' @param cov The noise covariance: a matrix, or variances (a scalar or one
 #'   per observed quantity).
 #' @return An object of class `gbees_measurements`.
