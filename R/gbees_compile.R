@@ -27,7 +27,11 @@ gbees_compiled_field <- function(source, expressions, dim, call) {
   file.rename(draft, c_file)
   library <- sub("\\.c$", .Platform$dynlib.ext, c_file)
   gbees_compile(c_file, library, expressions, call)
-  dll <- dyn.load(library)
+  dll <- tryCatch(dyn.load(library), error = function(e) {
+    cli::cli_abort(c("The model's compiled library {.file {library}} does not load.", x = conditionMessage(e),
+                     i = "Is {.fn tempdir} on a file system that allows running code from it?"),
+                   class = c("gpustats_error_compile", "gpustats_error"), call = call)
+  })
   native <- list(getNativeSymbolInfo("gbees_user_velocities", dll)$address,
                  getNativeSymbolInfo("gbees_user_rk4", dll)$address)
   gbees_jit$libraries[[hash]] <- native
