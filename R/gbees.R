@@ -81,7 +81,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   bar <- gs_progress_bar(Inf, "gbees", call) # the work is not known in advance: always a bar
   progress <- function(done) bar((start - t0 + done * (now - start)) / max(span, 1e-300))
   started <- proc.time()[["elapsed"]]
-  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model), spec$native, gs_threads(call), dev, NULL), call)
+  ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model, dev, call), spec$native, gs_threads(call), dev, NULL), call)
   snapshots <- list()
   for (te in events) {
     start <- now
@@ -91,9 +91,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
     output <- te %in% spec$times
     if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = FALSE)
     if (!is.na(k)) {
-      cells <- .Call(gs_r_gbees_cells, ptr)
-      ll <- gbees_loglik(measurements, k, gbees_centers(cells[[1L]], spec), call)
-      gs_call(.Call(gs_r_gbees_reweight, ptr, ll), call)
+      gbees_update(ptr, measurements, k, spec, call)
       if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = TRUE)
     }
   }
@@ -103,6 +101,18 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
                  times = spec$times, measurements = measurements, snapshots = snapshots, info = info,
                  seconds = proc.time()[["elapsed"]] - started, device = if (dev >= 0) "gpu" else "cpu"),
             class = "gbees")
+}
+
+# Bayes' rule for measurement k: in the native code when the measurement
+# observes states; the cells go to R only for an R measurement function.
+gbees_update <- function(ptr, measurements, k, spec, call) {
+  if (!is.null(measurements$index)) {
+    return(gs_call(.Call(gs_r_gbees_gaussian_update, ptr, measurements$index, as.double(measurements$y[k, ]),
+                         t(measurements$cov_chol)), call))
+  }
+  cells <- .Call(gs_r_gbees_cells, ptr)
+  ll <- gbees_loglik(measurements, k, gbees_centers(cells[[1L]], spec), call)
+  gs_call(.Call(gs_r_gbees_reweight, ptr, ll), call)
 }
 
 # The device of gbees() and gbees_mc(): a GPU runs the built-in models and

@@ -1,7 +1,9 @@
 # A vector field given as C expressions, one per component: checked against
-# a small arithmetic language that C and R read alike, then turned into CUDA
-# C for the GPU (compiled at run time) and into an R function for the CPU,
-# so that both devices evaluate the same formulas.
+# a small arithmetic language that C and R read alike, then turned into one C
+# function that is compiled at run time with the package's own field
+# arithmetic (gbees_field_math.h), by the C compiler for the CPU
+# (gbees_compile.R) and by NVRTC for a GPU, so that both devices evaluate the
+# same formulas with the same code.
 
 # Functions the expressions may call: name -> number of arguments.
 gbees_expression_functions <- c(
@@ -9,19 +11,6 @@ gbees_expression_functions <- c(
   atan = 1L, sinh = 1L, cosh = 1L, tanh = 1L, fabs = 1L, cbrt = 1L, atan2 = 2L, pow = 2L, hypot = 2L,
   fmin = 2L, fmax = 2L
 )
-
-# The same functions for R's evaluation of the expressions (the others are
-# R's own).
-gbees_expression_env <- function() {
-  env <- new.env(parent = baseenv())
-  env$fabs <- abs
-  env$pow <- function(x, y) x^y
-  env$cbrt <- function(x) sign(x) * abs(x)^(1 / 3)
-  env$hypot <- function(x, y) sqrt(x * x + y * y)
-  env$fmin <- pmin
-  env$fmax <- pmax
-  env
-}
 
 # The parsed component expressions of `f`, checked; names: the states'
 # (x1, x2, ... and state_names), t, pi and the constants in `par`.
@@ -104,31 +93,23 @@ gbees_state_symbols <- function(n, state_names) {
   index[!duplicated(paste(names(index), index))]
 }
 
-# The device code of the field (gs_gbees.h: device_source).
+# The field's source (gs_gbees.h: device_source): component i at the state
+# x, one line per component, each marked so that a compiler's message can be
+# traced to its expression.
 gbees_expression_source <- function(exprs, state_names, par) {
   n <- length(exprs)
   states <- gbees_state_symbols(n, state_names)
   symbols <- c(stats::setNames(sprintf("x[%d]", states - 1L), names(states)), t = "t", pi = gbees_double_literal(pi),
                stats::setNames(vapply(par, gbees_double_literal, ""), names(par)))
-  body <- sprintf("  f[%d] = %s;", seq_len(n) - 1L, vapply(exprs, gbees_expression_c, "", symbols = symbols))
-  paste(c("__device__ static inline void gbees_field(double t, const double *x, double *f)", "{", body, "}"),
-        collapse = "\n")
+  code <- vapply(exprs, gbees_expression_c, "", symbols = symbols)
+  test <- ifelse(seq_len(n) < n, sprintf("if (i == %d) ", seq_len(n) - 1L), "")
+  body <- sprintf("  %sreturn %s; %s", test, code, gbees_component_marker(seq_len(n)))
+  paste(c("static inline GS_HD double gbees_user_field(const void *ctx, double t, const double *x, int i)", "{",
+          "  (void)ctx;", "  (void)t;", body, "}"), collapse = "\n")
 }
 
-# The R function of the field, for the CPU: the states as a matrix (one per
-# row) and the time.
-gbees_expression_function <- function(exprs, state_names, par) {
-  n <- length(exprs)
-  env <- gbees_expression_env()
-  for (k in names(par)) assign(k, par[[k]], envir = env)
-  states <- gbees_state_symbols(n, state_names)
-  function(x, t) {
-    scope <- new.env(parent = env)
-    scope$t <- t
-    for (k in seq_along(states)) assign(names(states)[k], x[, states[[k]]], envir = scope)
-    vapply(exprs, function(e) rep_len(as.double(eval(e, scope)), nrow(x)), numeric(nrow(x)))
-  }
-}
+# The comment that ends the line of component k in the field's source.
+gbees_component_marker <- function(k) sprintf("/* component %d */", k)
 
 gbees_expression_uses_time <- function(exprs) {
   "t" %in% unlist(lapply(exprs, all.names))

@@ -41,7 +41,7 @@ gbees_mc <- function(model, x0, cov, times, n = 1e5, step = 1e-3, t0 = 0,
   for (k in seq_along(spec$times)) {
     # the native code reports the fraction done of the segment from t_prev
     progress <- if (!is.null(bar)) function(done) bar((t_prev - t0 + done * (spec$times[k] - t_prev)) / span)
-    x <- gs_call(.Call(gs_r_gbees_monte_carlo, gbees_model_native(model), x, t_prev, spec$times[k], as.double(step),
+    x <- gs_call(.Call(gs_r_gbees_monte_carlo, gbees_model_native(model, dev, call), x, t_prev, spec$times[k], as.double(step),
                        gs_threads(call), dev, progress), call)
     colnames(x) <- model$state_names
     samples[[k]] <- x

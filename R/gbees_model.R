@@ -14,8 +14,8 @@ new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = 
 #'
 #' Vector fields `dx/dt = f(x, t)` for [gbees()] and [gbees_mc()]. The
 #' built-in models are evaluated in compiled code; `gbees_model()` takes a
-#' field of your own, as C expressions (CPU and GPU) or as an R function
-#' (CPU).
+#' field of your own, as C expressions (compiled, CPU and GPU) or as an R
+#' function (CPU, called from the native code: general but slow).
 #'
 #' - `lorenz63()`: the Lorenz '63 system in the form of the GBEES papers,
 #'   `f = (sigma (x2 - x1), -x2 - x1 x3, -b x3 + x1 x2 - b r)`.
@@ -31,11 +31,15 @@ new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = 
 #'   time `t`, `pi`, the constants named in `par`, `+ - * / ^`, parentheses
 #'   and the functions `sqrt exp log log1p expm1 sin cos tan asin acos atan
 #'   sinh cosh tanh fabs cbrt atan2 pow hypot fmin fmax`. Every number is a
-#'   double, so `1/2` is 0.5 as in R. On a GPU the expressions are compiled
-#'   at run time (NVRTC; a fraction of a second per [gbees()] or
-#'   [gbees_mc()] call) into the kernels that evaluate the field, so no
-#'   model needs the package rebuilt; on the CPU the same formulas are
-#'   evaluated by R, vectorised over the cells.
+#'   double, so `1/2` is 0.5 as in R. The expressions are compiled at run
+#'   time with the package's own field arithmetic, so that no model needs
+#'   the package rebuilt and both devices run the same code: on a GPU by
+#'   NVRTC (a fraction of a second per [gbees()] or [gbees_mc()] call), on
+#'   the CPU by the C compiler R uses for packages (`R CMD config CC`, about
+#'   a second the first time a model is used in a session; the library is
+#'   kept in [tempdir()] and reused for the same expressions). Without that
+#'   compiler a CPU run stops with an error of class
+#'   `gpustats_error_no_compiler`.
 #' - `gbees_model()` with an R function `f`: any field R can compute, on
 #'   the CPU.
 #'
@@ -118,9 +122,8 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
   uses_time <- gbees_expression_uses_time(exprs)
   if (missing(autonomous)) autonomous <- !uses_time
   if (autonomous && uses_time) abort_arg("The expressions use {.code t}, so the model is not autonomous.", call)
-  new_gbees_model("user", n, numeric(), as.character(name), state_names,
-                  fn = gbees_field_wrapper(gbees_expression_function(exprs, state_names, par), as.integer(n)),
-                  autonomous = autonomous, expressions = as.character(f),
+  new_gbees_model("user", n, numeric(), as.character(name), state_names, autonomous = autonomous,
+                  expressions = as.character(f),
                   source = gbees_expression_source(exprs, state_names, par))
 }
 
@@ -153,9 +156,12 @@ with_time_argument <- function(f) {
   if (length(formals(f)) >= 2L || "..." %in% names(formals(f))) f else function(x, t) f(x)
 }
 
-# The list the native code reads: kind, dim, par, autonomous, fn, source.
-gbees_model_native <- function(model) {
-  list(model$kind, model$dim, model$par, model$autonomous, model$fn, model$source)
+# The list the native code reads for a run on `device` (a GPU's index, or
+# -1 for the CPU): kind, dim, par, autonomous, fn, source and, for
+# expressions on the CPU, their compiled functions (gbees_compile.R).
+gbees_model_native <- function(model, device, call) {
+  compiled <- if (device < 0 && !is.null(model$source)) gbees_compiled_field(model$source, model$expressions, model$dim, call)
+  list(model$kind, model$dim, model$par, model$autonomous, model$fn, model$source, compiled)
 }
 
 #' @export
@@ -176,9 +182,11 @@ print.gbees_model <- function(x, ...) {
 #' @param time Measurement times, increasing.
 #' @param y The observations: a matrix with one row per time (or a vector
 #'   when one quantity is observed).
-#' @param h The measurement function: integer indices of the observed states,
-#'   or an R function of a matrix of states (one per row) and of the time,
-#'   returning one row of observed quantities per state.
+#' @param h The measurement function: integer indices of the observed states
+#'   (the update then runs in compiled code, on the device of the grid), or
+#'   an R function of a matrix of states (one per row) and of the time,
+#'   returning one row of observed quantities per state (the cell centres
+#'   are then handed to R at each measurement).
 #' @param cov The noise covariance: a matrix, or variances (a scalar or one
 #'   per observed quantity).
 #' @return An object of class `gbees_measurements`.

@@ -1,5 +1,6 @@
-/* GBEES for R: an external pointer owns the grid; a user model is an R
- * function called from the core through field_from_r. */
+/* GBEES for R: an external pointer owns the grid; a user model is either
+ * compiled code (expressions) or an R function called from the core through
+ * field_from_r. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,9 +68,11 @@ static gs_status field_from_r(void *ctx, double t, const double *x, size_t n_poi
   return GS_OK;
 }
 
-/* model: list(kind, dim, par, autonomous, fn, source) (validated in R; the
- * source, device code of the field or NULL, stays alive in that list while
- * the core reads it). Returns a
+/* model: list(kind, dim, par, autonomous, fn, source, compiled) (validated
+ * in R; the source, the field's code or NULL, stays alive in that list while
+ * the core reads it; compiled: NULL or the native symbols of the field
+ * compiled for the CPU, gbees_user_velocities and gbees_user_rk4, whose
+ * library R keeps loaded). Returns a
  * protected external pointer that owns the callback context of a user
  * model and keeps its function alive; the caller unprotects it. */
 static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
@@ -85,6 +88,15 @@ static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
   SEXP ctx_ptr = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, fn));
   R_RegisterCFinalizerEx(ctx_ptr, field_context_finalize, TRUE);
   if (mod->kind == GS_GBEES_CALLBACK) {
+    SEXP source = VECTOR_ELT(model, 5), compiled = VECTOR_ELT(model, 6);
+    if (TYPEOF(source) == STRSXP && Rf_length(source) == 1) mod->device_source = CHAR(STRING_ELT(source, 0));
+    if (TYPEOF(compiled) == VECSXP && Rf_length(compiled) == 2) {
+      /* through void (*)(void), the type that converts to any function type without a warning */
+      mod->velocities = (gs_gbees_velocities_fn)(void (*)(void))R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 0));
+      mod->rk4 = (gs_gbees_rk4_fn)(void (*)(void))R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 1));
+    }
+  }
+  if (Rf_isFunction(fn)) {
     r_field *rf = (r_field *)malloc(sizeof *rf);
     if (!rf) Rf_error("out of memory");
     rf->fn = fn;
@@ -92,8 +104,6 @@ static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
     R_SetExternalPtrAddr(ctx_ptr, rf);
     mod->field = field_from_r;
     mod->ctx = rf;
-    SEXP source = VECTOR_ELT(model, 5);
-    if (TYPEOF(source) == STRSXP && Rf_length(source) == 1) mod->device_source = CHAR(STRING_ELT(source, 0));
   }
   return ctx_ptr;
 }
@@ -146,6 +156,23 @@ SEXP gs_r_gbees_reweight(SEXP ptr, SEXP loglik)
     Rf_error("one double log-likelihood per cell is needed");
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_reweight(g, REAL(loglik), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}
+
+/* A Gaussian measurement of states `index` (1-based) with observation y and
+ * the lower Cholesky factor L of the noise covariance (validated in R). */
+SEXP gs_r_gbees_gaussian_update(SEXP ptr, SEXP index, SEXP y, SEXP L)
+{
+  gs_gbees *g = gbees_get(ptr);
+  int m = Rf_length(index);
+  if (TYPEOF(index) != INTSXP || TYPEOF(y) != REALSXP || TYPEOF(L) != REALSXP || Rf_length(y) != m ||
+      Rf_length(L) != m * m || m > GS_GBEES_MAX_DIM)
+    Rf_error("a measurement needs integer indices, one double observation each and an m x m double factor");
+  int zero_based[GS_GBEES_MAX_DIM];
+  for (int j = 0; j < m; j++) zero_based[j] = INTEGER(index)[j] - 1;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_gbees_gaussian_update(g, m, zero_based, REAL(y), REAL(L), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   return R_NilValue;
 }
@@ -239,6 +266,18 @@ SEXP gs_r_gbees_kernel_sums(SEXP src, SEXP weight, SEXP eval, SEXP radius, SEXP 
                                       Rf_asReal(radius), gs_r_int(threads, "threads"), gs_r_int(device, "device"),
                                       gs_r_progress, REAL(out), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The C program of a field's source (gs_gbees_field_program) for the CPU. */
+SEXP gs_r_gbees_field_program(SEXP source, SEXP dim)
+{
+  if (TYPEOF(source) != STRSXP || Rf_length(source) != 1) Rf_error("the field's source must be one string");
+  char *text = gs_gbees_field_program(CHAR(STRING_ELT(source, 0)), Rf_asInteger(dim), NULL);
+  if (!text) Rf_error("out of memory");
+  SEXP out = PROTECT(Rf_mkString(text));
+  free(text);
   UNPROTECT(1);
   return out;
 }

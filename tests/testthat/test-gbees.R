@@ -48,20 +48,31 @@ duffing <- gbees_model(c("v", "-delta * v + x - x^3 + g * cos(w * t)"), n = 2, s
                        par = c(delta = 0.25, g = 0.3, w = 1), name = "Duffing")
 
 test_that("a model given as expressions gives the built-in model's density", {
-  args <- list(x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = 0.1, threshold = 1e-6, device = "cpu")
-  a <- do.call(gbees, c(list(lorenz63()), args))$snapshots[[1]]
-  b <- do.call(gbees, c(list(l63_expressions), args))$snapshots[[1]]
-  expect_identical(a$keys, b$keys)
-  expect_lte(max(abs(a$prob - b$prob)), 1e-15)
+  skip_if_not(gpustats:::gbees_has_c_compiler(), "no C compiler")
+  args <- list(x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.1, 0.3), threshold = 1e-6,
+               device = "cpu")
+  a <- do.call(gbees, c(list(lorenz63()), args))
+  b <- do.call(gbees, c(list(l63_expressions), args))
+  expect_equal(b$info$steps, a$info$steps)
+  for (k in 1:2) {
+    expect_identical(b$snapshots[[k]]$keys, a$snapshots[[k]]$keys)
+    expect_lte(max(abs(b$snapshots[[k]]$prob / a$snapshots[[k]]$prob - 1), na.rm = TRUE), 1e-12)
+    expect_lte(max(abs(b$snapshots[[k]]$prob - a$snapshots[[k]]$prob)), 1e-15)
+  }
   expect_true(l63_expressions$autonomous)
   expect_false(duffing$autonomous)
   expect_output(print(duffing), "dv/dt = -delta \\* v")
 })
 
-test_that("expressions are C arithmetic that R evaluates alike", {
-  m <- gbees_model(c("1/2 + pow(x1, 2) - x1^2 + fabs(-x2)", "hypot(x1, x2) + fmin(x1, x2) + cbrt(-8) + pi"), n = 2)
-  x <- rbind(c(3, -4), c(-1, 2))
-  expect_equal(m$fn(x, 0), cbind(0.5 + abs(x[, 2]), sqrt(rowSums(x^2)) + pmin(x[, 1], x[, 2]) - 2 + pi))
+test_that("expressions are C arithmetic that reads as R reads it", {
+  skip_if_not(gpustats:::gbees_has_c_compiler(), "no C compiler")
+  # x1 stays put and dx2/dt = g(x1): one Runge-Kutta step of length 1 adds g(x1) to x2
+  m <- gbees_model(c("0", "1/2 + pow(x1, 2) - x1^2 + fabs(-x1) + hypot(x1, 3) + fmin(x1, 1) + cbrt(-8) + pi"), n = 2)
+  mc <- gbees_mc(m, x0 = c(0, 0), cov = diag(2), times = c(0, 1), n = 50, step = 1, device = "cpu")
+  x1 <- mc$samples[[1]][, 1]
+  expect_identical(mc$samples[[2]][, 1], x1)
+  expect_equal(mc$samples[[2]][, 2] - mc$samples[[1]][, 2], 0.5 + abs(x1) + sqrt(x1^2 + 9) + pmin(x1, 1) - 2 + pi,
+               tolerance = 1e-14)
   expect_match(m$source, "((1.0) / (2.0))", fixed = TRUE) # double literals: no integer division in C
   expect_error(gbees_model(c("x2", "foo(x1)"), 2), "'foo' is not an allowed function")
   expect_error(gbees_model(c("x2", "x1 +"), 2), "does not parse")
@@ -74,7 +85,8 @@ test_that("expressions are C arithmetic that R evaluates alike", {
   expect_error(gbees_model(c("x2", "x1"), 2, state_names = c("x2", "x1")), "would name two states")
   expect_error(gbees_model(c("x2", "t"), 2, par = c(t = 1)), "given twice")
   nan_model <- gbees_model(c("1 / (x1 + 11.25)", "0", "0"), n = 3) # infinite at a face of the first cell
-  expect_error(gbees(nan_model, c(-11.5, -10, 9.5), diag(3), 0.5, 0.1, device = "cpu"), "non-finite value")
+  skip_if_not(gpustats:::gbees_has_c_compiler(), "no C compiler")
+  expect_error(gbees(nan_model, c(-11.5, -10, 9.5), diag(3), 0.5, 0.1, device = "cpu"), "not finite near the state")
 })
 
 test_that("halving the cell width moves the density towards the exact one", {
@@ -121,6 +133,29 @@ test_that("a measurement update applies Bayes' rule and records the density befo
   s <- summary(fit)
   expect_lt(abs(s$table$mean_x3[2] - 5), abs(s$table$mean_x3[1] - 5))
   expect_lt(s$cov[[2]][3, 3], s$cov[[1]][3, 3])
+})
+
+test_that("a measurement of states runs natively as an R measurement function would, correlated noise too", {
+  cov <- matrix(c(2, 0.6, 0.6, 1), 2)
+  y <- c(-9, 7)
+  native <- gbees_measurements(time = 0.1, y = y, h = c(1, 3), cov = cov)
+  in_r <- gbees_measurements(time = 0.1, y = y, h = function(x) x[, c(1, 3)], cov = cov)
+  args <- list(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.1, 0.15), threshold = 1e-6)
+  a <- do.call(gbees, c(args, list(measurements = native)))
+  b <- do.call(gbees, c(args, list(measurements = in_r)))
+  for (k in 2:3) {
+    expect_identical(a$snapshots[[k]]$keys, b$snapshots[[k]]$keys)
+    expect_equal(a$snapshots[[k]]$prob, b$snapshots[[k]]$prob, tolerance = 1e-13)
+  }
+  # the posterior against Bayes' rule written out
+  prior <- a$snapshots[[1]]
+  x <- prior$keys * 0.5 + rep(c(-11.5, -10, 9.5), each = nrow(prior$keys))
+  r <- x[, c(1, 3)] - rep(y, each = nrow(x))
+  bayes <- prior$prob * exp(-0.5 * rowSums((r %*% solve(cov)) * r))
+  post <- a$snapshots[[2]]
+  at <- match(paste(post$keys[, 1], post$keys[, 2], post$keys[, 3]),
+              paste(prior$keys[, 1], prior$keys[, 2], prior$keys[, 3]))
+  expect_equal(post$prob, bayes[at] / sum(bayes[at]), tolerance = 1e-12)
 })
 
 test_that("the Monte Carlo reference follows the trajectories and is reproducible", {
@@ -273,6 +308,7 @@ test_that("the GPU reports a non-finite field and refuses R-function models", {
 
 test_that("models given as expressions run on the GPU as on the CPU, time-dependent ones too", {
   skip_without_gpu()
+  skip_if_not(gpustats:::gbees_has_c_compiler(), "no C compiler")
   args <- list(l63_expressions, x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.4),
                measurements = gbees_measurements(0.2, -8, 3, 1), threshold = 1e-7)
   expect_same_density(do.call(gbees, c(args, device = "gpu")), do.call(gbees, c(args, device = "cpu")))
@@ -359,7 +395,8 @@ test_that("Monte Carlo samples that leave the doubles are kept with a classed wa
 
 test_that("the Monte Carlo batches its steps without changing the result, and can be interrupted between batches", {
   x <- matrix(rnorm(300), 100, 3) + rep(c(-11.5, -10, 9.5), each = 100)
-  native <- gpustats:::gbees_model_native(duffing)
+  skip_if_not(gpustats:::gbees_has_c_compiler(), "no C compiler")
+  native <- gpustats:::gbees_model_native(duffing, -1L, environment())
   xd <- x[, 1:2] * 0.1
   run <- function(model, x, progress, t1 = 0.5) {
     gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_monte_carlo, model, x, 0, t1, 1e-3, 1L, -1L, progress),
@@ -369,8 +406,8 @@ test_that("the Monte Carlo batches its steps without changing the result, and ca
   counting <- function(done) calls <<- calls + 1
   batched <- run(native, xd, counting)
   expect_gt(calls, 1) # several batches
-  # the same steps in one batch, by the R arithmetic of the time-dependent field
-  f <- duffing$fn
+  # the same steps in one batch, by R's arithmetic of the time-dependent field
+  f <- function(y, t) cbind(y[, 2], -0.25 * y[, 2] + y[, 1] - y[, 1]^3 + 0.3 * cos(t))
   y <- xd
   for (s in 0:499) {
     t <- s * 1e-3
@@ -384,7 +421,7 @@ test_that("the Monte Carlo batches its steps without changing the result, and ca
   # a real user interrupt a thousandth of the way through 5e7 steps, which would take minutes
   interrupt_early <- function(done) if (done > 1e-3) tools::pskill(Sys.getpid(), tools::SIGINT)
   started <- proc.time()[["elapsed"]]
-  expect_identical(interrupt_outcome(run(gpustats:::gbees_model_native(lorenz63()), x, interrupt_early, t1 = 5e4)),
+  expect_identical(interrupt_outcome(run(gpustats:::gbees_model_native(lorenz63(), -1L, environment()), x, interrupt_early, t1 = 5e4)),
                    "interrupt")
   expect_lt(proc.time()[["elapsed"]] - started, 30)
 })

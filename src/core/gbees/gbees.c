@@ -12,7 +12,8 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
   int d = model->dim;
   if (d < 1 || d > GS_GBEES_MAX_DIM)
     return gs_set_msg(msg, GS_ERR_ARG, "GBEES needs 1 to %d dimensions, not %d", GS_GBEES_MAX_DIM, d);
-  if (model->kind == GS_GBEES_CALLBACK ? !model->field : (model->kind < GS_GBEES_LORENZ63 || model->kind > GS_GBEES_PCR3BP))
+  if (model->kind == GS_GBEES_CALLBACK ? !model->field && !model->velocities && !model->device_source
+                                       : (model->kind < GS_GBEES_LORENZ63 || model->kind > GS_GBEES_PCR3BP))
     return gs_set_msg(msg, GS_ERR_ARG, "unknown GBEES model");
   for (int i = 0; i < d; i++) {
     if (!(opt->dx[i] > 0.0) || !isfinite(opt->dx[i]) || !isfinite(opt->center[i]))
@@ -27,9 +28,7 @@ static gs_status check_options(const gs_gbees_model *model, const gs_gbees_optio
     return gs_set_msg(msg, GS_ERR_ARG, "the threshold must be in [0, 1)");
   if (!(opt->cfl > 0.0 && opt->cfl <= 1.0)) return gs_set_msg(msg, GS_ERR_ARG, "cfl must be in (0, 1]");
   if (opt->prune_every < 1) return gs_set_msg(msg, GS_ERR_ARG, "prune_every must be at least 1");
-  if (opt->device >= 0 && model->kind == GS_GBEES_CALLBACK && !model->device_source)
-    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
-  return GS_OK;
+  return gbees_model_device_check(model, opt->device, msg);
 }
 
 static void note_size(gs_gbees *g)
@@ -224,6 +223,36 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
     }
   }
   if (g->gpu) free(prob);
+  return st;
+}
+
+gs_status gs_gbees_gaussian_update(gs_gbees *g, int m, const int *index, const double *y, const double *L, char *msg)
+{
+  int d = g->dim;
+  if (m < 1 || m > d) return gs_set_msg(msg, GS_ERR_ARG, "a measurement observes 1 to %d states, not %d", d, m);
+  for (int j = 0; j < m; j++) {
+    if (index[j] < 0 || index[j] >= d)
+      return gs_set_msg(msg, GS_ERR_ARG, "the measurement observes state %d; the model has %d", index[j] + 1, d);
+    if (!(L[j + j * m] > 0.0)) return gs_set_msg(msg, GS_ERR_ARG, "the noise covariance is not positive definite");
+  }
+  int32_t n = g->n_cells;
+  int32_t *keys = (int32_t *)malloc((size_t)n * d * sizeof(int32_t) + 1);
+  double *loglik = (double *)malloc((size_t)n * sizeof(double) + 1);
+  gs_status st = keys && loglik ? GS_OK : gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for %d cells", n);
+  /* a grid on a GPU hands its keys over; on the host they are read in place */
+  const int32_t *key = g->key;
+  if (st == GS_OK && g->gpu && (st = gbees_gpu_cells(g, keys, NULL, msg)) == GS_OK) key = keys;
+  if (st == GS_OK) {
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
+    for (int32_t c = 0; c < n; c++) {
+      double x[GS_GBEES_MAX_DIM];
+      for (int i = 0; i < d; i++) x[i] = g->opt.center[i] + g->opt.dx[i] * key[(size_t)c * d + i];
+      loglik[c] = gbees_gaussian_loglik(x, m, index, y, L);
+    }
+    st = gs_gbees_reweight(g, loglik, msg);
+  }
+  free(keys);
+  free(loglik);
   return st;
 }
 

@@ -508,7 +508,8 @@ extern "C" gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *p
   if (keys)
     GS_CUDA_TRY(cudaMemcpyAsync(keys, gpu->cell.key, n * g->dim * sizeof(int32_t), cudaMemcpyDeviceToHost,
                                 gpu->stream));
-  GS_CUDA_TRY(cudaMemcpyAsync(prob, gpu->cell.prob, n * sizeof(double), cudaMemcpyDeviceToHost, gpu->stream));
+  if (prob)
+    GS_CUDA_TRY(cudaMemcpyAsync(prob, gpu->cell.prob, n * sizeof(double), cudaMemcpyDeviceToHost, gpu->stream));
   GS_CUDA_TRY(cudaStreamSynchronize(gpu->stream));
 done:
   return st;

@@ -1,9 +1,8 @@
 /* A user's GBEES vector field compiled at run time (NVRTC) and loaded as a
  * library of the CUDA runtime. The kernels below are compiled with the
- * field, so that it is inlined and the components a face does not need are
- * never computed; they follow the CPU path's arithmetic (gbees_step_cpu.c,
- * gbees_monte_carlo.c) step for step, and FMA contraction is off so that
- * sums and products round as on the host. */
+ * field, so that it is inlined; they run the arithmetic of the CPU path
+ * (gbees_field_math.h, whose text the program includes), and FMA
+ * contraction is off so that sums and products round as on the host. */
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +16,10 @@ struct gbees_field_module {
   cudaKernel_t velocities, rk4;
 };
 
-/* Compiled after the user's `gbees_field(t, x, f)`; GBEES_DIM and
- * GBEES_MAX_DIM are defined before it. */
+/* The GPU's entry points, compiled after the shared field arithmetic and
+ * the user's gbees_user_field (gs_gbees_field_program). */
 static const char field_kernels[] =
-  "typedef struct { double center[GBEES_MAX_DIM], dx[GBEES_MAX_DIM]; } gbees_geometry;\n"
+  "typedef struct { double center[GS_GBEES_MAX_DIM], dx[GS_GBEES_MAX_DIM]; } gbees_geometry;\n"
   "extern \"C\" __global__ void gbees_field_velocities(int all, int always, const int *step_on,\n"
   "    const int *halted, const int *n_cells, const int *n_new, const double *time, const int *key,\n"
   "    gbees_geometry geo, double *v, double *rate, int *bad_cell)\n"
@@ -29,17 +28,9 @@ static const char field_kernels[] =
   "  int first = all ? 0 : *n_cells, end = *n_cells + *n_new;\n"
   "  double t = *time;\n"
   "  for (int c = first + blockIdx.x * blockDim.x + threadIdx.x; c < end; c += gridDim.x * blockDim.x) {\n"
-  "    double x[GBEES_DIM], f[GBEES_DIM], r = 0.0;\n"
+  "    double x[GBEES_DIM];\n"
   "    for (int k = 0; k < GBEES_DIM; k++) x[k] = geo.center[k] + geo.dx[k] * key[(size_t)c * GBEES_DIM + k];\n"
-  "#pragma unroll\n"
-  "    for (int i = 0; i < GBEES_DIM; i++) {\n"
-  "      double xi = x[i];\n"
-  "      x[i] += 0.5 * geo.dx[i];\n"
-  "      gbees_field(t, x, f);\n"
-  "      x[i] = xi;\n"
-  "      v[(size_t)c * GBEES_DIM + i] = f[i];\n"
-  "      r += fabs(f[i]) / geo.dx[i];\n"
-  "    }\n"
+  "    double r = gbees_face_velocities(gbees_user_field, 0, GBEES_DIM, t, geo.dx, x, v + (size_t)c * GBEES_DIM);\n"
   "    rate[c] = r;\n"
   "    if (!isfinite(r)) atomicMin(bad_cell, c);\n"
   "  }\n"
@@ -47,21 +38,11 @@ static const char field_kernels[] =
   "extern \"C\" __global__ void gbees_field_rk4(double *x, long long n, long long first, long long n_steps,\n"
   "    double t0, double h)\n"
   "{\n"
-  "  const double frac[4] = {0.0, 0.5, 0.5, 1.0};\n"
   "  for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;\n"
   "       p += (long long)gridDim.x * blockDim.x) {\n"
-  "    double y[GBEES_DIM], z[GBEES_DIM], k[4][GBEES_DIM];\n"
+  "    double y[GBEES_DIM];\n"
   "    for (int i = 0; i < GBEES_DIM; i++) y[i] = x[p * GBEES_DIM + i];\n"
-  "    for (long long s = first; s < first + n_steps; s++) {\n"
-  "      double t = t0 + s * h;\n"
-  "#pragma unroll\n"
-  "      for (int st = 0; st < 4; st++) {\n"
-  "        for (int i = 0; i < GBEES_DIM; i++) z[i] = st ? y[i] + frac[st] * h * k[st - 1][i] : y[i];\n"
-  "        gbees_field(t + frac[st] * h, z, k[st]);\n"
-  "      }\n"
-  "      for (int i = 0; i < GBEES_DIM; i++)\n"
-  "        y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);\n"
-  "    }\n"
+  "    gbees_rk4(gbees_user_field, 0, GBEES_DIM, y, t0, first, n_steps, h);\n"
   "    for (int i = 0; i < GBEES_DIM; i++) x[p * GBEES_DIM + i] = y[i];\n"
   "  }\n"
   "}\n";
@@ -69,18 +50,6 @@ static const char field_kernels[] =
 static gs_status nvrtc_failed(nvrtcResult r, const char *what, char *msg)
 {
   return gs_set_msg(msg, GS_ERR_CUDA, "NVRTC %s: %s", what, nvrtcGetErrorString(r));
-}
-
-/* The whole program: dimensions, the user's field, the kernels. */
-static char *program_text(const gs_gbees_model *model)
-{
-  static const char head[] = "#define GBEES_DIM %d\n#define GBEES_MAX_DIM %d\n";
-  size_t len = sizeof head + 32 + strlen(model->device_source) + sizeof field_kernels;
-  char *text = (char *)malloc(len);
-  if (!text) return NULL;
-  int n = snprintf(text, len, head, model->dim, GS_GBEES_MAX_DIM);
-  snprintf(text + n, len - n, "%s\n%s", model->device_source, field_kernels);
-  return text;
 }
 
 /* The architecture option for the device: its own SASS where this NVRTC
@@ -150,7 +119,7 @@ gs_status gbees_field_compile(const gs_gbees_model *model, int device, gbees_fie
   *out = NULL;
   if (!model->device_source) return gs_set_msg(msg, GS_ERR_ARG, "the model has no device code");
   gs_status st = GS_OK;
-  char *text = program_text(model), *code = NULL;
+  char *text = gs_gbees_field_program(model->device_source, model->dim, field_kernels), *code = NULL;
   gbees_field_module *m = (gbees_field_module *)calloc(1, sizeof *m);
   if (!text || !m) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");

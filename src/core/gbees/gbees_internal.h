@@ -48,6 +48,10 @@ struct gs_gbees {
 /* The host arrays as the shared arithmetic sees them. */
 gbees_cells gbees_host_cells(const gs_gbees *g);
 
+/* GS_OK when the model's field can run on `device` (a GPU, or the CPU for
+ * device < 0), else why not (gbees_monte_carlo.c). */
+gs_status gbees_model_device_check(const gs_gbees_model *model, int device, char *msg);
+
 /* Grid storage (gbees_grid.c) */
 /* The capacity for `cells` cells when `current` is too small (doubling from
  * 1024) and its hash slots (a power of two, at least twice the capacity). */
@@ -89,7 +93,7 @@ int gbees_progress(gs_gbees *g, double t_start, double t_end);
 /* Moves the grid (built on the host) to the device and frees the host arrays. */
 gs_status gbees_gpu_start(gs_gbees *g, int device, char *msg);
 gs_status gbees_gpu_propagate(gs_gbees *g, double t_end, char *msg);
-/* Keys and probabilities of every cell (keys may be NULL). */
+/* Keys and probabilities of every cell (either may be NULL). */
 gs_status gbees_gpu_cells(const gs_gbees *g, int32_t *keys, double *prob, char *msg);
 /* Replaces the probabilities, then normalizes, prunes and normalizes. */
 gs_status gbees_gpu_reweighted(gs_gbees *g, const double *prob, char *msg);

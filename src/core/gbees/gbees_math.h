@@ -1,5 +1,5 @@
 /* GBEES arithmetic shared by the CPU loops and the GPU kernels: the built-in
- * vector fields, the key hash, growth targets, the conservative flux update
+ * vector fields (their velocities and Runge-Kutta steps: gbees_field_math.h), the key hash, growth targets, the conservative flux update
  * and the pruning test. The grid is seen through gbees_cells, the same
  * arrays (cell-major) on the host or on the device. */
 #ifndef GBEES_MATH_H
@@ -10,6 +10,7 @@
 
 #include "gs_common.h"
 #include "gs_gbees.h"
+#include "gbees_field_math.h"
 
 #define GBEES_NONE (-1)
 
@@ -74,34 +75,33 @@ static inline GS_HD double gbees_builtin_field(int kind, const double *par, int 
   }
 }
 
+/* A built-in field as the shared field arithmetic (gbees_field_math.h) sees it. */
+typedef struct {
+  int kind, dim;
+  const double *par;
+} gbees_builtin;
+
+static inline GS_HD double gbees_builtin_component(const void *ctx, double t, const double *x, int i)
+{
+  const gbees_builtin *b = (const gbees_builtin *)ctx;
+  (void)t; /* the built-in fields are autonomous */
+  return gbees_builtin_field(b->kind, b->par, b->dim, x, i);
+}
+
 /* The velocities of a built-in field at the + face centres of the cell
- * centred at x, into v; returns the cell's CFL rate sum_i |v_i| / dx_i. */
+ * centred at x, into v; returns the cell's CFL rate. */
 static inline GS_HD double gbees_builtin_velocity(int kind, const double *par, int dim, const double *dx, double *x,
                                                   double *v)
 {
-  double rate = 0.0;
-  for (int i = 0; i < dim; i++) {
-    double xi = x[i];
-    x[i] += 0.5 * dx[i];
-    v[i] = gbees_builtin_field(kind, par, dim, x, i);
-    x[i] = xi;
-    rate += fabs(v[i]) / dx[i];
-  }
-  return rate;
+  gbees_builtin b = {.kind = kind, .dim = dim, .par = par};
+  return gbees_face_velocities(gbees_builtin_component, &b, dim, 0.0, dx, x, v);
 }
 
 /* One classical Runge-Kutta path of a built-in field: n_steps steps of h. */
 static inline GS_HD void gbees_builtin_rk4(int kind, const double *par, int dim, double *y, long n_steps, double h)
 {
-  double k[4][GS_GBEES_MAX_DIM], z[GS_GBEES_MAX_DIM];
-  const double frac[4] = {0.0, 0.5, 0.5, 1.0};
-  for (long s = 0; s < n_steps; s++) {
-    for (int st = 0; st < 4; st++) {
-      for (int i = 0; i < dim; i++) z[i] = st ? y[i] + frac[st] * h * k[st - 1][i] : y[i];
-      for (int i = 0; i < dim; i++) k[st][i] = gbees_builtin_field(kind, par, dim, z, i);
-    }
-    for (int i = 0; i < dim; i++) y[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
-  }
+  gbees_builtin b = {.kind = kind, .dim = dim, .par = par};
+  gbees_rk4(gbees_builtin_component, &b, dim, y, 0.0, 0, n_steps, h);
 }
 
 static inline GS_HD uint64_t gbees_key_hash(const int32_t *key, int dim)
@@ -276,6 +276,22 @@ static inline GS_HD int gbees_receives_inflow(const gbees_cells *g, int32_t c, d
     }
   }
   return 0;
+}
+
+/* The Gaussian log-likelihood, up to a constant, of the observation y (m
+ * quantities) of the states index[0..m-1] of x with noise covariance L L'
+ * (L lower triangular, column-major m x m): -|L^-1 (x[index] - y)|^2 / 2. */
+static inline GS_HD double gbees_gaussian_loglik(const double *x, int m, const int *index, const double *y,
+                                                 const double *L)
+{
+  double z[GS_GBEES_MAX_DIM], q = 0.0;
+  for (int j = 0; j < m; j++) {
+    double r = x[index[j]] - y[j];
+    for (int k = 0; k < j; k++) r -= L[j + k * m] * z[k];
+    z[j] = r / L[j + j * m];
+    q += z[j] * z[j];
+  }
+  return -0.5 * q;
 }
 
 /* Pruning removes candidates (cells below the threshold without significant

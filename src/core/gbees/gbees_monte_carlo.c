@@ -1,7 +1,7 @@
 /* Monte Carlo reference for GBEES: each sample follows the model with
  * classical fourth-order Runge-Kutta steps. Built-in fields run one sample
- * per thread; a user field is called once per stage for all samples (on a
- * GPU, its compiled device code runs one sample per thread). The steps run
+ * per thread, and so does a user field compiled for the CPU or a GPU; an R
+ * function is called once per stage for all samples. The steps run
  * in batches sized so that one takes about GBEES_MC_BATCH_SECONDS, with
  * progress reported (and interrupts seen) between batches. Step s starts at
  * t0 + s h however the steps are batched, so batching changes no result. */
@@ -33,6 +33,14 @@ static void builtin_rk4(const gs_gbees_model *m, int threads, double *x, size_t 
   for (size_t p = 0; p < n; p++) gbees_builtin_rk4(m->kind, m->par, m->dim, x + p * m->dim, n_steps, h);
 }
 
+/* A field compiled for the CPU: one sample per thread, as the built-in ones. */
+static void compiled_rk4(const mc_run *r, long first, long count)
+{
+  const gs_gbees_model *m = r->model;
+#pragma omp parallel for schedule(static) num_threads(r->threads)
+  for (size_t p = 0; p < r->n; p++) m->rk4(r->x + p * m->dim, r->t0, first, count, r->h);
+}
+
 static gs_status callback_rk4(const mc_run *r, long first, long count, char *msg)
 {
   const gs_gbees_model *m = r->model;
@@ -55,7 +63,11 @@ static gs_status callback_rk4(const mc_run *r, long first, long count, char *msg
 static gs_status advance(const mc_run *r, long first, long count, char *msg)
 {
   if (r->gpu) return gbees_gpu_mc_advance(r->gpu, r->t0, first, count, r->h, msg);
-  if (r->model->kind == GS_GBEES_CALLBACK) return callback_rk4(r, first, count, msg);
+  if (r->model->kind == GS_GBEES_CALLBACK) {
+    if (!r->model->rk4) return callback_rk4(r, first, count, msg);
+    compiled_rk4(r, first, count);
+    return GS_OK;
+  }
   builtin_rk4(r->model, r->threads, r->x, r->n, count, r->h);
   return GS_OK;
 }
@@ -83,7 +95,7 @@ static gs_status run(mc_run *r, int device, long n_steps, gs_progress_fn progres
   gs_status st = GS_OK;
   if (device >= 0) {
     st = gbees_gpu_mc_start(device, r->model, r->x, r->n, &r->gpu, msg);
-  } else if (r->model->kind == GS_GBEES_CALLBACK) {
+  } else if (r->model->kind == GS_GBEES_CALLBACK && !r->model->rk4) {
     r->stages = (double *)malloc(5 * r->n * r->model->dim * sizeof(double));
     if (!r->stages)
       st = gs_set_msg(msg, GS_ERR_NOMEM, "%.0f Monte Carlo states do not fit in host memory", (double)r->n);
@@ -95,12 +107,22 @@ static gs_status run(mc_run *r, int device, long n_steps, gs_progress_fn progres
   return st;
 }
 
+gs_status gbees_model_device_check(const gs_gbees_model *model, int device, char *msg)
+{
+  if (model->kind != GS_GBEES_CALLBACK) return GS_OK;
+  if (device >= 0 && !model->device_source)
+    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
+  if (device < 0 && !model->field && !model->rk4)
+    return gs_set_msg(msg, GS_ERR_ARG, "the model's field is not compiled for the CPU");
+  return GS_OK;
+}
+
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
                                double t1, double step, gs_progress_fn progress, char *msg)
 {
   if (!(t1 >= t0) || !(step > 0.0)) return gs_set_msg(msg, GS_ERR_ARG, "need t1 >= t0 and a positive step");
-  if (device >= 0 && model->kind == GS_GBEES_CALLBACK && !model->device_source)
-    return gs_set_msg(msg, GS_ERR_ARG, "a model given as an R function runs on the CPU only");
+  gs_status st = gbees_model_device_check(model, device, msg);
+  if (st != GS_OK) return st;
   if (t1 == t0 || n == 0) return GS_OK;
   /* counted in double first: a long holds no quotient beyond its range */
   double steps = ceil((t1 - t0) / step);

@@ -50,7 +50,18 @@ static void builtin_velocities(gs_gbees *g, int32_t first)
   }
 }
 
-/* A user field is called once for all new cells: dim states per cell (one
+/* A user field compiled for the CPU: one call per cell, in parallel. */
+static void compiled_velocities(gs_gbees *g, int32_t first, double t)
+{
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, g->n_cells - first))
+  for (int32_t c = first; c < g->n_cells; c++) {
+    double x[GS_GBEES_MAX_DIM];
+    cell_center(g, c, x);
+    g->rate[c] = g->model.velocities(t, g->opt.dx, x, g->v + (size_t)c * g->dim);
+  }
+}
+
+/* A user field given as an R function is called once for all new cells: dim states per cell (one
  * per face centre), of which component i of the i-th is kept. */
 static gs_status callback_velocities(gs_gbees *g, int32_t first, double t, char *msg)
 {
@@ -92,10 +103,12 @@ static gs_status callback_velocities(gs_gbees *g, int32_t first, double t, char 
 gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg)
 {
   gs_status st = GS_OK;
-  if (g->model.kind == GS_GBEES_CALLBACK)
-    st = callback_velocities(g, first, t, msg);
-  else
+  if (g->model.kind != GS_GBEES_CALLBACK)
     builtin_velocities(g, first);
+  else if (g->model.velocities)
+    compiled_velocities(g, first, t);
+  else
+    st = callback_velocities(g, first, t, msg);
   return st != GS_OK ? st : check_velocities(g, first, msg);
 }
 

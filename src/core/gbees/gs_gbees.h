@@ -54,6 +54,14 @@ typedef enum { GS_GBEES_MODEL_KINDS(GS_GBEES_MODEL_ENUM_ENTRY) } gs_gbees_model_
 typedef gs_status (*gs_gbees_field_fn)(void *ctx, double t, const double *x, size_t n_points, double *f,
                                  char *msg);
 
+/* A user's field compiled for the CPU (gs_gbees_field_program): the
+ * velocities at the + face centres of the cell centred at x (x is restored)
+ * returning the cell's CFL rate, and Runge-Kutta steps first .. first +
+ * n_steps - 1 of h from t0 of the state y (gbees_field_math.h). Pure
+ * functions, called from any thread. */
+typedef double (*gs_gbees_velocities_fn)(double t, const double *dx, double *x, double *v);
+typedef void (*gs_gbees_rk4_fn)(double *y, double t0, long long first, long long n_steps, double h);
+
 typedef struct {
   int kind;       /* gs_gbees_model_kind */
   int dim;
@@ -61,12 +69,16 @@ typedef struct {
   int autonomous; /* non-zero: f does not depend on t (velocities are cached) */
   gs_gbees_field_fn field;
   void *ctx;
-  /* The same field as CUDA C source defining
-   *   __device__ void gbees_field(double t, const double *x, double *f)
-   * (all dim components of f at the state x), compiled at run time for a
+  /* The same field as source text for gs_gbees_field_program, defining
+   *   static inline GS_HD double gbees_user_field(const void *ctx, double t, const double *x, int i)
+   * (component i at the state x; ctx is NULL), compiled at run time for a
    * GPU; NULL: the callback model runs on the CPU only. Read while
    * gs_gbees_create or gs_gbees_monte_carlo runs, not kept. */
   const char *device_source;
+  /* The same field compiled for the CPU (both set, or both NULL: then the
+   * CPU calls `field`). */
+  gs_gbees_velocities_fn velocities;
+  gs_gbees_rk4_fn rk4;
 } gs_gbees_model;
 
 typedef struct {
@@ -109,6 +121,12 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg);
  * gs_gbees_cells): P <- P exp(loglik), normalized, then pruned. */
 gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg);
 
+/* Bayes' rule for the observation y of the states index[0..m-1] (0-based,
+ * m <= dim) with Gaussian noise of covariance L L' (L lower triangular,
+ * column-major m x m): the log-likelihood of each cell centre, then
+ * gs_gbees_reweight. */
+gs_status gs_gbees_gaussian_update(gs_gbees *g, int m, const int *index, const double *y, const double *L, char *msg);
+
 size_t gs_gbees_cell_count(const gs_gbees *g);
 int gs_gbees_dim(const gs_gbees *g);
 /* Keys (cell c in keys[c*dim ..]) and probabilities of every cell. */
@@ -122,6 +140,13 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
  * progress (may be NULL) called between them. */
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
                                double t1, double step, gs_progress_fn progress, char *msg);
+
+/* The program that compiles a user's field (source as device_source) of dim
+ * states, for the C compiler or NVRTC: the shared field arithmetic, the
+ * field, then `entries` (NULL: the CPU's gbees_user_velocities and
+ * gbees_user_rk4, gs_gbees_velocities_fn and gs_gbees_rk4_fn). Allocated
+ * with malloc; NULL when out of memory. */
+char *gs_gbees_field_program(const char *field_source, int dim, const char *entries);
 
 /* Gaussian kernel sums in whitened coordinates (the kernel covariance is the
  * identity): out[i] = sum_j w_j exp(-|y_i - z_j|^2 / 2) over the sources z_j

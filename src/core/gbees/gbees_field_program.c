@@ -1,0 +1,42 @@
+/* The program compiled at run time around a user's vector field, the same
+ * for the C compiler (CPU) and NVRTC (GPU): the dimensions, the qualifier
+ * and math functions of the compiler at hand, the shared field arithmetic
+ * (gbees_field_math.h, embedded at build time), the user's component
+ * function and the device's entry points. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbees_field_math_text.h"
+#include "gs_gbees.h"
+
+static const char head[] = "#define GBEES_DIM %d\n"
+                           "#define GS_GBEES_MAX_DIM %d\n"
+                           "#ifdef __CUDACC__\n"
+                           "#define GS_HD __host__ __device__\n"
+                           "#else\n"
+                           "#include <math.h>\n"
+                           "#define GS_HD\n"
+                           "#endif\n";
+
+/* The CPU's entry points (gs_gbees_model's velocities and rk4). */
+static const char cpu_entries[] =
+  "double gbees_user_velocities(double t, const double *dx, double *x, double *v)\n"
+  "{\n"
+  "  return gbees_face_velocities(gbees_user_field, 0, GBEES_DIM, t, dx, x, v);\n"
+  "}\n"
+  "void gbees_user_rk4(double *y, double t0, long long first, long long n_steps, double h)\n"
+  "{\n"
+  "  gbees_rk4(gbees_user_field, 0, GBEES_DIM, y, t0, first, n_steps, h);\n"
+  "}\n";
+
+char *gs_gbees_field_program(const char *field_source, int dim, const char *entries)
+{
+  if (!entries) entries = cpu_entries;
+  size_t len = sizeof head + 64 + sizeof gbees_field_math_text + strlen(field_source) + strlen(entries) + 4;
+  char *text = (char *)malloc(len);
+  if (!text) return NULL;
+  int n = snprintf(text, len, head, dim, GS_GBEES_MAX_DIM);
+  snprintf(text + n, len - n, "%s%s\n%s", gbees_field_math_text, field_source, entries);
+  return text;
+}
