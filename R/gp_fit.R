@@ -159,7 +159,7 @@
 gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), nugget = TRUE, start = NULL,
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE) {
+                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = NULL) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
   distance_given <- !missing(distance)
