@@ -37,7 +37,7 @@ test_that("both methods match 40-digit references for n = 10 .. 5000", {
     for (method in c("direct", "toeplitz-hankel")) {
       if (method == "direct" && n > 1000) next # the fast test stays fast
       err <- max(abs(f(x, method)[r$k + 1] - r$y)) / max(abs(r$y))
-      # measured: at most 3.2e-15 (direct) and 1.8e-15 (fast) up to n = 5000
+      # measured: at most 3.2e-15 (direct) and 1.0e-15 (fast) up to n = 5000
       expect_lte(err, 8e-15, label = sprintf("%s n = %d to_chebyshev = %d decay = %d error", method, n, to_cheb, decay))
     }
   }
@@ -54,7 +54,7 @@ test_that("the conversions invert each other on columns", {
   # a large round trip by the fast method alone, decaying and not
   x <- cbind(rnorm(20000), rnorm(20000) / (1:20000))
   back <- chebyshev_to_legendre(legendre_to_chebyshev(x, "toeplitz-hankel"), "toeplitz-hankel")
-  expect_lte(max(abs(back - x)), 1e-12)
+  expect_lte(max(abs(back - x)), 1e-13)
 })
 
 test_that("the fast method equals the direct one at every small size and parity", {
@@ -75,7 +75,7 @@ test_that("the fast method equals the direct one at every small size and parity"
 test_that("the rank of the Hankel factor grows like log n", {
   rank <- function(n) .Call(gpustats:::gs_r_legcheb_rank, as.integer(n), TRUE, 0L)
   r <- vapply(c(100, 1000, 10000), rank, integer(1))
-  expect_true(all(diff(r) > 0) && all(diff(r) < 12) && r[3] < 40)
+  expect_true(all(diff(r) > 0) && all(diff(r) < 12) && r[3] < 45)
 })
 
 test_that("bad input gets classed errors", {

@@ -4,7 +4,7 @@
 #ifndef GS_LEGCHEB_INTERNAL_H
 #define GS_LEGCHEB_INTERNAL_H
 
-#include "gs_common.h"
+#include "gs_poly.h"
 
 gs_status gs_legcheb_direct(const gs_legcheb_args *a, char *msg);
 gs_status gs_legcheb_toeplitz_hankel(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);

@@ -16,9 +16,16 @@
  * triangular Toeplitz matrix and H_ij = h(2 (i + j) + 2 off) a Hankel one.
  * Chebyshev -> Legendre leaves out degree 0 of the even part (off = 2): its
  * column is e_0 and its row, an O(n) dot product, is added apart, because
- * h(0) is infinite. There the column scaling n is folded into the Hankel
- * factor (W H W with W = diag(n), as FastTransforms.jl does), so that the
- * Cholesky tolerance is relative to the entries actually used. */
+ * h(0) is infinite.
+ *
+ * The Hankel factor is factored scaled to a unit diagonal, G = W H W with
+ * W = diag(h(2k)^(-1/2)) (and D1 (T o H) D2 = D1 W^-1 (T o G) W^-1 D2), so
+ * that the tolerance on the remaining pivots is relative to every entry:
+ * unscaled, the entries of large degree, smaller than the largest by a factor
+ * up to n^(1/2) (Legendre -> Chebyshev) or, with the column scaling n folded
+ * in as FastTransforms.jl does, the entries of small degree
+ * (Chebyshev -> Legendre), would carry errors that much larger relative to
+ * their size, which the ill-conditioned inverse conversion then amplifies. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +49,7 @@ typedef struct {
   size_t l_cap;        /* doubles allocated at l (kept from one parity to the next) */
   double *l;           /* m x rank: the Cholesky factor of W H W */
   double *row;         /* m: D1 / W */
+  double *col;         /* m: D2 / W */
   fftw_complex *tfft;  /* len / 2 + 1: conj(FFT(Toeplitz column, zero-padded)) / len */
 } th_part;
 
@@ -217,7 +225,7 @@ static int part_cholesky(th_part *pt, int to_chebyshev, int nt)
   for (long s = 0; ok && s < 2 * m - 1; ++s) hs[s] = (double)legcheb_hankel(to_chebyshev, 2 * (s + pt->off));
   double dmax = 0.0;
   for (long i = 0; ok && i < m; ++i) {
-    w[i] = (double)legcheb_col_scale(to_chebyshev, 2 * i + pt->off);
+    w[i] = 1.0 / sqrt(hs[2 * i]);
     dmax = fmax(dmax, w[i] * w[i] * hs[2 * i]);
   }
   const th_gram g = {.m = m, .hs = hs, .w = w, .tol = DBL_EPSILON * dmax * (m > 3 ? log((double)m) : 1.0)};
@@ -236,7 +244,10 @@ static int part_cholesky(th_part *pt, int to_chebyshev, int nt)
     if (d[p] <= g.tol || ns == m) break;
     rows[ns++] = p;
   }
-  for (long i = 0; ok && i < m; ++i) pt->row[i] = (double)(legcheb_row_scale(to_chebyshev, 2 * i + pt->off) / w[i]);
+  for (long i = 0; ok && i < m; ++i) {
+    pt->row[i] = (double)(legcheb_row_scale(to_chebyshev, 2 * i + pt->off) / w[i]);
+    pt->col[i] = (double)(legcheb_col_scale(to_chebyshev, 2 * i + pt->off) / w[i]);
+  }
   free(hs);
   free(w);
   free(d);
@@ -265,14 +276,16 @@ static void part_toeplitz(th_part *pt, int to_chebyshev, const th_fft *f)
 static int part_alloc(th_part *pt, long mmax, const th_fft *f)
 {
   pt->row = (double *)malloc((size_t)(mmax + 1) * sizeof(double));
+  pt->col = (double *)malloc((size_t)(mmax + 1) * sizeof(double));
   pt->tfft = f ? fftw_alloc_complex((size_t)(f->len / 2 + 1)) : NULL;
-  return pt->row && (!f || pt->tfft);
+  return pt->row && pt->col && (!f || pt->tfft);
 }
 
 static void part_free(th_part *pt)
 {
   free(pt->l);
   free(pt->row);
+  free(pt->col);
   if (pt->tfft) fftw_free(pt->tfft);
 }
 
@@ -291,7 +304,7 @@ static int part_prepare(th_part *pt, int to_chebyshev, int p, long n, const th_f
   return 1;
 }
 
-/* out[2 i + off] = row_i sum_r l_r(i) (T (l_r o x_part))_i for one column:
+/* out[2 i + off] = row_i sum_r l_r(i) (T (l_r o col o x_part))_i for one column:
  * the rank terms spread over the threads, each summing into its own
  * accumulator; the accumulators are added in thread order (reproducible). */
 static void part_apply(const th_part *pt, const th_fft *f, const double *x, double *y)
@@ -310,7 +323,7 @@ static void part_apply(const th_part *pt, const th_fft *f, const double *x, doub
 #pragma omp for schedule(static)
     for (int r = 0; r < pt->rank; ++r) {
       const double *lr = pt->l + (size_t)r * m;
-      for (long j = 0; j < m; ++j) re[j] = lr[j] * x[2 * j + pt->off];
+      for (long j = 0; j < m; ++j) re[j] = lr[j] * (pt->col[j] * x[2 * j + pt->off]);
       for (long j = m; j < len; ++j) re[j] = 0.0;
       fftw_execute_dft_r2c(f->fwd, re, sp);
       for (long q = 0; q < half; ++q) {
