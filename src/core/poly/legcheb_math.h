@@ -23,7 +23,7 @@
  * positive measures: Lambda(s / 2) = pi^(-1/2) int_0^1 u^s (1 - u^2)^(-1/2) 2 du
  * and h(s) = pi^(-1/2) int_0^1 u^(s - 1) (1 - u^2)^(1/2) 2 du (s >= 1),
  * so they are positive definite and a pivoted Cholesky factorisation of
- * rank O(log n) represents them to rounding error (the paper's Theorem 3.2). */
+ * rank O(log n) represents them to rounding error (the paper proves this rank bound). */
 #ifndef GS_LEGCHEB_MATH_H
 #define GS_LEGCHEB_MATH_H
 

@@ -6,7 +6,7 @@
  * and H a positive definite Hankel matrix. A pivoted Cholesky factorisation
  * stopped when the largest remaining pivot falls below a tolerance near
  * machine epsilon times the largest diagonal entry gives H ~ sum_r l_r l_r^T
- * with O(log n) terms (the paper's Theorem 3.2), and then
+ * with O(log n) terms (the paper proves this rank bound), and then
  *   (T o H) x = sum_r diag(l_r) T diag(l_r) x,
  * each Toeplitz product by FFTs of a circulant embedding: O(n log^2 n) in all.
  *
