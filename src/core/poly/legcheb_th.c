@@ -189,7 +189,7 @@ static long initial_sample(long m, long *rows)
 {
   long ns = 0;
   for (long i = 0; i < m; i = (i < 64 || m <= 1024) ? i + 1 : (long)(i * 1.02) + 1) rows[ns++] = i;
-  if (rows[ns - 1] != m - 1) rows[ns++] = m - 1;
+  if (ns > 0 && rows[ns - 1] != m - 1) rows[ns++] = m - 1;
   return ns;
 }
 
@@ -221,7 +221,8 @@ static int part_cholesky(th_part *pt, int to_chebyshev, int nt)
   size_t lpp_cap = 0;
   double *w = (double *)malloc((size_t)m * sizeof(double)), *d = (double *)malloc((size_t)m * sizeof(double));
   long *rows = (long *)malloc((size_t)m * sizeof(long)), *piv = (long *)malloc((size_t)m * sizeof(long));
-  int ok = hs && w && d && rows && piv;
+  char *sampled = (char *)calloc((size_t)m, 1);
+  int ok = hs && w && d && rows && piv && sampled;
   for (long s = 0; ok && s < 2 * m - 1; ++s) hs[s] = (double)legcheb_hankel(to_chebyshev, 2 * (s + pt->off));
   double dmax = 0.0;
   for (long i = 0; ok && i < m; ++i) {
@@ -230,6 +231,7 @@ static int part_cholesky(th_part *pt, int to_chebyshev, int nt)
   }
   const th_gram g = {.m = m, .hs = hs, .w = w, .tol = DBL_EPSILON * dmax * (m > 3 ? log((double)m) : 1.0)};
   long ns = ok ? initial_sample(m, rows) : 0;
+  for (long a = 0; a < ns; ++a) sampled[rows[a]] = 1;
   while (ok) {
     const int K = sample_pivots(&g, rows, ns, piv);
     if (K < 0 || !grow(&pt->l, &pt->l_cap, (size_t)K * m) || !grow(&lpp, &lpp_cap, (size_t)K * K)) {
@@ -241,7 +243,10 @@ static int part_cholesky(th_part *pt, int to_chebyshev, int nt)
     long p = 0;
     for (long i = 1; i < m; ++i)
       if (d[i] > d[p]) p = i;
-    if (d[p] <= g.tol || ns == m) break;
+    /* a sampled row above the tolerance differs from its value in the sample
+     * by rounding only (the vectorised arithmetic here): the rule is met */
+    if (d[p] <= g.tol || sampled[p]) break;
+    sampled[p] = 1;
     rows[ns++] = p;
   }
   for (long i = 0; ok && i < m; ++i) {
@@ -253,6 +258,7 @@ static int part_cholesky(th_part *pt, int to_chebyshev, int nt)
   free(d);
   free(rows);
   free(piv);
+  free(sampled);
   free(lpp);
   return ok;
 }
