@@ -87,18 +87,27 @@ SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, 
   return out;
 }
 
-/* x: n x ncol; to_chebyshev: TRUE for Legendre -> Chebyshev. */
-SEXP gs_r_leg_cheb(SEXP x, SEXP to_chebyshev)
+/* x: n x ncol; to_chebyshev: TRUE for Legendre -> Chebyshev; method: a
+ * GS_LEGCHEB_* code; progress: a progress function or NULL. */
+SEXP gs_r_leg_cheb(SEXP x, SEXP to_chebyshev, SEXP method, SEXP threads_, SEXP progress)
 {
   need_double(x, "x");
+  gs_r_progress_set(progress);
   const long n = Rf_nrows(x), ncol = Rf_ncols(x);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, (int)ncol));
+  gs_legcheb_args a = {.n = n, .ncol = ncol, .to_chebyshev = Rf_asLogical(to_chebyshev),
+                       .method = gs_r_int(method, "method"), .in = REAL(x), .out = REAL(out)};
   char msg[GS_MSG_LEN];
-  gs_status st = Rf_asLogical(to_chebyshev) ? gs_leg2cheb_cpu(n, ncol, REAL(x), REAL(out), msg)
-                                            : gs_cheb2leg_cpu(n, ncol, REAL(x), REAL(out), msg);
+  gs_status st = gs_legcheb_cpu(&a, gs_r_int(threads_, "threads"), gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;
+}
+
+/* The rank of the fast method's Hankel factor for size n, parity 0 or 1. */
+SEXP gs_r_legcheb_rank(SEXP n, SEXP to_chebyshev, SEXP parity)
+{
+  return Rf_ScalarInteger(gs_legcheb_rank(gs_r_int(n, "n"), Rf_asLogical(to_chebyshev), gs_r_int(parity, "parity")));
 }
 
 /* list(x = nodes, w = weights) of the n-point Gauss-Legendre rule. */

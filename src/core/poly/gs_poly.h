@@ -71,11 +71,26 @@ gs_status gs_jwt_analysis_cpu(const gs_jwt_args *a, int threads, char *msg);
 gs_status gs_jwt_synthesis_gpu(int device, const gs_jwt_args *a, char *msg);
 gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg);
 
-/* ---- Legendre <-> Chebyshev coefficients (direct O(n^2) products) --------------
- * out (n x ncol) = the Chebyshev (leg2cheb) or Legendre (cheb2leg) coefficients
- * of the expansions whose other coefficients are in (n x ncol). */
-gs_status gs_leg2cheb_cpu(long n, long ncol, const double *in, double *out, char *msg);
-gs_status gs_cheb2leg_cpu(long n, long ncol, const double *in, double *out, char *msg);
+/* ---- Legendre <-> Chebyshev coefficients ---------------------------------------
+ * out (n x ncol) = the Chebyshev (to_chebyshev = 1) or Legendre (0)
+ * coefficients of the expansions whose other coefficients are in (n x ncol).
+ * GS_LEGCHEB_DIRECT multiplies by the explicit connection matrix (O(n^2)
+ * time and memory); GS_LEGCHEB_TOEPLITZ_HANKEL applies it in O(n log n) by
+ * FFTs (Townsend, Webb and Olver 2018; needs FFTW3). The progress callback
+ * is called between columns (and halves of a column) of the fast method. */
+enum { GS_LEGCHEB_DIRECT = 0, GS_LEGCHEB_TOEPLITZ_HANKEL = 1 };
+typedef struct {
+  long n, ncol;
+  int to_chebyshev, method;
+  const double *in;
+  double *out;
+} gs_legcheb_args;
+
+gs_status gs_legcheb_cpu(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
+/* The rank of the pivoted Cholesky factor the fast method uses for each
+ * parity (0: even degrees) of size n, or -1 when out of memory or without
+ * FFTW3. */
+int gs_legcheb_rank(long n, int to_chebyshev, int parity);
 
 /* ---- spherical harmonics of real fields ---------------------------------------
  * Fields on nlat x nlon grids (latitude rows from the north pole; longitudes

@@ -1,0 +1,83 @@
+/* The entries of the Legendre <-> Chebyshev connection matrices, shared by
+ * the direct method (legcheb_cpu.c) and the Toeplitz-Hankel method
+ * (legcheb_th.c). CPU only (long double), so not GS_HD.
+ *
+ * With Lambda(z) = Gamma(z + 1/2) / Gamma(z + 1), both matrices are upper
+ * triangular, zero where n - k is odd, and for n - k even (Alpert and
+ * Rokhlin 1991; Townsend, Webb and Olver, "Fast polynomial transforms based
+ * on Toeplitz and Hankel matrices", Math. Comp. 87 (2018) 1913-1934):
+ *
+ *   Legendre -> Chebyshev, P_n = sum_k M_kn T_k:
+ *     M_kn = a_k t(n - k) h(n + k),  a_k = (2 - [k = 0]) / pi,
+ *     t(d) = Lambda(d / 2),  h(s) = Lambda(s / 2);
+ *
+ *   Chebyshev -> Legendre, T_n = sum_k L_kn P_k (n >= 1; L_00 = 1, L_k0 = 0):
+ *     L_kn = (k + 1/2) n t(n - k) h(n + k),
+ *     t(d) = -Gamma((d - 1) / 2) / (2 Gamma(d / 2 + 1)), that is
+ *            -Lambda((d - 2) / 2) / d for d >= 2 and sqrt(pi) for d = 0,
+ *     h(s) = Gamma(s / 2) / (2 Gamma(s / 2 + 3 / 2)) = Lambda((s - 1) / 2) / (s + 1).
+ *   At n = k this gives the known diagonal sqrt(pi) / (2 Lambda(n)).
+ *
+ * Each product is a Hadamard product of a Toeplitz factor t(n - k) and a
+ * Hankel factor h(n + k), and both Hankel factors are moment matrices of
+ * positive measures: Lambda(s / 2) = pi^(-1/2) int_0^1 u^s (1 - u^2)^(-1/2) 2 du
+ * and h(s) = pi^(-1/2) int_0^1 u^(s - 1) (1 - u^2)^(1/2) 2 du (s >= 1),
+ * so they are positive definite and a pivoted Cholesky factorisation of
+ * rank O(log n) represents them to rounding error (the paper proves this rank bound). */
+#ifndef GS_LEGCHEB_MATH_H
+#define GS_LEGCHEB_MATH_H
+
+#include <math.h>
+
+#define LEGCHEB_SQRT_PI 1.772453850905516027298167483341145L
+#define LEGCHEB_PI 3.141592653589793238462643383279503L
+
+/* Lambda(i / 2) for i >= 0. Below z = 16 by the recurrence
+ * Lambda(z + 1) = Lambda(z) (z + 1/2) / (z + 1) from Lambda(0) = sqrt(pi)
+ * and Lambda(1/2) = 2 / sqrt(pi) (at most 15 steps); above by the
+ * asymptotic series in w = z + 1/4, where only even powers appear:
+ *   log Lambda(z) = -log(w) / 2 + sum_m c_m w^(-2m),
+ *   c_m = -2 B_{2m+1}(1/4) / ((2m + 1) 2m) = (-1)^m |E_2m| / (m 2^(4m+2))
+ * (Bernoulli polynomials B, Euler numbers E; from Stirling's series of
+ * log Gamma(w + 1/4) - log Gamma(w + 3/4)). Seven terms leave a relative
+ * error below 1e-20 for z >= 16, so the value is as accurate as long double
+ * allows, with no overflow and no cancellation for any i. */
+static inline long double legcheb_lambda_half(long i)
+{
+  if (i < 32) {
+    long double v = (i % 2) ? 2.0L / LEGCHEB_SQRT_PI : LEGCHEB_SQRT_PI;
+    for (long j = i % 2; j < i; j += 2) v *= (j + 1.0L) / (j + 2.0L);
+    return v;
+  }
+  static const long double c[7] = {-1.0L / 64, 5.0L / 2048, -61.0L / 49152, 1385.0L / 1048576,
+                                   -50521.0L / 20971520, 2702765.0L / 402653184, -199360981.0L / 7516192768.0L};
+  const long double w = i / 2.0L + 0.25L, w2 = 1.0L / (w * w);
+  long double s = 0.0L;
+  for (int m = 6; m >= 0; --m) s = (s + c[m]) * w2;
+  return expl(s) / sqrtl(w);
+}
+
+/* The Toeplitz and Hankel factors above; d even and >= 0, s >= 1 for
+ * Chebyshev -> Legendre (h(0) is infinite there; the k = n = 0 entry is
+ * handled apart). */
+static inline long double legcheb_toeplitz(int to_chebyshev, long d)
+{
+  if (to_chebyshev) return legcheb_lambda_half(d);
+  return d == 0 ? LEGCHEB_SQRT_PI : -legcheb_lambda_half(d - 2) / d;
+}
+
+static inline long double legcheb_hankel(int to_chebyshev, long s)
+{
+  return to_chebyshev ? legcheb_lambda_half(s) : legcheb_lambda_half(s - 1) / (s + 1.0L);
+}
+
+/* The row scaling: a_k (Legendre -> Chebyshev) or k + 1/2. */
+static inline long double legcheb_row_scale(int to_chebyshev, long k)
+{
+  return to_chebyshev ? (k == 0 ? 1.0L : 2.0L) / LEGCHEB_PI : k + 0.5L;
+}
+
+/* The column scaling: 1 or n (with column 0 of Chebyshev -> Legendre apart). */
+static inline long double legcheb_col_scale(int to_chebyshev, long n) { return to_chebyshev ? 1.0L : (long double)n; }
+
+#endif
