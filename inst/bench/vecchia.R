@@ -18,6 +18,9 @@
 #                       20000; up to 50,000 with the error against the exact
 #                       likelihood, larger sizes timed only; 0: none)
 #   vecchia_group_m     its m (default 10,30)
+#   vecchia_order_n     sizes of the exact and approximate maxmin orderings
+#                       (default 1e6,1e7; one thread each; 0: none)
+#   vecchia_order_exact_max  largest size given the exact ordering (default 1e6)
 #   vecchia_nu          smoothness of the timed likelihoods (default 0.5,1.3; GpGp's
 #                       Matérn at 1.3 takes minutes at n = 1e6)
 #   reps                timed repeats (default 3)
@@ -164,6 +167,27 @@ vecchia_group_table <- function(g) {
     "", md_table(t, "rrllrrr"), "", "Same maxmin ordering, neighbours and blocks (GpGp's group_obs) for every row.", "")
 }
 
+# The exact and approximate maxmin orderings (one thread each: both are
+# sequential), with the peak resident memory of the process after each.
+bench_vecchia_ordering <- function(ns = bench_opt("vecchia_order_n", c(1e6, 1e7), 2000),
+                                   exact_max = bench_opt("vecchia_order_exact_max", 1e6)) {
+  peak_gb <- function() {
+    line <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
+    as.numeric(sub("VmHWM:[[:space:]]+([0-9]+) kB", "\\1", line)) / 2^20
+  }
+  order_of <- function(locs, kind) gpustats:::vecchia_maxmin_order(locs, kind, NULL, environment())
+  rows <- NULL
+  for (n in ns[ns >= 1]) {
+    locs <- vecchia_bench_locs(n)
+    for (kind in c(if (n <= exact_max) "maxmin_exact", "maxmin_approx")) {
+      t <- system.time(order_of(locs, kind))[["elapsed"]]
+      message(sprintf("%s ordering of %s locations: %s s", kind, fmt_n(n), fmt_sec(t)))
+      rows <- rbind(rows, data.frame(n = n, ordering = kind, seconds = t, peak_gb = peak_gb()))
+    }
+  }
+  rows
+}
+
 vecchia_tables <- function(acc, speed) {
   if (!is.null(acc)) a <- data.frame(n = fmt_n(acc$n), m = acc$m, `loglik error` = fmt_g(acc$loglik_error),
                   relative = fmt_g(acc$relative), KL = fmt_g(acc$kl), check.names = FALSE)
@@ -190,5 +214,6 @@ if (sys.nframe() == 0L) {
   print(speed)
   grouped <- bench_vecchia_group()
   print(grouped)
+  print(bench_vecchia_ordering())
   cat(vecchia_tables(acc, speed), paste(vecchia_group_table(grouped), collapse = "\n"), "\n")
 }

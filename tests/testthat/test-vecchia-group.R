@@ -3,13 +3,6 @@
 # the exact one, derivatives against differences, the information against
 # dense algebra and GpGp, the GPU against the CPU.
 
-group_case <- function(n, seed = 1, nugget = 0.1) {
-  set.seed(seed)
-  locs <- matrix(runif(2 * n), ncol = 2)
-  y <- gp_simulate(locs, 1.3, 0.15, 0.9, nugget = nugget, device = "cpu")
-  list(locs = locs, y = y, params = c(1.3, 0.15, 0.9, nugget), X = cbind(1, locs[, 1], sin(3 * locs[, 2])))
-}
-
 # GpGp's grouping rule, step by step: slot j's block takes slot k's when the
 # squared size of the union of their rows is at most the sum of the squared
 # sizes (NA counted once, as unique() does).
@@ -69,7 +62,7 @@ test_that("the blocks are GpGp's group_obs", {
 })
 
 test_that("with m = n - 1 the grouped likelihood is the exact one", {
-  case <- group_case(100)
+  case <- vecchia_case(100)
   p <- case$params
   exact <- gp_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], device = "cpu")
   v <- vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 99, device = "cpu", group = TRUE)
@@ -81,7 +74,7 @@ test_that("grouping brings the law closer to the exact one (Guinness 2021)", {
   # each point conditions on a superset of its own neighbours, so no
   # conditional variance grows: the KL divergence from the exact law,
   # (log |S_V| - log |S|) / 2, is not larger than without groups
-  case <- group_case(400, seed = 2)
+  case <- vecchia_case(400, seed = 2)
   p <- case$params
   exact <- attr(gp_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], device = "cpu"), "logdet")
   for (m in c(3, 8, 15)) {
@@ -95,7 +88,7 @@ test_that("grouping brings the law closer to the exact one (Guinness 2021)", {
 })
 
 test_that("the grouped gradient matches central differences, for ML and REML", {
-  case <- group_case(150, seed = 3)
+  case <- vecchia_case(150, seed = 3)
   p <- case$params
   vc <- gpustats:::vecchia_open(case$locs, 6, device = "cpu", group = TRUE)
   on.exit(gpustats:::vecchia_close(vc))
@@ -112,7 +105,7 @@ test_that("the grouped gradient matches central differences, for ML and REML", {
 })
 
 test_that("the grouped Fisher information is the expected information of its conditional laws", {
-  case <- group_case(60, seed = 6)
+  case <- vecchia_case(60, seed = 6)
   p <- case$params
   nb <- vecchia_neighbors(case$locs, m = 5, group = TRUE)
   vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", neighbors = nb, group = TRUE)
@@ -137,7 +130,7 @@ test_that("the grouped Fisher information is the expected information of its con
 
 test_that("the grouped likelihood, gradient and information equal GpGp's", {
   skip_if_not_installed("GpGp")
-  case <- group_case(400, seed = 10)
+  case <- vecchia_case(400, seed = 10)
   p <- case$params
   vc <- gpustats:::vecchia_open(case$locs, 15, device = "cpu", group = TRUE)
   on.exit(gpustats:::vecchia_close(vc))
@@ -163,7 +156,7 @@ test_that("the grouped likelihood, gradient and information equal GpGp's", {
 })
 
 test_that("the grouped approximation gives no factor, and gp_fit takes group", {
-  case <- group_case(200, seed = 7)
+  case <- vecchia_case(200, seed = 7)
   vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", group = TRUE)
   on.exit(gpustats:::vecchia_close(vc))
   expect_error(gpustats:::vecchia_factor(vc, case$params), class = "gpustats_error_argument")

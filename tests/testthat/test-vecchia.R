@@ -2,13 +2,6 @@
 # the likelihood against the exact one and GpGp, derivatives against
 # differences, the GPU against the CPU.
 
-vecchia_case <- function(n, seed = 1, nugget = 0.1) {
-  set.seed(seed)
-  locs <- matrix(runif(2 * n), ncol = 2)
-  y <- gp_simulate(locs, 1.3, 0.15, 0.9, nugget = nugget, device = "cpu")
-  list(locs = locs, y = y, params = c(1.3, 0.15, 0.9, nugget), X = cbind(1, locs[, 1], sin(3 * locs[, 2])))
-}
-
 # The exact maxmin ordering by brute force: the point nearest the mean, then
 # each time the farthest from those already taken.
 maxmin_brute <- function(locs) {
