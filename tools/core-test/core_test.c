@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "bessel_k_math.h"
+#include "gs_dense.h"
 #include "gs_map.h"
 #include "tile_plan.h"
 
@@ -180,11 +183,37 @@ static void test_plan(int nt, int slots)
   tile_plan_free(&plan);
 }
 
+/* The packed forward solve with many right-hand sides: L X = B to rounding,
+ * over more than one panel of rows and an odd number of columns. */
+static void test_dense_trsm(int n, int k)
+{
+  double *l = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * k),
+         *x = malloc(sizeof(double) * n * k);
+  char msg[GS_MSG_LEN];
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) l[i + j * n] = i == j ? 2.0 + i % 3 : (i > j ? sin(7.0 * i + j) / n : 0.0);
+  for (int c = 0; c < n * k; ++c) b[c] = x[c] = cos(3.0 * c);
+  CHECK(gs_dense_trsm_lln(n, k, l, n, x, n, 2, msg) == GS_OK);
+  double worst = 0.0;
+  for (int c = 0; c < k; ++c)
+    for (int i = 0; i < n; ++i) {
+      double s = 0.0;
+      for (int j = 0; j <= i; ++j) s += l[i + j * n] * x[j + c * n];
+      worst = fmax(worst, fabs(s - b[i + c * n]));
+    }
+  CHECK(worst < 1e-13);
+  free(l);
+  free(b);
+  free(x);
+}
+
 int main(void)
 {
   test_tables();
   test_bessel();
   test_map();
+  test_dense_trsm(300, 9);
+  test_dense_trsm(5, 17);
   test_plan(1, 3);
   test_plan(7, 40); /* in core: every tile fits */
   test_plan(9, 6);  /* out of core: tiles are evicted and loaded again */
