@@ -4,6 +4,9 @@
 # (R CMD SHLIB, with the flags of R's Makeconf) into a library in tempdir(),
 # loaded with dyn.load and kept for the session, one per program text, so
 # that a model made again from the same expressions is not compiled again.
+# Each process builds in its own folder: forked processes (parallel's
+# mclapply) share tempdir(), and two compiling the same program into one
+# file loaded each other's half-written library.
 
 gbees_jit <- new.env(parent = emptyenv())
 gbees_jit$libraries <- list() # md5 of the program -> its two entry points
@@ -13,8 +16,8 @@ gbees_jit$compilations <- 0L
 # field whose source (gbees_expression_source) was made from `expressions`.
 gbees_compiled_field <- function(source, expressions, dim, call) {
   program <- .Call(gs_r_gbees_field_program, source, as.integer(dim))
-  dir <- file.path(tempdir(), "gpustats-gbees")
-  dir.create(dir, showWarnings = FALSE)
+  dir <- file.path(tempdir(), "gpustats-gbees", Sys.getpid())
+  dir.create(dir, showWarnings = FALSE, recursive = TRUE)
   draft <- tempfile("draft", tmpdir = dir, fileext = ".c")
   writeLines(program, draft)
   hash <- unname(tools::md5sum(draft))
