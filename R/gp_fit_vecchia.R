@@ -8,11 +8,12 @@
 #' @param group For `approx = "vecchia"`: `TRUE` for the grouped
 #'   approximation (Guinness 2021; see [vecchia_neighbors()]), closer to the
 #'   exact likelihood than the ungrouped one for the same `m` (at n = 20,000,
-#'   m = 30, half its error) at about its cost on the CPU; `FALSE` for each
-#'   observation conditioned on its own `m` neighbours only. `NULL` (the
-#'   default) groups on the CPU, as GpGp's `fit_model` does, and not on a
-#'   GPU, where the grouping (a sequential pass, 3.5 s for 1e5 points at
-#'   m = 30) takes longer than a whole ungrouped fit.
+#'   m = 30, half its error, at 1.4 times its time on 16 CPU threads);
+#'   `FALSE` for each observation conditioned on its own `m` neighbours
+#'   only. `NULL` (the default) groups on the CPU, as GpGp's `fit_model`
+#'   does, and not on a GPU, where a grouped likelihood took 7 times the
+#'   ungrouped one's time (larger sets, fewer warps per multiprocessor) and
+#'   the grouping itself is a sequential pass on the CPU (see BENCHMARKS.md).
 #' @name gp_fit
 NULL
 

@@ -40,9 +40,10 @@
 #'     the direct one below, or everywhere when gpustats was built without
 #'     FFTW3. Measured on one thread with R's reference BLAS
 #'     (`inst/bench/poly-legcheb.R`): at \eqn{n = 1024} both take about 2 ms
-#'     for one column and the fast method is 1.7 times faster for 32
-#'     columns; at \eqn{n = 2048} it is about 50 times faster. At
-#'     \eqn{n = 2^{20}} one conversion takes seconds.}
+#'     for one column and the fast method is 1.6 times faster for 32
+#'     columns; at \eqn{n = 2048} it is about 60 times faster (0.128 s
+#'     against 0.002 s). At \eqn{n = 2^{20}} one conversion takes 2.4 s on
+#'     two threads.}
 #' }
 #'
 #' Accuracy, measured against 40-digit references
@@ -51,10 +52,10 @@
 #' directions and over inputs with and without decay (\eqn{1/(j+1)^2}):
 #' \tabular{rrr}{
 #'   \eqn{n} \tab direct \tab Toeplitz-Hankel \cr
-#'   10 \tab 1.9e-16 \tab 2.4e-16 \cr
+#'   10 \tab 1.8e-16 \tab 2.4e-16 \cr
 #'   50 \tab 4.3e-16 \tab 1.0e-15 \cr
 #'   200 \tab 4.5e-16 \tab 4.5e-16 \cr
-#'   1000 \tab 2.2e-15 \tab 4.0e-16 \cr
+#'   1000 \tab 2.1e-15 \tab 3.9e-16 \cr
 #'   5000 \tab 3.2e-15 \tab 7.0e-16
 #' }
 #' The fast method's error grows slowly with \eqn{n}, like that of the

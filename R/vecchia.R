@@ -17,8 +17,9 @@
 #' all those already ordered, so that a location's distance to the earlier
 #' ones is its maxmin distance to within a factor of 2 (a level is one pass
 #' over the locations left in Z-order, each looking up the grid cells of
-#' width \eqn{r} around it): 3 s for \eqn{10^6} locations against 15 s
-#' for the exact ordering, for up to 3 coordinates
+#' width \eqn{r} around it): 1.7 s for \eqn{10^6} uniform locations against
+#' 8.9 s for the exact ordering on one core (see BENCHMARKS.md), for up to
+#' 3 coordinates
 #' (`distance = "great_circle"` orders on the unit sphere in space).
 #' `"maxmin"` (the default) is the exact ordering up to
 #' \eqn{10^6} locations and the approximate one above, as GpGp and

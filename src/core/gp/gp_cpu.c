@@ -75,10 +75,9 @@ gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet,
 
 /* From this many right-hand sides on, the forward solve (the likelihood's:
  * replicates of a field, a trend's columns) runs on the packed kernels
- * (gs_dense_trsm_lln), which read L once for all of them: at n = 2,000 and
- * 100 columns 8 times faster than BLAS dtrsm, which reads L once per column;
- * below, dtrsm, which the packing would not pay for (at 1 or 2 columns it is
- * faster). */
+ * (gs_dense_trsm_lln), which read L once for all of them where BLAS dtrsm
+ * reads it once per column; below, dtrsm, for which the packing and
+ * transposes would not pay. */
 #define GP_CPU_PACKED_SOLVE_MIN_COLUMNS 8
 
 gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)

@@ -17,7 +17,7 @@
  * scramble, not in Z-order: they are r_k apart whatever their order, and a
  * scramble keeps the sweep out of the conditioning sets.
  *
- * Cells are prefixes of each point's Morton key of GS bits per coordinate,
+ * Cells are prefixes of each point's Morton key of `bits` bits per coordinate,
  * so levels stop at k = bits (31 for 1 or 2 coordinates, 21 for 3): points
  * still left are within D 2^-bits of a taken point, nearly coinciding, and
  * go last. */
@@ -214,9 +214,8 @@ static long gcd(long a, long b)
   return a;
 }
 
-/* The points are visited in the order i * stride mod n, a fixed scramble
- * (stride prime to n) so that locations given sorted, as on a raster, do not
- * make each level sweep across the domain. */
+/* A level's points enter the ordering as j * stride mod count (stride prime
+ * to count): a fixed scramble of the Z-order in which they were taken. */
 static long scramble_stride(long n)
 {
   long s = (long)(0.6180339887498949 * (double)n) | 1L;
@@ -315,6 +314,8 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
 {
   if (n < 1 || dim < 1 || dim > GS_VECCHIA_NET_MAX_DIM)
     return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations of 1 to %d coordinates", GS_VECCHIA_NET_MAX_DIM);
+  if (n > INT32_MAX) /* the cell indexes hold int32 positions */
+    return gs_set_msg(msg, GS_ERR_ARG, "the approximate maxmin ordering takes at most %ld points", (long)INT32_MAX);
   /* the cell indexes: up to about 2 n cells (4 bytes each) */
   net_grid g = {.dim = dim, .bits = net_bits(dim), .dense_cells = 1};
   while (g.dense_cells < 2 * n) g.dense_cells *= 2;
@@ -324,9 +325,7 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
   gs_status st;
   const int ok = points_alloc(&g.taken, n, dim), ok_fresh = points_alloc(&g.fresh, n, dim),
             ok_rest = points_alloc(&rest, n, dim);
-  if (n > INT32_MAX) {
-    st = gs_set_msg(msg, GS_ERR_ARG, "the approximate maxmin ordering takes at most %ld points", (long)INT32_MAX);
-  } else if (!ok || !ok_fresh || !ok_rest || !g.taken_from || !g.fresh_from) {
+  if (!ok || !ok_fresh || !ok_rest || !g.taken_from || !g.fresh_from) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the approximate maxmin ordering of %ld points", n);
   } else {
     net_box box;
