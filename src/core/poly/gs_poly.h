@@ -75,7 +75,7 @@ gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg);
  * out (n x ncol) = the Chebyshev (to_chebyshev = 1) or Legendre (0)
  * coefficients of the expansions whose other coefficients are in (n x ncol).
  * GS_LEGCHEB_DIRECT multiplies by the explicit connection matrix (O(n^2)
- * time and memory); GS_LEGCHEB_TOEPLITZ_HANKEL applies it in O(n log n) by
+ * time and memory); GS_LEGCHEB_TOEPLITZ_HANKEL applies it in O(n log^2 n) by
  * FFTs (Townsend, Webb and Olver 2018; needs FFTW3). The progress callback
  * is called between columns (and halves of a column) of the fast method. */
 enum { GS_LEGCHEB_DIRECT = 0, GS_LEGCHEB_TOEPLITZ_HANKEL = 1 };
