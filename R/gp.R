@@ -172,14 +172,6 @@ as_observations <- function(y, n, call) {
   y
 }
 
-check_covariance <- function(sigma2, range, smoothness, nugget, call) {
-  check_scalar(sigma2, "sigma2", call, 0, open = TRUE)
-  check_scalar(range, "range", call, 0, open = TRUE)
-  check_scalar(smoothness, "smoothness", call, 0, open = TRUE)
-  check_scalar(nugget, "nugget", call, 0)
-  c(sigma2 = sigma2, range = range, smoothness = smoothness, nugget = nugget)
-}
-
 # 0 for precision "double"; for "mixed", the accuracy, checked.
 mixed_accuracy <- function(precision, accuracy, call) {
   check_scalar(accuracy, "accuracy", call, 1e-15)
@@ -197,12 +189,12 @@ mixed_accuracy <- function(precision, accuracy, call) {
 gp_open <- function(locs, distance, device, call, accuracy = 0) {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
-  metric <- gs_code("metric", distance)
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
   order <- if (accuracy > 0) morton_order(locs)
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
-  ptr <- gs_call(.Call(gs_r_gp_new, locs, metric, dev, gs_threads(call), as.integer(tiles), accuracy), call)
-  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order)
+  ptr <- gs_call(.Call(gs_r_gp_new, locs, dev, gs_threads(call), as.integer(tiles), accuracy), call)
+  list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order,
+       distance = distance)
 }
 
 # "gpu" or "cpu", then how the covariance is factored.
@@ -217,15 +209,18 @@ gp_close <- function(gp) invisible(.Call(gs_r_gp_free, gp$ptr))
 # cli shows it only once the work has lasted two seconds).
 gp_progress_bar <- function(gp, label, call) gs_progress_bar(as.double(gp$n)^2, label, call)
 
-# Factors Sigma(params); returns log |Sigma|. A matrix that is not positive
+# Factors Sigma(params), params named as cov_model() takes them; returns
+# log |Sigma|. A matrix that is not positive
 # definite, or numerically singular, gets an error that says why, unless
 # `not_pd` says what to return. `bar`: a function of the fraction done.
 gp_factor <- function(gp, params, locs, call, not_pd = NULL, bar = NULL) {
   tryCatch(
-    gs_call(.Call(gs_r_gp_factor, gp$ptr, as.double(params), bar), call),
+    gs_call(.Call(gs_r_gp_factor, gp$ptr, cov_model(params, gp$distance), bar), call),
     gpustats_error_not_pd = function(e) {
       if (!is.null(not_pd)) return(not_pd)
-      hint <- if (anyDuplicated(locs)) {
+      hint <- if (params[["sigma2"]] == 0 && params[["nugget"]] == 0) {
+        "The covariance is zero: sigma2 and the nugget are both 0."
+      } else if (anyDuplicated(locs)) {
         "{.arg locs} has duplicated rows, so the covariance is singular without a nugget: add one ({.code nugget = TRUE} in {.fn gp_fit}), or average the duplicates."
       } else {
         "The covariance is numerically singular (very smooth or long-range); a small nugget makes it positive definite."

@@ -293,7 +293,7 @@ gp_likelihood <- function(gp, d, model, method, call) {
       gs_call(.Call(gs_r_gp_set_locations, gp$ptr, gp_ordered(gp, mapped$locs)), call)
       placed <<- par$geom
     }
-    logdet <- gp_factor(gp, c(1, mapped$range, par$smoothness, par$ratio), d$locs, call, not_pd = NA_real_)
+    logdet <- gp_factor(gp, c(sigma2 = 1, range = mapped$range, smoothness = par$smoothness, nugget = par$ratio), d$locs, call, not_pd = NA_real_)
     cache[[key]] <- if (is.na(logdet)) list(logdet = NA_real_) else gls_solve(gp, d, logdet, call)
   }
   # the log-likelihood at sigma2 and the correlation parameters

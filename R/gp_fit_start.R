@@ -81,7 +81,7 @@ vecchia_profile_objective <- function(d, model, method, spec, device, call, m = 
     mapped <- gp_cov_map(model, p$geom, d$locs)
     vc <- vecchia_open(mapped$locs, m, distance = model$distance, device = device, call = call, neighbors = neighbors)
     on.exit(vecchia_close(vc))
-    r <- vecchia_loglik_grad_info(vc, c(1, mapped$range, p$smoothness, p$ratio), d$y, d$X, deriv = character(0),
+    r <- vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = mapped$range, smoothness = p$smoothness, nugget = p$ratio), d$y, d$X, deriv = character(0),
                                   call = call, not_pd = FALSE)
     if (isFALSE(r)) return(Inf)
     logdet_xrx <- if (method == "reml" && ncol(d$X)) -as.numeric(determinant(r$betacov)$modulus) else 0

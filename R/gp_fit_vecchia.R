@@ -105,8 +105,8 @@ vecchia_bounds <- function(spec, s2, free) {
   list(lower = lower[free], upper = upper[free], lower_natural = exp(lower[free]))
 }
 
-# The covariance parameters in the order of the Vecchia engine.
-vecchia_params_of <- function(fit) unname(fit$covariance[c("sigma2", "range", "smoothness", "nugget")])
+# The covariance parameters of a fit, named as cov_model() takes them.
+vecchia_params_of <- function(fit) fit$covariance[names(gs_table("cov_param"))]
 
 # Conditioning sets for prediction: larger than the fit's (GpGp predicts with
 # 60), at most the observations.

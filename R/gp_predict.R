@@ -96,7 +96,8 @@ gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict", replica
   new <- gp_cov_map(fit$model, geom, locs)
   gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0)
   on.exit(gp_close(gp))
-  gp_factor(gp, c(p[["sigma2"]], obs$range, p[["smoothness"]], p[["nugget"]]), obs$locs, call,
+  gp_factor(gp, c(sigma2 = p[["sigma2"]], range = obs$range, smoothness = p[["smoothness"]], nugget = p[["nugget"]]),
+            obs$locs, call,
             bar = gp_progress_bar(gp, paste0(label, ": factoring the covariance"), call))
   W <- gp_apply(gp, "forward", fit$X, call)
   Z <- gp_apply(gp, "forward", ys, call)

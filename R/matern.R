@@ -85,21 +85,44 @@ matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0
       abort_arg("{.arg locs2} has {ncol(locs2)} column{?s} but {.arg locs} has {ncol(locs)}.", call)
     }
   }
-  check_scalar(sigma2, "sigma2", call, 0)
-  check_scalar(range, "range", call, 0, open = TRUE)
-  check_scalar(smoothness, "smoothness", call, 0, open = TRUE)
-  check_scalar(nugget, "nugget", call, 0)
+  params <- check_covariance(sigma2, range, smoothness, nugget, call)
   n1 <- nrow(locs)
   n2 <- if (is.null(locs2)) n1 else nrow(locs2)
   check_matrix_size(n1, n2, call)
   dev <- resolve_device(device, as.double(n1) * n2, "matrix", call)
-  params <- as.double(c(sigma2, range, smoothness, nugget))
-  metric <- gs_code("metric", distance)
   bar <- gs_progress_bar(as.double(n1) * n2, "matern_cov", call)
-  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, params, metric, dev, gs_threads(call), bar), call)
+  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, cov_model(params, distance), dev, gs_threads(call), bar), call)
   rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)
   if (!is.null(rownames(locs)) || !is.null(rn2)) dimnames(out) <- list(rownames(locs), rn2)
   out
+}
+
+# The covariance parameters a user gives, by the rule of the native model
+# (gs_cov_model_valid in gs_matern.h: sigma2 >= 0, range > 0, smoothness >
+# 0, nugget >= 0), finite (the native rule's infinite range, a limit, is for
+# the element-wise matern() only). Returns them named as
+# cov_model() takes them.
+check_covariance <- function(sigma2, range, smoothness, nugget, call) {
+  check_scalar(sigma2, "sigma2", call, 0)
+  check_scalar(range, "range", call, 0, open = TRUE)
+  check_scalar(smoothness, "smoothness", call, 0, open = TRUE)
+  check_scalar(nugget, "nugget", call, 0)
+  c(sigma2 = as.double(sigma2), range = as.double(range), smoothness = as.double(smoothness),
+    nugget = as.double(nugget))
+}
+
+# The covariance model every native routine takes (gs_cov_model in
+# gs_matern.h; read by gs_r_cov_model): the family and the distance as the
+# core's codes, and the parameters named as in the core's table (any order).
+# The one constructor: matern_cov, matern_spec, the Gaussian-process and
+# Vecchia objects and predict build their model here.
+cov_model <- function(params, distance, family = "matern") {
+  wanted <- names(gs_table("cov_param"))
+  if (!setequal(names(params), wanted) || length(params) != length(wanted)) {
+    stop("internal error: covariance parameters must be named ", paste(wanted, collapse = ", "))
+  }
+  storage.mode(params) <- "double"
+  list(family = gs_code("cov_family", family), metric = gs_code("metric", distance), params = params)
 }
 
 # A double matrix of locations without NA, Inf or impossible coordinates.

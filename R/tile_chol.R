@@ -170,10 +170,10 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   check_flag(trace, "trace", call)
   bar <- gs_progress_bar(as.double(n)^2, "tile_chol", call)
   res <- if (spec) {
-    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$params, A$metric, tile, devices, as.double(memory %||% 0),
+    gs_call(.Call(gs_r_tile_chol, NULL, A$locs, A$model, tile, devices, as.double(memory %||% 0),
                   used_accuracy, fp8, gs_threads(call), trace, bar), call)
   } else {
-    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, 0L, tile, devices, as.double(memory %||% 0), used_accuracy,
+    gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, tile, devices, as.double(memory %||% 0), used_accuracy,
                   fp8, gs_threads(call), trace, bar), call)
   }
   info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
@@ -240,8 +240,8 @@ matern_spec <- function(locs, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  structure(list(locs = locs, n = nrow(locs), params = as.double(params),
-                 metric = gs_code("metric", distance), distance = distance),
+  structure(list(locs = locs, n = nrow(locs), params = params, model = cov_model(params, distance),
+                 distance = distance),
             class = "gs_matern_spec")
 }
 
@@ -249,7 +249,7 @@ matern_spec <- function(locs, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 
 print.gs_matern_spec <- function(x, ...) {
   p <- x$params
   cat(sprintf("Matern covariance of %d locations (%s distance): sigma2 = %g, range = %g, smoothness = %g, nugget = %g\n",
-              x$n, x$distance, p[1L], p[2L], p[3L], p[4L]))
+              x$n, x$distance, p[["sigma2"]], p[["range"]], p[["smoothness"]], p[["nugget"]]))
   invisible(x)
 }
 

@@ -18,28 +18,27 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   check_vecchia_m(m, n, call)
   if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group)
   dev <- resolve_device(device, as.double(n) * (m + 1)^2, "matrix", call)
-  metric <- gs_code("metric", distance)
   ordered <- locs[neighbors$order, , drop = FALSE]
   nn <- neighbors$neighbors
   storage.mode(nn) <- "integer"
   if (is.null(latent)) latent <- n + 1L
   blocks <- if (group) neighbors$blocks %||% vecchia_group(nn, call)
-  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, metric, nn, as.integer(latent), blocks, dev, gs_threads(call)), call)
+  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, nn, as.integer(latent), blocks, dev, gs_threads(call)), call)
   list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn, blocks = blocks,
-       ordering = neighbors$ordering)
+       ordering = neighbors$ordering, distance = distance)
 }
 
 vecchia_close <- function(vc) invisible(.Call(gs_r_vecchia_free, vc$ptr))
 
 vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n) * (vc$m + 1)^2, label, call)
 
-# Factors the approximation for params = c(sigma2, range, smoothness,
-# nugget); returns log |Sigma_V|. A conditioning set whose covariance is not
+# Factors the approximation for params (named as cov_model() takes them);
+# returns log |Sigma_V|. A conditioning set whose covariance is not
 # positive definite gets an error of class gpustats_error_not_pd, or
 # `not_pd` where given.
 vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL) {
   bar <- vecchia_progress_bar(vc, "vecchia_factor", call)
-  tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, as.double(params), bar), call),
+  tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, cov_model(params, vc$distance), bar), call),
            gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else not_pd)
 }
 
@@ -60,8 +59,6 @@ vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inv
   out
 }
 
-vecchia_params <- c("sigma2", "range", "smoothness", "nugget")
-
 # The log-likelihood of y (a vector in the caller's order) with the
 # coefficients of X (n x p, p >= 0) profiled out, by maximum likelihood
 # (method "ml", GpGp's vecchia_profbeta_loglik_grad_info) or restricted
@@ -72,18 +69,19 @@ vecchia_params <- c("sigma2", "range", "smoothness", "nugget")
 # beta, betacov (the GLS covariance of beta), logdet, quadform. A
 # conditioning set whose covariance is not positive definite gets an error
 # of class gpustats_error_not_pd, or `not_pd` where given.
-vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = vecchia_params, method = c("ml", "reml"),
-                                     call = parent.frame(), not_pd = NULL) {
+vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_table("cov_param")),
+                                     method = c("ml", "reml"), call = parent.frame(), not_pd = NULL) {
   method <- match.arg(method)
   X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
   storage.mode(X) <- "double"
-  bits <- sum(2L^(match(deriv, vecchia_params) - 1L))
+  bits <- sum(2L^gs_code("cov_param", deriv))
   bar <- vecchia_progress_bar(vc, "vecchia_loglik", call)
-  sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, as.double(params), as.integer(bits),
+  sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, cov_model(params, vc$distance), as.integer(bits),
                                  as.double(y[vc$order]), X[vc$order, , drop = FALSE], bar), call),
                    gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else e)
   if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)
-  vecchia_profile(sums, vc$n, ncol(X), vecchia_params[vecchia_params %in% deriv], method)
+  all <- names(gs_table("cov_param"))
+  vecchia_profile(sums, vc$n, ncol(X), all[all %in% deriv], method)
 }
 
 # The log-likelihood, gradient and information from the sums of the native

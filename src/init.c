@@ -11,10 +11,10 @@ SEXP gs_r_tables(void);
 SEXP gs_r_status_raise(SEXP, SEXP);
 SEXP gs_r_cpu_threads(SEXP);
 SEXP gs_r_host_memory_check(SEXP, SEXP);
-SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_set_locations(SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
 SEXP gs_r_gp_attempts(SEXP);
@@ -22,7 +22,7 @@ SEXP gs_r_gp_free(SEXP);
 SEXP gs_r_gp_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_gp_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_bench_gp_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_free(SEXP);
 SEXP gs_r_tile_solve(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_upper(SEXP, SEXP);
@@ -40,7 +40,7 @@ SEXP gs_r_gbees_gaussian_update(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_maxmin(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_neighbors(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_nearest(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_group(SEXP, SEXP);
 SEXP gs_r_vecchia_free(SEXP);
 SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
@@ -71,10 +71,10 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_status_raise, 2),
   CALLDEF(gs_r_cpu_threads, 1),
   CALLDEF(gs_r_host_memory_check, 2),
-  CALLDEF(gs_r_matern_cov, 7),
+  CALLDEF(gs_r_matern_cov, 6),
   CALLDEF(gs_r_bench_map, 4),
   CALLDEF(gs_r_bench_matern_cov, 4),
-  CALLDEF(gs_r_gp_new, 6),
+  CALLDEF(gs_r_gp_new, 5),
   CALLDEF(gs_r_gp_set_locations, 2),
   CALLDEF(gs_r_gp_tiled, 1),
   CALLDEF(gs_r_gp_attempts, 1),
@@ -82,7 +82,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_gp_factor, 3),
   CALLDEF(gs_r_gp_apply, 3),
   CALLDEF(gs_r_bench_gp_loglik, 5),
-  CALLDEF(gs_r_tile_chol, 12),
+  CALLDEF(gs_r_tile_chol, 11),
   CALLDEF(gs_r_tile_free, 1),
   CALLDEF(gs_r_tile_solve, 4),
   CALLDEF(gs_r_tile_upper, 2),
@@ -100,7 +100,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_vecchia_maxmin, 3),
   CALLDEF(gs_r_vecchia_neighbors, 4),
   CALLDEF(gs_r_vecchia_nearest, 5),
-  CALLDEF(gs_r_vecchia_new, 7),
+  CALLDEF(gs_r_vecchia_new, 6),
   CALLDEF(gs_r_vecchia_group, 2),
   CALLDEF(gs_r_vecchia_free, 1),
   CALLDEF(gs_r_vecchia_factor, 3),

@@ -16,13 +16,13 @@ static void gp_finalize(SEXP ptr)
 
 /* tiles: 1 to factor with the tile Cholesky even when the matrix fits;
  * accuracy > 0: the tile Cholesky in mixed precision. */
-SEXP gs_r_gp_new(SEXP locs, SEXP metric, SEXP device, SEXP threads, SEXP tiles, SEXP accuracy)
+SEXP gs_r_gp_new(SEXP locs, SEXP device, SEXP threads, SEXP tiles, SEXP accuracy)
 {
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
   gs_gp *gp = NULL;
   char msg[GS_MSG_LEN];
   gs_status st = gs_gp_create(gs_r_int(device, "device"), REAL(locs), Rf_nrows(locs), Rf_ncols(locs),
-                              gs_r_int(metric, "metric"), gs_r_int(threads, "threads"),
+                              gs_r_int(threads, "threads"),
                               gs_r_int(tiles, "tiles") ? GS_GP_BACKEND_TILES : GS_GP_BACKEND_AUTO, Rf_asReal(accuracy),
                               gs_r_progress, &gp, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
@@ -55,13 +55,13 @@ SEXP gs_r_gp_free(SEXP ptr)
   return R_NilValue;
 }
 
-/* params: sigma2, range, smoothness, nugget; progress: an R function of the
+/* model: R's cov_model() (gs_r_cov_model); progress: an R function of the
  * fraction done (a progress bar), or NULL; the factorization checks for
  * interrupts either way. Returns log |Sigma|. */
-SEXP gs_r_gp_factor(SEXP ptr, SEXP params, SEXP progress)
+SEXP gs_r_gp_factor(SEXP ptr, SEXP model, SEXP progress)
 {
   gs_gp *gp = gp_get(ptr);
-  const gs_matern_params p = gs_r_matern_params(params);
+  const gs_cov_model p = gs_r_cov_model(model);
   double logdet = 0.0;
   long minor = 0;
   char msg[GS_MSG_LEN];

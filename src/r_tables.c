@@ -23,6 +23,8 @@ static const table_entry status_kinds[] = {GS_STATUS_KINDS(TABLE_ENTRY)};
 static const table_entry map_ops[] = {GS_MAP_OPS(TABLE_ENTRY3)};
 static const table_entry stable_flags[] = {STABLE_FLAGS(TABLE_ENTRY3)};
 static const table_entry metrics[] = {MATERN_METRICS(TABLE_ENTRY)};
+static const table_entry cov_families[] = {GS_COV_FAMILIES(TABLE_ENTRY)};
+static const table_entry cov_params[] = {GS_COV_PARAMS(TABLE_ENTRY)};
 static const table_entry gbees_models[] = {GS_GBEES_MODEL_KINDS(TABLE_ENTRY3)};
 static const table_entry tile_formats[] = {GS_TILE_FORMATS(TABLE_ENTRY)};
 static const table_entry tile_ops[] = {TILE_OP_KINDS(TABLE_ENTRY)};
@@ -46,6 +48,7 @@ static const table tables[] = {
     TABLE("gbees_model", gbees_models), TABLE("tile_format", tile_formats),
     TABLE("tile_op", tile_ops),         TABLE("tile_stream", tile_streams),
     TABLE("tile_solve", tile_solves),   TABLE("gp_apply", gp_applies),
+    TABLE("cov_family", cov_families),  TABLE("cov_param", cov_params),
 };
 #undef TABLE
 

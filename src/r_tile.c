@@ -31,15 +31,15 @@ static void tile_finalize(SEXP ptr)
 /* device_: -1 (the CPU), or the GPUs to factor on, the first holding the
  * factor's bookkeeping; memory: bytes each device's cache may use (0: all
  * free memory).
- * a: a square double matrix, or NULL with locs and params (sigma2, range,
- * smoothness, nugget; validated in R) for a Matérn covariance;
+ * a: a square double matrix, or NULL with locs and model (R's cov_model(),
+ * validated in R) for a Matérn covariance;
  * tile <= 0 chooses the tile size; accuracy > 0: mixed precision, with FP8
  * tiles allowed when fp8 is TRUE. Returns
  * list(ptr, logdet, info, trace, tile, precision) with info = c(seconds,
  * bytes to device, bytes to host, tile loads, cache tiles, workers, attempts),
  * trace a matrix with GS_TILE_TRACE_COLS columns (NULL without a trace) and
  * precision the gs_tile_precision of every tile, in gs_tile_index order. */
-SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP device_, SEXP memory,
+SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP model, SEXP tile, SEXP device_, SEXP memory,
                     SEXP accuracy, SEXP fp8, SEXP threads, SEXP trace, SEXP progress)
 {
   gs_r_progress_set(progress);
@@ -55,15 +55,10 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP params, SEXP metric, SEXP tile, SEXP
     src.lda = n;
   } else {
     if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
-    if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
     n = Rf_nrows(locs);
     src.locs = REAL(locs);
     src.dim = Rf_ncols(locs);
-    src.metric = gs_r_int(metric, "metric");
-    src.sigma2 = REAL(params)[0];
-    src.range = REAL(params)[1];
-    src.smoothness = REAL(params)[2];
-    src.nugget = REAL(params)[3];
+    src.model = gs_r_cov_model(model);
   }
   gs_tile_matrix *m = NULL;
   gs_tile_info info;
@@ -199,19 +194,11 @@ SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP d
 }
 
 /* Mixed precision against FP64 on the Matérn covariance of locs (2 columns)
- * with params c(sigma2, range, smoothness, nugget): gs_bench_tile_chol_mixed_gpu's out. */
-SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP params, SEXP tile, SEXP accuracy, SEXP fp8, SEXP reps, SEXP device)
+ * with model R's cov_model(): gs_bench_tile_chol_mixed_gpu's out. */
+SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP model, SEXP tile, SEXP accuracy, SEXP fp8, SEXP reps, SEXP device)
 {
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
-  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
-  gs_tile_source src;
-  memset(&src, 0, sizeof src);
-  src.locs = REAL(locs);
-  src.dim = Rf_ncols(locs);
-  src.sigma2 = REAL(params)[0];
-  src.range = REAL(params)[1];
-  src.smoothness = REAL(params)[2];
-  src.nugget = REAL(params)[3];
+  const gs_tile_source src = {.locs = REAL(locs), .dim = Rf_ncols(locs), .model = gs_r_cov_model(model)};
   SEXP out = PROTECT(Rf_allocVector(REALSXP, 10));
   char msg[GS_MSG_LEN];
   gs_status st = gs_bench_tile_chol_mixed_gpu(gs_r_int(device, "device"), &src, Rf_nrows(locs), gs_r_int(tile, "tile"),

@@ -1,6 +1,7 @@
 /* Helpers shared by the R glue files, and the routines through which R reads
  * the runtime policy of the core: threads, host memory. */
 #include <R_ext/Utils.h>
+#include <string.h>
 
 #include "gs_cpu.h"
 #include "r_util.h"
@@ -99,9 +100,35 @@ SEXP gs_r_host_memory_check(SEXP bytes, SEXP what)
   return R_NilValue;
 }
 
-gs_matern_params gs_r_matern_params(SEXP params)
+/* The element of `list` named `name`, or an R error. */
+static SEXP list_element(SEXP list, const char *name, const char *what)
 {
-  if (TYPEOF(params) != REALSXP || Rf_length(params) != 4) Rf_error("params must hold 4 numbers");
-  const double *p = REAL(params);
-  return (gs_matern_params){.sigma2 = p[0], .range = p[1], .smoothness = p[2], .nugget = p[3]};
+  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t k = 0; k < XLENGTH(list) && names != R_NilValue; ++k)
+    if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0) return VECTOR_ELT(list, k);
+  Rf_error("%s has no element '%s'", what, name);
+  return R_NilValue; /* not reached */
+}
+
+gs_cov_model gs_r_cov_model(SEXP model)
+{
+  if (TYPEOF(model) != VECSXP) Rf_error("the covariance model must be a list");
+  gs_cov_model m = {.family = gs_r_int(list_element(model, "family", "the covariance model"), "family"),
+                    .metric = gs_r_int(list_element(model, "metric", "the covariance model"), "metric"),
+                    .par = {0}};
+  SEXP params = list_element(model, "params", "the covariance model");
+  if (TYPEOF(params) != REALSXP || XLENGTH(params) != GS_COV_NPAR)
+    Rf_error("the covariance parameters must be %d doubles", GS_COV_NPAR);
+#define COV_PARAM_NAME(code, name) name,
+  static const char *const names[] = {GS_COV_PARAMS(COV_PARAM_NAME)};
+#undef COV_PARAM_NAME
+  SEXP given = Rf_getAttrib(params, R_NamesSymbol);
+  if (given == R_NilValue) Rf_error("the covariance parameters must be named");
+  for (int k = 0; k < GS_COV_NPAR; ++k) {
+    int j = 0;
+    while (j < GS_COV_NPAR && strcmp(CHAR(STRING_ELT(given, j)), names[k]) != 0) ++j;
+    if (j == GS_COV_NPAR) Rf_error("the covariance parameters have no '%s'", names[k]);
+    m.par[k] = REAL(params)[j];
+  }
+  return m;
 }

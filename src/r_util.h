@@ -6,7 +6,7 @@
 #include <Rinternals.h>
 
 #include "gs_common.h"
-#include "gs_gp.h"
+#include "gs_matern.h"
 
 /* Progress callback for the core: reports to the R function set by
  * gs_r_progress_set (a cli progress bar, or NULL for none) and checks for a
@@ -25,7 +25,9 @@ void *gs_r_handle(SEXP ptr, const char *what);
 /* An integer argument (device id, thread count, size) from R. */
 int gs_r_int(SEXP x, const char *what);
 
-/* The covariance parameters c(sigma2, range, smoothness, nugget) of the R side. */
-gs_matern_params gs_r_matern_params(SEXP params);
+/* The covariance model of R's cov_model(): list(family, metric, params),
+ * the family and metric as codes of the tables R reads at load, the
+ * parameters a double vector named as in GS_COV_PARAMS (read by name). */
+gs_cov_model gs_r_cov_model(SEXP model);
 
 #endif

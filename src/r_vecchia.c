@@ -108,7 +108,7 @@ SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP prog
 /* latent: the first point (1-based) without the nugget, n + 1 for none;
  * blocks: NULL, or the block of each point (1-based) for the grouped
  * likelihood. */
-SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP blocks, SEXP device, SEXP threads)
+SEXP gs_r_vecchia_new(SEXP locs, SEXP nn, SEXP latent, SEXP blocks, SEXP device, SEXP threads)
 {
   check_locs(locs);
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
@@ -126,7 +126,7 @@ SEXP gs_r_vecchia_new(SEXP locs, SEXP metric, SEXP nn, SEXP latent, SEXP blocks,
   const gs_vecchia_args a = {
     .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
     .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
-    .metric = gs_r_int(metric, "metric"), .nn = nn0, .m = Rf_ncols(nn) - 1, .block = block0,
+    .nn = nn0, .m = Rf_ncols(nn) - 1, .block = block0,
     .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
   };
   gs_vecchia *v = NULL;
@@ -146,11 +146,11 @@ SEXP gs_r_vecchia_free(SEXP ptr)
   return R_NilValue;
 }
 
-/* Returns log |Sigma_V|. */
-SEXP gs_r_vecchia_factor(SEXP ptr, SEXP params, SEXP progress)
+/* model: R's cov_model() (gs_r_cov_model). Returns log |Sigma_V|. */
+SEXP gs_r_vecchia_factor(SEXP ptr, SEXP model, SEXP progress)
 {
   gs_vecchia *v = vecchia_get(ptr);
-  const gs_matern_params p = gs_r_matern_params(params);
+  const gs_cov_model p = gs_r_cov_model(model);
   double logdet = 0.0;
   long failed = 0;
   char msg[GS_MSG_LEN];
@@ -178,10 +178,10 @@ SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
 
 /* The sums of gs_vecchia_grad_info for y, X (a double matrix with n rows and
  * p >= 0 columns) and the derivative bits `deriv`. */
-SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP params, SEXP deriv, SEXP y, SEXP X, SEXP progress)
+SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP model, SEXP deriv, SEXP y, SEXP X, SEXP progress)
 {
   gs_vecchia *v = vecchia_get(ptr);
-  const gs_matern_params p = gs_r_matern_params(params);
+  const gs_cov_model p = gs_r_cov_model(model);
   const long n = gs_vecchia_size(v);
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != n) Rf_error("y must be a double vector with a value per location");
   if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
   int info = 0;
   srand(1);
   for (int i = 0; i < 2 * n; ++i) locs[i] = rand() / (double)RAND_MAX;
-  gs_matern_cov_args args = gs_matern_cov_self(locs, n, 2, 0, 1.0, 0.1, 0.8, 0.1, a);
+  const gs_cov_model model = gs_cov_matern(MATERN_EUCLIDEAN, 1.0, 0.1, 0.8, 0.1);
+  const gs_matern_cov_args args = gs_matern_cov_self(locs, n, 2, &model, a);
   double t0 = gs_wall_seconds();
   if (gs_matern_cov_cpu(&args, threads, NULL, msg) != GS_OK) return 1;
   double t1 = gs_wall_seconds();

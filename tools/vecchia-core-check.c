@@ -82,14 +82,14 @@ static gs_vecchia *open_object(const problem *pr, int device)
 {
   char msg[GS_MSG_LEN];
   gs_vecchia *v = NULL;
-  gs_vecchia_args a = {.device = device, .locs = pr->locs, .n = pr->n, .latent = pr->n, .dim = 2, .metric = 0, .nn = pr->nn,
+  gs_vecchia_args a = {.device = device, .locs = pr->locs, .n = pr->n, .latent = pr->n, .dim = 2, .nn = pr->nn,
                        .m = pr->m, .threads = 0};
   CHECK(gs_vecchia_create(&a, &v, msg));
   return v;
 }
 
 /* Seconds of the median of 3 likelihoods with gradient and information. */
-static double time_grad_info(gs_vecchia *v, const problem *pr, const gs_matern_params *prm, int deriv, double *sums)
+static double time_grad_info(gs_vecchia *v, const problem *pr, const gs_cov_model *prm, int deriv, double *sums)
 {
   char msg[GS_MSG_LEN];
   long failed;
@@ -104,7 +104,7 @@ static double time_grad_info(gs_vecchia *v, const problem *pr, const gs_matern_p
   return t[0] + t[1] + t[2] - lo - hi;
 }
 
-static int compare(const problem *pr, gs_vecchia *cpu, gs_vecchia *gpu, const gs_matern_params *prm)
+static int compare(const problem *pr, gs_vecchia *cpu, gs_vecchia *gpu, const gs_cov_model *prm)
 {
   char msg[GS_MSG_LEN];
   long failed;
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     gs_vecchia *cpu = open_object(&pr, -1), *gpu = open_object(&pr, 0);
     const double nus[2] = {0.5, 1.3};
     for (int k = 0; k < 2; ++k) {
-      gs_matern_params prm = {.sigma2 = 1.0, .range = 0.1, .smoothness = nus[k], .nugget = 0.1};
+      const gs_cov_model prm = gs_cov_matern(MATERN_EUCLIDEAN, 1.0, 0.1, nus[k], 0.1);
       bad |= compare(&pr, cpu, gpu, &prm);
     }
     gs_vecchia_free(cpu);

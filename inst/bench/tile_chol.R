@@ -208,7 +208,8 @@ bench_tile_chol_mixed <- function(sizes = bench_opt("tile_mixed_n", 65536, 8192)
     locs <- matrix(runif(2 * n), ncol = 2)
     locs <- locs[morton_order(locs), ]
     for (range in ranges) for (accuracy in accuracies) for (low8 in fp8) {
-      o <- .Call(hook, locs, c(1, range, 0.5, 0), as.integer(nb), accuracy, low8, as.integer(reps), id)
+      model <- gpustats:::cov_model(c(sigma2 = 1, range = range, smoothness = 0.5, nugget = 0), "euclidean")
+      o <- .Call(hook, locs, model, as.integer(nb), accuracy, low8, as.integer(reps), id)
       share <- o[4:7] / sum(o[4:7])
       kl <- (o[9] - o[8]) / 2
       rows[[length(rows) + 1L]] <- data.frame(

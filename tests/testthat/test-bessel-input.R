@@ -69,7 +69,8 @@ test_that("an interrupt between batches stops the work cleanly", {
   expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_map, 2L, list(x, 1.5), -1L, 0L, interrupt_at_third,
                                                     0L, -1, c(1, 1)), environment())), "interrupt")
   locs <- matrix(runif(1e4), ncol = 2) # several batches of columns
-  expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, c(1, 0.1, 1.3, 0), 0L, -1L, 0L,
+  matern_model <- gpustats:::cov_model(c(sigma2 = 1, range = 0.1, smoothness = 1.3, nugget = 0), "euclidean")
+  expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, matern_model, -1L, 0L,
                                                     interrupt_at_third), environment())), "interrupt")
   # and the next call works
   expect_equal(bessel_k(x[1:5], 1.5, device = "cpu"), besselK(x[1:5], 1.5), tolerance = 1e-14)

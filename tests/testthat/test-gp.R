@@ -110,10 +110,10 @@ test_that("mixed-precision likelihoods stay within their first-order bound and k
   gp <- gpustats:::gp_open(near, "euclidean", "cpu", NULL, accuracy = 1e-5)
   on.exit(gpustats:::gp_close(gp), add = TRUE)
   attempts <- function() .Call(gpustats:::gs_r_gp_attempts, gp$ptr)
-  gpustats:::gp_factor(gp, c(1, 0.14, 1, 0), near, NULL)
+  gpustats:::gp_factor(gp, c(sigma2 = 1, range = 0.14, smoothness = 1, nugget = 0), near, NULL)
   expect_identical(attempts(), 2L)
   for (range in c(0.14, 0.15, 0.13)) {
-    logdet <- gpustats:::gp_factor(gp, c(1, range, 1, 0), near, NULL)
+    logdet <- gpustats:::gp_factor(gp, c(sigma2 = 1, range = range, smoothness = 1, nugget = 0), near, NULL)
     expect_identical(attempts(), 1L)
     exact <- 2 * sum(log(diag(chol(matern_cov(near, range = range, smoothness = 1, device = "cpu")))))
     expect_lte(abs(logdet - exact), 1e-6)
@@ -343,16 +343,17 @@ test_that("the dense CPU factorization polls the interrupt callback between bloc
   gp <- gpustats:::gp_open(locs, "euclidean", "cpu", NULL)
   on.exit(gpustats:::gp_close(gp))
   expect_false(gp$tiled)
-  params <- c(1, 0.05, 0.8, 0)
+  params <- c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0)
+  model <- gpustats:::cov_model(params, "euclidean")
   seen <- numeric(0)
-  logdet <- .Call(gpustats:::gs_r_gp_factor, gp$ptr, params, function(done) seen <<- c(seen, done))
+  logdet <- .Call(gpustats:::gs_r_gp_factor, gp$ptr, model, function(done) seen <<- c(seen, done))
   expect_gte(length(seen), 4L) # after the matrix is built and after each block
   expect_identical(seen[1], 0)
   expect_identical(seen[length(seen)], 1)
   expect_true(all(diff(seen) > 0))
   # a real user interrupt once a third is done stops it, and the object works after
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
-  expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_gp_factor, gp$ptr, params,
+  expect_identical(interrupt_outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_gp_factor, gp$ptr, model,
                                                               interrupt_at_third), environment())), "interrupt")
   expect_error(gpustats:::gp_apply(gp, "forward", rnorm(600), NULL), "not\\s+been\\s+factored")
   expect_identical(gpustats:::gp_factor(gp, params, locs, NULL), logdet)
@@ -434,7 +435,9 @@ test_that("bad input to the Gaussian-process functions gets clear errors", {
   expect_error(gp_fit(y, locs, nugget = NA, control = list(trace = FALSE)), class = "gpustats_error_argument")
   # constant data: a likelihood, and simulations of a process with no variance are refused
   expect_true(is.finite(gp_loglik(rep(1, 10), locs, 1, 0.2, 1, device = "cpu")))
-  expect_error(gp_simulate(locs, 0, 0.2, 1), class = "gpustats_error_argument")
+  expect_error(gp_simulate(locs, 0, 0.2, 1), "sigma2 and the nugget are both 0", class = "gpustats_error_not_pd")
+  expect_error(gp_simulate(locs, -1, 0.2, 1), class = "gpustats_error_argument")
+  expect_length(gp_simulate(locs, 0, 0.2, 1, nugget = 1), nrow(locs)) # white noise
 })
 
 test_that("the packed dense Cholesky of the CPU path equals LAPACK's factor, at any thread count", {
@@ -443,9 +446,9 @@ test_that("the packed dense Cholesky of the CPU path equals LAPACK's factor, at 
   for (n in c(29L, 150L, 601L)) {
     set.seed(n)
     locs <- matrix(runif(2 * n), ncol = 2)
-    params <- c(1.3, 0.2, 0.8, 0.05)
-    S <- matern_cov(locs, sigma2 = params[1], range = params[2], smoothness = params[3], nugget = params[4],
-                    device = "cpu")
+    params <- c(sigma2 = 1.3, range = 0.2, smoothness = 0.8, nugget = 0.05)
+    S <- matern_cov(locs, sigma2 = params[["sigma2"]], range = params[["range"]], smoothness = params[["smoothness"]],
+                    nugget = params[["nugget"]], device = "cpu")
     L <- t(chol(S))
     b <- matrix(rnorm(2 * n), n)
     out <- lapply(1:2, function(threads) {

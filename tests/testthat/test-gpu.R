@@ -146,7 +146,8 @@ test_that("an interrupt between GPU chunks stops the work cleanly", {
                                                     0L, -1, c(1, 1)), environment())), "interrupt")
   rm(x)
   locs <- matrix(runif(5e4), ncol = 2) # 5 GB: three tiles
-  expect_identical(outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, c(1, 0.1, 1.3, 0), 0L, id, 0L,
+  matern_model <- gpustats:::cov_model(c(sigma2 = 1, range = 0.1, smoothness = 1.3, nugget = 0), "euclidean")
+  expect_identical(outcome(gpustats:::gs_call(.Call(gpustats:::gs_r_matern_cov, locs, NULL, matern_model, id, 0L,
                                                     interrupt_at_third), environment())), "interrupt")
   invisible(gc())
   expect_equal(bessel_k(c(0.5, 2), 1.5, device = "gpu"), besselK(c(0.5, 2), 1.5), tolerance = 1e-14)

@@ -199,7 +199,7 @@ test_that("a covariance that is not positive definite is reported, or returns no
   vc <- gpustats:::vecchia_open(locs, 10, device = "cpu")
   on.exit(gpustats:::vecchia_close(vc))
   # very smooth and long-range without a nugget: singular conditioning sets
-  p <- c(1, 50, 30, 0)
+  p <- c(sigma2 = 1, range = 50, smoothness = 30, nugget = 0)
   expect_error(gpustats:::vecchia_factor(vc, p), class = "gpustats_error_not_pd", regexp = "conditioning set of point")
   expect_identical(gpustats:::vecchia_loglik_grad_info(vc, p, rnorm(20), not_pd = -Inf), -Inf)
   expect_identical(gpustats:::vecchia_factor(vc, p, not_pd = NA), NA)

@@ -13,6 +13,7 @@
 #include "bessel_k_math.h"
 #include "gs_dense.h"
 #include "gs_map.h"
+#include "gs_matern.h"
 #include "tile_plan.h"
 
 static int passed, failed;
@@ -127,6 +128,21 @@ static void test_map(void)
   const size_t mlen[] = {4, 1, 1, 1, 1};
   CHECK(map_run(GS_OP_MATERN, 0, min, mlen, 4, out, msg) == GS_OK);
   for (int i = 0; i < 4; ++i) CHECK(near(out[i], sigma2 * exp(-d[i] / range) + (i == 0 ? nugget : 0.0), 1e-14));
+  /* the model's one rule: the op gives NaN where gs_cov_model_check refuses */
+  const gs_cov_model ok = gs_cov_matern(MATERN_EUCLIDEAN, 0.0, INFINITY, 0.5, 0.0);
+  CHECK(gs_cov_model_check(&ok, msg) == GS_OK);
+  const double bad[][4] = {{-1, 1, 1, 0}, {1, 0, 1, 0}, {1, 1, 0, 0}, {1, 1, 1, -1}, {INFINITY, 1, 1, 0},
+                           {1, 1, INFINITY, 0}, {1, 1, 1, NAN}};
+  for (int k = 0; k < 7; ++k) {
+    const gs_cov_model m = gs_cov_matern(MATERN_EUCLIDEAN, bad[k][0], bad[k][1], bad[k][2], bad[k][3]);
+    CHECK(gs_cov_model_check(&m, msg) == GS_ERR_ARG && strlen(msg) > 0);
+    const double one = 1.0, *bin2[] = {&one, &bad[k][0], &bad[k][1], &bad[k][2], &bad[k][3]};
+    const size_t ones[] = {1, 1, 1, 1, 1};
+    CHECK(map_run(GS_OP_MATERN, 0, bin2, ones, 1, out, msg) == GS_OK && isnan(out[0]));
+  }
+  gs_cov_model unknown = ok;
+  unknown.metric = MATERN_METRIC_COUNT;
+  CHECK(gs_cov_model_check(&unknown, msg) == GS_ERR_ARG);
   /* stable: Gauss at alpha = 2 (variance 2), Cauchy at alpha = 1, beta = 0 */
   const double q[] = {-3.0, -0.5, 0.0, 2.0}, two = 2.0, one = 1.0, zero = 0.0;
   const double *gin[] = {q, &two, &zero, &one, &zero}, *cin[] = {q, &one, &zero, &one, &zero};

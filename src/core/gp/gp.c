@@ -53,7 +53,7 @@ static int gp_cpu_dense_fits(long n)
   return n <= GP_CPU_MAX_N && (mem <= 0 || 8.0 * (double)n * (double)n <= 0.5 * mem);
 }
 
-gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads,
+gs_status gs_gp_create(int device, const double *locs, long n, int dim, int threads,
                        gs_gp_backend backend, double accuracy, gs_progress_fn progress, gs_gp **out, char *msg)
 {
   gs_status st = GS_OK;
@@ -66,7 +66,6 @@ gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metr
   gp->device = device;
   gp->n = n;
   gp->dim = dim;
-  gp->metric = metric;
   gp->threads = threads;
   gp->accuracy = accuracy;
   gp->progress = progress;
@@ -121,15 +120,9 @@ int gs_gp_tiled(const gs_gp *gp) { return gp->tiles != NULL; }
 
 int gs_gp_attempts(const gs_gp *gp) { return gp->attempts; }
 
-static gs_status gp_tiles_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
+static gs_status gp_tiles_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg)
 {
-  const gs_tile_source src = {.locs = gp->locs,
-                              .dim = gp->dim,
-                              .metric = gp->metric,
-                              .sigma2 = p->sigma2,
-                              .range = p->range,
-                              .smoothness = p->smoothness,
-                              .nugget = p->nugget};
+  const gs_tile_source src = {.locs = gp->locs, .dim = gp->dim, .model = *p};
   const gs_tile_options opt = {.threads = gp->threads,
                                .progress = gp->progress,
                                .accuracy = gp->accuracy,
@@ -181,12 +174,10 @@ static gs_status gp_check_pivots(const gs_gp *gp, long *failed_minor, char *msg)
                     *failed_minor, ratio);
 }
 
-gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
+gs_status gs_gp_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg)
 {
-  if (!(p->sigma2 > 0.0) || !(p->range > 0.0) || !(p->smoothness > 0.0) || !(p->nugget >= 0.0) ||
-      !isfinite(p->sigma2 + p->range + p->smoothness + p->nugget))
-    return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, with sigma2, range and smoothness > 0 "
-                                       "and nugget >= 0");
+  gs_status check = gs_cov_model_check(p, msg);
+  if (check != GS_OK) return check;
   gp->factored = 0;
   gp->attempts = 1;
   *failed_minor = 0;

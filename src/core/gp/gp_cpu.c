@@ -58,10 +58,9 @@ static int build_progress(double done)
   return build_target(0.0);
 }
 
-gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
+gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg)
 {
-  gs_matern_cov_args a = gs_matern_cov_self(gp->locs, gp->n, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness,
-                                            p->nugget, gp->a);
+  const gs_matern_cov_args a = gs_matern_cov_self(gp->locs, gp->n, gp->dim, p, gp->a);
   build_target = gp->progress;
   gs_status st = gs_matern_cov_cpu(&a, gp->threads, gp->progress ? build_progress : NULL, msg);
   if (st != GS_OK) return st;

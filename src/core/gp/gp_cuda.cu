@@ -90,12 +90,11 @@ extern "C" void gs_gp_gpu_release(gs_gp *gp)
 }
 
 /* The lower triangle of Sigma(p) into g->a, on stream 0. */
-static cudaError_t gp_generate(gs_gp *gp, const gs_matern_params *p)
+static cudaError_t gp_generate(gs_gp *gp, const gs_cov_model *p)
 {
   gs_gp_gpu *g = gp->gpu;
-  gs_matern_cov_args args = gs_matern_cov_self(NULL, gp->n, gp->dim, gp->metric, p->sigma2, p->range, p->smoothness,
-                                               p->nugget, NULL);
-  matern_tile_args t = matern_tile_setup(&args, g->locs, NULL);
+  const gs_matern_cov_args args = gs_matern_cov_self(NULL, gp->n, gp->dim, p, NULL);
+  const matern_tile_args t = matern_tile_setup(&args, g->locs, NULL);
   return matern_tile_launch(&t, 0, gp->n, g->a, g->ctx->stream[0]);
 }
 
@@ -108,7 +107,7 @@ static gs_status gp_potrf(gs_gp *gp, char *msg)
                             "Xpotrf", msg);
 }
 
-extern "C" gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor,
+extern "C" gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor,
                                       char *msg)
 {
   gs_status st = GS_OK;
@@ -194,7 +193,7 @@ extern "C" gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, do
     for (long i = 0; i < 2 * n; ++i) locs[i] = rng_uniform(11, (uint64_t)i);
     for (long i = 0; i < n; ++i) y[i] = rng_uniform(12, (uint64_t)i) - 0.5;
   }
-  GS_TRY(gs_gp_create(device, locs, n, 2, MATERN_EUCLIDEAN, 0, GS_GP_BACKEND_WHOLE, 0.0, NULL, &gp, msg));
+  GS_TRY(gs_gp_create(device, locs, n, 2, 0, GS_GP_BACKEND_WHOLE, 0.0, NULL, &gp, msg));
   if (gs_gp_tiled(gp)) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "n = %ld does not fit on GPU %d for the in-core likelihood benchmark", n, device);
     goto done;
@@ -202,7 +201,7 @@ extern "C" gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, do
   {
     gs_gp_gpu *g = gp->gpu;
     cudaStream_t s = g->ctx->stream[0];
-    const gs_matern_params p = {1.0, range, smoothness, 1e-6};
+    const gs_cov_model p = gs_cov_matern(MATERN_EUCLIDEAN, 1.0, range, smoothness, 1e-6);
     const int64_t nn = n;
     const double one = 1.0;
     GS_CUDA_TRY(cudaMalloc(&x, (size_t)n * sizeof(double)));

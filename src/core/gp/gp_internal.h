@@ -14,7 +14,7 @@ typedef struct gs_gp_gpu gs_gp_gpu; /* defined by gp_cuda.cu */
 struct gs_gp {
   int device;    /* < 0: CPU */
   long n;
-  int dim, metric, threads;
+  int dim, threads;
   double *locs;  /* n x dim, host copy */
   double *a;     /* CPU backend: the n x n matrix, its factor after gs_gp_factor */
   gs_gp_gpu *gpu;
@@ -26,14 +26,14 @@ struct gs_gp {
   int attempts; /* of the last factorization */
 };
 
-gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
+gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg);
 gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 
 gs_status gs_gp_gpu_init(gs_gp *gp, char *msg);
 void gs_gp_gpu_release(gs_gp *gp);
 /* Copies the host locations gp->locs to the device. */
 gs_status gs_gp_gpu_upload_locations(gs_gp *gp, char *msg);
-gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
+gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg);
 gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 /* The diagonal of the last factor, in host memory (n). */
 const double *gs_gp_gpu_diagonal(const gs_gp *gp);

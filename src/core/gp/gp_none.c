@@ -24,7 +24,7 @@ gs_status gs_gp_gpu_upload_locations(gs_gp *gp, char *msg)
   return gs_gpu_missing(msg);
 }
 
-gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg)
+gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg)
 {
   (void)gp, (void)p, (void)logdet, (void)failed_minor;
   return gs_gpu_missing(msg);

@@ -6,16 +6,13 @@
 #define GS_GP_H
 
 #include "gs_common.h"
+#include "gs_matern.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct gs_gp gs_gp;
-
-typedef struct {
-  double sigma2, range, smoothness, nugget; /* Sigma = sigma2 M(d / range) + nugget I */
-} gs_matern_params;
 
 /* Which backend factors a Gaussian-process object's covariance. */
 typedef enum {
@@ -36,7 +33,7 @@ typedef enum {
  * Cholesky in mixed precision, accurate to `accuracy` (gs_tile_options), at
  * any size; 0: FP64. progress (may be NULL) reports and interrupts a tiled
  * factorization. */
-gs_status gs_gp_create(int device, const double *locs, long n, int dim, int metric, int threads,
+gs_status gs_gp_create(int device, const double *locs, long n, int dim, int threads,
                        gs_gp_backend backend, double accuracy, gs_progress_fn progress, gs_gp **gp, char *msg);
 /* 1 when the factor is tiled. */
 int gs_gp_tiled(const gs_gp *gp);
@@ -49,10 +46,12 @@ void gs_gp_free(gs_gp *gp);
 gs_status gs_gp_set_locations(gs_gp *gp, const double *locs, char *msg);
 long gs_gp_size(const gs_gp *gp); /* n */
 
-/* Builds Sigma(p) and factors it, Sigma = L L'. *logdet = log |Sigma|. When
+/* Builds Sigma, the covariance of the model p (gs_matern.h: its distance,
+ * parameters and the nugget on the diagonal), and factors it, Sigma = L L'.
+ * *logdet = log |Sigma|. When
  * Sigma is not positive definite: GS_ERR_NOT_PD, and *failed_minor is the order
  * of the first leading minor that is not. */
-gs_status gs_gp_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
+gs_status gs_gp_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg);
 
 /* With the last factor: out = L^-1 b (GS_GP_FORWARD), L b (GS_GP_MULTIPLY) or
  * Sigma^-1 b (GS_GP_SOLVE), for k columns b (n x k, host). out may be b.

@@ -49,17 +49,18 @@ GS_HD static inline int gs_op_arity(int op)
   }
 }
 
-/* Matérn covariance of one distance; invalid parameters give NaN. */
+/* Matérn covariance of one distance (the nugget at d = 0); parameters that
+ * break the model's rule (gs_cov_model_valid) give NaN. */
 GS_HD static inline double matern_element(double d, double sigma2, double range, double nu,
                                           double nugget)
 {
   double s = d + sigma2 + range + nu + nugget;
   if (isnan(s)) return s;
-  if (d < 0.0 || !(sigma2 >= 0.0) || !(range > 0.0) || !(nu > 0.0) || isinf(nu) ||
-      !(nugget >= 0.0) || isinf(sigma2) || isinf(nugget))
-    return NAN;
-  matern_order m = matern_order_prepare(nu);
-  return matern_cov_value(&m, d, sigma2, range, nugget);
+  const gs_cov_model c = gs_cov_matern(MATERN_EUCLIDEAN, sigma2, range, nu, nugget);
+  if (d < 0.0 || !gs_cov_model_valid(&c)) return NAN;
+  const matern_model p = matern_model_prepare(&c);
+  const double v = matern_model_cov(&p, d);
+  return (d == 0.0) ? v + p.nugget : v;
 }
 
 /* The branch an element takes (Temme's series or the trapezoid rule for the

@@ -8,11 +8,10 @@
 #include "matern_math.h"
 
 typedef struct {
-  matern_order m;
+  matern_model model;
   const double *locs1, *locs2; /* device */
   long n1, n2;
-  int dim, metric, sym, lower_only;
-  double sigma2, range, nugget;
+  int dim, sym, lower_only;
 } matern_tile_args;
 
 /* Kernel arguments for a (with its locations already on the device). */

@@ -24,9 +24,8 @@ __global__ void matern_tile_kernel(matern_tile_args a, long j0, long ncols, doub
   for (long jj = blockIdx.y; jj < ncols; jj += gridDim.y) {
     const long j = j0 + jj;
     if (a.lower_only && i < j) continue;
-    double d = matern_distance(a.locs1, a.n1, i, a.locs2, a.n2, j, a.dim, a.metric);
-    double v = a.sigma2 * matern_corr(&a.m, d / a.range); /* 1 / range overflows for subnormal range */
-    if (a.sym && i == j) v += a.nugget;
+    double v = matern_model_cov(&a.model, matern_distance(a.locs1, a.n1, i, a.locs2, a.n2, j, a.dim, a.model.metric));
+    if (a.sym && i == j) v += a.model.nugget;
     tile[i + jj * a.n1] = v;
   }
 }
@@ -42,26 +41,23 @@ cudaError_t matern_tile_launch(const matern_tile_args *a, long j0, long ncols, d
 
 matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const double *d1, const double *d2)
 {
-  matern_tile_args t;
-  t.m = matern_order_prepare(a->smoothness);
-  t.sym = (a->locs2 == NULL);
-  t.locs1 = d1;
-  t.locs2 = t.sym ? d1 : d2;
-  t.n1 = a->n1;
-  t.n2 = t.sym ? a->n1 : a->n2;
-  t.dim = a->dim;
-  t.metric = a->metric;
-  t.sigma2 = a->sigma2;
-  t.range = a->range;
-  t.nugget = a->nugget;
-  t.lower_only = t.sym && a->lower_only;
+  const int sym = (a->locs2 == NULL);
+  const matern_tile_args t = {.model = matern_model_prepare(&a->model),
+                              .locs1 = d1,
+                              .locs2 = sym ? d1 : d2,
+                              .n1 = a->n1,
+                              .n2 = sym ? a->n1 : a->n2,
+                              .dim = a->dim,
+                              .sym = sym,
+                              .lower_only = sym && a->lower_only};
   return t;
 }
 
 extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_progress_fn progress,
                                        char *msg)
 {
-  gs_status st = GS_OK;
+  gs_status st = gs_cov_model_check(&a->model, msg);
+  if (st != GS_OK) return st;
   gs_gpu_ctx *c = NULL;
   const int sym = (a->locs2 == NULL);
   const long n1 = a->n1, n2 = sym ? a->n1 : a->n2;
@@ -134,7 +130,14 @@ extern "C" gs_status gs_bench_matern_cov_gpu(int device, size_t n, double smooth
     cudaStream_t s = c->stream[0];
     bench_locations<<<(unsigned)((2 * n + 255) / 256), 256, 0, s>>>(locs, (long)n);
     GS_CUDA_TRY(cudaGetLastError());
-    gs_matern_cov_args a = {locs, (long)n, NULL, 0, 2, MATERN_EUCLIDEAN, 1.0, 0.1, smoothness, 0.0, 0, out};
+    const gs_matern_cov_args a = {.locs1 = locs,
+                                  .n1 = (long)n,
+                                  .locs2 = NULL,
+                                  .n2 = 0,
+                                  .dim = 2,
+                                  .model = gs_cov_matern(MATERN_EUCLIDEAN, 1.0, 0.1, smoothness, 0.0),
+                                  .lower_only = 0,
+                                  .out = out};
     const matern_tile_args t = matern_tile_setup(&a, locs, NULL);
     st = bench_time(s, reps, [&] { return matern_tile_launch(&t, 0, (long)n, out, s); }, seconds, msg);
   }

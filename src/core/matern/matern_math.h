@@ -13,6 +13,7 @@
 #define GS_MATERN_MATH_H
 
 #include "bessel_k_math.h"
+#include "gs_matern.h"
 
 /* Per-order constants of the Matérn correlation. */
 typedef struct {
@@ -142,26 +143,32 @@ GS_HD static inline double matern_corr(const matern_order *m, double z)
   return fmin(1.0, matern_corr_positive(m, z));
 }
 
-/* Covariance for distance d: sigma2 M(d / range), plus the nugget at d = 0
- * when the caller asks for it. A division, not a product with 1 / range,
- * which overflows for a subnormal range. */
-GS_HD static inline double matern_cov_value(const matern_order *m, double d, double sigma2,
-                                            double range, double nugget)
+/* A covariance model prepared for its evaluations, with the per-order
+ * constants computed once: what the CPU loops and the device kernels read. */
+typedef struct {
+  matern_order order;
+  int metric;
+  double sigma2, range, smoothness, nugget;
+} matern_model;
+
+GS_HD static inline matern_model matern_model_prepare(const gs_cov_model *c)
 {
-  double c = sigma2 * matern_corr(m, d / range);
-  return (d == 0.0) ? c + nugget : c;
+  const matern_model p = {.order = matern_order_prepare(c->par[GS_COV_SMOOTHNESS]),
+                          .metric = c->metric,
+                          .sigma2 = c->par[GS_COV_SIGMA2],
+                          .range = c->par[GS_COV_RANGE],
+                          .smoothness = c->par[GS_COV_SMOOTHNESS],
+                          .nugget = c->par[GS_COV_NUGGET]};
+  return p;
 }
 
-/* The distances between locations: code and the name R knows it by
- * (matern_cov's `distance`). Written once: the enum and the table R reads
- * at load (gs_r_tables) are generated from this list. */
-#define MATERN_METRICS(X)                   \
-  X(MATERN_EUCLIDEAN, "euclidean")          \
-  X(MATERN_GREAT_CIRCLE, "great_circle")
-
-#define MATERN_METRIC_ENUM_ENTRY(code, name) code,
-enum { MATERN_METRICS(MATERN_METRIC_ENUM_ENTRY) MATERN_METRIC_COUNT };
-#undef MATERN_METRIC_ENUM_ENTRY
+/* sigma2 M(d / range) at distance d, without the nugget (which belongs to
+ * the same location, not to distance 0). A division, not a product with
+ * 1 / range, which overflows for a subnormal range. */
+GS_HD static inline double matern_model_cov(const matern_model *p, double d)
+{
+  return p->sigma2 * matern_corr(&p->order, d / p->range);
+}
 
 #define MATERN_EARTH_RADIUS_KM 6371.0
 

@@ -113,8 +113,8 @@ typedef struct {
   const double *a; /* n x n, leading dimension lda; NULL for a Matérn source */
   long lda;
   const double *locs; /* n x dim, column-major */
-  int dim, metric;
-  double sigma2, range, smoothness, nugget;
+  int dim;
+  gs_cov_model model; /* the nugget on the diagonal */
 } gs_tile_source;
 
 /* A dense source before it is factored, in one pass on `threads` threads and

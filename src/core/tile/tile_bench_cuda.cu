@@ -18,11 +18,7 @@ static gs_status bench_source(long n, double **locs, gs_tile_source *src, char *
   memset(src, 0, sizeof *src);
   src->locs = *locs;
   src->dim = 2;
-  src->metric = MATERN_EUCLIDEAN;
-  src->sigma2 = 1.0;
-  src->range = 0.1;
-  src->smoothness = 0.5;
-  src->nugget = 1e-2;
+  src->model = gs_cov_matern(MATERN_EUCLIDEAN, 1.0, 0.1, 0.5, 1e-2);
   return GS_OK;
 }
 
@@ -55,8 +51,7 @@ static gs_status bench_cusolver(int device, const gs_tile_source *src, long n, i
     goto done;
   }
   {
-    const gs_matern_cov_args args = gs_matern_cov_self(NULL, n, 2, src->metric, src->sigma2, src->range, src->smoothness,
-                                                       src->nugget, NULL);
+    const gs_matern_cov_args args = gs_matern_cov_self(NULL, n, 2, &src->model, NULL);
     const matern_tile_args g_args = matern_tile_setup(&args, locs, NULL);
     for (int factor = 1; factor >= 0; --factor)
       GS_TRY(bench_wall_time(reps, [&] {

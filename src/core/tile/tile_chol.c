@@ -212,10 +212,8 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   tile_pivot_test pivots = {NULL, NULL, NULL};
   int passed = 0; /* the last attempt passed the pivot test */
   memset(info, 0, sizeof *info);
-  if (!src->a && (!(src->sigma2 > 0.0) || !(src->range > 0.0) || !(src->smoothness > 0.0) || !(src->nugget >= 0.0) ||
-                  !isfinite(src->sigma2 + src->range + src->smoothness + src->nugget) || src->dim < 1))
-    return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, with sigma2, range and smoothness > 0 "
-                                       "and nugget >= 0");
+  if (!src->a && src->dim < 1) return gs_set_msg(msg, GS_ERR_ARG, "the locations need at least one coordinate");
+  if (!src->a && (st = gs_cov_model_check(&src->model, msg)) != GS_OK) return st;
   if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
   const double t0 = gs_wall_seconds();

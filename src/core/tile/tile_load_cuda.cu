@@ -162,8 +162,7 @@ extern "C" gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, cons
   GS_CUDA_TRY(cudaMalloc(&out, (size_t)ntiles * 2 * sizeof(double)));
   GS_TRY(gs_gpu_copy_to_device(c, locs, blocks, (size_t)m->n * src->dim * sizeof(double), 0, msg));
   {
-    const gs_matern_cov_args a = gs_matern_cov_self(NULL, m->n, src->dim, src->metric, src->sigma2, src->range,
-                                                    src->smoothness, src->nugget, NULL);
+    const gs_matern_cov_args a = gs_matern_cov_self(NULL, m->n, src->dim, &src->model, NULL);
     const matern_tile_args base = matern_tile_setup(&a, locs, NULL);
     cudaStream_t s = c->stream[0];
     for (long t = 0; t < ntiles; ++t) {

@@ -150,11 +150,7 @@ static void matern_tile(const gs_tile_matrix *m, const gs_tile_source *src, cons
                                 .locs2 = sym ? NULL : blocks + (size_t)j * m->nb * src->dim,
                                 .n2 = gs_tile_rows(m, j),
                                 .dim = src->dim,
-                                .metric = src->metric,
-                                .sigma2 = src->sigma2,
-                                .range = src->range,
-                                .smoothness = src->smoothness,
-                                .nugget = src->nugget,
+                                .model = src->model,
                                 .lower_only = 1,
                                 .out = t};
   gs_matern_cov_cpu(&a, 1, NULL, NULL);

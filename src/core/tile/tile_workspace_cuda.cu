@@ -142,8 +142,7 @@ gs_status tile_run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
       st = gs_set_msg(msg, GS_ERR_CUDA, "copying the locations to GPU %d failed", r->c->device);
     free(blocks);
     if (st != GS_OK) goto done;
-    const gs_matern_cov_args a = {NULL, m->n, NULL, 0, src->dim, src->metric, src->sigma2, src->range,
-                                  src->smoothness, src->nugget, 1, NULL};
+    const gs_matern_cov_args a = gs_matern_cov_self(NULL, m->n, src->dim, &src->model, NULL);
     r->gen = matern_tile_setup(&a, r->locs, NULL);
   }
   GS_TRY(slots_alloc(r, opt, &slots, msg));

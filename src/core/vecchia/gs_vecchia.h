@@ -13,7 +13,7 @@
 #define GS_VECCHIA_H
 
 #include "gs_common.h"
-#include "gs_gp.h"
+#include "gs_matern.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,7 +25,7 @@ typedef struct {
   int device;          /* < 0: CPU, else that GPU */
   const double *locs;  /* n x dim, column-major, in the Vecchia order; copied */
   long n;
-  int dim, metric;     /* metric: MATERN_EUCLIDEAN or MATERN_GREAT_CIRCLE */
+  int dim;
   const int *nn;       /* n x (m + 1), column-major, 0-based: row i is i, then
                           its conditioning set (earlier points), -1 after; copied */
   int m;
@@ -43,11 +43,12 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **v, char *msg)
 void gs_vecchia_free(gs_vecchia *v);
 long gs_vecchia_size(const gs_vecchia *v);
 
-/* Factors the approximation for parameters p (not grouped): *logdet =
+/* Factors the approximation for the model p (not grouped; its distance the
+ * one the conditioning sets were found with): *logdet =
  * log |Sigma_V|. When
  * the covariance of a conditioning set is not positive definite:
  * GS_ERR_NOT_PD, *failed_point the first such point (1-based). */
-gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *logdet, long *failed_point, char *msg);
+gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet, long *failed_point, char *msg);
 
 /* With the last factor: out = W b (GS_VECCHIA_FORWARD) or W^-1 b
  * (GS_VECCHIA_INVERSE: a draw of the approximate law from standard normal
@@ -56,8 +57,8 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *lo
 enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1 };
 gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);
 
-/* The bits of `deriv`: which parameters to differentiate, in the order
- * sigma2, range, smoothness, nugget (bit 0 to 3). */
+/* The bits of `deriv`: which parameters to differentiate, bit GS_COV_SIGMA2
+ * for sigma2 and so on (gs_matern.h). */
 int gs_vecchia_deriv_count(int deriv);
 /* Doubles of the sums that gs_vecchia_grad_info returns, for p covariates and
  * the parameters in deriv. */
@@ -68,7 +69,7 @@ int gs_vecchia_sums_size(int p, int deriv);
  * the q parameters of deriv, in their order: the derivatives of log |Sigma_V|
  * (q), of y'Qy (q), of X'Qy (p x q), of X'QX (p x p x q), and the Fisher
  * information of the covariance parameters (q x q). */
-gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int deriv, const double *y,
+gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_cov_model *prm, int deriv, const double *y,
                                const double *X, int p, double *sums, long *failed_point, char *msg);
 
 /* Maxmin ordering (exact): the point nearest the mean of the locations first,

@@ -1,5 +1,4 @@
 /* The Vecchia object: argument checks and the choice of backend. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +10,7 @@ long gs_vecchia_size(const gs_vecchia *v) { return v->n; }
 int gs_vecchia_deriv_count(int deriv)
 {
   int q = 0;
-  for (int j = 0; j < VECCHIA_NPARAMS; ++j) q += (deriv >> j) & 1;
+  for (int j = 0; j < GS_COV_NPAR; ++j) q += (deriv >> j) & 1;
   return q;
 }
 
@@ -21,13 +20,13 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
                                    const double *y, const double *X, int p, int deriv)
 {
   vecchia_problem pr = {
-    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .metric = v->metric, .nn = nn,
+    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .nn = nn,
     .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
     .set = v->set, .resp = v->resp, .set_start = v->set_start, .resp_start = v->resp_start,
     .blocks = v->set ? v->blocks : v->n, .ld = v->set ? v->ld : v->mp1,
     .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
   };
-  for (int j = 0; j < VECCHIA_NPARAMS; ++j)
+  for (int j = 0; j < GS_COV_NPAR; ++j)
     if ((deriv >> j) & 1) pr.params[pr.q++] = j;
   return pr;
 }
@@ -62,7 +61,7 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *ms
   gs_vecchia *v = (gs_vecchia *)calloc(1, sizeof(gs_vecchia));
   if (!v) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia object");
   *v = (gs_vecchia){
-    .device = a->device, .n = a->n, .latent = a->latent, .dim = a->dim, .metric = a->metric, .mp1 = mp1,
+    .device = a->device, .n = a->n, .latent = a->latent, .dim = a->dim, .mp1 = mp1,
     .threads = a->threads, .progress = a->progress,
   };
   v->locs = (double *)malloc((size_t)a->n * a->dim * sizeof(double));
@@ -99,17 +98,9 @@ void gs_vecchia_free(gs_vecchia *v)
   free(v);
 }
 
-static gs_status check_params(const gs_matern_params *p, char *msg)
+gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet, long *failed_point, char *msg)
 {
-  if (!(p->sigma2 > 0.0) || !(p->range > 0.0) || !(p->smoothness > 0.0) || !(p->nugget >= 0.0) ||
-      !isfinite(p->sigma2 + p->range + p->smoothness + p->nugget))
-    return gs_set_msg(msg, GS_ERR_ARG, "covariance parameters must be finite, sigma2, range and smoothness positive, nugget non-negative");
-  return GS_OK;
-}
-
-gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *logdet, long *failed_point, char *msg)
-{
-  gs_status st = check_params(p, msg);
+  gs_status st = gs_cov_model_check(p, msg);
   if (st != GS_OK) return st;
   if (v->set) return gs_set_msg(msg, GS_ERR_ARG, "the grouped Vecchia approximation gives the likelihood only, not the factor");
   v->factored = 0;
@@ -120,7 +111,7 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *lo
     if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
       return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
     const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, NULL, NULL, 0, 0);
-    const vecchia_model md = vecchia_model_prepare(p->sigma2, p->range, p->smoothness, p->nugget);
+    const vecchia_model md = vecchia_model_prepare(p);
     st = gs_vecchia_cpu_run(v, &pr, &md, v->w, logdet, failed_point, msg);
   }
   v->factored = (st == GS_OK);
@@ -160,17 +151,17 @@ gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, doub
   return st;
 }
 
-gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int deriv, const double *y,
+gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_cov_model *prm, int deriv, const double *y,
                                const double *X, int p, double *sums, long *failed_point, char *msg)
 {
-  gs_status st = check_params(prm, msg);
+  gs_status st = gs_cov_model_check(prm, msg);
   if (st != GS_OK) return st;
-  if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << VECCHIA_NPARAMS))
+  if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << GS_COV_NPAR))
     return gs_set_msg(msg, GS_ERR_ARG, "invalid covariates or derivative flags");
   if (v->latent < v->n) return gs_set_msg(msg, GS_ERR_ARG, "the likelihood needs observations at every point (no latent points)");
   *failed_point = 0;
   if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);
   const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, y, X, p, deriv);
-  const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
+  const vecchia_model md = vecchia_model_prepare(prm);
   return gs_vecchia_cpu_run(v, &pr, &md, NULL, sums, failed_point, msg);
 }

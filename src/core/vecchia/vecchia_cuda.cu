@@ -297,7 +297,7 @@ static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const vecc
   return GS_OK;
 }
 
-extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X,
+extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const double *y, const double *X,
                                         int p, int deriv, int keep_factor, double *sums, long *failed_point, char *msg)
 {
   gs_status st = GS_OK;
@@ -312,7 +312,7 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *p
     pr.resp = g->resp;
     pr.set_start = g->set_start;
     pr.resp_start = g->resp_start;
-    const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
+    const vecchia_model md = vecchia_model_prepare(prm);
     const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
     st = run_blocks(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
   }

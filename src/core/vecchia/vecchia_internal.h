@@ -14,7 +14,7 @@ typedef struct gs_vecchia_gpu gs_vecchia_gpu; /* defined by vecchia_cuda.cu */
 struct gs_vecchia {
   int device; /* < 0: CPU */
   long n, latent;
-  int dim, metric, mp1, threads;
+  int dim, mp1, threads;
   double *locs; /* n x dim */
   int *nn;      /* n x mp1 */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
@@ -53,7 +53,7 @@ long vecchia_central_point(const double *locs, long n, int dim);
 
 gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg);
 void gs_vecchia_gpu_release(gs_vecchia *v);
-gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X, int p,
+gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const double *y, const double *X, int p,
                              int deriv, int keep_factor, double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg);
 /* Copies the factor from the device into w (n x mp1, host). */

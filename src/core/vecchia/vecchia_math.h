@@ -17,9 +17,6 @@
 
 #include "matern_math.h"
 
-/* The covariance parameters in the order of their derivatives. */
-enum { VECCHIA_SIGMA2 = 0, VECCHIA_RANGE = 1, VECCHIA_SMOOTHNESS = 2, VECCHIA_NUGGET = 3, VECCHIA_NPARAMS = 4 };
-
 /* The digamma function psi(x) for x > 0: the recurrence psi(x) = psi(x + 1)
  * - 1/x up to x >= 10, then the asymptotic series (its first omitted term is
  * below 1e-16 there). */
@@ -40,20 +37,16 @@ GS_HD static inline double vecchia_digamma(double x)
   return r + log(x) - 0.5 / x - f * s;
 }
 
-/* The parameters of one evaluation, prepared once. */
+/* The model of one evaluation, prepared once; derivatives are taken in its
+ * parameters (a bit per GS_COV_* in a derivative mask). */
 typedef struct {
-  matern_order order;
-  double sigma2, range, smoothness, nugget;
+  matern_model cov;
   double psi; /* psi(smoothness) */
 } vecchia_model;
 
-GS_HD static inline vecchia_model vecchia_model_prepare(double sigma2, double range, double smoothness, double nugget)
+GS_HD static inline vecchia_model vecchia_model_prepare(const gs_cov_model *c)
 {
-  vecchia_model v = {
-    .order = matern_order_prepare(smoothness),
-    .sigma2 = sigma2, .range = range, .smoothness = smoothness, .nugget = nugget,
-    .psi = vecchia_digamma(smoothness),
-  };
+  const vecchia_model v = {.cov = matern_model_prepare(c), .psi = vecchia_digamma(c->par[GS_COV_SMOOTHNESS])};
   return v;
 }
 
@@ -63,30 +56,30 @@ GS_HD static inline vecchia_model vecchia_model_prepare(double sigma2, double ra
  * for nu = 1/2; otherwise -(nu + z d log K_nu / dz). */
 GS_HD static inline double vecchia_range_ratio(const vecchia_model *v, double z, double m)
 {
-  const bessel_k_order *o = &v->order.o;
+  const bessel_k_order *o = &v->cov.order.o;
   if (o->mu == -0.5 && o->n <= MATERN_CLOSED_FORM_MAX_N && z < 700.0) {
     if (o->n == 1) return z;
     return z * z / (2.0 * (o->n - 1.5)) * matern_corr_half_integer(o->n - 1, z) / m;
   }
-  return -fma(z, bessel_k_deriv_value(z, v->smoothness, BESSEL_K_WRT_X), v->smoothness);
+  return -fma(z, bessel_k_deriv_value(z, v->cov.smoothness, BESSEL_K_WRT_X), v->cov.smoothness);
 }
 
 /* Off the diagonal (two distinct locations at distance d > 0): the
  * correlation M, and where `deriv` is set dC/drange (*drange) and dC/dnu
- * (*dnu). deriv bit VECCHIA_RANGE / VECCHIA_SMOOTHNESS asks for each; the
+ * (*dnu). deriv bit GS_COV_RANGE / GS_COV_SMOOTHNESS asks for each; the
  * smoothness derivative is by far the dearer (an integral per pair). */
 GS_HD static inline double vecchia_pair(const vecchia_model *v, double d, int deriv, double *drange, double *dnu)
 {
-  const double z = d / v->range, m = matern_corr(&v->order, z);
+  const double z = d / v->cov.range, m = matern_corr(&v->cov.order, z);
   *drange = 0.0;
   *dnu = 0.0;
   /* at z = 0 (duplicated locations) M = 1 is flat; beyond the range where M
    * underflows, so do its derivatives */
   if (!(z > 0.0) || !(m > 0.0)) return m;
-  if (deriv & (1 << VECCHIA_RANGE)) *drange = v->sigma2 * m * vecchia_range_ratio(v, z, m) / v->range;
-  if (deriv & (1 << VECCHIA_SMOOTHNESS)) {
-    double dlog = log(0.5 * z) - v->psi + bessel_k_deriv_value(z, v->smoothness, BESSEL_K_WRT_NU);
-    *dnu = v->sigma2 * m * dlog;
+  if (deriv & (1 << GS_COV_RANGE)) *drange = v->cov.sigma2 * m * vecchia_range_ratio(v, z, m) / v->cov.range;
+  if (deriv & (1 << GS_COV_SMOOTHNESS)) {
+    double dlog = log(0.5 * z) - v->psi + bessel_k_deriv_value(z, v->cov.smoothness, BESSEL_K_WRT_NU);
+    *dnu = v->cov.sigma2 * m * dlog;
   }
   return m;
 }

@@ -10,7 +10,7 @@ gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
 
 void gs_vecchia_gpu_release(gs_vecchia *v) { (void)v; }
 
-gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_matern_params *prm, const double *y, const double *X, int p,
+gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const double *y, const double *X, int p,
                              int deriv, int keep_factor, double *sums, long *failed_point, char *msg)
 {
   (void)v, (void)prm, (void)y, (void)X, (void)p, (void)deriv, (void)keep_factor, (void)sums, (void)failed_point;

@@ -58,7 +58,7 @@ GS_HD static inline double vecchia_lane_sum(double x)
 typedef struct {
   const double *locs;
   long n, latent;
-  int dim, metric;
+  int dim;
   const int *nn;
   long nn_row, nn_col;
   int mp1;
@@ -69,7 +69,7 @@ typedef struct {
   const double *y, *X;
   int p;
   int deriv, q;
-  int params[VECCHIA_NPARAMS];
+  int params[GS_COV_NPAR];
 } vecchia_problem;
 
 /* One block's workspace, leading dimension ld: a (ld x ld: L in the lower
@@ -157,13 +157,13 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecc
     while (c > r) c -= ++r;
     if (r >= b) break;
     if (r == c) {
-      w->a[r + r * ld] = v->sigma2 + (w->idx[r] < pr->latent ? v->nugget : 0.0);
+      w->a[r + r * ld] = v->cov.sigma2 + (w->idx[r] < pr->latent ? v->cov.nugget : 0.0);
       continue;
     }
     double drange, dnu;
-    double d = matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, pr->metric);
+    double d = matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, v->cov.metric);
     double m = vecchia_pair(v, d, pr->deriv, &drange, &dnu);
-    w->a[r + c * ld] = v->sigma2 * m;
+    w->a[r + c * ld] = v->cov.sigma2 * m;
     w->a[c + r * ld] = m;
     if (w->dm) {
       w->dm[r + c * ld] = drange;
@@ -243,9 +243,9 @@ GS_HD static inline double vecchia_sym_row(const double *a, int ld, int upper, i
 GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b)
 {
   switch (param) {
-  case VECCHIA_SIGMA2: return w->w[r] + vecchia_sym_row(w->a, ld, 1, r, b, w->w);
-  case VECCHIA_RANGE: return vecchia_sym_row(w->dm, ld, 0, r, b, w->w);
-  case VECCHIA_SMOOTHNESS: return vecchia_sym_row(w->dm, ld, 1, r, b, w->w);
+  case GS_COV_SIGMA2: return w->w[r] + vecchia_sym_row(w->a, ld, 1, r, b, w->w);
+  case GS_COV_RANGE: return vecchia_sym_row(w->dm, ld, 0, r, b, w->w);
+  case GS_COV_SMOOTHNESS: return vecchia_sym_row(w->dm, ld, 1, r, b, w->w);
   default: return w->w[r];
   }
 }
