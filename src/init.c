@@ -51,7 +51,7 @@ SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_legcheb_rank(SEXP, SEXP, SEXP);
 SEXP gs_r_gauss_legendre(SEXP);
 SEXP gs_r_sht(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -111,7 +111,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_tridiag_solve, 6),
   CALLDEF(gs_r_jw_eval, 4),
   CALLDEF(gs_r_jwt, 8),
-  CALLDEF(gs_r_leg_cheb, 5),
+  CALLDEF(gs_r_leg_cheb, 6),
   CALLDEF(gs_r_legcheb_rank, 3),
   CALLDEF(gs_r_gauss_legendre, 1),
   CALLDEF(gs_r_sht, 9),

@@ -37,3 +37,9 @@ gs_status gs_sht_synthesis_gpu(int device, const gs_sht_args *a, gs_progress_fn 
   (void)device, (void)a, (void)progress;
   return gs_gpu_missing(msg);
 }
+
+gs_status gs_legcheb_gpu(int device, const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg)
+{
+  (void)device, (void)a, (void)threads, (void)progress;
+  return gs_gpu_missing(msg);
+}
