@@ -14,6 +14,7 @@ SEXP gs_r_host_memory_check(SEXP, SEXP);
 SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_bench_tridiag(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_set_locations(SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
@@ -74,6 +75,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_matern_cov, 7),
   CALLDEF(gs_r_bench_map, 4),
   CALLDEF(gs_r_bench_matern_cov, 4),
+  CALLDEF(gs_r_bench_tridiag, 4),
   CALLDEF(gs_r_gp_new, 6),
   CALLDEF(gs_r_gp_set_locations, 2),
   CALLDEF(gs_r_gp_tiled, 1),
