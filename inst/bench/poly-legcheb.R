@@ -68,6 +68,8 @@ legcheb_crossover_of <- function(d) {
 
 # One table: times in seconds, errors relative to the largest coefficient.
 legcheb_print <- function(d, batch) {
+  old <- options(width = max(getOption("width"), 220)) # one table, not wrapped
+  on.exit(options(old))
   f <- data.frame(n = d$n, rank = d$rank, `l2c direct` = fmt_sec(d$l2c_direct), `l2c cpu` = fmt_sec(d$l2c_cpu),
                   `l2c gpu` = fmt_sec(d$l2c_gpu), `gpu x` = fmt_ratio(d$gpu_speedup), `c2l cpu` = fmt_sec(d$c2l_cpu),
                   `c2l gpu` = fmt_sec(d$c2l_gpu), `batch direct` = fmt_sec(d$batch_direct),

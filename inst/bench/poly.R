@@ -91,6 +91,8 @@ bench_poly_tridiag_device <- function(sizes, reps) {
 }
 
 bench_poly_tridiag_device_print <- function(d) {
+  old <- options(width = max(getOption("width"), 220)) # one table, not wrapped
+  on.exit(options(old))
   if (is.null(d) || !nrow(d)) return(invisible())
   f <- data.frame(`n x systems` = sprintf("%d x %d", d$n, d$systems), MB = fmt_g(d$system_mb, 3),
                   `copy GB/s` = fmt_g(d$copy_gbs, 4), `package GB/s` = fmt_g(d$package_gbs, 4),
