@@ -35,8 +35,9 @@ gpu_info <- function() {
 # BENCHMARKS.md). The stable ops are slow per point on a core, so a GPU pays
 # from far fewer points; the DCTs are bound by the host copies and gain only
 # on large batches; the Jones-Worland transforms ran slower on a GPU than on
-# 16 cores, so "auto" keeps them on the CPU.
-gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = 1e4, dct = 4e6, jwt = Inf)
+# 16 cores, so "auto" keeps them on the CPU, and so the Legendre-Chebyshev
+# conversions until inst/bench/poly-legcheb.R has measured their crossover.
+gs_auto_gpu_min <- c(map = 1e5, matrix = 1e6, stable = 1e4, dct = 4e6, jwt = Inf, legcheb = Inf)
 
 # The first id of the gpustats.gpus option (0 without it), checked: a
 # character or fractional id used to reach as.integer with R's coercion

@@ -63,14 +63,23 @@
 #' trip and its difference from the direct method at larger \eqn{n} are
 #' printed by `inst/bench/poly-legcheb.R`.
 #'
-#' These conversions run on the CPU whatever `gpustats.device` says: there
-#' is no GPU path. The fast method uses the threads of `gpustats.threads`
-#' (the terms of the factorisation in parallel); a long batch shows a
-#' progress bar and can be interrupted between columns.
+#' On the CPU the fast method uses the threads of `gpustats.threads` (the
+#' terms of the factorisation in parallel). On a GPU (`device = "gpu"`) it
+#' is the only method (`"auto"` takes it at every size, `"direct"` is an
+#' error): the Hankel factor is computed on the CPU as above, the same
+#' factor for both devices, and the Toeplitz products run as batched cuFFT
+#' transforms over all the terms and columns at once; the columns go through
+#' in chunks that fit the GPU's memory, and FFTW3 is not needed. The GPU
+#' result agrees with the CPU's to rounding (the sums run in another order).
+#' `device = "auto"` keeps these conversions on the CPU. A long batch shows
+#' a progress bar and can be interrupted between columns (between chunks on
+#' a GPU).
 #'
 #' @param x Coefficients: a vector or a matrix (one polynomial per column),
 #'   lowest degree first.
 #' @param method `"auto"`, `"direct"` or `"toeplitz-hankel"` (see Details).
+#' @param device `"auto"`, `"cpu"` or `"gpu"`; see [gpustats-package] and
+#'   Details.
 #' @return Coefficients in the other basis, of the shape of `x`.
 #' @references
 #' B. K. Alpert and V. Rokhlin (1991). A fast algorithm for the evaluation of
@@ -86,14 +95,16 @@
 #' a <- rnorm(2000) / (1:2000)
 #' max(abs(legendre_to_chebyshev(a, "toeplitz-hankel") - legendre_to_chebyshev(a, "direct")))
 #' @export
-legendre_to_chebyshev <- function(x, method = c("auto", "direct", "toeplitz-hankel")) {
-  leg_cheb(x, TRUE, method, environment())
+legendre_to_chebyshev <- function(x, method = c("auto", "direct", "toeplitz-hankel"),
+                                  device = getOption("gpustats.device", "auto")) {
+  leg_cheb(x, TRUE, method, device, environment())
 }
 
 #' @rdname legendre_to_chebyshev
 #' @export
-chebyshev_to_legendre <- function(x, method = c("auto", "direct", "toeplitz-hankel")) {
-  leg_cheb(x, FALSE, method, environment())
+chebyshev_to_legendre <- function(x, method = c("auto", "direct", "toeplitz-hankel"),
+                                  device = getOption("gpustats.device", "auto")) {
+  leg_cheb(x, FALSE, method, device, environment())
 }
 
 # The degree from which "auto" takes the fast method (inst/bench/poly-legcheb.R).
@@ -102,12 +113,14 @@ legcheb_crossover <- 1024L
 # The largest n of the direct method: its n x n matrix has at most 2^31 - 1 entries.
 legcheb_direct_max <- 46340L
 
-leg_cheb <- function(x, to_chebyshev, method, call) {
+leg_cheb <- function(x, to_chebyshev, method, device, call) {
   method <- match_choice(method, c("auto", "direct", "toeplitz-hankel"), "method", call)
   m <- as_finite_matrix(x, "x", call)
   n <- nrow(m)
+  dev <- legcheb_device(device, method, as.double(n) * ncol(m), call)
   if (method == "auto") {
-    method <- if (n >= legcheb_crossover && .Call(gs_r_poly_have_fftw)) "toeplitz-hankel" else "direct"
+    fast <- dev >= 0L || (n >= legcheb_crossover && .Call(gs_r_poly_have_fftw))
+    method <- if (fast) "toeplitz-hankel" else "direct"
   }
   if (method == "direct") {
     if (n > legcheb_direct_max) {
@@ -116,14 +129,28 @@ leg_cheb <- function(x, to_chebyshev, method, call) {
     }
     check_host_memory(8 * as.double(n)^2, sprintf("The %d x %d connection matrix", n, n), call)
   } else {
-    check_fftw("The Toeplitz-Hankel method", call)
+    if (dev < 0L) check_fftw("The Toeplitz-Hankel method", call)
     check_host_memory(legcheb_th_bytes(n), sprintf("The Toeplitz-Hankel transform of size %d", n), call)
   }
   name <- if (to_chebyshev) "legendre_to_chebyshev" else "chebyshev_to_legendre"
   bar <- if (method == "direct") NULL else gs_progress_bar(as.double(n) * ncol(m) * log2(n + 1) * 10, name, call)
   code <- if (method == "direct") 0L else 1L
-  out <- gs_call(.Call(gs_r_leg_cheb, m, to_chebyshev, code, gs_threads(call), bar), call)
+  out <- gs_call(.Call(gs_r_leg_cheb, m, to_chebyshev, code, dev, gs_threads(call), bar), call)
   as_input_shape(out, x)
+}
+
+# The device id, or -1 for the CPU: the GPU has the fast method only, so
+# "direct" keeps "auto" on the CPU and is an error with "gpu".
+legcheb_device <- function(device, method, work, call) {
+  if (method == "direct") {
+    check_device(device, call)
+    if (device == "gpu") {
+      abort_arg(c("The direct method runs on the CPU only.",
+                  i = "Use {.code method = \"toeplitz-hankel\"} on the GPU, or {.code device = \"cpu\"}."), call)
+    }
+    return(-1L)
+  }
+  resolve_device(device, work, "legcheb", call)
 }
 
 # The memory of the fast method, bounded from its measured ranks (at most

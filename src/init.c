@@ -14,6 +14,7 @@ SEXP gs_r_host_memory_check(SEXP, SEXP);
 SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_bench_tridiag(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_set_locations(SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
@@ -51,7 +52,7 @@ SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_legcheb_rank(SEXP, SEXP, SEXP);
 SEXP gs_r_gauss_legendre(SEXP);
 SEXP gs_r_sht(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -74,6 +75,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_matern_cov, 6),
   CALLDEF(gs_r_bench_map, 4),
   CALLDEF(gs_r_bench_matern_cov, 4),
+  CALLDEF(gs_r_bench_tridiag, 4),
   CALLDEF(gs_r_gp_new, 5),
   CALLDEF(gs_r_gp_set_locations, 2),
   CALLDEF(gs_r_gp_tiled, 1),
@@ -111,7 +113,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_tridiag_solve, 6),
   CALLDEF(gs_r_jw_eval, 4),
   CALLDEF(gs_r_jwt, 8),
-  CALLDEF(gs_r_leg_cheb, 5),
+  CALLDEF(gs_r_leg_cheb, 6),
   CALLDEF(gs_r_legcheb_rank, 3),
   CALLDEF(gs_r_gauss_legendre, 1),
   CALLDEF(gs_r_sht, 9),

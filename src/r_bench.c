@@ -23,3 +23,16 @@ SEXP gs_r_bench_matern_cov(SEXP n, SEXP smoothness, SEXP reps, SEXP device)
   if (st != GS_OK) gs_r_stop(st, msg);
   return Rf_ScalarReal(seconds);
 }
+
+/* c(copy, package, cusparse) seconds per solve, the solutions' relative
+ * difference and the systems' bytes: gs_bench_tridiag_gpu's out. */
+SEXP gs_r_bench_tridiag(SEXP n, SEXP count, SEXP reps, SEXP device)
+{
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_bench_tridiag_gpu(gs_r_int(device, "device"), (long)Rf_asReal(n), (long)Rf_asReal(count),
+                                      gs_r_int(reps, "reps"), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}

@@ -88,8 +88,9 @@ SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, 
 }
 
 /* x: n x ncol; to_chebyshev: TRUE for Legendre -> Chebyshev; method: a
- * GS_LEGCHEB_* code; progress: a progress function or NULL. */
-SEXP gs_r_leg_cheb(SEXP x, SEXP to_chebyshev, SEXP method, SEXP threads_, SEXP progress)
+ * GS_LEGCHEB_* code; device: a GPU id or -1; progress: a progress function
+ * or NULL. */
+SEXP gs_r_leg_cheb(SEXP x, SEXP to_chebyshev, SEXP method, SEXP device_, SEXP threads_, SEXP progress)
 {
   need_double(x, "x");
   gs_r_progress_set(progress);
@@ -98,7 +99,9 @@ SEXP gs_r_leg_cheb(SEXP x, SEXP to_chebyshev, SEXP method, SEXP threads_, SEXP p
   gs_legcheb_args a = {.n = n, .ncol = ncol, .to_chebyshev = Rf_asLogical(to_chebyshev),
                        .method = gs_r_int(method, "method"), .in = REAL(x), .out = REAL(out)};
   char msg[GS_MSG_LEN];
-  gs_status st = gs_legcheb_cpu(&a, gs_r_int(threads_, "threads"), gs_r_progress, msg);
+  const int device = gs_r_int(device_, "device"), threads = gs_r_int(threads_, "threads");
+  gs_status st = device < 0 ? gs_legcheb_cpu(&a, threads, gs_r_progress, msg)
+                            : gs_legcheb_gpu(device, &a, threads, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

@@ -1,18 +1,22 @@
-# Legendre <-> Chebyshev conversions on the CPU: the direct O(n^2) method
-# against the Toeplitz-Hankel O(n log^2 n) method, times for n = 256 .. 2^20
-# (one column, and a batch of columns), the crossover, the rank of the
-# Hankel factor, and the error of the fast method against the direct one
-# (relative to the largest output coefficient) and of its round trip.
+# Legendre <-> Chebyshev conversions: the direct O(n^2) method against the
+# Toeplitz-Hankel O(n log^2 n) method on the CPU and on the GPU, times for
+# n = 256 .. 2^22 (one column each way, and a batch of columns), the
+# crossover, the rank of the Hankel factor, and errors relative to the
+# largest output coefficient: the fast method against the direct one, the
+# GPU against the CPU, and the fast round trip.
 #
 #   Rscript inst/bench/poly-legcheb.R [--option=value ...]
 #
 # Options (or environment GPUSTATS_BENCH_<OPTION>):
-#   sizes        n (default 2^8 .. 2^20 by factors of 2)
+#   sizes        n (default 2^8 .. 2^22 by factors of 2)
 #   direct_max   largest n timed by the direct method (default 16384: its
 #                matrix takes 8 n^2 bytes)
 #   batch        columns of the batched timing (default 32)
+#   batch_max    largest n of the batched timing (default 2^16)
 #   reps         timed repeats, median (default 3)
-# There is no GPU path: these conversions run on the CPU (gpustats.threads).
+# The CPU runs on the threads of gpustats.threads (default all cores); GPU
+# times are end to end from R (the Hankel factor on the CPU, the copies to
+# and from the GPU included), after a warm-up, with the GPU when present.
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -20,23 +24,35 @@ legcheb_rank <- function(n, to_chebyshev) {
   vapply(0:1, function(p) .Call(gpustats:::gs_r_legcheb_rank, as.integer(n), to_chebyshev, p), integer(1))
 }
 
-bench_legcheb_size <- function(n, batch, direct_max, reps) {
+# The largest difference relative to the largest coefficient of the reference.
+legcheb_rel <- function(x, ref) max(abs(x - ref)) / max(abs(ref))
+
+bench_legcheb_size <- function(n, batch, direct_max, batch_max, reps, gpu) {
   x <- stats::rnorm(n)
-  xb <- matrix(stats::rnorm(n * batch), n)
-  time <- function(f, x, method) if (method == "direct" && n > direct_max) NA_real_ else bench_time(function() f(x, method), reps)
-  th <- legendre_to_chebyshev(x, "toeplitz-hankel")
-  err_direct <- if (n <= direct_max) max(abs(th - legendre_to_chebyshev(x, "direct"))) / max(abs(th)) else NA_real_
-  back <- chebyshev_to_legendre(th, "toeplitz-hankel")
+  xb <- if (n <= batch_max) matrix(stats::rnorm(n * batch), n) else NULL
+  time <- function(f, x, method, device = "cpu") {
+    if (is.null(x) || (method == "direct" && n > direct_max) || (device == "gpu" && !gpu)) return(NA_real_)
+    bench_time(function() f(x, method, device = device), reps)
+  }
+  fast <- "toeplitz-hankel"
+  th <- legendre_to_chebyshev(x, fast, device = "cpu")
+  back <- chebyshev_to_legendre(th, fast, device = "cpu")
+  gpu_err <- NA_real_
+  if (gpu) {
+    gpu_err <- max(legcheb_rel(legendre_to_chebyshev(x, fast, device = "gpu"), th),
+                   legcheb_rel(chebyshev_to_legendre(th, fast, device = "gpu"), back))
+  }
   row <- data.frame(
-    n = n, rank_l2c = max(legcheb_rank(n, TRUE)), rank_c2l = max(legcheb_rank(n, FALSE)),
-    direct_s = time(legendre_to_chebyshev, x, "direct"), fast_s = time(legendre_to_chebyshev, x, "toeplitz-hankel"),
-    c2l_direct_s = time(chebyshev_to_legendre, x, "direct"), c2l_fast_s = time(chebyshev_to_legendre, x, "toeplitz-hankel"),
-    batch_direct_s = time(legendre_to_chebyshev, xb, "direct"), batch_fast_s = time(legendre_to_chebyshev, xb, "toeplitz-hankel"),
-    fast_vs_direct = err_direct, round_trip = max(abs(back - x)) / max(abs(x)))
-  message(sprintf("n = %7d  rank %2d/%2d  leg2cheb direct %s fast %s  cheb2leg direct %s fast %s  batch of %d: direct %s fast %s  err %.1e  round trip %.1e",
-                  n, row$rank_l2c, row$rank_c2l, fmt_sec(row$direct_s), fmt_sec(row$fast_s), fmt_sec(row$c2l_direct_s),
-                  fmt_sec(row$c2l_fast_s), batch, fmt_sec(row$batch_direct_s), fmt_sec(row$batch_fast_s),
-                  row$fast_vs_direct, row$round_trip))
+    n = n, rank = max(legcheb_rank(n, TRUE), legcheb_rank(n, FALSE)),
+    l2c_direct = time(legendre_to_chebyshev, x, "direct"), l2c_cpu = time(legendre_to_chebyshev, x, fast),
+    l2c_gpu = time(legendre_to_chebyshev, x, fast, "gpu"), c2l_cpu = time(chebyshev_to_legendre, x, fast),
+    c2l_gpu = time(chebyshev_to_legendre, x, fast, "gpu"), batch_direct = time(legendre_to_chebyshev, xb, "direct"),
+    batch_cpu = time(legendre_to_chebyshev, xb, fast), batch_gpu = time(legendre_to_chebyshev, xb, fast, "gpu"),
+    err_vs_direct = if (n <= direct_max) legcheb_rel(th, legendre_to_chebyshev(x, "direct")) else NA_real_,
+    err_gpu_vs_cpu = gpu_err, round_trip = legcheb_rel(back, x))
+  row$gpu_speedup <- row$l2c_cpu / row$l2c_gpu
+  row$batch_gpu_speedup <- row$batch_cpu / row$batch_gpu
+  message(sprintf("n = %7d done", n))
   row
 }
 
@@ -47,21 +63,41 @@ legcheb_crossover_of <- function(d) {
     ok <- !is.na(direct) & fast < direct
     if (any(ok)) d$n[which(ok)[1]] else NA
   }
-  c(one_column = first(d$direct_s, d$fast_s), batch = first(d$batch_direct_s, d$batch_fast_s))
+  c(one_column = first(d$l2c_direct, d$l2c_cpu), batch = first(d$batch_direct, d$batch_cpu))
 }
 
-bench_legcheb <- function(sizes = bench_opt("sizes", 2^(8:20), 2^(8:12)), batch = bench_opt("batch", 32, 4),
-                          direct_max = bench_opt("direct_max", 16384, 4096), reps = bench_opt("reps", 3, 1)) {
+# One table: times in seconds, errors relative to the largest coefficient.
+legcheb_print <- function(d, batch) {
+  old <- options(width = max(getOption("width"), 220)) # one table, not wrapped
+  on.exit(options(old))
+  f <- data.frame(n = d$n, rank = d$rank, `l2c direct` = fmt_sec(d$l2c_direct), `l2c cpu` = fmt_sec(d$l2c_cpu),
+                  `l2c gpu` = fmt_sec(d$l2c_gpu), `gpu x` = fmt_ratio(d$gpu_speedup), `c2l cpu` = fmt_sec(d$c2l_cpu),
+                  `c2l gpu` = fmt_sec(d$c2l_gpu), `batch direct` = fmt_sec(d$batch_direct),
+                  `batch cpu` = fmt_sec(d$batch_cpu), `batch gpu` = fmt_sec(d$batch_gpu),
+                  `batch gpu x` = fmt_ratio(d$batch_gpu_speedup), `fast-direct` = fmt_g(d$err_vs_direct, 2),
+                  `gpu-cpu` = fmt_g(d$err_gpu_vs_cpu, 2), `round trip` = fmt_g(d$round_trip, 2), check.names = FALSE)
+  cat(sprintf("\nLegendre <-> Chebyshev, seconds (median); l2c/c2l: one column each way; batch: %d columns, l2c;\n", batch))
+  cat("cpu/gpu: the Toeplitz-Hankel method; gpu x: cpu time / gpu time; errors relative to the largest coefficient\n")
+  print(f, row.names = FALSE, right = TRUE)
+}
+
+bench_legcheb <- function(sizes = bench_opt("sizes", 2^(8:22), 2^(8:12)), batch = bench_opt("batch", 32, 4),
+                          direct_max = bench_opt("direct_max", 16384, 4096),
+                          batch_max = bench_opt("batch_max", 2^16, 2^12), reps = bench_opt("reps", 3, 1)) {
   set.seed(7)
-  message(sprintf("Legendre <-> Chebyshev on the CPU, %d threads", bench_cpu_threads()))
-  d <- do.call(rbind, lapply(sizes, bench_legcheb_size, batch = batch, direct_max = direct_max, reps = reps))
+  gpu <- bench_gpu_ok("GPU Legendre-Chebyshev timings")
+  gpu_name <- if (gpu) paste0(", GPU: ", gpu_info()$name[1]) else ""
+  message(sprintf("Legendre <-> Chebyshev, CPU %d threads%s", bench_cpu_threads(), gpu_name))
+  d <- do.call(rbind, lapply(sizes, bench_legcheb_size, batch = batch, direct_max = direct_max,
+                             batch_max = batch_max, reps = reps, gpu = gpu))
   cross <- legcheb_crossover_of(d)
-  message(sprintf("fast method faster from n = %s (one column), n = %s (%d columns)", cross[1], cross[2], batch))
-  list(table = d, crossover = cross)
+  message(sprintf("fast method faster than the direct one from n = %s (one column), n = %s (%d columns)",
+                  cross[1], cross[2], batch))
+  list(table = d, crossover = cross, batch = batch)
 }
 
 if (sys.nframe() == 0L) {
   suppressPackageStartupMessages(library(gpustats))
   res <- bench_legcheb()
-  print(res$table, digits = 3)
+  legcheb_print(res$table, res$batch)
 }

@@ -14,7 +14,9 @@
 #                           4095 takes minutes on the CPU)
 #   jw_field                N = L of the whole-ball Jones-Worland field (default 255)
 #   reps                    timed repeats (default 3)
-# GPU timings are end to end from R (host copies included), median of `reps`.
+# GPU timings are end to end from R (host copies included), median of `reps`,
+# except the last table: the tridiagonal bar in device memory against the
+# copy bandwidth and cuSPARSE (bench_poly_tridiag_device; the tri_sizes).
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -62,6 +64,44 @@ bench_poly_tridiag <- function(sizes, reps, gpu) {
     rows[[length(rows) + 1L]] <- row
   }
   do.call(rbind, rows)
+}
+
+# The bar of the batched tridiagonal solve, in device memory (no host
+# copies), all in one native call on the same random systems: the
+# device-to-device copy of the systems' bytes (three diagonals and the
+# right-hand side), the package's solver and cusparseDgtsv2StridedBatch,
+# each timed with CUDA events (median of `reps` runs of 10), and the largest
+# difference between the two solutions. Effective bandwidth: 2 x system
+# bytes / time, as for the copy (which reads and writes them once). Bar: at
+# least 70 % of the copy's bandwidth and faster than cuSPARSE.
+bench_poly_tridiag_device <- function(sizes, reps) {
+  hook <- bench_hook("gs_r_bench_tridiag")
+  if (is.null(hook)) return(NULL)
+  id <- as.integer(getOption("gpustats.gpus", 0L)[1L])
+  rows <- lapply(sizes, function(s) {
+    nk <- as.numeric(strsplit(s, "x", fixed = TRUE)[[1]])
+    r <- .Call(hook, nk[1], nk[2], as.integer(max(reps, 5)), id)
+    bw <- 2 * r[5] / r[1:3] / 1e9
+    data.frame(n = nk[1], systems = nk[2], system_mb = r[5] / 1e6, copy_gbs = bw[1], package_gbs = bw[2],
+               pct_of_copy = 100 * bw[2] / bw[1], cusparse_gbs = bw[3], package_s = r[2], cusparse_s = r[3],
+               vs_cusparse = r[3] / r[2], max_rel_diff = r[4],
+               bar = if (bw[2] >= 0.7 * bw[1] && r[2] < r[3]) "met" else "not met")
+  })
+  do.call(rbind, rows)
+}
+
+bench_poly_tridiag_device_print <- function(d) {
+  old <- options(width = max(getOption("width"), 220)) # one table, not wrapped
+  on.exit(options(old))
+  if (is.null(d) || !nrow(d)) return(invisible())
+  f <- data.frame(`n x systems` = sprintf("%d x %d", d$n, d$systems), MB = fmt_g(d$system_mb, 3),
+                  `copy GB/s` = fmt_g(d$copy_gbs, 4), `package GB/s` = fmt_g(d$package_gbs, 4),
+                  `% of copy` = sprintf("%.0f", d$pct_of_copy), `cuSPARSE GB/s` = fmt_g(d$cusparse_gbs, 4),
+                  `package s` = fmt_sec(d$package_s), `cuSPARSE s` = fmt_sec(d$cusparse_s),
+                  `x cuSPARSE` = fmt_ratio(d$vs_cusparse), `max rel diff` = fmt_g(d$max_rel_diff, 2),
+                  `bar (>= 70 %, < cuSPARSE)` = d$bar, check.names = FALSE)
+  cat(sprintf("\nBatched tridiagonal solve in device memory, %s: bandwidth = 2 x system bytes / time\n", bench_gpu_name()))
+  print(f, row.names = FALSE, right = TRUE)
 }
 
 # Round-trip error (analysis after synthesis, max abs over 4 random columns)
@@ -137,6 +177,7 @@ bench_poly <- function(dct_n = bench_opt("dct_n", 1024, 128), dct_batch = bench_
   gpu <- bench_gpu_ok("GPU polynomial-transform benchmarks")
   tri_sizes <- strsplit(tri_sizes, ",", fixed = TRUE)[[1]]
   list(dct = bench_poly_dct(dct_n, dct_batch, reps, gpu), tridiag = bench_poly_tridiag(tri_sizes, reps, gpu),
+       tridiag_device = if (gpu) bench_poly_tridiag_device(tri_sizes, reps) else NULL,
        jw = bench_poly_jw(jw_n), jw_field = bench_poly_jw_field(jw_field, jw_field, gpu),
        sht = bench_poly_sht(sht_lmax, gpu))
 }
@@ -147,4 +188,5 @@ if (sys.nframe() == 0L) {
   print(res$tridiag)
   print(res$jw_field)
   print(res$sht)
+  bench_poly_tridiag_device_print(res$tridiag_device)
 }

@@ -55,7 +55,8 @@ test_that("banded_solve() refuses singular, misshapen and non-finite input", {
 test_that("the GPU solves what the CPU solves", {
   skip_without_gpu()
   set.seed(7)
-  for (n in c(1, 2, 31, 32, 33, 64, 1000, 1025)) {
+  # chunks of 3 rows per lane up to n = 96, of ceiling(n / 32) rounded up to odd beyond
+  for (n in c(1, 2, 31, 32, 33, 64, 95, 97, 1000, 1025, 5000)) {
     k <- 70
     lower <- matrix(runif((n - 1) * k, -1, 1), n - 1, k)
     upper <- matrix(runif((n - 1) * k, -1, 1), n - 1, k)
@@ -66,4 +67,7 @@ test_that("the GPU solves what the CPU solves", {
     expect_equal(banded_solve(lower[, 1], diag[, 1], upper[, 1], b, device = "gpu"),
                  banded_solve(lower[, 1], diag[, 1], upper[, 1], b, device = "cpu"), tolerance = 1e-13)
   }
+  # past what a warp's shared memory holds: a classed error, not a crash
+  expect_error(banded_solve(rep(1, 19999), rep(4, 20000), rep(1, 19999), rnorm(20000), device = "gpu"),
+               "order up to", class = "gpustats_error_argument")
 })

@@ -85,4 +85,44 @@ test_that("bad input gets classed errors", {
   expect_error(legendre_to_chebyshev(c(1, Inf), method = "toeplitz-hankel"), class = "gpustats_error_argument")
   expect_error(legendre_to_chebyshev(numeric(46341), method = "direct"), class = "gpustats_error_argument")
   expect_identical(legendre_to_chebyshev(numeric(0), "toeplitz-hankel"), numeric(0))
+  expect_error(legendre_to_chebyshev(1:3, "direct", device = "gpu"), "CPU only", class = "gpustats_error_argument")
+  expect_error(chebyshev_to_legendre(1:3, device = "tpu"), class = "gpustats_error_argument")
+  if (!gpu_available()) {
+    expect_error(chebyshev_to_legendre(1:3, device = "gpu"), class = "gpustats_error_no_gpu")
+  }
+})
+
+test_that("the GPU converts as the CPU does, one column or many", {
+  skip_without_gpu()
+  set.seed(12)
+  # the same Hankel factor on both devices: the results differ by the
+  # rounding of the FFTs and of the sums over the terms, a few sqrt(n) ulps
+  # of each column's largest coefficient (the GPU needs no FFTW3; without it
+  # the CPU's reference is the direct method, within 1e-15 of the fast one)
+  fftw <- .Call(gpustats:::gs_r_poly_have_fftw)
+  cpu_method <- if (fftw) "toeplitz-hankel" else "direct"
+  for (n in c(1, 2, 3, 4, 17, 1000, 4097, if (fftw) 65536)) {
+    x <- matrix(rnorm(n * 3), n)
+    x[, 3] <- x[, 3] / seq_len(n)^2
+    tol <- 8 * sqrt(n) * .Machine$double.eps
+    for (f in list(legendre_to_chebyshev, chebyshev_to_legendre)) {
+      cpu <- f(x, cpu_method, device = "cpu")
+      gpu <- f(x, "toeplitz-hankel", device = "gpu")
+      expect_equal(dim(gpu), dim(cpu))
+      scale <- rep(apply(abs(cpu), 2, max), each = n)
+      expect_lte(max(abs(gpu - cpu) / scale), tol, label = sprintf("n = %d GPU - CPU", n))
+      one <- f(x[, 2], device = "gpu") # "auto" is the fast method on the GPU
+      expect_null(dim(one))
+      expect_lte(max(abs(one - cpu[, 2])) / max(abs(cpu[, 2])), tol)
+    }
+  }
+  # against the 40-digit references too, and a round trip
+  ref <- utils::read.csv(test_path("fixtures", "poly-legcheb.csv"), colClasses = c(y = "character"))
+  ref$y <- as.numeric(ref$y)
+  r <- ref[ref$n == 5000 & ref$to_chebyshev == 0 & ref$decay == 0, ]
+  y <- chebyshev_to_legendre(legcheb_input(5000, FALSE), device = "gpu")
+  expect_lte(max(abs(y[r$k + 1] - r$y)) / max(abs(r$y)), 8e-15)
+  x <- matrix(rnorm(20000 * 2), 20000)
+  back <- chebyshev_to_legendre(legendre_to_chebyshev(x, device = "gpu"), device = "gpu")
+  expect_lte(max(abs(back - x)), 1e-13)
 })

@@ -1,7 +1,8 @@
 /* Tests of the R-free core, built and run without R (make core-test): the
  * tables of the core, Bessel K and the Matérn and stable ops of the map
- * against closed forms and high-precision values, and the tile Cholesky's
- * schedule and cache plan. Checks that the core keeps its promise to be
+ * against closed forms and high-precision values, the tile Cholesky's
+ * schedule and cache plan, and the arithmetic of the GPU's tridiagonal
+ * solver. Checks that the core keeps its promise to be
  * usable from C alone. Prints one line per failure and a summary; exits
  * non-zero on any failure. */
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "gs_map.h"
 #include "gs_matern.h"
 #include "tile_plan.h"
+#include "tridiag_math.h"
 
 static int passed, failed;
 
@@ -223,6 +225,47 @@ static void test_dense_trsm(int n, int k)
   free(x);
 }
 
+/* The GPU's batched tridiagonal solve (tridiag_math.h) run lane by lane on
+ * the CPU, the cyclic reduction of the 64-row reduced system as the warp's
+ * shuffles pair its rows: the residual of a diagonally dominant system of
+ * order n is at rounding level. */
+static void test_tridiag_partition(int n)
+{
+  const int M = (int)tridiag_chunk_rows(n), rows = 32 * M;
+  double *a = calloc(rows, sizeof(double)), *c = calloc(rows, sizeof(double)), *d = calloc(rows, sizeof(double));
+  double *dl = malloc(sizeof(double) * n), *dd = malloc(sizeof(double) * n), *du = malloc(sizeof(double) * n),
+         *b = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; ++i) {
+    dl[i] = i > 0 ? sin(3.0 * i + 1.0) : 0.0;
+    du[i] = i + 1 < n ? cos(5.0 * i) : 0.0;
+    dd[i] = 2.5 + fabs(sin((double)i));
+    b[i] = cos(2.0 * i + 0.5);
+    const tridiag_row r = tridiag_unit_row(dl[i], dd[i], du[i], b[i]);
+    a[i] = r.a, c[i] = r.c, d[i] = r.d; /* rows past n stay identity rows */
+  }
+  tridiag_row red[64], next[64];
+  const tridiag_row zero = {0.0, 0.0, 0.0};
+  for (int lane = 0; lane < 32; ++lane) {
+    const int o = lane * M;
+    tridiag_chunk_eliminate(M, a + o, c + o, d + o);
+    red[2 * lane] = (tridiag_row){a[o], c[o], d[o]};
+    red[2 * lane + 1] = (tridiag_row){a[o + M - 1], c[o + M - 1], d[o + M - 1]};
+  }
+  for (int s = 1; s < 64; s *= 2) {
+    for (int j = 0; j < 64; ++j) next[j] = tridiag_reduce(red[j], j >= s ? red[j - s] : zero, j + s < 64 ? red[j + s] : zero);
+    memcpy(red, next, sizeof red);
+  }
+  for (int lane = 0; lane < 32; ++lane)
+    tridiag_chunk_substitute(M, a + lane * M, c + lane * M, d + lane * M, red[2 * lane].d, red[2 * lane + 1].d);
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double ax = dl[i] * (i > 0 ? d[i - 1] : 0.0) + dd[i] * d[i] + du[i] * (i + 1 < n ? d[i + 1] : 0.0);
+    worst = fmax(worst, fabs(ax - b[i]));
+  }
+  CHECK(worst < 1e-14);
+  free(a), free(c), free(d), free(dl), free(dd), free(du), free(b);
+}
+
 int main(void)
 {
   test_tables();
@@ -234,6 +277,8 @@ int main(void)
   test_plan(7, 40); /* in core: every tile fits */
   test_plan(9, 6);  /* out of core: tiles are evicted and loaded again */
   CHECK(tile_plan_build(5, 4, 2, 1, 0, &(tile_plan){0}, (char[GS_MSG_LEN]){0}) != GS_OK);
+  const int tridiag_orders[] = {1, 2, 3, 31, 64, 96, 97, 1000, 1024, 1025, 5000};
+  for (size_t i = 0; i < sizeof tridiag_orders / sizeof tridiag_orders[0]; ++i) test_tridiag_partition(tridiag_orders[i]);
   printf("core-test: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

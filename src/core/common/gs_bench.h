@@ -38,6 +38,18 @@ gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smooth
 gs_status gs_bench_tile_chol_gpu(const int *gpus, int ngpus, long n, int nb, int cache_tiles, int reps, double out[9],
                                   char *msg);
 
+/* Batched tridiagonal solves of `count` random diagonally dominant systems
+ * of order n, one matrix per system (sub- and super-diagonal uniform in
+ * (-1, 1), diagonal in (2.5, 4), right-hand side in (-1, 1)), generated in
+ * device memory. out: seconds per operation, medians of `reps` timed runs
+ * of 10 operations each: [0] cudaMemcpy device to device of the systems'
+ * bytes (three diagonals and the right-hand side, 32 n count bytes), [1]
+ * the package's solver (gs_tridiag_solve_gpu's kernel), [2]
+ * cusparseDgtsv2StridedBatch; [3] the largest difference between the two
+ * solvers' solutions relative to the package's largest entry; [4] the
+ * systems' bytes. */
+gs_status gs_bench_tridiag_gpu(int device, long n, long count, int reps, double out[5], char *msg);
+
 #ifdef __cplusplus
 }
 #endif

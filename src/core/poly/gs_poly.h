@@ -87,9 +87,13 @@ typedef struct {
 } gs_legcheb_args;
 
 gs_status gs_legcheb_cpu(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
+/* The Toeplitz-Hankel method on the GPU (the only method there; FFTW3 is not
+ * needed): the Hankel factor on `threads` host threads, the Toeplitz
+ * products by cuFFT. The progress callback is called between chunks of
+ * columns. */
+gs_status gs_legcheb_gpu(int device, const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
 /* The rank of the pivoted Cholesky factor the fast method uses for each
- * parity (0: even degrees) of size n, or -1 when out of memory or without
- * FFTW3. */
+ * parity (0: even degrees) of size n, or -1 when out of memory. */
 int gs_legcheb_rank(long n, int to_chebyshev, int parity);
 
 /* ---- spherical harmonics of real fields ---------------------------------------

@@ -1,12 +1,52 @@
-/* The two methods of the Legendre <-> Chebyshev conversions (gs_legcheb_cpu
- * dispatches): the direct O(n^2) product and the O(n log n) Toeplitz-Hankel
- * method. Both take n >= 1 and ncol >= 1 and write out (n x ncol). */
+/* What the Legendre <-> Chebyshev files share: the two CPU methods
+ * (gs_legcheb_cpu dispatches; both take n >= 1 and ncol >= 1 and write out,
+ * n x ncol) and the Hankel factor of the Toeplitz-Hankel method
+ * (legcheb_factor.c), which the CPU (legcheb_th.c) and the GPU
+ * (legcheb_cuda.cu) apply. */
 #ifndef GS_LEGCHEB_INTERNAL_H
 #define GS_LEGCHEB_INTERNAL_H
 
 #include "gs_poly.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 gs_status gs_legcheb_direct(const gs_legcheb_args *a, char *msg);
 gs_status gs_legcheb_toeplitz_hankel(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
+
+/* One parity of the Toeplitz-Hankel method: rows and columns k = 2 i + off,
+ * i < m, out_k = row_i sum_r l_r(i) (T (l_r o col o in_part))_i with T the
+ * upper triangular Toeplitz matrix of column t(2 r) (legcheb_toeplitz_column). */
+typedef struct {
+  long m, off;
+  int rank;
+  size_t l_cap; /* doubles allocated at l (kept from one parity to the next) */
+  double *l;    /* m x rank: the Cholesky factor of W H W */
+  double *row;  /* m: D1 / W */
+  double *col;  /* m: D2 / W */
+} legcheb_part;
+
+/* Buffers for parts of up to mmax rows (the factor grows as needed); 0 when
+ * out of memory (legcheb_part_free is still due). */
+int legcheb_part_alloc(legcheb_part *pt, long mmax);
+void legcheb_part_free(legcheb_part *pt);
+/* Sets pt to the part of parity p (0: even degrees) of size n: factor and
+ * scalings, the factor's rows on nt threads; 0 when out of memory. */
+int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt);
+/* The length of the circulant embedding of both parts of size n: a smooth
+ * length >= 2 m - 1 for the larger part. */
+long legcheb_fft_length(long n);
+/* The Toeplitz column t(2 r), r < m, zero-padded to len, into c. */
+void legcheb_toeplitz_column(const legcheb_part *pt, int to_chebyshev, long len, double *c);
+/* Chebyshev -> Legendre: the row of degree 0 that the even part leaves out
+ * (h(0) is infinite), out_0 = x_0 + sum_{j >= 2 even} (1/2) j t(j) h(j) x_j:
+ * its n / 2 + 1 weights (NULL when out of memory), and out_0 for one column. */
+double *legcheb_degree_zero_row(long n);
+double legcheb_degree_zero(const double *row, long n, const double *x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

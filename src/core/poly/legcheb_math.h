@@ -1,6 +1,9 @@
 /* The entries of the Legendre <-> Chebyshev connection matrices, shared by
  * the direct method (legcheb_cpu.c) and the Toeplitz-Hankel method
- * (legcheb_th.c). CPU only (long double), so not GS_HD.
+ * (legcheb_factor.c, legcheb_th.c): CPU only (long double), so not GS_HD;
+ * the tables they fill are uploaded to the GPU. The per-element arithmetic of
+ * the Toeplitz products at the end is GS_HD, shared by the FFTW and the
+ * cuFFT paths.
  *
  * With Lambda(z) = Gamma(z + 1/2) / Gamma(z + 1), both matrices are upper
  * triangular, zero where n - k is odd, and for n - k even (Alpert and
@@ -28,6 +31,8 @@
 #define GS_LEGCHEB_MATH_H
 
 #include <math.h>
+
+#include "gs_common.h"
 
 #define LEGCHEB_SQRT_PI 1.772453850905516027298167483341145L
 #define LEGCHEB_PI 3.141592653589793238462643383279503L
@@ -79,5 +84,27 @@ static inline long double legcheb_row_scale(int to_chebyshev, long k)
 
 /* The column scaling: 1 or n (with column 0 of Chebyshev -> Legendre apart). */
 static inline long double legcheb_col_scale(int to_chebyshev, long n) { return to_chebyshev ? 1.0L : (long double)n; }
+
+/* The input of the Toeplitz product of term r at row j of a part:
+ * l_r(j) (col_j x_j). */
+static inline GS_HD double legcheb_spread(double l, double col, double x) { return l * (col * x); }
+
+/* The spectrum of the Toeplitz column from its FFT (re, im): its conjugate
+ * divided by len. y_i = sum_{j >= i} t(j - i) x_j is the circular
+ * correlation of x with the zero-padded column, so the unnormalised inverse
+ * FFT of FFT(x) times this spectrum is y. */
+static inline GS_HD void legcheb_toeplitz_spectrum(double *re, double *im, long len)
+{
+  *re /= len;
+  *im /= -(double)len;
+}
+
+/* (re, im) times the Toeplitz spectrum's (tr, ti). */
+static inline GS_HD void legcheb_spectrum_product(double *re, double *im, double tr, double ti)
+{
+  const double a = *re, b = *im;
+  *re = a * tr - b * ti;
+  *im = a * ti + b * tr;
+}
 
 #endif
