@@ -46,7 +46,8 @@
 #' @param times Times at which the density is returned, increasing, not
 #'   before `t0`.
 #' @param measurements Optional [gbees_measurements()]; their times must lie
-#'   in `[t0, max(times)]`.
+#'   in `[t0, max(times)]`. Measurements of states or given as expressions
+#'   are computed on the device of the grid.
 #' @param threshold Probability mass below which a cell may be pruned and
 #'   above which it grows the grid.
 #' @param cfl Courant number of the time step, in `(0, 1]`.

@@ -50,7 +50,7 @@
 #' @param par Named constants for the expressions, e.g. `c(xs = 1)`.
 #' @param state_names Names by which the expressions may call the states, in
 #'   the model's order; the model of [gbees()] must have the same. Without
-#'   them the expressions call the states `x1`, `x2`, ....
+#'   them the expressions call the states `x1`, `x2` and so on.
 #' @return An object of class `gbees_measurements`.
 #' @examples
 #' gbees_measurements(time = 1, y = -8, h = 3, cov = 1)
