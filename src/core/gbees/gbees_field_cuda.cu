@@ -21,7 +21,7 @@ struct gbees_field_module {
 static const char field_kernels[] =
   "extern \"C\" __global__ void gbees_field_velocities(int all, int always, const int *step_on,\n"
   "    const int *halted, const int *n_cells, const int *n_new, const double *time, const int *key,\n"
-  "    gbees_geometry geo, double *v, double *rate, int *bad_cell)\n"
+  "    const __grid_constant__ gbees_geometry geo, double *v, double *rate, int *bad_cell)\n"
   "{\n"
   "  if (!always && !(*step_on && !*halted)) return;\n"
   "  int first = all ? 0 : *n_cells, end = *n_cells + *n_new;\n"
