@@ -109,7 +109,8 @@ gbees_measurement_function <- function(h, m, par, state_names, call) {
   }
   if (is.function(h)) return(list(h = with_time_argument(h), states = NA_integer_))
   if (!is.character(h)) abort_arg("{.arg h} must be state indices, C expressions or an R function.", call)
-  if (length(h) != m || anyNA(h)) {
+  if (anyNA(h)) abort_arg("{.arg h} must not hold NA expressions.", call)
+  if (length(h) != m) {
     abort_arg("{.arg h} has {length(h)} expression{?s} and {.arg y} {m} column{?s}: give one expression per observed quantity.", call)
   }
   names <- if (is.null(state_names)) paste0("x", seq_len(gbees_max_dim)) else

@@ -101,6 +101,7 @@ test_that("expressions that do not compile name the component; bad expressions a
   expect_error(gbees_measurements(0.05, 1, "foo(x1)", 1), "Component 1 of `h`.*'foo' is not an allowed function",
                class = "gpustats_error_argument")
   expect_error(gbees_measurements(0.05, 1, "x1 +", 1), "does not parse", class = "gpustats_error_argument")
+  expect_error(gbees_measurements(0.05, 1, NA_character_, 1), "must not hold NA", class = "gpustats_error_argument")
   expect_error(gbees_measurements(0.05, 1, "k * x1", 1), "unknown name 'k'", class = "gpustats_error_argument")
   expect_error(gbees_measurements(0.05, 1, 1, 1, par = c(k = 1)), "for expressions", class = "gpustats_error_argument")
   expect_error(gbees_measurements(0.05, matrix(0, 1, 9), paste0("x", rep(1:3, 3)), 1), "at most 8 quantities",
