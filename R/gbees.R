@@ -46,7 +46,8 @@
 #' @param times Times at which the density is returned, increasing, not
 #'   before `t0`.
 #' @param measurements Optional [gbees_measurements()]; their times must lie
-#'   in `[t0, max(times)]`.
+#'   in `[t0, max(times)]`. Measurements of states or given as expressions
+#'   are computed on the device of the grid.
 #' @param threshold Probability mass below which a cell may be pruned and
 #'   above which it grows the grid.
 #' @param cfl Courant number of the time step, in `(0, 1]`.
@@ -81,6 +82,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   bar <- gs_progress_bar(Inf, "gbees", call) # the work is not known in advance: always a bar
   progress <- function(done) bar((start - t0 + done * (now - start)) / max(span, 1e-300))
   started <- proc.time()[["elapsed"]]
+  native_measurements <- gbees_measurement_native(measurements, dev, model, call)
   ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model, dev, call), spec$native, gs_threads(call), dev, NULL), call)
   snapshots <- list()
   for (te in events) {
@@ -91,7 +93,7 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
     output <- te %in% spec$times
     if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = FALSE)
     if (!is.na(k)) {
-      gbees_update(ptr, measurements, k, spec, call)
+      gbees_update(ptr, measurements, native_measurements, k, spec, call)
       if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = TRUE)
     }
   }
@@ -104,11 +106,12 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
 }
 
 # Bayes' rule for measurement k: in the native code when the measurement
-# observes states; the cells go to R only for an R measurement function.
-gbees_update <- function(ptr, measurements, k, spec, call) {
-  if (!is.null(measurements$index)) {
-    return(gs_call(.Call(gs_r_gbees_gaussian_update, ptr, measurements$index, as.double(measurements$y[k, ]),
-                         t(measurements$cov_chol)), call))
+# observes states or is given as expressions (`native`, prepared by
+# gbees_measurement_native); the cells go to R only for an R measurement
+# function.
+gbees_update <- function(ptr, measurements, native, k, spec, call) {
+  if (!is.null(native)) {
+    return(gs_call(.Call(gs_r_gbees_measure, ptr, native, measurements$time[k], as.double(measurements$y[k, ])), call))
   }
   cells <- .Call(gs_r_gbees_cells, ptr)
   ll <- gbees_loglik(measurements, k, gbees_centers(cells[[1L]], spec), call)
@@ -162,9 +165,7 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
     if (measurements$time[1L] < t0 || max(measurements$time) > max(times)) {
       abort_arg("Measurement times must lie between {.arg t0} and the last of {.arg times}.", call)
     }
-    if (!is.null(measurements$index) && any(measurements$index > n)) {
-      abort_arg("The measurement observes state {max(measurements$index)}; the model has {n}.", call)
-    }
+    gbees_check_measurements(measurements, model, call)
   }
   check_scalar(threshold, "threshold", call, 0)
   if (threshold >= 1) abort_arg("{.arg threshold} must be below 1.", call)

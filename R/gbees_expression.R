@@ -1,9 +1,9 @@
-# A vector field given as C expressions, one per component: checked against
-# a small arithmetic language that C and R read alike, then turned into one C
-# function that is compiled at run time with the package's own field
-# arithmetic (gbees_field_math.h), by the C compiler for the CPU
-# (gbees_compile.R) and by NVRTC for a GPU, so that both devices evaluate the
-# same formulas with the same code.
+# A vector field or a measurement function given as C expressions, one per
+# component: checked against a small arithmetic language that C and R read
+# alike, then turned into one C function that is compiled at run time with
+# the package's own field arithmetic (gbees_field_math.h), by the C compiler
+# for the CPU (gbees_compile.R) and by NVRTC for a GPU, so that both devices
+# evaluate the same formulas with the same code.
 
 # Functions the expressions may call: name -> number of arguments.
 gbees_expression_functions <- c(
@@ -12,26 +12,26 @@ gbees_expression_functions <- c(
   fmin = 2L, fmax = 2L
 )
 
-# The parsed component expressions of `f`, checked; names: the states'
-# (x1, x2, ... and state_names), t, pi and the constants in `par`.
-gbees_expression_parse <- function(f, n, state_names, par, call) {
-  if (length(f) != n || anyNA(f)) abort_arg("{.arg f} must have one expression per state ({n}).", call)
+# The parsed component expressions of `f` (the argument `arg`), checked;
+# names: the states' (x1, x2, ... and state_names), t, pi and the constants
+# in `par`.
+gbees_expression_parse <- function(f, state_names, par, call, arg = "f") {
   if (length(par) && (!is.numeric(par) || is.null(names(par)) || any(!nzchar(names(par))) || any(!is.finite(par)))) {
     abort_arg("{.arg par} must be a named vector of finite numbers.", call)
   }
-  states <- gbees_state_symbols(n, state_names)
+  states <- gbees_state_symbols(state_names)
   if (anyDuplicated(names(states))) {
     abort_arg("A state name such as {.val {names(states)[anyDuplicated(names(states))]}} would name two states.", call)
   }
   known <- c(names(states), "t", "pi", names(par))
   dup <- known[duplicated(known)]
   if (length(dup)) abort_arg("The name {.val {dup[1L]}} is given twice (states, {.arg par}, t and pi).", call)
-  lapply(seq_len(n), function(i) {
+  lapply(seq_along(f), function(i) {
     e <- tryCatch(str2lang(f[[i]]), error = function(err) {
-      abort_arg(c("Component {i} of {.arg f} does not parse: {.code {f[[i]]}}.", x = conditionMessage(err)), call)
+      abort_arg(c("Component {i} of {.arg {arg}} does not parse: {.code {f[[i]]}}.", x = conditionMessage(err)), call)
     })
     problem <- gbees_expression_check(e, known)
-    if (!is.null(problem)) abort_arg(c("Component {i} of {.arg f}, {.code {f[[i]]}}: {problem}", i = paste(
+    if (!is.null(problem)) abort_arg(c("Component {i} of {.arg {arg}}, {.code {f[[i]]}}: {problem}", i = paste(
       "Expressions may use numbers, the states, t, pi, the names in {.arg par}, + - * / ^, parentheses and",
       paste(names(gbees_expression_functions), collapse = ", "))), call)
     e
@@ -87,24 +87,32 @@ gbees_double_literal <- function(v) {
 
 # The names of the states, x1, x2, ... and the state names (where they
 # differ), each with the state's index.
-gbees_state_symbols <- function(n, state_names) {
+gbees_state_symbols <- function(state_names) {
+  n <- length(state_names)
   index <- c(seq_len(n), seq_len(n))
   names(index) <- c(paste0("x", seq_len(n)), state_names)
   index[!duplicated(paste(names(index), index))]
 }
 
-# The field's source (gs_gbees.h: device_source): component i at the state
-# x, one line per component, each marked so that a compiler's message can be
-# traced to its expression.
-gbees_expression_source <- function(exprs, state_names, par) {
+# The highest index of a state that the expressions use (0 if none).
+gbees_expression_states <- function(exprs, state_names) {
+  states <- gbees_state_symbols(state_names)
+  max(0L, states[names(states) %in% unlist(lapply(exprs, all.names))])
+}
+
+# The source of the component function `fn` (gs_gbees.h: device_source of a
+# field, gbees_user_field, or of a measurement, gbees_user_measurement):
+# component i at the state x, one line per component, each marked so that a
+# compiler's message can be traced to its expression.
+gbees_expression_source <- function(exprs, state_names, par, fn = "gbees_user_field") {
   n <- length(exprs)
-  states <- gbees_state_symbols(n, state_names)
+  states <- gbees_state_symbols(state_names)
   symbols <- c(stats::setNames(sprintf("x[%d]", states - 1L), names(states)), t = "t", pi = gbees_double_literal(pi),
                stats::setNames(vapply(par, gbees_double_literal, ""), names(par)))
   code <- vapply(exprs, gbees_expression_c, "", symbols = symbols)
   test <- ifelse(seq_len(n) < n, sprintf("if (i == %d) ", seq_len(n) - 1L), "")
   body <- sprintf("  %sreturn %s; %s", test, code, gbees_component_marker(seq_len(n)))
-  paste(c("static inline GS_HD double gbees_user_field(const void *ctx, double t, const double *x, int i)", "{",
+  paste(c(sprintf("static inline GS_HD double %s(const void *ctx, double t, const double *x, int i)", fn), "{",
           "  (void)ctx;", "  (void)t;", body, "}"), collapse = "\n")
 }
 

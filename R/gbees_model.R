@@ -1,7 +1,10 @@
-# Dynamical models and measurements for gbees(): built-in vector fields
-# evaluated natively, and user fields given as R functions or as C
-# expressions.
+# Dynamical models for gbees(): built-in vector fields evaluated natively,
+# and user fields given as R functions or as C expressions.
 
+
+# The most states of a model, and quantities of a measurement computed in
+# the native code (GS_GBEES_MAX_DIM).
+gbees_max_dim <- 8L
 
 new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = NULL, autonomous = TRUE,
                             expressions = NULL, source = NULL) {
@@ -81,7 +84,7 @@ lorenz96 <- function(n = 6, F = 4) {
   call <- environment()
   check_scalar(n, "n", call, 4)
   check_scalar(F, "F", call)
-  if (n != round(n) || n > 8) abort_arg("{.arg n} must be a whole number from 4 to 8.", call)
+  if (n != round(n) || n > gbees_max_dim) abort_arg("{.arg n} must be a whole number from 4 to {gbees_max_dim}.", call)
   new_gbees_model("lorenz96", n, F, sprintf("Lorenz '96 (n = %d, F = %g)", as.integer(n), F), paste0("x", seq_len(n)))
 }
 
@@ -103,12 +106,9 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
     abort_arg("{.arg f} must be C expressions (a character vector) or an R function of a matrix of states.", call)
   }
   check_scalar(n, "n", call, 1)
-  if (n != round(n) || n > 8) abort_arg("{.arg n} must be a whole number from 1 to 8.", call)
+  if (n != round(n) || n > gbees_max_dim) abort_arg("{.arg n} must be a whole number from 1 to {gbees_max_dim}.", call)
   check_flag(autonomous, "autonomous", call)
-  state_names <- as.character(state_names %||% paste0("x", seq_len(n)))
-  if (length(state_names) != n || anyNA(state_names) || anyDuplicated(state_names) || !all(nzchar(state_names))) {
-    abort_arg("{.arg state_names} must be {n} distinct, non-empty name{?s}.", call)
-  }
+  state_names <- gbees_state_names(state_names %||% paste0("x", seq_len(n)), n, call)
   if (is.function(f) && !length(formals(f))) {
     abort_arg("{.arg f} must take the states (a matrix, one row per state vector), and optionally the time: {.code function(x)} or {.code function(x, t)}.", call)
   }
@@ -118,13 +118,23 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
                            fn = gbees_field_wrapper(f, as.integer(n)), autonomous = autonomous))
   }
   par <- par %||% numeric()
-  exprs <- gbees_expression_parse(f, n, state_names, par, call)
+  if (length(f) != n || anyNA(f)) abort_arg("{.arg f} must have one expression per state ({n}).", call)
+  exprs <- gbees_expression_parse(f, state_names, par, call)
   uses_time <- gbees_expression_uses_time(exprs)
   if (missing(autonomous)) autonomous <- !uses_time
   if (autonomous && uses_time) abort_arg("The expressions use {.code t}, so the model is not autonomous.", call)
   new_gbees_model("user", n, numeric(), as.character(name), state_names, autonomous = autonomous,
                   expressions = as.character(f),
                   source = gbees_expression_source(exprs, state_names, par))
+}
+
+# The names of n states, checked.
+gbees_state_names <- function(state_names, n, call) {
+  state_names <- as.character(state_names)
+  if (length(state_names) != n || anyNA(state_names) || anyDuplicated(state_names) || !all(nzchar(state_names))) {
+    abort_arg("{.arg state_names} must be {n} distinct, non-empty name{?s}.", call)
+  }
+  state_names
 }
 
 # The user's function as the native code calls it: a numeric matrix of the
@@ -160,7 +170,7 @@ with_time_argument <- function(f) {
 # -1 for the CPU): kind, dim, par, autonomous, fn, source and, for
 # expressions on the CPU, their compiled functions (gbees_compile.R).
 gbees_model_native <- function(model, device, call) {
-  compiled <- if (device < 0 && !is.null(model$source)) gbees_compiled_field(model$source, model$expressions, model$dim, call)
+  compiled <- if (device < 0 && !is.null(model$source)) gbees_compiled_program(model$source, model$expressions, model$dim, call)
   list(model$kind, model$dim, model$par, model$autonomous, model$fn, model$source, compiled)
 }
 
@@ -170,86 +180,4 @@ print.gbees_model <- function(x, ...) {
               if (x$autonomous) "" else ", time-dependent"))
   if (!is.null(x$expressions)) cat(sprintf("  d%s/dt = %s\n", x$state_names, x$expressions), sep = "")
   invisible(x)
-}
-
-#' Measurements for a GBEES Bayesian update
-#'
-#' Observations `y_k = h(x(t_k)) + e_k` with Gaussian noise
-#' `e_k ~ N(0, cov)`. At each measurement time [gbees()] multiplies the
-#' density by the likelihood of the observation (Bayes' rule), renormalizes
-#' and prunes.
-#'
-#' @param time Measurement times, increasing.
-#' @param y The observations: a matrix with one row per time (or a vector
-#'   when one quantity is observed).
-#' @param h The measurement function: integer indices of the observed states
-#'   (the update then runs in compiled code, on the device of the grid), or
-#'   an R function of a matrix of states (one per row) and of the time,
-#'   returning one row of observed quantities per state (the cell centres
-#'   are then handed to R at each measurement).
-#' @param cov The noise covariance: a matrix, or variances (a scalar or one
-#'   per observed quantity).
-#' @return An object of class `gbees_measurements`.
-#' @examples
-#' gbees_measurements(time = 1, y = -8, h = 3, cov = 1)
-#' @export
-gbees_measurements <- function(time, y, h, cov) {
-  call <- environment()
-  check_numeric_arg(time, "time", call)
-  if (!length(time) || anyNA(time) || any(!is.finite(time))) abort_arg("{.arg time} must be finite numbers.", call)
-  if (is.unsorted(time, strictly = TRUE)) {
-    abort_arg("Measurement times must be strictly increasing (the measurements are out of time order).", call)
-  }
-  check_numeric_arg(y, "y", call)
-  y <- if (is.matrix(y)) y else matrix(y, nrow = length(time))
-  if (nrow(y) != length(time)) abort_arg("{.arg y} must have one row per measurement time.", call)
-  if (anyNA(y) || any(!is.finite(y))) abort_arg("{.arg y} must be finite.", call)
-  m <- ncol(y)
-  if (is.numeric(h)) {
-    if (length(h) != m || !all(is.finite(h)) || any(h != round(h)) || any(h < 1) || any(h > .Machine$integer.max)) {
-      abort_arg("{.arg h} must give {m} state ind{?ex/ices} (whole numbers from 1), one per observed quantity.", call)
-    }
-    idx <- as.integer(h)
-    h_fn <- function(x, t) x[, idx, drop = FALSE]
-  } else if (is.function(h)) {
-    h_fn <- with_time_argument(h)
-    idx <- NULL
-  } else {
-    abort_arg("{.arg h} must be state indices or an R function.", call)
-  }
-  check_numeric_arg(cov, "cov", call)
-  if (!is.matrix(cov) && !length(cov) %in% c(1L, m)) {
-    abort_arg("{.arg cov} must be one variance, {m} variances or a {m} x {m} matrix, not {length(cov)} number{?s}.", call)
-  }
-  cov <- if (is.matrix(cov)) cov else diag(rep_len(as.double(cov), m), m)
-  if (!identical(dim(cov), c(m, m))) abort_arg("{.arg cov} must be {m} x {m}.", call)
-  if (!all(is.finite(cov))) abort_arg("{.arg cov} must be finite: a noise of infinite variance carries no information.", call)
-  R <- tryCatch(chol(cov), error = function(e) NULL)
-  if (is.null(R) || !isSymmetric(unname(cov))) abort_arg("{.arg cov} must be symmetric positive definite.", call)
-  structure(list(time = as.double(time), y = unname(y), h = h_fn, index = idx, cov = cov, cov_chol = R),
-            class = "gbees_measurements")
-}
-
-#' @export
-print.gbees_measurements <- function(x, ...) {
-  cat(sprintf("<gbees_measurements> %d time%s (%s), %d observed quantit%s\n", length(x$time),
-              if (length(x$time) == 1L) "" else "s", paste(format(x$time), collapse = ", "), ncol(x$y),
-              if (ncol(x$y) == 1L) "y" else "ies"))
-  invisible(x)
-}
-
-# Log-likelihood of measurement k for each row of the states matrix.
-gbees_loglik <- function(meas, k, states, call) {
-  hx <- tryCatch(meas$h(states, meas$time[k]), error = function(e) {
-    abort_arg(c("The measurement function failed.", x = conditionMessage(e)), call)
-  })
-  m <- ncol(meas$y)
-  if (!is.numeric(hx) || length(hx) != nrow(states) * m) {
-    abort_arg("The measurement function must return a matrix of {m} column{?s}, one row per state.", call)
-  }
-  r <- matrix(hx, nrow(states), m) - rep(meas$y[k, ], each = nrow(states))
-  z <- forwardsolve(t(meas$cov_chol), t(r))
-  ll <- -0.5 * colSums(z * z)
-  ll[!is.finite(ll)] <- -Inf
-  ll
 }

@@ -36,8 +36,9 @@ SEXP gs_r_gbees_reweight(SEXP, SEXP);
 SEXP gs_r_gbees_cells(SEXP);
 SEXP gs_r_gbees_info(SEXP);
 SEXP gs_r_gbees_monte_carlo(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_gbees_field_program(SEXP, SEXP);
-SEXP gs_r_gbees_gaussian_update(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_field_program(SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_measurement_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_measure(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_maxmin(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_neighbors(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_nearest(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -97,8 +98,9 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_gbees_cells, 1),
   CALLDEF(gs_r_gbees_info, 1),
   CALLDEF(gs_r_gbees_monte_carlo, 8),
-  CALLDEF(gs_r_gbees_field_program, 2),
-  CALLDEF(gs_r_gbees_gaussian_update, 4),
+  CALLDEF(gs_r_gbees_field_program, 3),
+  CALLDEF(gs_r_gbees_measurement_new, 6),
+  CALLDEF(gs_r_gbees_measure, 4),
   CALLDEF(gs_r_vecchia_maxmin, 3),
   CALLDEF(gs_r_vecchia_neighbors, 4),
   CALLDEF(gs_r_vecchia_nearest, 5),

@@ -160,19 +160,58 @@ SEXP gs_r_gbees_reweight(SEXP ptr, SEXP loglik)
   return R_NilValue;
 }
 
-/* A Gaussian measurement of states `index` (1-based) with observation y and
- * the lower Cholesky factor L of the noise covariance (validated in R). */
-SEXP gs_r_gbees_gaussian_update(SEXP ptr, SEXP index, SEXP y, SEXP L)
+static void measurement_finalize(SEXP ptr)
+{
+  gs_gbees_measurement *h = (gs_gbees_measurement *)R_ExternalPtrAddr(ptr);
+  if (h) {
+    gs_gbees_measurement_free(h);
+    R_ClearExternalPtr(ptr);
+  }
+}
+
+/* A Gaussian measurement prepared for the grids of `device` with `dim`
+ * states (validated in R): the states `index` (1-based) or NULL; the lower
+ * Cholesky factor L of the noise covariance; a user's function as source
+ * text (for a GPU) and as the native symbol of gbees_user_loglik (for the
+ * CPU, its library kept loaded by R), or NULL. */
+SEXP gs_r_gbees_measurement_new(SEXP index, SEXP L, SEXP source, SEXP compiled, SEXP dim, SEXP device)
+{
+  int m = Rf_nrows(L);
+  if (TYPEOF(L) != REALSXP || !Rf_isMatrix(L) || Rf_ncols(L) != m || m > GS_GBEES_MAX_DIM ||
+      (index != R_NilValue && (TYPEOF(index) != INTSXP || Rf_length(index) != m)))
+    Rf_error("a measurement needs an m x m double factor and NULL or m integer indices, m <= %d", GS_GBEES_MAX_DIM);
+  int zero_based[GS_GBEES_MAX_DIM];
+  for (int j = 0; index != R_NilValue && j < m; j++) zero_based[j] = INTEGER(index)[j] - 1;
+  gs_gbees_measurement_spec spec = {
+    .dim = gs_r_int(dim, "dim"),
+    .m = m,
+    .index = index == R_NilValue ? NULL : zero_based,
+    .L = REAL(L),
+    .device_source = TYPEOF(source) == STRSXP && Rf_length(source) == 1 ? CHAR(STRING_ELT(source, 0)) : NULL,
+    /* through void (*)(void), the type that converts to any function type without a warning */
+    .loglik = TYPEOF(compiled) == EXTPTRSXP ? (gs_gbees_loglik_fn)(void (*)(void))R_ExternalPtrAddrFn(compiled) : NULL,
+    .device = gs_r_int(device, "device"),
+  };
+  char msg[GS_MSG_LEN];
+  gs_gbees_measurement *h = NULL;
+  gs_status st = gs_gbees_measurement_create(&spec, &h, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  /* the protected field keeps the compiled symbol (and its library) referenced */
+  SEXP ptr = PROTECT(R_MakeExternalPtr(h, Rf_install("gs_gbees_measurement"), compiled));
+  R_RegisterCFinalizerEx(ptr, measurement_finalize, TRUE);
+  UNPROTECT(1);
+  return ptr;
+}
+
+/* Bayes' rule on the grid for the observation y at `time` of a measurement
+ * from gs_r_gbees_measurement_new. */
+SEXP gs_r_gbees_measure(SEXP ptr, SEXP measurement, SEXP time, SEXP y)
 {
   gs_gbees *g = gbees_get(ptr);
-  int m = Rf_length(index);
-  if (TYPEOF(index) != INTSXP || TYPEOF(y) != REALSXP || TYPEOF(L) != REALSXP || Rf_length(y) != m ||
-      Rf_length(L) != m * m || m > GS_GBEES_MAX_DIM)
-    Rf_error("a measurement needs integer indices, one double observation each and an m x m double factor");
-  int zero_based[GS_GBEES_MAX_DIM];
-  for (int j = 0; j < m; j++) zero_based[j] = INTEGER(index)[j] - 1;
+  gs_gbees_measurement *h = (gs_gbees_measurement *)gs_r_handle(measurement, "GBEES measurement");
+  if (TYPEOF(y) != REALSXP) Rf_error("the observation must be doubles");
   char msg[GS_MSG_LEN];
-  gs_status st = gs_gbees_gaussian_update(g, m, zero_based, REAL(y), REAL(L), msg);
+  gs_status st = gs_gbees_measure(g, h, Rf_asReal(time), Rf_length(y), REAL(y), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   return R_NilValue;
 }
@@ -270,11 +309,13 @@ SEXP gs_r_gbees_kernel_sums(SEXP src, SEXP weight, SEXP eval, SEXP radius, SEXP 
   return out;
 }
 
-/* The C program of a field's source (gs_gbees_field_program) for the CPU. */
-SEXP gs_r_gbees_field_program(SEXP source, SEXP dim)
+/* The C program (gs_gbees_field_program) for the CPU of a field's source
+ * (measurement FALSE) or a measurement function's (TRUE). */
+SEXP gs_r_gbees_field_program(SEXP source, SEXP dim, SEXP measurement)
 {
-  if (TYPEOF(source) != STRSXP || Rf_length(source) != 1) Rf_error("the field's source must be one string");
-  char *text = gs_gbees_field_program(CHAR(STRING_ELT(source, 0)), Rf_asInteger(dim), NULL);
+  if (TYPEOF(source) != STRSXP || Rf_length(source) != 1) Rf_error("the source must be one string");
+  const char *entries = Rf_asLogical(measurement) == TRUE ? gs_gbees_measurement_entries : gs_gbees_field_entries;
+  char *text = gs_gbees_field_program(CHAR(STRING_ELT(source, 0)), Rf_asInteger(dim), entries);
   if (!text) Rf_error("out of memory");
   SEXP out = PROTECT(Rf_mkString(text));
   free(text);

@@ -32,7 +32,7 @@ test_that("code that does not compile reports the compiler's message and the exp
   # the checks on the R side let no such expression through, so the source is spoilt by hand
   bad <- sub("(x[1] - x[0])", "(x[1] - undeclared_thing)", m$source, fixed = TRUE)
   expect_false(identical(bad, m$source))
-  err <- tryCatch(gpustats:::gbees_compiled_field(bad, m$expressions, 3L, NULL), error = identity)
+  err <- tryCatch(gpustats:::gbees_compiled_program(bad, m$expressions, 3L, NULL), error = identity)
   expect_s3_class(err, "gpustats_error_compile")
   expect_match(conditionMessage(err), "undeclared_thing", fixed = TRUE)
   expect_match(conditionMessage(err), "component 1: sigma * (x2 - x1)", fixed = TRUE)

@@ -325,6 +325,27 @@ test_that("models given as expressions run on the GPU as on the CPU, time-depend
   for (k in 1:2) expect_lte(max(abs(gpu$samples[[k]] - cpu$samples[[k]]) / (1 + abs(cpu$samples[[k]]))), 1e-10)
 })
 
+test_that("measurements given as expressions update on the GPU as on the CPU, where h is not finite too", {
+  skip_without_gpu()
+  skip_if_not(gpustats:::gbees_has_c_compiler(), "no C compiler")
+  range_bearing <- c("sqrt(x1*x1 + x2*x2) + 0.5 * t", "atan2(x2, x1)")
+  S <- matrix(c(2, 0.3, 0.3, 0.05), 2)
+  y <- rbind(c(16, -2.4), c(15, -2.5))
+  args <- list(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.2, 0.3, 0.4),
+               measurements = gbees_measurements(c(0.2, 0.3), y, range_bearing, S), threshold = 1e-7)
+  gpu <- do.call(gbees, c(args, device = "gpu"))
+  expect_equal(gpu$device, "gpu")
+  expect_same_density(gpu, do.call(gbees, c(args, device = "cpu")))
+  # NaN below x1 = -9, infinite at it: zero likelihood on both devices; with an expression model too
+  args$measurements <- gbees_measurements(0.2, 1, "sqrt(x1 + 9) + 0.1 / (x1 + 9)", 1)
+  args[[1]] <- l63_expressions
+  expect_same_density(do.call(gbees, c(args, device = "gpu")), do.call(gbees, c(args, device = "cpu")))
+  meas <- gbees_measurements(0.2, y[1, ], range_bearing, S)
+  meas$source <- sub("atan2(x[1], x[0])", "atan2(x[1], undeclared_thing)", meas$source, fixed = TRUE)
+  expect_error(gpustats:::gbees_measurement_native(meas, 0L, lorenz63(), NULL),
+               "measurement function's device code does not compile.*undeclared_thing")
+})
+
 test_that("the Monte Carlo reference agrees on GPU and CPU", {
   skip_without_gpu()
   set.seed(3)

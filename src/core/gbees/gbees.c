@@ -226,36 +226,6 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
   return st;
 }
 
-gs_status gs_gbees_gaussian_update(gs_gbees *g, int m, const int *index, const double *y, const double *L, char *msg)
-{
-  int d = g->dim;
-  if (m < 1 || m > d) return gs_set_msg(msg, GS_ERR_ARG, "a measurement observes 1 to %d states, not %d", d, m);
-  for (int j = 0; j < m; j++) {
-    if (index[j] < 0 || index[j] >= d)
-      return gs_set_msg(msg, GS_ERR_ARG, "the measurement observes state %d; the model has %d", index[j] + 1, d);
-    if (!(L[j + j * m] > 0.0)) return gs_set_msg(msg, GS_ERR_ARG, "the noise covariance is not positive definite");
-  }
-  int32_t n = g->n_cells;
-  int32_t *keys = (int32_t *)malloc((size_t)n * d * sizeof(int32_t) + 1);
-  double *loglik = (double *)malloc((size_t)n * sizeof(double) + 1);
-  gs_status st = keys && loglik ? GS_OK : gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for %d cells", n);
-  /* a grid on a GPU hands its keys over; on the host they are read in place */
-  const int32_t *key = g->key;
-  if (st == GS_OK && g->gpu && (st = gbees_gpu_cells(g, keys, NULL, msg)) == GS_OK) key = keys;
-  if (st == GS_OK) {
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
-    for (int32_t c = 0; c < n; c++) {
-      double x[GS_GBEES_MAX_DIM];
-      for (int i = 0; i < d; i++) x[i] = g->opt.center[i] + g->opt.dx[i] * key[(size_t)c * d + i];
-      loglik[c] = gbees_gaussian_loglik(x, m, index, y, L);
-    }
-    st = gs_gbees_reweight(g, loglik, msg);
-  }
-  free(keys);
-  free(loglik);
-  return st;
-}
-
 size_t gs_gbees_cell_count(const gs_gbees *g)
 {
   return (size_t)g->n_cells;

@@ -259,9 +259,7 @@ static cudaError_t field_velocities(gs_gbees *g, int all, int in_step)
 {
   gbees_gpu *gpu = g->gpu;
   gbees_gpu_state *st = gpu->state;
-  gbees_field_geometry geo;
-  memcpy(geo.center, g->opt.center, sizeof geo.center);
-  memcpy(geo.dx, g->opt.dx, sizeof geo.dx);
+  gbees_geometry geo = gbees_grid_geometry(g);
   gbees_field_cells cells = {all, !in_step, &st->step_on, &st->halted, &st->n_cells, &st->n_new, &st->time,
                              gpu->cell.key};
   return gbees_field_velocities(gpu->field, gpu->stream, blocks_for(gpu, gpu->capacity), GBEES_THREADS, &cells, &geo,

@@ -19,17 +19,16 @@ struct gbees_field_module {
 /* The GPU's entry points, compiled after the shared field arithmetic and
  * the user's gbees_user_field (gs_gbees_field_program). */
 static const char field_kernels[] =
-  "typedef struct { double center[GS_GBEES_MAX_DIM], dx[GS_GBEES_MAX_DIM]; } gbees_geometry;\n"
   "extern \"C\" __global__ void gbees_field_velocities(int all, int always, const int *step_on,\n"
   "    const int *halted, const int *n_cells, const int *n_new, const double *time, const int *key,\n"
-  "    gbees_geometry geo, double *v, double *rate, int *bad_cell)\n"
+  "    const __grid_constant__ gbees_geometry geo, double *v, double *rate, int *bad_cell)\n"
   "{\n"
   "  if (!always && !(*step_on && !*halted)) return;\n"
   "  int first = all ? 0 : *n_cells, end = *n_cells + *n_new;\n"
   "  double t = *time;\n"
   "  for (int c = first + blockIdx.x * blockDim.x + threadIdx.x; c < end; c += gridDim.x * blockDim.x) {\n"
   "    double x[GBEES_DIM];\n"
-  "    for (int k = 0; k < GBEES_DIM; k++) x[k] = geo.center[k] + geo.dx[k] * key[(size_t)c * GBEES_DIM + k];\n"
+  "    gbees_cell_center(&geo, GBEES_DIM, key + (size_t)c * GBEES_DIM, x);\n"
   "    double r = gbees_face_velocities(gbees_user_field, 0, GBEES_DIM, t, geo.dx, x, v + (size_t)c * GBEES_DIM);\n"
   "    rate[c] = r;\n"
   "    if (!isfinite(r)) atomicMin(bad_cell, c);\n"
@@ -76,7 +75,7 @@ static gs_status target_architecture(int device, char *option, size_t len, int *
 }
 
 /* The compiled code (SASS or PTX) of the program, or the compiler's log. */
-static gs_status compile(const char *text, int device, char **code, char *msg)
+static gs_status compile(const char *text, const char *what, int device, char **code, char *msg)
 {
   char arch[64];
   int sass = 0;
@@ -92,9 +91,9 @@ static gs_status compile(const char *text, int device, char **code, char *msg)
     nvrtcGetProgramLogSize(prog, &log_len);
     char *log = (char *)malloc(log_len + 1);
     if (log && nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
-      st = gs_set_msg(msg, GS_ERR_ARG, "the model's device code does not compile:\n%s", log);
+      st = gs_set_msg(msg, GS_ERR_ARG, "%s does not compile:\n%s", what, log);
     else
-      st = gs_set_msg(msg, GS_ERR_ARG, "the model's device code does not compile");
+      st = gs_set_msg(msg, GS_ERR_ARG, "%s does not compile", what);
     free(log);
   } else if (r != NVRTC_SUCCESS) {
     st = nvrtc_failed(r, "compilation", msg);
@@ -114,29 +113,49 @@ static gs_status compile(const char *text, int device, char **code, char *msg)
   return st;
 }
 
-gs_status gbees_field_compile(const gs_gbees_model *model, int device, gbees_field_module **out, char *msg)
+gs_status gbees_program_load(const char *source, int dim, const char *entries, const char *what, int device,
+                             int n_kernels, const char *const *names, cudaLibrary_t *library, cudaKernel_t *kernels,
+                             char *msg)
 {
-  *out = NULL;
-  if (!model->device_source) return gs_set_msg(msg, GS_ERR_ARG, "the model has no device code");
+  *library = NULL;
   gs_status st = GS_OK;
-  char *text = gs_gbees_field_program(model->device_source, model->dim, field_kernels), *code = NULL;
-  gbees_field_module *m = (gbees_field_module *)calloc(1, sizeof *m);
-  if (!text || !m) {
+  char *text = gs_gbees_field_program(source, dim, entries), *code = NULL;
+  if (!text) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
     goto done;
   }
   GS_CUDA_TRY(cudaSetDevice(device));
-  GS_TRY(compile(text, device, &code, msg));
-  GS_CUDA_TRY(cudaLibraryLoadData(&m->library, code, NULL, NULL, 0, NULL, NULL, 0));
-  GS_CUDA_TRY(cudaLibraryGetKernel(&m->velocities, m->library, "gbees_field_velocities"));
-  GS_CUDA_TRY(cudaLibraryGetKernel(&m->rk4, m->library, "gbees_field_rk4"));
-  *out = m;
-  m = NULL;
+  GS_TRY(compile(text, what, device, &code, msg));
+  GS_CUDA_TRY(cudaLibraryLoadData(library, code, NULL, NULL, 0, NULL, NULL, 0));
+  for (int k = 0; k < n_kernels; k++) GS_CUDA_TRY(cudaLibraryGetKernel(&kernels[k], *library, names[k]));
 done:
-  gbees_field_free(m);
+  if (st != GS_OK && *library) {
+    cudaLibraryUnload(*library);
+    *library = NULL;
+  }
   free(code);
   free(text);
   return st;
+}
+
+gs_status gbees_field_compile(const gs_gbees_model *model, int device, gbees_field_module **out, char *msg)
+{
+  *out = NULL;
+  if (!model->device_source) return gs_set_msg(msg, GS_ERR_ARG, "the model has no device code");
+  gbees_field_module *m = (gbees_field_module *)calloc(1, sizeof *m);
+  if (!m) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  static const char *const names[] = {"gbees_field_velocities", "gbees_field_rk4"};
+  cudaKernel_t kernels[2];
+  gs_status st = gbees_program_load(model->device_source, model->dim, field_kernels, "the model's device code", device,
+                                    2, names, &m->library, kernels, msg);
+  if (st != GS_OK) {
+    free(m);
+    return st;
+  }
+  m->velocities = kernels[0];
+  m->rk4 = kernels[1];
+  *out = m;
+  return GS_OK;
 }
 
 void gbees_field_free(gbees_field_module *m)
@@ -147,10 +166,10 @@ void gbees_field_free(gbees_field_module *m)
 }
 
 cudaError_t gbees_field_velocities(const gbees_field_module *m, cudaStream_t s, int blocks, int threads,
-                                   const gbees_field_cells *cells, const gbees_field_geometry *geo, double *v,
+                                   const gbees_field_cells *cells, const gbees_geometry *geo, double *v,
                                    double *rate, int32_t *bad_cell)
 {
-  gbees_field_geometry g = *geo;
+  gbees_geometry g = *geo;
   gbees_field_cells c = *cells;
   void *args[] = {&c.all, &c.always, &c.step_on, &c.halted, &c.n_cells, &c.n_new, &c.time, &c.key, &g, &v, &rate,
                   &bad_cell};

@@ -1,14 +1,22 @@
 /* A user's GBEES vector field on the GPU: its device code (gs_gbees_model's
  * device_source) compiled at run time with NVRTC for the device at hand,
  * with the two kernels that evaluate it, so that no model needs the package
- * rebuilt. */
+ * rebuilt; and the compilation that a measurement function shares. */
 #ifndef GBEES_FIELD_CUDA_CUH
 #define GBEES_FIELD_CUDA_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "gs_gbees.h"
+#include "gbees_math.h"
+
+/* Compiles the program of gs_gbees_field_program(source, dim, entries) for
+ * `device` (current on return), loads it and finds its kernels
+ * names[0 .. n_kernels-1]. On a compile error msg holds `what` and the
+ * compiler's log. */
+gs_status gbees_program_load(const char *source, int dim, const char *entries, const char *what, int device,
+                             int n_kernels, const char *const *names, cudaLibrary_t *library, cudaKernel_t *kernels,
+                             char *msg);
 
 typedef struct gbees_field_module gbees_field_module;
 
@@ -16,12 +24,6 @@ typedef struct gbees_field_module gbees_field_module;
  * compile error msg holds the compiler's log. */
 gs_status gbees_field_compile(const gs_gbees_model *model, int device, gbees_field_module **out, char *msg);
 void gbees_field_free(gbees_field_module *m);
-
-/* The cell geometry the kernels read, passed by value. */
-typedef struct {
-  double center[GS_GBEES_MAX_DIM];
-  double dx[GS_GBEES_MAX_DIM];
-} gbees_field_geometry;
 
 /* Which cells get velocities, and when. The pointers are to device memory,
  * read when the kernel runs, so that a captured graph sees each step's
@@ -41,7 +43,7 @@ typedef struct {
  * + face centre, component i for face i). The lowest cell whose rate is not
  * finite goes to *bad_cell (atomicMin). */
 cudaError_t gbees_field_velocities(const gbees_field_module *m, cudaStream_t s, int blocks, int threads,
-                                   const gbees_field_cells *cells, const gbees_field_geometry *geo, double *v,
+                                   const gbees_field_cells *cells, const gbees_geometry *geo, double *v,
                                    double *rate, int32_t *bad_cell);
 
 /* Classical Runge-Kutta steps first .. first + n_steps - 1 of h (step s

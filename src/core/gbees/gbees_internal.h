@@ -109,6 +109,21 @@ gs_status gbees_gpu_mc_advance(gbees_gpu_mc *mc, double t0, long first, long cou
 gs_status gbees_gpu_mc_finish(gbees_gpu_mc *mc, double *x, char *msg);
 void gbees_gpu_mc_free(gbees_gpu_mc *mc);
 
+/* Where the grid's cells are (gbees_measure.c). */
+gbees_geometry gbees_grid_geometry(const gs_gbees *g);
+/* A measurement on a GPU (gbees_measure_cuda.cu): a user's measurement
+ * function (source as gs_gbees_measurement_spec's device_source) compiled
+ * for the device, or none (NULL source) for a measurement of states; the
+ * log-likelihood of every cell of a grid on that device into loglik (host
+ * memory), of the states index, or of the compiled function if index is
+ * NULL. */
+typedef struct gbees_gpu_measurement gbees_gpu_measurement;
+gs_status gbees_gpu_measurement_start(int device, int dim, const char *source, gbees_gpu_measurement **out,
+                                      char *msg);
+gs_status gbees_gpu_measurement_loglik(const gs_gbees *g, const gbees_gpu_measurement *h, const int *index,
+                                       const gbees_observation *obs, double *loglik, char *msg);
+void gbees_gpu_measurement_free(gbees_gpu_measurement *h);
+
 /* Kernel sums at the n_eval points from the sorted sources
  * (gbees_kde_math.h) on a GPU. */
 gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const double *eval, size_t n_eval,

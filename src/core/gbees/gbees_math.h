@@ -1,6 +1,7 @@
 /* GBEES arithmetic shared by the CPU loops and the GPU kernels: the built-in
- * vector fields (their velocities and Runge-Kutta steps: gbees_field_math.h), the key hash, growth targets, the conservative flux update
- * and the pruning test. The grid is seen through gbees_cells, the same
+ * vector fields (their velocities and Runge-Kutta steps: gbees_field_math.h),
+ * measurements of states, the key hash, growth targets, the conservative
+ * flux update and the pruning test. The grid is seen through gbees_cells, the same
  * arrays (cell-major) on the host or on the device. */
 #ifndef GBEES_MATH_H
 #define GBEES_MATH_H
@@ -278,20 +279,13 @@ static inline GS_HD int gbees_receives_inflow(const gbees_cells *g, int32_t c, d
   return 0;
 }
 
-/* The Gaussian log-likelihood, up to a constant, of the observation y (m
- * quantities) of the states index[0..m-1] of x with noise covariance L L'
- * (L lower triangular, column-major m x m): -|L^-1 (x[index] - y)|^2 / 2. */
-static inline GS_HD double gbees_gaussian_loglik(const double *x, int m, const int *index, const double *y,
-                                                 const double *L)
+/* A measurement of states as a measurement function
+ * (gbees_measurement_loglik): component j is the state ctx[j] (0-based
+ * indices, an int array). */
+static inline GS_HD double gbees_state_component(const void *ctx, double t, const double *x, int j)
 {
-  double z[GS_GBEES_MAX_DIM], q = 0.0;
-  for (int j = 0; j < m; j++) {
-    double r = x[index[j]] - y[j];
-    for (int k = 0; k < j; k++) r -= L[j + k * m] * z[k];
-    z[j] = r / L[j + j * m];
-    q += z[j] * z[j];
-  }
-  return -0.5 * q;
+  (void)t;
+  return x[((const int *)ctx)[j]];
 }
 
 /* Pruning removes candidates (cells below the threshold without significant

@@ -61,3 +61,21 @@ gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const do
   (void)device, (void)s, (void)eval, (void)n_eval, (void)progress, (void)out;
   return gs_gpu_missing(msg);
 }
+
+gs_status gbees_gpu_measurement_start(int device, int dim, const char *source, gbees_gpu_measurement **out, char *msg)
+{
+  (void)device, (void)dim, (void)source, (void)out;
+  return gs_gpu_missing(msg);
+}
+
+gs_status gbees_gpu_measurement_loglik(const gs_gbees *g, const gbees_gpu_measurement *h, const int *index,
+                                       const gbees_observation *obs, double *loglik, char *msg)
+{
+  (void)g, (void)h, (void)index, (void)obs, (void)loglik;
+  return gs_gpu_missing(msg);
+}
+
+void gbees_gpu_measurement_free(gbees_gpu_measurement *h)
+{
+  (void)h;
+}

@@ -121,11 +121,43 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg);
  * gs_gbees_cells): P <- P exp(loglik), normalized, then pruned. */
 gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg);
 
-/* Bayes' rule for the observation y of the states index[0..m-1] (0-based,
- * m <= dim) with Gaussian noise of covariance L L' (L lower triangular,
- * column-major m x m): the log-likelihood of each cell centre, then
- * gs_gbees_reweight. */
-gs_status gs_gbees_gaussian_update(gs_gbees *g, int m, const int *index, const double *y, const double *L, char *msg);
+/* A measurement y = h(x) + e with Gaussian noise e ~ N(0, L L') of m
+ * quantities, prepared for the grids of one device: h observes states, or
+ * is a user's function compiled at run time (gs_gbees_field_program with
+ * gs_gbees_measurement_entries for the CPU, by NVRTC for a GPU). The
+ * log-likelihood of every cell centre is computed on the grid's device
+ * (gbees_measurement_loglik in gbees_field_math.h); the cells never leave
+ * the native code. */
+
+/* A user's measurement function compiled for the CPU: the log-likelihood of
+ * the observation (a gbees_observation) at the centre of the cell with this
+ * key in the geometry (a gbees_geometry). Pure, called from any thread. */
+typedef double (*gs_gbees_loglik_fn)(const void *observation, const void *geometry, const int32_t *key);
+
+typedef struct {
+  int dim;          /* the model's states */
+  int m;            /* observed quantities, 1 to GS_GBEES_MAX_DIM */
+  const int *index; /* h(x)_j = x[index[j]] (0-based), or NULL for a user's function */
+  const double *L;  /* the lower Cholesky factor of the noise covariance, column-major m x m */
+  /* A user's function as source text, defining
+   *   static inline GS_HD double gbees_user_measurement(const void *ctx, double t, const double *x, int j)
+   * (quantity j at the state x and time t; ctx is NULL), compiled here for a
+   * GPU; read while gs_gbees_measurement_create runs, not kept. */
+  const char *device_source;
+  gs_gbees_loglik_fn loglik; /* the same compiled for the CPU */
+  int device;                /* a GPU's index, or -1 for the CPU */
+} gs_gbees_measurement_spec;
+
+typedef struct gs_gbees_measurement gs_gbees_measurement;
+
+gs_status gs_gbees_measurement_create(const gs_gbees_measurement_spec *spec, gs_gbees_measurement **out, char *msg);
+void gs_gbees_measurement_free(gs_gbees_measurement *h);
+
+/* Bayes' rule for the observation y (m quantities, as the measurement's)
+ * at time t: the log-likelihood of each cell centre, then
+ * gs_gbees_reweight. The measurement must be prepared for the grid's
+ * dimension and device. */
+gs_status gs_gbees_measure(gs_gbees *g, const gs_gbees_measurement *h, double t, int m, const double *y, char *msg);
 
 size_t gs_gbees_cell_count(const gs_gbees *g);
 int gs_gbees_dim(const gs_gbees *g);
@@ -141,12 +173,15 @@ void gs_gbees_get_info(const gs_gbees *g, gs_gbees_info *info);
 gs_status gs_gbees_monte_carlo(const gs_gbees_model *model, int threads, int device, double *x, size_t n, double t0,
                                double t1, double step, gs_progress_fn progress, char *msg);
 
-/* The program that compiles a user's field (source as device_source) of dim
- * states, for the C compiler or NVRTC: the shared field arithmetic, the
- * field, then `entries` (NULL: the CPU's gbees_user_velocities and
- * gbees_user_rk4, gs_gbees_velocities_fn and gs_gbees_rk4_fn). Allocated
+/* The program that compiles a user's field or measurement function
+ * (source as device_source) on a grid of dim states, for the C compiler or
+ * NVRTC: the shared field arithmetic, the source, then `entries`. Allocated
  * with malloc; NULL when out of memory. */
-char *gs_gbees_field_program(const char *field_source, int dim, const char *entries);
+char *gs_gbees_field_program(const char *source, int dim, const char *entries);
+/* The CPU's entry points: of a field, gbees_user_velocities and
+ * gbees_user_rk4 (gs_gbees_velocities_fn, gs_gbees_rk4_fn); of a
+ * measurement function, gbees_user_loglik (gs_gbees_loglik_fn). */
+extern const char gs_gbees_field_entries[], gs_gbees_measurement_entries[];
 
 /* Gaussian kernel sums in whitened coordinates (the kernel covariance is the
  * identity): out[i] = sum_j w_j exp(-|y_i - z_j|^2 / 2) over the sources z_j
