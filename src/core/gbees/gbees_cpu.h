@@ -72,12 +72,11 @@ static inline double gbees_parts_total(const double *part, int count)
 typedef struct {
   int32_t *keys;         /* growth targets listed, dim each */
   int64_t count, capacity;
-  int64_t offset;        /* where its listings start in the joined list */
-  int64_t found;         /* new cells among its listings */
+  int64_t found;         /* new cells in its range of the joined list */
   double max_rate;
   int32_t bad;           /* first cell with a non-finite rate, or INT32_MAX */
   int failed;            /* out of memory */
-  char pad[72];          /* to 128 bytes, two cache lines */
+  char pad[80];          /* to 128 bytes, two cache lines */
 } gbees_lane;
 
 /* Scratch of the CPU path, kept from step to step so that a step allocates
@@ -94,6 +93,8 @@ struct gbees_scratch {
   int64_t index_capacity;
   double part[4][GBEES_MAX_PARTS]; /* sums over parts */
   int64_t part_count[GBEES_MAX_PARTS + 1];
+  int64_t part_start[GBEES_MAX_PARTS]; /* where a part's listings start in its lane */
+  int32_t part_lane[GBEES_MAX_PARTS];  /* the lane that listed a part */
 };
 
 /* Grows the array *p of *capacity elements of `size` bytes to at least n
@@ -124,10 +125,13 @@ void gbees_team_clear_slots(int32_t *slot, int64_t n_slots);
 void gbees_team_store(gs_gbees *g, int32_t first, const int32_t *keys);
 /* Velocities and CFL rates of cells first .. n_cells-1 at time t for a
  * built-in or compiled field; each thread's largest rate and first
- * non-finite cell go to its lane. */
+ * non-finite cell go to its lane. No barrier at its end. */
 void gbees_team_velocities(gs_gbees *g, int32_t first, double t);
 /* Links cells first .. n_cells-1 with their face neighbours (both ways). */
 void gbees_team_link(gs_gbees *g, int32_t first);
+/* Clears the rates of the lanes of a team of `threads` (a team granted
+ * fewer threads leaves the rest clear), before gbees_team_velocities. */
+void gbees_lanes_reset(gs_gbees *g, int threads);
 /* Folds the lanes of a team of `threads` after gbees_team_velocities: the
  * grid's largest rate, and the error of the first non-finite cell. */
 gs_status gbees_lanes_rates(gs_gbees *g, int threads, int32_t first, char *msg);

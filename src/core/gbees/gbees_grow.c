@@ -3,14 +3,18 @@
  * new cells are the distinct targets, appended in the order of the cells
  * and their targets (a target listed twice is appended where it is first
  * listed), as on the GPU. Every stage runs on all threads of the step:
- *   1. each thread lists the missing targets of its own range of cells;
- *   2. the lists are joined in the order of the threads, which is the order
- *      of the cells;
+ *   1. the threads take parts of the cells (gbees_parts_of) as they come
+ *      free, for the cells that list targets lie unevenly, and each lists
+ *      the missing targets of its parts in its own lane;
+ *   2. the parts' lists are joined in the order of the parts, which is the
+ *      order of the cells (by one thread: the lists are short next to the
+ *      grid);
  *   3. a table of the listed keys keeps each key's first listing: threads
  *      claim slots with compare-and-swap and lower a slot's listing with an
  *      atomic minimum;
- *   4. each thread counts the first listings among its own, and writes their
- *      keys where the counts of the threads before it end;
+ *   4. each thread counts the first listings in its range of the joined
+ *      list, and writes their keys where the counts of the threads before it
+ *      end;
  *   5. the new cells are stored, put in the grid's hash table, and get their
  *      velocities and links (gbees_settle). */
 #include <stdlib.h>
@@ -58,14 +62,14 @@ static void claim_first(int32_t *table, int64_t n_slots, const int32_t *listed, 
   }
 }
 
-/* The joined list's size, and room for it (stage 2), by one thread;
+/* Stage 2 by one thread: joins the parts' lists into scratch->listed and
+ * empties the table of first listings (both a fraction of the step's work);
  * returns the number of listings, or -1 out of memory. */
-static int64_t join_room(gbees_scratch *s, int threads, int d)
+static int64_t join_lists(gbees_scratch *s, const gbees_parts *parts, int threads, int d)
 {
   int64_t total = 0;
   for (int t = 0; t < threads; t++) {
     if (s->lane[t].failed) return -1;
-    s->lane[t].offset = total;
     total += s->lane[t].count;
   }
   int64_t slots = 1024;
@@ -74,27 +78,34 @@ static int64_t join_room(gbees_scratch *s, int threads, int d)
       !gbees_scratch_fit((void **)&s->fresh, &s->fresh_capacity, total, d * sizeof(int32_t)) ||
       !gbees_scratch_fit((void **)&s->first_of, &s->first_capacity, slots, sizeof(int32_t)))
     return -1;
+  int32_t *to = s->listed;
+  for (int k = 0; k < parts->count; k++) {
+    size_t len = (size_t)s->part_count[k] * d;
+    memcpy(to, s->lane[s->part_lane[k]].keys + (size_t)s->part_start[k] * d, len * sizeof(int32_t));
+    to += len;
+  }
   s->first_slots = slots;
+  memset(s->first_of, 0xff, (size_t)slots * sizeof(int32_t)); /* GBEES_NONE */
   return total;
 }
 
-/* Stages 3 and 4 on the caller's team, after the lanes are joined. */
-static void team_keep_first(gbees_scratch *s, int d, int threads)
+/* Stages 3 and 4 on the caller's team of `threads`, after the lists are
+ * joined. */
+static void team_keep_first(gbees_scratch *s, int d, int64_t total, int threads)
 {
-  gbees_lane *lane = &s->lane[GBEES_THREAD_NUM()];
-  memcpy(s->listed + (size_t)lane->offset * d, lane->keys, (size_t)lane->count * d * sizeof(int32_t));
-  gbees_team_clear_slots(s->first_of, s->first_slots);
-  int64_t total = s->lane[threads - 1].offset + s->lane[threads - 1].count;
+  int me = GBEES_THREAD_NUM();
+  gbees_lane *lane = &s->lane[me];
+  int64_t lo = total * me / threads, hi = total * (me + 1) / threads;
 #pragma omp for schedule(static)
   for (int64_t k = 0; k < total; k++) claim_first(s->first_of, s->first_slots, s->listed, d, (int32_t)k);
   int64_t found = 0;
-  for (int64_t k = lane->offset; k < lane->offset + lane->count; k++)
+  for (int64_t k = lo; k < hi; k++)
     found += gbees_table_find(s->first_of, s->first_slots, s->listed, d, s->listed + (size_t)k * d) == k;
   lane->found = found;
 #pragma omp barrier
   int64_t at = 0;
-  for (int t = 0; t < GBEES_THREAD_NUM(); t++) at += s->lane[t].found;
-  for (int64_t k = lane->offset; k < lane->offset + lane->count; k++) {
+  for (int t = 0; t < me; t++) at += s->lane[t].found;
+  for (int64_t k = lo; k < hi; k++) {
     const int32_t *key = s->listed + (size_t)k * d;
     if (gbees_table_find(s->first_of, s->first_slots, s->listed, d, key) == k)
       memcpy(s->fresh + (size_t)(at++) * d, key, d * sizeof(int32_t));
@@ -107,23 +118,28 @@ static int64_t list_new_keys(gs_gbees *g, int threads)
 {
   gbees_scratch *s = g->scratch;
   gbees_cells cells = gbees_host_cells(g);
+  gbees_parts parts = gbees_parts_of(g->n_cells);
   int64_t listed = 0;
 #pragma omp parallel num_threads(threads)
   {
-    gbees_lane *lane = &s->lane[GBEES_THREAD_NUM()];
+    int me = GBEES_THREAD_NUM();
+    gbees_lane *lane = &s->lane[me];
     lane->count = 0;
     lane->failed = 0;
-    /* static chunks go to the threads in their order, so the lanes joined
-     * in thread order list the targets in cell order */
-#pragma omp for schedule(static)
-    for (int32_t c = 0; c < g->n_cells; c++)
-      if (!lane->failed && !list_cell(g, &cells, c, lane)) lane->failed = 1;
+#pragma omp for schedule(dynamic, 1)
+    for (int k = 0; k < parts.count; k++) {
+      s->part_lane[k] = me;
+      s->part_start[k] = lane->count;
+      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k) && !lane->failed; c++)
+        if (!list_cell(g, &cells, c, lane)) lane->failed = 1;
+      s->part_count[k] = lane->count - s->part_start[k];
+    }
 #pragma omp single
     {
       threads = GBEES_TEAM_SIZE();
-      listed = join_room(s, threads, g->dim);
+      listed = join_lists(s, &parts, threads, g->dim);
     }
-    if (listed > 0) team_keep_first(s, g->dim, threads);
+    if (listed > 0) team_keep_first(s, g->dim, listed, threads);
   }
   if (listed <= 0) return listed;
   int64_t fresh = 0;

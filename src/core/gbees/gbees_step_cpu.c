@@ -68,7 +68,7 @@ void gbees_team_velocities(gs_gbees *g, int32_t first, double t)
   gbees_lane *lane = &g->scratch->lane[GBEES_THREAD_NUM()];
   double top = 0.0;
   int32_t bad = INT32_MAX;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int32_t c = first; c < g->n_cells; c++) {
     double x[GS_GBEES_MAX_DIM], *v = g->v + (size_t)c * g->dim;
     cell_center(g, c, x);
@@ -81,6 +81,14 @@ void gbees_team_velocities(gs_gbees *g, int32_t first, double t)
   }
   lane->max_rate = top;
   lane->bad = bad;
+}
+
+void gbees_lanes_reset(gs_gbees *g, int threads)
+{
+  for (int t = 0; t < threads; t++) {
+    g->scratch->lane[t].max_rate = 0.0;
+    g->scratch->lane[t].bad = INT32_MAX;
+  }
 }
 
 gs_status gbees_lanes_rates(gs_gbees *g, int threads, int32_t first, char *msg)
@@ -154,22 +162,18 @@ gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg)
     return st != GS_OK ? st : callback_rates(g, first, msg);
   }
   int threads = gbees_team(g, g->n_cells - first);
+  gbees_lanes_reset(g, threads);
 #pragma omp parallel num_threads(threads)
-  {
-#pragma omp single
-    threads = GBEES_TEAM_SIZE(); /* what the system granted: the lanes written */
-    gbees_team_velocities(g, first, t);
-  }
+  gbees_team_velocities(g, first, t);
   return gbees_lanes_rates(g, threads, first, msg);
 }
 
 gs_status gbees_settle(gs_gbees *g, int32_t first, const int32_t *keys, double t, int threads, char *msg)
 {
   int compiled = g->model.kind != GS_GBEES_CALLBACK || g->model.velocities;
+  gbees_lanes_reset(g, threads);
 #pragma omp parallel num_threads(threads)
   {
-#pragma omp single
-    threads = GBEES_TEAM_SIZE();
     if (keys) gbees_team_store(g, first, keys);
     if (compiled) gbees_team_velocities(g, first, t);
     gbees_team_link(g, first);
