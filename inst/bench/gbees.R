@@ -50,7 +50,8 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     rows[[length(rows) + 1L]] <<- cbind(data.frame(
       case = case, device = device, threads = threads, seconds = seconds, setup = setup, steps = fit$info$steps,
       peak_cells = fit$info$peak_cells, cell_updates_per_s = fit$info$cell_updates / (seconds - setup), bc = bc,
-      bc_4 = bc4), as.data.frame(as.list(fit$info$phase_seconds)))
+      bc_4 = bc4), as.data.frame(as.list(stats::setNames(fit$info$phase_seconds,
+                                                        paste0("phase_", names(fit$info$phase_seconds))))))
   }
   gpu <- bench_gpu_ok("GBEES GPU benchmarks")
   all_threads <- bench_cpu_threads()
@@ -150,10 +151,9 @@ gbees_cpu_scaling <- function(res) {
             fmt_sec(all$seconds), fmt_sec(one$seconds),
             if (one$setup > 0) sprintf("; without the set-up, %.1fx", steps(one) / steps(all)) else "")
   }, "")
-  phases <- setdiff(names(cpu), c("case", "device", "threads", "seconds", "setup", "steps", "peak_cells",
-                                  "cell_updates_per_s", "bc", "bc_4"))
+  phases <- grep("^phase_", names(cpu), value = TRUE)
   df <- data.frame(case = cpu$case, threads = cpu$threads, seconds = fmt_sec(cpu$seconds), check.names = FALSE)
-  for (p in phases) df[[p]] <- fmt_sec(cpu[[p]])
+  for (p in phases) df[[sub("^phase_", "", p)]] <- ifelse(cpu[[p]] > 0, fmt_sec(cpu[[p]]), "-")
   c("CPU path, speed-up on all cores:", "", paste0("- ", lines[!is.na(lines)]), "",
     "Wall time of each phase, seconds (the last call of each run; the rest is R's own work, such as reading",
     "out the density at each requested time):", "", md_table(df, paste0("lrr", strrep("r", length(phases)))))

@@ -27,11 +27,12 @@ void gbees_team_clear_slots(int32_t *slot, int64_t n_slots)
     memset(slot + s, 0xff, (size_t)(n_slots - s < chunk ? n_slots - s : chunk) * sizeof(int32_t)); /* GBEES_NONE */
 }
 
-/* Empties the table and puts cells 0 .. n_cells-1 in it. */
+/* Empties the table and puts cells 0 .. n_cells-1 in it (a unit of work
+ * per slot: a table is enlarged before the cells arrive). */
 static void fill_table(gs_gbees *g)
 {
   int d = g->dim;
-#pragma omp parallel num_threads(gbees_team(g, g->n_cells))
+#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, (double)g->n_slots))
   {
     gbees_team_clear_slots(g->slot, g->n_slots);
 #pragma omp for schedule(static)
