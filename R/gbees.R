@@ -61,6 +61,13 @@
 #' @return An object of class `gbees`: the sparse density at each requested
 #'   time (at a measurement time, both before and after the update) with
 #'   `print`, `summary`, `as.data.frame`, [marginal()] and `plot` methods.
+#'   Its `info` counts the steps, cell updates, peak cells and memory and the
+#'   mass balances, and gives in `phase_seconds` the wall time of each phase:
+#'   `setup` (the initial grid), `growth` (finding the new cells), `new_cells`
+#'   (their storage, velocities and links), `field` (every cell's velocities,
+#'   each step, for a field that depends on time), `advect` (the flux update
+#'   and normalization), `prune` and `update` (measurement updates). On a GPU
+#'   the steps run there and only `setup` and `update` are timed.
 #' @seealso [gbees_mc()] and [bhattacharyya()] for a Monte Carlo check.
 #' @examples
 #' \donttest{
@@ -192,9 +199,10 @@ gbees_snapshot_take <- function(ptr, time, posterior) {
 }
 
 gbees_info <- function(ptr) {
-  as.list(stats::setNames(.Call(gs_r_gbees_info, ptr),
-                          c("time", "cells", "peak_cells", "steps", "cell_updates", "memory_bytes",
-                            "peak_memory_bytes", "mass_error", "clipped_mass", "pruned_mass")))
+  info <- .Call(gs_r_gbees_info, ptr)
+  c(as.list(stats::setNames(info[[1L]], c("time", "cells", "peak_cells", "steps", "cell_updates", "memory_bytes",
+                                          "peak_memory_bytes", "mass_error", "clipped_mass", "pruned_mass"))),
+    list(phase_seconds = info[[2L]]))
 }
 
 # Cell centres of integer keys (one row per cell).

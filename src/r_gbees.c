@@ -238,17 +238,29 @@ SEXP gs_r_gbees_cells(SEXP ptr)
   return out;
 }
 
-/* c(time, cells, peak_cells, steps, cell_updates, memory_bytes,
- *   peak_memory_bytes, mass_error, clipped_mass, pruned_mass) */
+/* list(c(time, cells, peak_cells, steps, cell_updates, memory_bytes,
+ *        peak_memory_bytes, mass_error, clipped_mass, pruned_mass),
+ *      the seconds of each phase, named as GS_GBEES_PHASES) */
 SEXP gs_r_gbees_info(SEXP ptr)
 {
   gs_gbees_info info;
   gs_gbees_get_info(gbees_get(ptr), &info);
   double v[] = {info.time, (double)info.cells, (double)info.peak_cells, (double)info.steps, info.cell_updates,
                 info.memory_bytes, info.peak_memory_bytes, info.mass_error, info.clipped_mass, info.pruned_mass};
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, sizeof v / sizeof v[0]));
-  memcpy(REAL(out), v, sizeof v);
-  UNPROTECT(1);
+  static const char *phase_names[] = {
+#define GS_GBEES_PHASE_NAME(code, name) name,
+      GS_GBEES_PHASES(GS_GBEES_PHASE_NAME)
+#undef GS_GBEES_PHASE_NAME
+  };
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SEXP values = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, sizeof v / sizeof v[0]));
+  memcpy(REAL(values), v, sizeof v);
+  SEXP phases = SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, GS_GBEES_PHASE_COUNT));
+  memcpy(REAL(phases), info.phase_seconds, sizeof info.phase_seconds);
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, GS_GBEES_PHASE_COUNT));
+  for (int k = 0; k < GS_GBEES_PHASE_COUNT; k++) SET_STRING_ELT(names, k, Rf_mkChar(phase_names[k]));
+  Rf_setAttrib(phases, R_NamesSymbol, names);
+  UNPROTECT(2);
   return out;
 }
 

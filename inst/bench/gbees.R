@@ -7,14 +7,17 @@
 # sd 0.2, cells 0.1, threshold 8e-9) for its cell-update rate: to a short
 # end time on the CPU and a longer one on the GPU. On the GPU the Lorenz '63
 # case also runs with the model given as C expressions (compiled at run
-# time in every call, which the time includes).
+# time in every call, which the time includes). The CPU runs use all cores
+# and one thread, for the speed-up of the CPU path, with the wall time of
+# each phase of a run (gbees()'s info$phase_seconds).
 #
 #   Rscript inst/bench/gbees.R [--option=value ...]   (from the package source root)
 #
 # Options (or environment GPUSTATS_BENCH_<OPTION>):
 #   gbees_reps       timed repeats of the Lorenz '63 case (default 3)
 #   gbees_mc_n       Monte Carlo samples (default 1e5)
-#   gbees_l96_t      end time of the Lorenz '96 run on the CPU (default 0.05; 0 skips it)
+#   gbees_l96_t      end time of the Lorenz '96 runs on the CPU, on all cores and on one
+#                    (default 0.05; 0 skips them)
 #   gbees_l96_gpu_t  end time of the Lorenz '96 run on the GPU (default 0.3; 0 skips it)
 #   gbees_l96_bc_bins  cells per bin side for the Bhattacharyya coefficients of the GPU
 #                    Lorenz '96 run against gbees_mc_n Monte Carlo samples, e.g. 1,4,8
@@ -32,7 +35,9 @@ bench_gbees_l63 <- function(device, threads, model = lorenz63()) {
         measurements = gbees_measurements(1, -8, 3, 1), threshold = 1e-7, device = device)
 }
 
-bench_gbees_l96 <- function(device, t_end) {
+bench_gbees_l96 <- function(device, t_end, threads = NULL) {
+  old <- options(gpustats.threads = threads)
+  on.exit(options(old))
   gbees(lorenz96(6, 4), x0 = c(4.5, 4, 4, 4, 4, 4), cov = diag(0.04, 6), dx = 0.1, times = t_end,
         threshold = 8e-9, device = device)
 }
@@ -42,10 +47,11 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
                         l96_bc_bins = bench_opt("gbees_l96_bc_bins", 0, 0)) {
   rows <- list()
   add <- function(case, device, threads, fit, seconds, setup = 0, bc = NA, bc4 = NA) {
-    rows[[length(rows) + 1L]] <<- data.frame(
+    rows[[length(rows) + 1L]] <<- cbind(data.frame(
       case = case, device = device, threads = threads, seconds = seconds, setup = setup, steps = fit$info$steps,
       peak_cells = fit$info$peak_cells, cell_updates_per_s = fit$info$cell_updates / (seconds - setup), bc = bc,
-      bc_4 = bc4)
+      bc_4 = bc4), as.data.frame(as.list(stats::setNames(fit$info$phase_seconds,
+                                                        paste0("phase_", names(fit$info$phase_seconds))))))
   }
   gpu <- bench_gpu_ok("GBEES GPU benchmarks")
   all_threads <- bench_cpu_threads()
@@ -79,14 +85,17 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     add("Lorenz '63 as above, the model given as C expressions", "gpu", NA, fit, seconds)
   }
   l96_bc <- NULL
-  for (device in c(if (gpu && l96_gpu_t > 0) "gpu", if (l96_t > 0) "cpu")) {
+  l96_runs <- rbind(if (gpu && l96_gpu_t > 0) data.frame(device = "gpu", threads = NA_integer_),
+                    if (l96_t > 0) data.frame(device = "cpu", threads = unique(c(all_threads, 1L))))
+  for (r in seq_len(NROW(l96_runs))) {
+    device <- l96_runs$device[r]
+    threads <- if (is.na(l96_runs$threads[r])) all_threads else l96_runs$threads[r]
     t_end <- if (device == "gpu") l96_gpu_t else l96_t
     fit <- NULL
-    # the initial grid (13^6 cells, built on the host) on its own, to separate it from the steps
-    setup <- system.time(bench_gbees_l96(device, 0))[["elapsed"]]
-    seconds <- system.time(fit <- bench_gbees_l96(device, t_end))[["elapsed"]]
-    add(sprintf("Lorenz '96 6-D, to t = %g", t_end), device, if (device == "cpu") all_threads else NA, fit, seconds,
-        setup = setup)
+    # the initial grid (13^6 cells) on its own, to separate it from the steps
+    setup <- system.time(bench_gbees_l96(device, 0, threads))[["elapsed"]]
+    seconds <- system.time(fit <- bench_gbees_l96(device, t_end, threads))[["elapsed"]]
+    add(sprintf("Lorenz '96 6-D, to t = %g", t_end), device, l96_runs$threads[r], fit, seconds, setup = setup)
     if (device == "gpu" && any(l96_bc_bins > 0)) l96_bc <- bench_gbees_l96_bc(fit, t_end, mc_n, l96_bc_bins)
   }
   res <- do.call(rbind, rows)
@@ -124,7 +133,30 @@ gbees_tables <- function(res) {
             ratio(l63$seconds[l63$device == "gpu"], l63$seconds[l63$device == "cpu" & l63$threads == 1]),
             ratio(l63$seconds[l63$device == "gpu"],
                   l63$seconds[l63$device == "cpu" & l63$threads == max(l63$threads, na.rm = TRUE)])),
-    gbees_l96_bc_line(attr(res, "l96_bc")))
+    gbees_l96_bc_line(attr(res, "l96_bc")), "", gbees_cpu_scaling(res))
+}
+
+# The CPU path's speed-up on all cores against one thread, and the wall time
+# of each phase of every CPU run.
+gbees_cpu_scaling <- function(res) {
+  cpu <- res[res$device == "cpu", ]
+  if (!nrow(cpu)) return(character())
+  top <- max(cpu$threads)
+  lines <- vapply(unique(cpu$case), function(case) {
+    one <- cpu[cpu$case == case & cpu$threads == 1, ]
+    all <- cpu[cpu$case == case & cpu$threads == top, ]
+    if (nrow(one) != 1L || nrow(all) != 1L || top == 1L) return(NA_character_)
+    steps <- function(r) r$seconds - r$setup
+    sprintf("%s: %d threads against 1, %.1fx (%s s against %s s)%s.", case, top, one$seconds / all$seconds,
+            fmt_sec(all$seconds), fmt_sec(one$seconds),
+            if (one$setup > 0) sprintf("; without the set-up, %.1fx", steps(one) / steps(all)) else "")
+  }, "")
+  phases <- grep("^phase_", names(cpu), value = TRUE)
+  df <- data.frame(case = cpu$case, threads = cpu$threads, seconds = fmt_sec(cpu$seconds), check.names = FALSE)
+  for (p in phases) df[[sub("^phase_", "", p)]] <- ifelse(cpu[[p]] > 0, fmt_sec(cpu[[p]]), "-")
+  c("CPU path, speed-up on all cores:", "", paste0("- ", lines[!is.na(lines)]), "",
+    "Wall time of each phase, seconds (the last call of each run; the rest is R's own work, such as reading",
+    "out the density at each requested time):", "", md_table(df, paste0("lrr", strrep("r", length(phases)))))
 }
 
 gbees_l96_bc_line <- function(bc) {

@@ -251,6 +251,40 @@ test_that("the CPU path gives the same density on any number of threads", {
   }
 })
 
+test_that("1 and 2 threads give the same cells and probabilities through growth, pruning and an update", {
+  run <- function(threads, ...) {
+    old <- options(gpustats.threads = threads)
+    on.exit(options(old))
+    gbees(..., device = "cpu")
+  }
+  f96 <- function(x) {
+    n <- ncol(x)
+    (x[, c(2:n, 1)] - x[, c(n - 1, n, 1:(n - 2))]) * x[, c(n, 1:(n - 1))] - x + 4
+  }
+  cases <- list(
+    # growth, prunes every 5 steps (sure and ordered cuts), the measurement's prune
+    list(lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5, times = c(0.05, 0.1),
+         measurements = gbees_measurements(0.05, -8, 3, 1), threshold = 1e-6, prune_every = 5L),
+    # four dimensions, and a field given as an R function (its velocities on the main thread)
+    list(lorenz96(4, 4), x0 = c(4.5, 4, 4, 4), cov = diag(0.01, 4), dx = 0.1, times = 0.05, threshold = 1e-7,
+         prune_every = 3L),
+    list(gbees_model(f96, 4), x0 = c(4.5, 4, 4, 4), cov = diag(0.01, 4), dx = 0.1, times = 0.05, threshold = 1e-7,
+         prune_every = 3L))
+  for (case in cases) {
+    one <- do.call(run, c(list(1L), case))
+    two <- do.call(run, c(list(2L), case))
+    expect_gt(one$info$steps, 3)
+    expect_gt(one$info$pruned_mass, 0)
+    expect_equal(two$info$steps, one$info$steps)
+    expect_identical(two$info$pruned_mass, one$info$pruned_mass)
+    for (k in seq_along(one$snapshots)) {
+      expect_identical(two$snapshots[[k]]$keys, one$snapshots[[k]]$keys)
+      expect_identical(two$snapshots[[k]]$prob, one$snapshots[[k]]$prob)
+    }
+  }
+  expect_gt(sum(one$info$phase_seconds[c("growth", "advect", "prune")]), 0)
+})
+
 # CPU and GPU: the same cells in the same order, probabilities to rounding
 # (relative, in cells above `floor`; absolute below).
 expect_same_density <- function(gpu, cpu, tol = 1e-10, floor = 1e-14) {

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbees_internal.h"
-#include "gs_cpu.h"
+#include "gbees_cpu.h"
 
 static gs_status check_options(const gs_gbees_model *model, const gs_gbees_options *opt, char *msg)
 {
@@ -39,36 +38,32 @@ static void note_size(gs_gbees *g)
 /* The longest stable step of the grid as it is on the host. */
 static double courant_step(const gs_gbees *g)
 {
-  double rate = gbees_max_rate(g);
-  return rate > 0.0 ? g->opt.cfl / rate : INFINITY;
+  return g->max_rate > 0.0 ? g->opt.cfl / g->max_rate : INFINITY;
 }
 
-/* Inserts the box of keys |k_i| <= half_width[i] with Gaussian weights. */
-static gs_status fill_box(gs_gbees *g, const double *prec, const int *half_width, char *msg)
+double gbees_lap(gs_gbees *g, int phase, double since)
 {
-  int d = g->dim;
-  double total = 1.0;
-  for (int i = 0; i < d; i++) {
-    if (half_width[i] < 0) return gs_set_msg(msg, GS_ERR_ARG, "negative initial box half-width");
-    total *= 2.0 * half_width[i] + 1.0;
-  }
-  gs_status st = gbees_grid_reserve(g, (int64_t)fmin(total, 4e9), msg);
+  double now = gs_wall_seconds();
+  g->info.phase_seconds[phase] += now - since;
+  return now;
+}
+
+/* The grid's cells at t0 on the host, their velocities (unless a GPU
+ * computes them) and links, normalized. */
+static gs_status initial_grid(gs_gbees *g, const double *prec, const int *half_width, double t0, char *msg)
+{
+  gs_status st = gbees_scratch_new(g, msg);
+  if (st == GS_OK) st = gbees_grid_fill_box(g, prec, half_width, msg);
   if (st != GS_OK) return st;
-  int32_t key[GS_GBEES_MAX_DIM];
-  for (int i = 0; i < d; i++) key[i] = -half_width[i];
-  for (;;) {
-    int32_t c = gbees_grid_insert(g, key, msg);
-    if (c == GBEES_NONE) return GS_ERR_NOMEM;
-    double q = 0.0;
-    for (int a = 0; a < d; a++)
-      for (int b = 0; b < d; b++) q += key[a] * g->opt.dx[a] * prec[a + b * d] * key[b] * g->opt.dx[b];
-    g->prob[c] = exp(-0.5 * q);
-    int i = 0;
-    while (i < d && key[i] == half_width[i]) key[i] = -half_width[i], i++;
-    if (i == d) break;
-    key[i]++;
+  /* a user field on a GPU gives the first velocities there too */
+  if (g->opt.device >= 0 && g->model.kind == GS_GBEES_CALLBACK) {
+    gbees_grid_link(g, 0);
+  } else {
+    st = gbees_settle(g, 0, NULL, t0, gbees_team(g, g->n_cells), msg);
+    g->dt = courant_step(g);
   }
-  return GS_OK;
+  if (st == GS_OK) gbees_normalize(g);
+  return st;
 }
 
 gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *opt, const double *prec,
@@ -85,24 +80,15 @@ gs_status gs_gbees_create(const gs_gbees_model *model, const gs_gbees_options *o
   g->dim = model->dim;
   g->time = t0;
   g->dt = INFINITY;
-  st = fill_box(g, prec, half_width, msg);
-  /* a user field on a GPU gives the first velocities there too */
-  int field_on_device = opt->device >= 0 && model->kind == GS_GBEES_CALLBACK;
-  if (st == GS_OK && !field_on_device) {
-    st = gbees_velocities(g, 0, t0, msg);
-    g->dt = courant_step(g);
-  }
+  double since = gs_wall_seconds();
+  st = initial_grid(g, prec, half_width, t0, msg);
+  note_size(g);
+  if (st == GS_OK && opt->device >= 0) st = gbees_gpu_start(g, opt->device, msg);
   if (st != GS_OK) {
     gs_gbees_free(g);
     return st;
   }
-  gbees_grid_link(g, 0);
-  gbees_normalize(g);
-  note_size(g);
-  if (opt->device >= 0 && (st = gbees_gpu_start(g, opt->device, msg)) != GS_OK) {
-    gs_gbees_free(g);
-    return st;
-  }
+  gbees_lap(g, GS_GBEES_PHASE_SETUP, since);
   g->model.device_source = NULL; /* not kept (gs_gbees_model) */
   *out = g;
   return GS_OK;
@@ -113,6 +99,7 @@ void gs_gbees_free(gs_gbees *g)
   if (!g) return;
   gbees_gpu_free(g->gpu);
   gbees_grid_free(g);
+  gbees_scratch_free(g);
   free(g);
 }
 
@@ -120,7 +107,11 @@ void gs_gbees_free(gs_gbees *g)
 static gs_status step(gs_gbees *g, double t_end, char *msg)
 {
   gs_status st = gbees_grow(g, msg);
-  if (st == GS_OK && !g->model.autonomous) st = gbees_velocities(g, 0, g->time, msg);
+  double since = gs_wall_seconds();
+  if (st == GS_OK && !g->model.autonomous) {
+    st = gbees_velocities(g, 0, g->time, msg);
+    since = gbees_lap(g, GS_GBEES_PHASE_FIELD, since);
+  }
   if (st != GS_OK) return st;
   g->dt = courant_step(g);
   if ((st = gbees_step_guard(g, g->dt, t_end, msg)) != GS_OK) return st;
@@ -131,7 +122,7 @@ static gs_status step(gs_gbees *g, double t_end, char *msg)
     last = 0;
   }
   gbees_advect(g, dt);
-  gbees_normalize(g);
+  since = gbees_lap(g, GS_GBEES_PHASE_ADVECT, since);
   g->time = last ? t_end : g->time + dt;
   g->info.steps++;
   g->info.cell_updates += g->n_cells;
@@ -139,6 +130,7 @@ static gs_status step(gs_gbees *g, double t_end, char *msg)
   if (++g->steps_since_prune >= g->opt.prune_every) {
     st = gbees_prune(g, msg);
     gbees_normalize(g);
+    gbees_lap(g, GS_GBEES_PHASE_PRUNE, since);
   }
   return st;
 }
@@ -186,7 +178,7 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)
   return GS_OK;
 }
 
-gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
+static gs_status reweight(gs_gbees *g, const double *loglik, char *msg)
 {
   int32_t n = g->n_cells;
   double *prob = g->prob;
@@ -200,11 +192,17 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
     }
   }
   double top = -INFINITY;
+  int32_t nan_at = n;
   gs_status st = GS_OK;
-  for (int32_t c = 0; c < n && st == GS_OK; c++) {
-    if (isnan(loglik[c])) st = gs_set_msg(msg, GS_ERR_ARG, "the measurement log-likelihood is NaN at cell %d", c + 1);
-    if (prob[c] > 0.0) top = fmax(top, loglik[c]);
+  /* the largest and the first are the same whatever the threads' share */
+#pragma omp parallel for schedule(static) num_threads(gbees_team(g, n)) reduction(max : top) reduction(min : nan_at)
+  for (int32_t c = 0; c < n; c++) {
+    if (isnan(loglik[c]))
+      nan_at = c < nan_at ? c : nan_at;
+    else if (prob[c] > 0.0 && loglik[c] > top)
+      top = loglik[c];
   }
+  if (nan_at < n) st = gs_set_msg(msg, GS_ERR_ARG, "the measurement log-likelihood is NaN at cell %d", nan_at + 1);
   /* exp(top) == 0: the measurement lies tens of standard deviations from every cell that holds mass, so
    * the update would keep only the cells nearest to it, whatever the density said */
   if (st == GS_OK && !(exp(top) > 0.0))
@@ -213,6 +211,7 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
                     "wherever the density is positive (largest log-likelihood %.4g); check y, h and cov",
                     top);
   if (st == GS_OK) {
+#pragma omp parallel for schedule(static) num_threads(gbees_team(g, n))
     for (int32_t c = 0; c < n; c++) prob[c] *= exp(loglik[c] - top);
     if (g->gpu) {
       st = gbees_gpu_reweighted(g, prob, msg);
@@ -223,6 +222,14 @@ gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
     }
   }
   if (g->gpu) free(prob);
+  return st;
+}
+
+gs_status gs_gbees_reweight(gs_gbees *g, const double *loglik, char *msg)
+{
+  double since = gs_wall_seconds();
+  gs_status st = reweight(g, loglik, msg);
+  gbees_lap(g, GS_GBEES_PHASE_UPDATE, since);
   return st;
 }
 

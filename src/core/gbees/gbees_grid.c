@@ -1,11 +1,12 @@
 /* GBEES grid storage: growable cell arrays and an open-addressing hash table
  * (linear probing, load at most 1/2) that is enlarged and rehashed as the
- * grid grows, so there is no fixed capacity. */
+ * grid grows, so there is no fixed capacity. The table is filled, and the
+ * cells compacted, by all threads. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbees_internal.h"
-#include "gs_cpu.h"
+#include "gbees_cpu.h"
 
 static size_t cell_bytes(int dim)
 {
@@ -18,11 +19,25 @@ double gbees_grid_bytes(const gs_gbees *g)
   return (double)g->capacity * (double)cell_bytes(g->dim) + (double)g->n_slots * 4.0;
 }
 
-static void slot_put(int32_t *slot, int64_t n_slots, const gs_gbees *g, int32_t c)
+void gbees_team_clear_slots(int32_t *slot, int64_t n_slots)
 {
-  uint64_t mask = (uint64_t)n_slots - 1, s = gbees_key_hash(g->key + (size_t)c * g->dim, g->dim) & mask;
-  while (slot[s] != GBEES_NONE) s = (s + 1) & mask;
-  slot[s] = c;
+  const int64_t chunk = 16384;
+#pragma omp for schedule(static)
+  for (int64_t s = 0; s < n_slots; s += chunk)
+    memset(slot + s, 0xff, (size_t)(n_slots - s < chunk ? n_slots - s : chunk) * sizeof(int32_t)); /* GBEES_NONE */
+}
+
+/* Empties the table and puts cells 0 .. n_cells-1 in it (a unit of work
+ * per slot: a table is enlarged before the cells arrive). */
+static void fill_table(gs_gbees *g)
+{
+  int d = g->dim;
+#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, (double)g->n_slots))
+  {
+    gbees_team_clear_slots(g->slot, g->n_slots);
+#pragma omp for schedule(static)
+    for (int32_t c = 0; c < g->n_cells; c++) gbees_slot_claim(g->slot, g->n_slots, g->key + (size_t)c * d, d, c);
+  }
 }
 
 static gs_status rehash(gs_gbees *g, int64_t n_slots, char *msg)
@@ -31,11 +46,10 @@ static gs_status rehash(gs_gbees *g, int64_t n_slots, char *msg)
   if (!slot)
     return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %d cells; its hash table (%.2f GB) could not be allocated",
                       g->n_cells, (double)n_slots * 4.0 / 1e9);
-  memset(slot, 0xff, (size_t)n_slots * sizeof(int32_t)); /* all GBEES_NONE */
-  for (int32_t c = 0; c < g->n_cells; c++) slot_put(slot, n_slots, g, c);
   free(g->slot);
   g->slot = slot;
   g->n_slots = n_slots;
+  fill_table(g);
   return GS_OK;
 }
 
@@ -102,29 +116,61 @@ int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key)
   return gbees_table_find(g->slot, g->n_slots, g->key, g->dim, key);
 }
 
-int32_t gbees_grid_insert(gs_gbees *g, const int32_t *key, char *msg)
+gs_status gbees_grid_fill_box(gs_gbees *g, const double *prec, const int *half_width, char *msg)
 {
-  int32_t c = gbees_grid_find(g, key);
-  if (c != GBEES_NONE) return c;
-  if (gbees_grid_reserve(g, (int64_t)g->n_cells + 1, msg) != GS_OK) return GBEES_NONE;
   int d = g->dim;
-  c = g->n_cells++;
-  memcpy(g->key + (size_t)c * d, key, d * sizeof(int32_t));
-  g->prob[c] = 0.0;
-  g->rate[c] = 0.0;
-  for (int i = 0; i < d; i++) g->v[(size_t)c * d + i] = 0.0;
-  for (int i = 0; i < 2 * d; i++) g->nbr[(size_t)c * 2 * d + i] = GBEES_NONE;
-  slot_put(g->slot, g->n_slots, g, c);
-  return c;
+  double total = 1.0;
+  for (int i = 0; i < d; i++) {
+    if (half_width[i] < 0) return gs_set_msg(msg, GS_ERR_ARG, "negative initial box half-width");
+    total *= 2.0 * half_width[i] + 1.0;
+  }
+  gs_status st = gbees_grid_reserve(g, (int64_t)fmin(total, 4e9), msg);
+  if (st != GS_OK) return st;
+  int32_t n = (int32_t)total;
+  const double *dx = g->opt.dx;
+  g->n_cells = n;
+#pragma omp parallel for schedule(static) num_threads(gbees_team(g, n))
+  for (int32_t c = 0; c < n; c++) {
+    int32_t *key = g->key + (size_t)c * d, rest = c;
+    for (int i = 0; i < d; i++) {
+      int32_t side = 2 * half_width[i] + 1;
+      key[i] = rest % side - half_width[i];
+      rest /= side;
+    }
+    double q = 0.0;
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) q += key[a] * dx[a] * prec[a + b * d] * key[b] * dx[b];
+    g->prob[c] = exp(-0.5 * q);
+    g->rate[c] = 0.0;
+    for (int i = 0; i < d; i++) g->v[(size_t)c * d + i] = 0.0;
+    for (int i = 0; i < 2 * d; i++) g->nbr[(size_t)c * 2 * d + i] = GBEES_NONE;
+    gbees_slot_claim(g->slot, g->n_slots, key, d, c);
+  }
+  return GS_OK;
 }
 
-void gbees_grid_link(gs_gbees *g, int32_t first)
+void gbees_team_store(gs_gbees *g, int32_t first, const int32_t *keys)
+{
+  int d = g->dim;
+#pragma omp for schedule(static)
+  for (int32_t c = first; c < g->n_cells; c++) {
+    int32_t *key = g->key + (size_t)c * d;
+    memcpy(key, keys + (size_t)(c - first) * d, d * sizeof(int32_t));
+    g->prob[c] = 0.0;
+    g->rate[c] = 0.0;
+    for (int i = 0; i < d; i++) g->v[(size_t)c * d + i] = 0.0;
+    for (int i = 0; i < 2 * d; i++) g->nbr[(size_t)c * 2 * d + i] = GBEES_NONE;
+    gbees_slot_claim(g->slot, g->n_slots, key, d, c);
+  }
+}
+
+void gbees_team_link(gs_gbees *g, int32_t first)
 {
   int d = g->dim;
   /* A thread writes its own cell's links and the back-links of cells older
    * than `first`; links between two new cells are written by each side for
    * itself, so no two threads write the same entry. */
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, g->n_cells - first))
+#pragma omp for schedule(static)
   for (int32_t c = first; c < g->n_cells; c++) {
     int32_t key[GS_GBEES_MAX_DIM];
     memcpy(key, g->key + (size_t)c * d, d * sizeof(int32_t));
@@ -140,29 +186,89 @@ void gbees_grid_link(gs_gbees *g, int32_t first)
   }
 }
 
-void gbees_grid_compact(gs_gbees *g, const unsigned char *keep)
+void gbees_grid_link(gs_gbees *g, int32_t first)
+{
+#pragma omp parallel num_threads(gbees_team(g, g->n_cells - first))
+  gbees_team_link(g, first);
+}
+
+/* Numbers the kept cells (index[c] != 0) in order: index[c] becomes the new
+ * index or GBEES_NONE, part k's first new index goes to start[k] and the
+ * number kept to start[count], which is returned. Runs on the caller's team. */
+static int32_t team_number_kept(const gbees_parts *p, int32_t *index, int64_t *start)
+{
+#pragma omp for schedule(static)
+  for (int k = 0; k < p->count; k++) {
+    int64_t kept = 0;
+    for (int32_t c = gbees_part_begin(p, k); c < gbees_part_end(p, k); c++) kept += index[c] != 0;
+    start[k] = kept;
+  }
+#pragma omp single
+  {
+    int64_t sum = 0;
+    for (int k = 0; k < p->count; k++) {
+      int64_t kept = start[k];
+      start[k] = sum;
+      sum += kept;
+    }
+    start[p->count] = sum;
+  }
+#pragma omp for schedule(static)
+  for (int k = 0; k < p->count; k++) {
+    int32_t next = (int32_t)start[k];
+    for (int32_t c = gbees_part_begin(p, k); c < gbees_part_end(p, k); c++) index[c] = index[c] ? next++ : GBEES_NONE;
+  }
+  return (int32_t)start[p->count];
+}
+
+/* Moves the rows (`row` bytes each) of the kept cells of `array` to their
+ * new indices, through `buffer`, renumbering links when `links`. */
+static void team_move_rows(const gbees_parts *p, const int32_t *index, const int64_t *start, void *array, void *buffer,
+                           size_t row, int links)
+{
+  char *a = (char *)array, *b = (char *)buffer;
+#pragma omp for schedule(static)
+  for (int k = 0; k < p->count; k++)
+    for (int32_t c = gbees_part_begin(p, k); c < gbees_part_end(p, k); c++) {
+      if (index[c] == GBEES_NONE) continue;
+      memcpy(b + (size_t)index[c] * row, a + (size_t)c * row, row);
+      if (!links) continue;
+      int32_t *nb = (int32_t *)(b + (size_t)index[c] * row);
+      for (size_t i = 0; i < row / sizeof(int32_t); i++) nb[i] = nb[i] == GBEES_NONE ? GBEES_NONE : index[nb[i]];
+    }
+#pragma omp for schedule(static)
+  for (int k = 0; k < p->count; k++) {
+    memcpy(a + (size_t)start[k] * row, b + (size_t)start[k] * row, (size_t)(start[k + 1] - start[k]) * row);
+  }
+}
+
+void gbees_grid_compact(gs_gbees *g, int32_t *index)
 {
   int d = g->dim;
-  int32_t n = g->n_cells, kept = 0;
-  int32_t *new_index = (int32_t *)g->flux; /* scratch: flux is recomputed every step */
-  for (int32_t c = 0; c < n; c++) new_index[c] = keep[c] ? kept++ : GBEES_NONE;
-  for (int32_t c = 0; c < n; c++) {
-    if (!keep[c]) continue;
-    int32_t *nb = g->nbr + (size_t)c * 2 * d;
-    for (int i = 0; i < 2 * d; i++) nb[i] = nb[i] == GBEES_NONE ? GBEES_NONE : new_index[nb[i]];
-  }
-  for (int32_t c = 0; c < n; c++) {
-    int32_t to = new_index[c];
-    if (to == GBEES_NONE || to == c) continue;
-    memmove(g->key + (size_t)to * d, g->key + (size_t)c * d, d * sizeof(int32_t));
-    memmove(g->v + (size_t)to * d, g->v + (size_t)c * d, d * sizeof(double));
-    memmove(g->nbr + (size_t)to * 2 * d, g->nbr + (size_t)c * 2 * d, 2 * d * sizeof(int32_t));
-    g->prob[to] = g->prob[c];
-    g->rate[to] = g->rate[c];
+  gbees_parts parts = gbees_parts_of(g->n_cells);
+  int64_t *start = g->scratch->part_count;
+  int32_t kept = 0;
+  double top = 0.0;
+  /* face (dim doubles per cell, recomputed every step) holds a row of any array on its way */
+#pragma omp parallel num_threads(gbees_team(g, g->n_cells)) reduction(max : top)
+  {
+    int32_t n_kept = team_number_kept(&parts, index, start);
+#pragma omp single nowait
+    kept = n_kept;
+    team_move_rows(&parts, index, start, g->key, g->face, d * sizeof(int32_t), 0);
+    team_move_rows(&parts, index, start, g->v, g->face, d * sizeof(double), 0);
+    team_move_rows(&parts, index, start, g->nbr, g->face, 2 * d * sizeof(int32_t), 1);
+    team_move_rows(&parts, index, start, g->prob, g->face, sizeof(double), 0);
+    team_move_rows(&parts, index, start, g->rate, g->face, sizeof(double), 0);
+    gbees_team_clear_slots(g->slot, g->n_slots);
+#pragma omp for schedule(static)
+    for (int32_t c = 0; c < n_kept; c++) {
+      gbees_slot_claim(g->slot, g->n_slots, g->key + (size_t)c * d, d, c);
+      top = g->rate[c] > top ? g->rate[c] : top;
+    }
   }
   g->n_cells = kept;
-  memset(g->slot, 0xff, (size_t)g->n_slots * sizeof(int32_t));
-  for (int32_t c = 0; c < kept; c++) slot_put(g->slot, g->n_slots, g, c);
+  g->max_rate = top;
 }
 
 void gbees_grid_free(gs_gbees *g)

@@ -14,6 +14,7 @@ extern "C" {
 #endif
 
 typedef struct gbees_gpu gbees_gpu;
+typedef struct gbees_scratch gbees_scratch; /* the CPU path's (gbees_cpu.h) */
 
 struct gs_gbees {
   gs_gbees_model model;
@@ -21,6 +22,7 @@ struct gs_gbees {
   int dim;
   double time;
   double dt; /* the latest Courant step cfl / max rate (INFINITY if none or not known yet) */
+  double max_rate; /* the largest CFL rate of the cells on the host, kept by velocities and pruning */
 
   /* cells 0 .. n_cells-1; arrays hold `capacity` cells */
   int32_t n_cells, capacity;
@@ -39,6 +41,7 @@ struct gs_gbees {
   int steps_since_prune;
   double last_report; /* wall time of the last progress report */
   gs_gbees_info info;
+  gbees_scratch *scratch;
 
   /* the grid's home on a GPU (gbees_cuda.cu): after gbees_gpu_start the
    * cells live there and the host arrays above are released */
@@ -58,27 +61,39 @@ gs_status gbees_model_device_check(const gs_gbees_model *model, int device, char
 gs_status gbees_grid_size(int64_t current, int64_t cells, int64_t *capacity, int64_t *slots, char *msg);
 gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg);
 int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key);
-/* The cell with this key, appended with probability 0 when absent
- * (velocities and links are left to the caller); GBEES_NONE if out of memory
- * (msg set). */
-int32_t gbees_grid_insert(gs_gbees *g, const int32_t *key, char *msg);
 /* Links cells first .. n_cells-1 with their face neighbours (both ways). */
 void gbees_grid_link(gs_gbees *g, int32_t first);
-/* Keeps the cells with keep[c] != 0, in order, and rebuilds table and links. */
-void gbees_grid_compact(gs_gbees *g, const unsigned char *keep);
+/* Keeps the cells with index[c] != 0, in order, and rebuilds table and
+ * links; index[c] becomes the cell's new index (GBEES_NONE if removed). */
+void gbees_grid_compact(gs_gbees *g, int32_t *index);
+/* The box of keys |k_i| <= half_width[i] (the first key varying fastest)
+ * with probabilities exp(-q/2), q the quadratic form of prec in the cell
+ * centre's offset. */
+gs_status gbees_grid_fill_box(gs_gbees *g, const double *prec, const int *half_width, char *msg);
 double gbees_grid_bytes(const gs_gbees *g);
 void gbees_grid_free(gs_gbees *g);
 
-/* One time step and its parts on the CPU (gbees_step_cpu.c) */
+/* One time step and its parts on the CPU (gbees_grow.c, gbees_step_cpu.c,
+ * gbees_prune.c) */
+gs_status gbees_scratch_new(gs_gbees *g, char *msg);
+void gbees_scratch_free(gs_gbees *g);
+/* Adds the growth targets missing from the grid, with their velocities and links. */
 gs_status gbees_grow(gs_gbees *g, char *msg);
+/* Velocities, rates and links of cells first .. n_cells-1 at time t, on
+ * `threads` threads; with keys (dim per cell), the cells are stored and put
+ * in the hash table first, else they are there already. */
+gs_status gbees_settle(gs_gbees *g, int32_t first, const int32_t *keys, double t, int threads, char *msg);
 /* Velocities and rates of cells first .. n_cells-1 at time t. */
 gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg);
 /* The error for a field that is not finite at the cell with this key. */
 gs_status gbees_nonfinite_field(const gs_gbees *g, const int32_t *key, char *msg);
-double gbees_max_rate(const gs_gbees *g);
+/* The flux update of a step of dt, then the normalization. */
 void gbees_advect(gs_gbees *g, double dt);
 void gbees_normalize(gs_gbees *g);
 gs_status gbees_prune(gs_gbees *g, char *msg);
+
+/* Adds the wall time since `since` to a phase (GS_GBEES_PHASES); returns now. */
+double gbees_lap(gs_gbees *g, int phase, double since);
 
 /* Refuses a propagation to t_end with Courant steps of dt: one that would
  * take more than GS_GBEES_MAX_STEPS steps, or whose steps are lost in the

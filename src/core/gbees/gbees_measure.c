@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbees_cpu.h"
 #include "gbees_internal.h"
 #include "gs_cpu.h"
 
@@ -80,7 +81,7 @@ static void host_loglik(const gs_gbees *g, const gs_gbees_measurement *h, const 
   int32_t n = g->n_cells;
   int d = g->dim;
   gbees_geometry geo = gbees_grid_geometry(g);
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(g->opt.threads, n))
+#pragma omp parallel for schedule(static) num_threads(gbees_team(g, n))
   for (int32_t c = 0; c < n; c++) {
     const int32_t *key = g->key + (size_t)c * d;
     loglik[c] = h->by_state ? gbees_cell_loglik(gbees_state_component, h->index, obs, &geo, d, key)
@@ -102,10 +103,12 @@ gs_status gs_gbees_measure(gs_gbees *g, const gs_gbees_measurement *h, double t,
   double *loglik = (double *)malloc((size_t)n * sizeof(double) + 1);
   if (!loglik) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for %d cells", n);
   gs_status st = GS_OK;
+  const double since = gs_wall_seconds();
   if (g->gpu)
     st = gbees_gpu_measurement_loglik(g, h->gpu, h->by_state ? h->index : NULL, &obs, loglik, msg);
   else
     host_loglik(g, h, &obs, loglik);
+  gbees_lap(g, GS_GBEES_PHASE_UPDATE, since);
   if (st == GS_OK) st = gs_gbees_reweight(g, loglik, msg);
   free(loglik);
   return st;

@@ -92,6 +92,33 @@ typedef struct {
   gs_progress_fn progress;
 } gs_gbees_options;
 
+/* The phases whose wall time gs_gbees_info reports: code, the name R knows
+ * it by. Written once: the enum and the names R reads come from this list.
+ *   setup      the initial grid (gs_gbees_create)
+ *   growth     the search for the growth targets missing from the grid and
+ *              their numbering (CPU)
+ *   new_cells  the new cells: storage, hash-table inserts, velocities, links
+ *              (CPU)
+ *   field      the velocities of every cell, each step, for a field that
+ *              depends on time (CPU)
+ *   advect     the flux update and the normalization (CPU)
+ *   prune      pruning: the cut, the compaction of the cells, the rebuilt
+ *              hash table, the renormalization (CPU)
+ *   update     measurement updates: likelihoods, Bayes' rule, its pruning
+ * A grid on a GPU reports its set-up and updates; its steps run there. */
+#define GS_GBEES_PHASES(X)                 \
+  X(GS_GBEES_PHASE_SETUP, "setup")         \
+  X(GS_GBEES_PHASE_GROWTH, "growth")       \
+  X(GS_GBEES_PHASE_NEW_CELLS, "new_cells") \
+  X(GS_GBEES_PHASE_FIELD, "field")         \
+  X(GS_GBEES_PHASE_ADVECT, "advect")       \
+  X(GS_GBEES_PHASE_PRUNE, "prune")         \
+  X(GS_GBEES_PHASE_UPDATE, "update")
+
+#define GS_GBEES_PHASE_ENUM_ENTRY(code, name) code,
+typedef enum { GS_GBEES_PHASES(GS_GBEES_PHASE_ENUM_ENTRY) GS_GBEES_PHASE_COUNT } gs_gbees_phase;
+#undef GS_GBEES_PHASE_ENUM_ENTRY
+
 typedef struct {
   size_t cells;
   size_t peak_cells;
@@ -103,6 +130,7 @@ typedef struct {
   double mass_error;      /* largest |sum P after - sum P before| of one flux update */
   double clipped_mass;    /* total mass added by setting negative cells to zero */
   double pruned_mass;     /* total mass removed by pruning (before renormalization) */
+  double phase_seconds[GS_GBEES_PHASE_COUNT]; /* wall time of each phase (GS_GBEES_PHASES) */
 } gs_gbees_info;
 
 typedef struct gs_gbees gs_gbees;
