@@ -204,7 +204,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   converged <- fit_converged_or_warn(f$opt, call)
   structure(list(
     beta = f$beta, covariance = f$covariance, coefficients = c(f$beta, f$covariance), loglik = f$loglik,
-    vcov = f$vcov, vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
+    vcov = structure(f$vcov, type = NULL), vcov_type = f$vcov_type %||% if (approx == "vecchia") "fisher", vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
     approx = approx, m = if (approx == "vecchia") as.integer(m),
     n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
     coords = d$coords, dropped = d$dropped, distance = distance,
@@ -243,7 +243,8 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
   covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
-  list(covariance = covariance, loglik = lik$full(s2, p), vcov = fit_vcov(covariance, estimated, lik, spec, ctrl, call),
+  vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model)
+  list(covariance = covariance, loglik = lik$full(s2, p), vcov = vcov, vcov_type = attr(vcov, "type"),
        beta = g$beta, vcov_beta = s2 * g$xrx_inverse, estimated = estimated, opt = opt, evaluations = evaluations,
        backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")
 }
@@ -282,12 +283,15 @@ gp_likelihood <- function(gp, d, model, method, call) {
   n_eff <- if (method == "reml") n - p else n
   cache <- new.env(parent = emptyenv())
   placed <- NULL # the geometry whose mapped locations the object holds
+  current <- NULL # the point whose factor the object holds
   factorizations <- 0L
+  point_key <- function(par) paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
   gls <- function(par) {
-    key <- paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
+    key <- point_key(par)
     hit <- cache[[key]]
     if (!is.null(hit)) return(hit)
     factorizations <<- factorizations + 1L
+    current <<- key
     mapped <- gp_cov_map(model, par$geom, d$locs)
     if (model$geometry != "isotropic" && !identical(placed, par$geom)) {
       gs_call(.Call(gs_r_gp_set_locations, gp$ptr, gp_ordered(gp, mapped$locs)), call)
@@ -309,7 +313,15 @@ gp_likelihood <- function(gp, d, model, method, call) {
     if (is.na(g$logdet)) return(-Inf)
     full(sigma2 %||% (g$q / n_eff), par)
   }
-  list(gls = gls, full = full, profile = profile, n = n, n_eff = n_eff, factorizations = function() factorizations)
+  # the GLS quantities at par with the object holding par's factor (a
+  # memoised point is factored again when another factor came since)
+  factored <- function(par) {
+    key <- point_key(par)
+    if (!identical(current, key)) rm(list = intersect(key, ls(cache)), envir = cache)
+    gls(par)
+  }
+  list(gls = gls, full = full, profile = profile, factored = factored, gp = gp, d = d, method = method, n = n,
+       n_eff = n_eff, factorizations = function() factorizations)
 }
 
 # The GLS quantities from the whitened data: z = L^-1 y, W = L^-1 X, for y
@@ -407,7 +419,7 @@ fit_converged_or_warn <- function(opt, call) {
 
 # The control list, checked, with its defaults filled in.
 fit_control <- function(control, call) {
-  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE)
+  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE, vcov = "fisher")
   if (!is.list(control) || length(control) && (is.null(names(control)) || any(!nzchar(names(control))))) {
     abort_arg("{.arg control} must be a named list, not {.obj_type_friendly {control}}.", call)
   }
@@ -418,6 +430,7 @@ fit_control <- function(control, call) {
   ctrl <- utils::modifyList(defaults, control)
   check_flag(ctrl$trace, "control$trace", call)
   check_flag(ctrl$hessian, "control$hessian", call)
+  ctrl$vcov <- match_choice(ctrl$vcov, c("fisher", "hessian"), "control$vcov", call)
   check_scalar(ctrl$iter.max, "control$iter.max", call, 1)
   if (ctrl$iter.max != round(ctrl$iter.max) || ctrl$iter.max > 1e6) {
     abort_arg("{.arg control$iter.max} must be a whole number from 1 to 1e6, not {ctrl$iter.max}.", call)

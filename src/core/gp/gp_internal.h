@@ -28,6 +28,7 @@ struct gs_gp {
 
 gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
 gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
+gs_status gs_gp_cpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg);
 
 gs_status gs_gp_gpu_init(gs_gp *gp, char *msg);
 void gs_gp_gpu_release(gs_gp *gp);
@@ -35,6 +36,7 @@ void gs_gp_gpu_release(gs_gp *gp);
 gs_status gs_gp_gpu_upload_locations(gs_gp *gp, char *msg);
 gs_status gs_gp_gpu_factor(gs_gp *gp, const gs_matern_params *p, double *logdet, long *failed_minor, char *msg);
 gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
+gs_status gs_gp_gpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg);
 /* The diagonal of the last factor, in host memory (n). */
 const double *gs_gp_gpu_diagonal(const gs_gp *gp);
 

@@ -11,7 +11,7 @@ long gs_vecchia_size(const gs_vecchia *v) { return v->n; }
 int gs_vecchia_deriv_count(int deriv)
 {
   int q = 0;
-  for (int j = 0; j < VECCHIA_NPARAMS; ++j) q += (deriv >> j) & 1;
+  for (int j = 0; j < MATERN_D_NPARAMS; ++j) q += (deriv >> j) & 1;
   return q;
 }
 
@@ -27,7 +27,7 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
     .blocks = v->set ? v->blocks : v->n, .ld = v->set ? v->ld : v->mp1,
     .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
   };
-  for (int j = 0; j < VECCHIA_NPARAMS; ++j)
+  for (int j = 0; j < MATERN_D_NPARAMS; ++j)
     if ((deriv >> j) & 1) pr.params[pr.q++] = j;
   return pr;
 }
@@ -120,7 +120,7 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_matern_params *p, double *lo
     if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
       return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
     const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, NULL, NULL, 0, 0);
-    const vecchia_model md = vecchia_model_prepare(p->sigma2, p->range, p->smoothness, p->nugget);
+    const matern_deriv_model md = matern_deriv_prepare(p->sigma2, p->range, p->smoothness, p->nugget);
     st = gs_vecchia_cpu_run(v, &pr, &md, v->w, logdet, failed_point, msg);
   }
   v->factored = (st == GS_OK);
@@ -165,12 +165,12 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_matern_params *prm, int d
 {
   gs_status st = check_params(prm, msg);
   if (st != GS_OK) return st;
-  if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << VECCHIA_NPARAMS))
+  if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << MATERN_D_NPARAMS))
     return gs_set_msg(msg, GS_ERR_ARG, "invalid covariates or derivative flags");
   if (v->latent < v->n) return gs_set_msg(msg, GS_ERR_ARG, "the likelihood needs observations at every point (no latent points)");
   *failed_point = 0;
   if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);
   const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, y, X, p, deriv);
-  const vecchia_model md = vecchia_model_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
+  const matern_deriv_model md = matern_deriv_prepare(prm->sigma2, prm->range, prm->smoothness, prm->nugget);
   return gs_vecchia_cpu_run(v, &pr, &md, NULL, sums, failed_point, msg);
 }
