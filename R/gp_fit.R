@@ -230,7 +230,10 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
     if (is.finite(ll)) -ll else Inf
   }
   warm <- exact_warm_start(d, model, method, spec, device, call)
-  opt <- fit_search(objective, spec, ctrl, used_accuracy > 0, warm)
+  gradient <- if (ctrl$gradient == "analytic" && gp_derivatives_available(lik, model)) {
+    function(theta) -lik_gradient(lik, spec, theta, call)
+  }
+  opt <- fit_search(objective, spec, ctrl, used_accuracy > 0, warm, gradient)
   evaluations <- lik$factorizations()
   warn_at_bound(spec$free, opt$par, spec$lower, spec$upper, "ratio", call)
   p <- spec$unpack(opt$par)
@@ -251,8 +254,9 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
 
 # nlminb over the free parameters, or nothing when all are fixed. From a
 # warm start (gp_fit_start.R), quasi-Newton steps from its Hessian; a search
-# that fails there starts again from the default start.
-fit_search <- function(objective, spec, ctrl, mixed, warm = NULL) {
+# that fails there starts again from the default start. `gradient`: the
+# objective's analytic gradient, or NULL for finite differences.
+fit_search <- function(objective, spec, ctrl, mixed, warm = NULL, gradient = NULL) {
   if (!length(spec$theta0)) return(list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed"))
   control <- list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol)
   # In mixed precision the likelihood is a step function of the parameters
@@ -263,13 +267,14 @@ fit_search <- function(objective, spec, ctrl, mixed, warm = NULL) {
   central <- function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
   if (!is.null(warm)) {
     forward <- function(theta) fit_gradient_forward(objective, theta, objective(theta), spec$upper)
-    newton <- warm_newton(if (mixed) central else forward, warm$hessian)
+    newton <- warm_newton(gradient %||% if (mixed) central else forward, warm$hessian)
     opt <- tryCatch(stats::nlminb(warm$theta, objective, newton$gradient, newton$hessian, lower = spec$lower,
                                   upper = spec$upper, control = control),
                     error = function(e) NULL)
     if (!is.null(opt) && opt$convergence == 0L) return(opt)
   }
-  stats::nlminb(spec$theta0, objective, if (mixed) central, lower = spec$lower, upper = spec$upper, control = control)
+  stats::nlminb(spec$theta0, objective, gradient %||% if (mixed) central, lower = spec$lower, upper = spec$upper,
+                control = control)
 }
 
 # The likelihood of a fit as functions of the parameters, on an open
@@ -419,7 +424,8 @@ fit_converged_or_warn <- function(opt, call) {
 
 # The control list, checked, with its defaults filled in.
 fit_control <- function(control, call) {
-  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE, vcov = "fisher")
+  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE, vcov = "fisher",
+                   gradient = "differences")
   if (!is.list(control) || length(control) && (is.null(names(control)) || any(!nzchar(names(control))))) {
     abort_arg("{.arg control} must be a named list, not {.obj_type_friendly {control}}.", call)
   }
@@ -431,6 +437,7 @@ fit_control <- function(control, call) {
   check_flag(ctrl$trace, "control$trace", call)
   check_flag(ctrl$hessian, "control$hessian", call)
   ctrl$vcov <- match_choice(ctrl$vcov, c("fisher", "hessian"), "control$vcov", call)
+  ctrl$gradient <- match_choice(ctrl$gradient, c("differences", "analytic"), "control$gradient", call)
   check_scalar(ctrl$iter.max, "control$iter.max", call, 1)
   if (ctrl$iter.max != round(ctrl$iter.max) || ctrl$iter.max > 1e6) {
     abort_arg("{.arg control$iter.max} must be a whole number from 1 to 1e6, not {ctrl$iter.max}.", call)

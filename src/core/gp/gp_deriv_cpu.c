@@ -12,10 +12,6 @@
 #include "gs_cpu.h"
 #include "gs_dense.h"
 #include "lapack.h"
-#include "matern_deriv_math.h"
-
-/* The parameters whose derivative matrix is generated (the nugget's is I). */
-#define DERIV_GENERATED ((1 << MATERN_D_SIGMA2) | (1 << MATERN_D_RANGE) | (1 << MATERN_D_SMOOTHNESS))
 
 /* Columns per block between interrupt checks in the O(n^3) products. */
 #define DERIV_BLOCK 256
@@ -68,14 +64,37 @@ static gs_status deriv_inverse(const gs_gp *gp, double *p, double *s, char *msg)
   return GS_OK;
 }
 
-/* REML: p -= B C^-1 B' with B = p X (n x q) and C = X' B, through the
- * Cholesky factor C = R'R: V = B R^-1, p -= V V'. */
+/* The REML correction P = Sigma^-1 - B C^-1 B' with B = Sigma^-1 X (n x q)
+ * and C = X' B: b := V = B R^-1 for the Cholesky factor C = R'R, so that
+ * P = Sigma^-1 - V V'. Shared by both backends (the GPU's B comes to the
+ * host: q is a handful of columns). */
+gs_status gs_gp_deriv_trend(long n, int q, const double *x, double *b, char *msg)
+{
+  double *c = (double *)malloc((size_t)q * q * sizeof(double));
+  if (!c) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  for (int l = 0; l < q; ++l)
+    for (int m = 0; m <= l; ++m) {
+      double t = 0.0;
+      for (long r = 0; r < n; ++r) t = fma(x[r + (size_t)l * n], b[r + (size_t)m * n], t);
+      c[l + (size_t)m * q] = c[m + (size_t)l * q] = t;
+    }
+  int info = 0;
+  const int ni = (int)n;
+  const double one = 1.0;
+  dpotrf_("U", &q, c, &q, &info, 1);
+  if (info == 0) dtrsm_("R", "U", "N", "N", &ni, &q, &one, c, &q, b, &ni, 1, 1, 1, 1);
+  free(c);
+  if (info != 0)
+    return gs_set_msg(msg, GS_ERR_NOT_PD, "X' Sigma^-1 X is not positive definite: the trend's columns are collinear");
+  return GS_OK;
+}
+
+/* REML: p -= V V' (gs_gp_deriv_trend) with B = p X. */
 static gs_status deriv_project(const gs_gp *gp, double *p, const double *x, int q, char *msg)
 {
   const int n = (int)gp->n;
-  double *b = (double *)calloc((size_t)n * q + (size_t)q * q, sizeof(double));
+  double *b = (double *)malloc((size_t)n * q * sizeof(double));
   if (!b) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-  double *c = b + (size_t)n * q;
   const int nth = gs_cpu_threads_for(gp->threads, (double)n * n * q / 64.0);
 #pragma omp parallel for num_threads(nth)
   for (int i = 0; i < n; ++i) /* p symmetric: row i of p X from column i */
@@ -84,29 +103,18 @@ static gs_status deriv_project(const gs_gp *gp, double *p, const double *x, int 
       for (int r = 0; r < n; ++r) t = fma(p[r + (size_t)i * n], x[r + (size_t)l * n], t);
       b[i + (size_t)l * n] = t;
     }
-  for (int l = 0; l < q; ++l)
-    for (int m = 0; m <= l; ++m) {
-      double t = 0.0;
-      for (int r = 0; r < n; ++r) t = fma(x[r + (size_t)l * n], b[r + (size_t)m * n], t);
-      c[l + (size_t)m * q] = c[m + (size_t)l * q] = t;
-    }
-  int info = 0;
-  const double one = 1.0;
-  dpotrf_("U", &q, c, &q, &info, 1);
-  if (info != 0) {
-    free(b);
-    return gs_set_msg(msg, GS_ERR_NOT_PD, "X' Sigma^-1 X is not positive definite: the trend's columns are collinear");
-  }
-  dtrsm_("R", "U", "N", "N", &n, &q, &one, c, &q, b, &n, 1, 1, 1, 1);
+  gs_status st = gs_gp_deriv_trend(n, q, x, b, msg);
+  if (st == GS_OK) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nth)
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      double t = 0.0;
-      for (int l = 0; l < q; ++l) t = fma(b[i + (size_t)l * n], b[j + (size_t)l * n], t);
-      p[i + (size_t)j * n] -= t;
-    }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        double t = 0.0;
+        for (int l = 0; l < q; ++l) t = fma(b[i + (size_t)l * n], b[j + (size_t)l * n], t);
+        p[i + (size_t)j * n] -= t;
+      }
+  }
   free(b);
-  return GS_OK;
+  return st;
 }
 
 /* Column j of the pass: the pairs (i, j), i >= j, each counted twice off
@@ -201,20 +209,10 @@ static gs_status deriv_information(deriv_work *w, double *scratch, char *msg)
   return GS_OK;
 }
 
-/* The n x n matrices the call holds at once: P and a scratch (L^-1 while
- * P is formed, then each dS before its product), and with the information
- * one per generated derivative. */
-static int deriv_matrices(const gs_gp_deriv_args *a)
-{
-  int g = 0;
-  for (int t = 0; t < MATERN_D_NPARAMS; ++t) g += ((a->deriv & DERIV_GENERATED) >> t) & 1;
-  return 2 + (a->info ? g : 0);
-}
-
 gs_status gs_gp_cpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg)
 {
   const size_t nn = (size_t)gp->n * gp->n;
-  const int matrices = deriv_matrices(a);
+  const int matrices = gp_deriv_matrices(a);
   gs_status st = gs_host_memory_check(8.0 * matrices * (double)nn, "The likelihood's derivatives (Sigma^-1 and the "
                                       "derivative matrices)", msg);
   if (st != GS_OK) return st;
@@ -223,7 +221,7 @@ gs_status gs_gp_cpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg)
   double *scratch = (double *)malloc(nn * sizeof(double));
   w.p = (double *)malloc(nn * sizeof(double));
   for (int t = 0; t < MATERN_D_NPARAMS && a->info; ++t)
-    if (((a->deriv & DERIV_GENERATED) >> t) & 1 && !(w.d[t] = (double *)malloc(nn * sizeof(double)))) st = GS_ERR_NOMEM;
+    if (((a->deriv & GP_DERIV_GENERATED) >> t) & 1 && !(w.d[t] = (double *)malloc(nn * sizeof(double)))) st = GS_ERR_NOMEM;
   if (!scratch || !w.p || st != GS_OK) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the %d n x n matrices of the likelihood's derivatives",
                     matrices);
