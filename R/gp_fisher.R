@@ -20,11 +20,11 @@ gp_derivatives_available <- function(lik, model) {
 # The native call at the object's last factor (that of `params`): trace,
 # quad and info (or NULL) for the parameters named in `deriv` (of
 # vecchia_params, the covariance parameters in the native order).
-gp_derivatives <- function(gp, params, deriv, X, U, info, call) {
+gp_derivatives <- function(gp, params, deriv, X, U, info, call, bar = NULL) {
   storage.mode(X) <- "double"
   storage.mode(U) <- "double"
   bits <- sum(2L^(match(deriv, vecchia_params) - 1L))
-  r <- gs_call(.Call(gs_r_gp_derivatives, gp$ptr, as.double(params), as.integer(bits), X, U, info, NULL), call)
+  r <- gs_call(.Call(gs_r_gp_derivatives, gp$ptr, as.double(params), as.integer(bits), X, U, info, bar), call)
   at <- match(deriv, vecchia_params)
   list(trace = stats::setNames(r$trace[at], deriv), quad = stats::setNames(r$quad[at], deriv),
        info = if (info) matrix(r$info[at, at], length(at), dimnames = list(deriv, deriv)))
@@ -34,14 +34,14 @@ gp_derivatives <- function(gp, params, deriv, X, U, info, call) {
 # parameters `deriv` ("range", "smoothness", "nugget" standing for the
 # ratio, whose dR is I), with the point's GLS quantities `gls`; NULL where R
 # is not positive definite there.
-lik_derivatives <- function(lik, par, deriv, info, call) {
+lik_derivatives <- function(lik, par, deriv, info, call, bar = NULL) {
   g <- lik$factored(par)
   if (is.na(g$logdet)) return(NULL)
   d <- lik$d
   resid <- as.matrix(d$y - drop(d$X %*% g$beta)) # a column per replicate
   U <- as.matrix(gp_apply(lik$gp, "solve", resid, call))
   X <- if (lik$method == "reml") d$X else matrix(0, nrow(d$locs), 0L)
-  r <- gp_derivatives(lik$gp, c(1, par$geom[["range"]], par$smoothness, par$ratio), deriv, X, U, info, call)
+  r <- gp_derivatives(lik$gp, c(1, par$geom[["range"]], par$smoothness, par$ratio), deriv, X, U, info, call, bar)
   c(r, list(gls = g))
 }
 
@@ -75,7 +75,7 @@ lik_gradient <- function(lik, spec, theta, call) {
 # c the chain rule to the log scale (the range, the smoothness; 1 for the
 # ratio, whose dR is I). The trend is profiled by GLS: the information of
 # (beta, theta) is block diagonal, so this block is that of theta.
-lik_information <- function(lik, covariance, interior, call) {
+lik_information <- function(lik, covariance, interior, call, bar = NULL) {
   s2 <- covariance[["sigma2"]]
   par <- list(geom = c(range = covariance[["range"]]), smoothness = covariance[["smoothness"]],
               ratio = covariance[["nugget"]] / s2)
@@ -84,7 +84,7 @@ lik_information <- function(lik, covariance, interior, call) {
   I <- matrix(0, length(interior), length(interior), dimnames = list(interior, interior))
   if ("sigma2" %in% interior) I["sigma2", "sigma2"] <- 0.5 * lik$n_eff
   if (!length(corr)) return(I)
-  r <- lik_derivatives(lik, par, corr, TRUE, call)
+  r <- lik_derivatives(lik, par, corr, TRUE, call, bar)
   if (is.null(r)) return(NULL)
   c <- c(range = covariance[["range"]], smoothness = covariance[["smoothness"]], nugget = 1)[corr]
   I[corr, corr] <- 0.5 * reps * outer(c, c) * r$info

@@ -40,13 +40,35 @@
 #' fits with the same trend; use `method = "ml"` to compare trends with
 #' [anova()] or AIC.
 #'
-#' **Standard errors.** Those of the covariance parameters come from the
-#' observed information (a central-difference Hessian of the log-likelihood
-#' on the scale of the search, mapped back by the delta method; \eqn{k^2 + k + 1}
-#' evaluations for \eqn{k} correlation parameters); those of
-#' \eqn{\beta} from \eqn{\hat\sigma^2 (X^\top R^{-1} X)^{-1}}. [confint()]
-#' gives profile-likelihood intervals, which respect the positivity of the
-#' ranges and variances where Wald intervals do not.
+#' **Standard errors.** Those of the covariance parameters come, by
+#' default (`control$vcov = "fisher"`), from the expected (Fisher)
+#' information at the estimates,
+#' \eqn{I_{ij} = \frac12 \mathrm{tr}(P\, \partial_i\Sigma\, P\, \partial_j\Sigma)}
+#' with \eqn{P = \Sigma^{-1}} (ML) or, for REML,
+#' \eqn{P = \Sigma^{-1} - \Sigma^{-1} X (X^\top\Sigma^{-1}X)^{-1} X^\top\Sigma^{-1}}
+#' (the information of the restricted likelihood), computed from the last
+#' factor of \eqn{\Sigma} with analytic derivatives of the Matérn covariance
+#' (the smoothness's through the derivative of \eqn{K_\nu} in its order, as
+#' [bessel_k_deriv()] gives it), on the scale of the search (log
+#' `sigma2`, log range, log smoothness, the nugget as a ratio to `sigma2`)
+#' and mapped to the reported scale by the delta method. The trend is
+#' profiled by GLS, and the information of \eqn{(\beta, \theta)} is block
+#' diagonal, so the covariance parameters' block is inverted on its own and
+#' the standard errors of \eqn{\beta} are the GLS ones,
+#' \eqn{\hat\sigma^2 (X^\top R^{-1} X)^{-1}}. This holds up to four
+#' \eqn{n \times n} matrices besides the factor (\eqn{\Sigma^{-1}}, a
+#' scratch, and \eqn{P\,\partial_i\Sigma} for the range and the
+#' smoothness: \eqn{32 n^2} bytes, 800 MB at \eqn{n = 5{,}000}) and costs
+#' about as much as the Hessian's evaluations. It serves isotropic models whose
+#' covariance is factored whole (not by the tile Cholesky, so not in mixed
+#' precision), and under REML one data set; for the others, or where those
+#' matrices do not fit in memory, and with `control$vcov = "hessian"`, the
+#' standard errors come from the observed information, a central-difference
+#' Hessian of the log-likelihood on the same scale (\eqn{k^2 + k + 1}
+#' evaluations for \eqn{k} parameters), as before. `fit$vcov_type` says
+#' which, and `vcov(fit, type = )` computes the other at the estimates.
+#' [confint()] gives profile-likelihood intervals, which respect the
+#' positivity of the ranges and variances where Wald intervals do not.
 #'
 #' **Replicates.** A matrix `y` with a column per replicate holds \eqn{r}
 #' independent replicates of one process at the same locations (repeated
@@ -111,8 +133,17 @@
 #' @param control List: `trace` (default `TRUE`: one progress line per
 #'   evaluation, and a progress bar while the standard errors are computed),
 #'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
-#'   1e-10, in (0, 1)) and `hessian` (default `TRUE`: compute standard
-#'   errors). Other names are an error.
+#'   1e-10, in (0, 1)), `hessian` (default `TRUE`: compute standard
+#'   errors), `vcov` (`"fisher"`, the default, or `"hessian"`: which
+#'   information gives them, see Standard errors) and `gradient`
+#'   (`"differences"`, the default: finite-difference gradients of the
+#'   exact search; `"analytic"`: the gradient of the profiled
+#'   log-likelihood, \eqn{-\frac12\mathrm{tr}(P\,\partial_i R) +
+#'   \frac{1}{2\hat\sigma^2} u^\top \partial_i R\, u} with
+#'   \eqn{u = R^{-1}(y - X\hat\beta)}, from the same derivatives and for the
+#'   same models as the Fisher information; it takes fewer likelihood
+#'   evaluations but each costs more, and on the CPU the search was slower, see
+#'   `inst/bench/gp-exact-grad.R`). Other names are an error.
 #' @param data For a formula: a data frame, or an sf or sp object of points.
 #' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
 #'   approximation, see [vecchia_loglik()]: each observation in the maxmin
@@ -134,7 +165,8 @@
 #'   `logLik()` (so `AIC()` works), `anova()`, `nobs()`, `fitted()`,
 #'   `residuals()`, `confint()`, `predict()`, `simulate()` and `plot()`;
 #'   components `beta`, `covariance` (the covariance parameters), `loglik`,
-#'   `vcov`, `estimated` (names of the estimated covariance parameters),
+#'   `vcov`, `vcov_type` (`"fisher"` or `"hessian"`: the information that
+#'   gave `vcov`), `estimated` (names of the estimated covariance parameters),
 #'   `model` (the covariance model), `n` (locations), `replicates`, `method`, `iterations`, `evaluations`,
 #'   `convergence` (`nlminb`'s code), `converged` (`FALSE` when the search
 #'   stopped without converging, which also gives a warning of class
@@ -148,6 +180,7 @@
 #' y <- 3 + gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.05)
 #' fit <- gp_fit(y, locs, control = list(trace = FALSE))
 #' summary(fit)
+#' sqrt(diag(vcov(fit, type = "hessian"))) # the observed information instead
 #'
 #' if (requireNamespace("sp", quietly = TRUE)) {
 #'   data(meuse, package = "sp")

@@ -102,7 +102,9 @@ fit_vcov <- function(covariance, estimated, lik, ctrl, call, type = ctrl$vcov, m
   interior <- setdiff(estimated, if (covariance[["nugget"]] == 0) "nugget")
   if (!isTRUE(ctrl$hessian) || !length(interior)) return(structure(V, type = NULL))
   info <- if (type == "fisher" && !is.null(model) && gp_derivatives_available(lik, model)) {
-    tryCatch(lik_information(lik, covariance, interior, call), gpustats_error_memory = function(e) NULL)
+    # about the work of ten evaluations (P, the pass, two products)
+    bar <- if (ctrl$trace) gs_progress_bar(10 * as.double(lik$n)^2, "gp_fit: standard errors", call)
+    tryCatch(lik_information(lik, covariance, interior, call, bar), gpustats_error_memory = function(e) NULL)
   }
   used <- if (is.null(info)) "hessian" else "fisher"
   if (is.null(info)) info <- -fit_vcov_hessian(covariance, interior, lik, ctrl, call)

@@ -76,9 +76,10 @@ test_that("the profiled gradient matches central differences of the log-likeliho
   cases <- list(list(method = "reml"), list(method = "ml"), list(method = "ml", X = matrix(0, n, 0)),
                 list(method = "reml", X = cbind(1, locs[, 1]), cov = "exponential"),
                 list(method = "ml", X = cbind(1, locs[, 1])), list(method = "reml", nugget = FALSE),
-                list(method = "ml", fixed = list(sigma2 = 2)))
+                list(method = "ml", fixed = list(sigma2 = 2)), list(method = "ml", replicates = TRUE))
   for (cs in cases) {
-    s <- fisher_likelihood(y, locs, cs$X, if (is.null(cs$cov)) "matern" else cs$cov, cs$method, !isFALSE(cs$nugget),
+    yy <- if (isTRUE(cs$replicates)) cbind(y, rev(y)) else y
+    s <- fisher_likelihood(yy, locs, cs$X, if (is.null(cs$cov)) "matern" else cs$cov, cs$method, !isFALSE(cs$nugget),
                            if (is.null(cs$fixed)) list() else cs$fixed)
     theta <- s$spec$theta0 + 0.1
     f <- function(t) s$lik$profile(s$spec$unpack(t), s$spec$fixed$sigma2)
@@ -150,6 +151,14 @@ test_that("models the derivatives do not cover keep the Hessian", {
   on.exit(options(old))
   tiled <- gp_fit(y, locs, cov = "exponential", device = "cpu", control = list(trace = FALSE))
   expect_identical(tiled$vcov_type, "hessian")
+  options(old)
+  Y <- cbind(y, gp_simulate(locs, 1, 0.2, 0.5, 0.1, device = "cpu"))
+  reml <- gp_fit(Y, locs, cov = "exponential", device = "cpu", control = list(trace = FALSE))
+  expect_identical(reml$vcov_type, "hessian")
+  ml <- gp_fit(Y, locs, cov = "exponential", method = "ml", device = "cpu", control = list(trace = FALSE))
+  expect_identical(ml$vcov_type, "fisher")
+  ratio <- sqrt(diag(vcov(ml))) / sqrt(diag(vcov(ml, type = "hessian")))
+  expect_true(all(ratio > 0.6 & ratio < 1.6))
   v <- suppressMessages(gp_fit(y, locs, cov = "exponential", approx = "vecchia", m = 10, device = "cpu",
                                control = list(trace = FALSE)))
   expect_error(vcov(v, type = "hessian"), class = "gpustats_error_argument")

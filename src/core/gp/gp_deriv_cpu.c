@@ -24,6 +24,12 @@ typedef struct {
   double *d[MATERN_D_NPARAMS]; /* generated dS_i (both triangles), for the information; else NULL */
 } deriv_work;
 
+/* The shares of the work reported to the progress callback: forming P,
+ * the pass over the pairs, the information's products (of a call that asks
+ * for it; else P and the pass share the whole). */
+#define DERIV_SHARE_INVERSE 0.3
+#define DERIV_SHARE_PASS 0.2
+
 static int deriv_stop(const gs_gp *gp, double done) { return gp->progress && gp->progress(done); }
 
 /* p := Sigma^-1 = L^-T L^-1 from the factor L (lower, in gp->a), both
@@ -31,7 +37,7 @@ static int deriv_stop(const gs_gp *gp, double done) { return gp->progress && gp-
  * is L22^-1 times identity columns (the rows above are 0), and
  * (L^-T L^-1)_ij = sum_k T_ik T_jk with T = L^-T upper triangular needs
  * k >= max(i, j) only: about n^3 / 2 multiply-adds in all. */
-static gs_status deriv_inverse(const gs_gp *gp, double *p, double *s, char *msg)
+static gs_status deriv_inverse(const gs_gp *gp, double *p, double *s, double share, char *msg)
 {
   const int n = (int)gp->n, th = gp->threads;
   gs_status st = GS_OK;
@@ -42,7 +48,7 @@ static gs_status deriv_inverse(const gs_gp *gp, double *p, double *s, char *msg)
     const int jb = n - j < DERIV_BLOCK ? n - j : DERIV_BLOCK;
     const size_t at = j + (size_t)j * n;
     st = gs_dense_trsm_lln(n - j, jb, gp->a + at, n, s + at, n, th, msg);
-    if (st == GS_OK && deriv_stop(gp, 0.0)) st = gs_interrupted(msg);
+    if (st == GS_OK && deriv_stop(gp, share / 3.0 * (j + jb) / n)) st = gs_interrupted(msg);
   }
 #pragma omp parallel for schedule(dynamic, 16) num_threads(gs_cpu_threads_for(th, (double)n * n / 64.0))
   for (int j = 0; j < n; ++j) /* in place: s = T = L^-T */
@@ -55,7 +61,7 @@ static gs_status deriv_inverse(const gs_gp *gp, double *p, double *s, char *msg)
     const int jb = n - j < DERIV_BLOCK ? n - j : DERIV_BLOCK;
     const size_t at = j + (size_t)j * n;
     st = gs_dense_gemm_nt(n - j, jb, n - j, s + at, n, s + at, n, p + at, n, 0, th, msg);
-    if (st == GS_OK && deriv_stop(gp, 0.0)) st = gs_interrupted(msg);
+    if (st == GS_OK && deriv_stop(gp, share / 3.0 * (1.0 + 2.0 * (j + jb) / n))) st = gs_interrupted(msg);
   }
   if (st != GS_OK) return st;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(gs_cpu_threads_for(th, (double)n * n / 64.0))
@@ -144,7 +150,7 @@ GS_CPU_DISPATCH static void deriv_column(const deriv_work *w, long j, double *ac
 }
 
 /* The pass over the pairs, in column blocks with interrupt checks. */
-static gs_status deriv_pass(deriv_work *w, char *msg)
+static gs_status deriv_pass(deriv_work *w, double from, double to, char *msg)
 {
   const long n = w->gp->n;
   double acc[2 * MATERN_D_NPARAMS] = {0};
@@ -153,7 +159,7 @@ static gs_status deriv_pass(deriv_work *w, char *msg)
     const long j1 = n - j0 > DERIV_BLOCK ? j0 + DERIV_BLOCK : n;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth) reduction(+ : acc[:2 * MATERN_D_NPARAMS])
     for (long j = j0; j < j1; ++j) deriv_column(w, j, acc);
-    if (deriv_stop(w->gp, 0.0)) return gs_interrupted(msg);
+    if (deriv_stop(w->gp, from + (to - from) * j1 / n)) return gs_interrupted(msg);
   }
   for (int t = 0; t < MATERN_D_NPARAMS; ++t) {
     if (!((w->a->deriv >> t) & 1)) continue;
@@ -180,10 +186,11 @@ static double deriv_trace_product(const double *a, const double *b, long n, int 
 /* info[s + 4 t] = tr(W_s W_t) with W_t = P dS_t: the generated dS_t held in
  * w->d[t] are replaced by -W_t (gemm_nt subtracts; the signs cancel in
  * pairs of generated ones), the nugget's W is P. */
-static gs_status deriv_information(deriv_work *w, double *scratch, char *msg)
+static gs_status deriv_information(deriv_work *w, double *scratch, double from, char *msg)
 {
   const gs_gp *gp = w->gp;
-  const int n = (int)gp->n;
+  const int n = (int)gp->n, products = gp_deriv_matrices(w->a) - 2;
+  int done = 0;
   const double *wm[MATERN_D_NPARAMS] = {0};
   double sign[MATERN_D_NPARAMS];
   for (int t = 0; t < MATERN_D_NPARAMS; ++t) {
@@ -197,8 +204,9 @@ static gs_status deriv_information(deriv_work *w, double *scratch, char *msg)
       const int jb = n - j < DERIV_BLOCK ? n - j : DERIV_BLOCK;
       gs_status st = gs_dense_gemm_nt(n, jb, n, w->p, n, scratch + j, n, w->d[t] + (size_t)j * n, n, 0, gp->threads, msg);
       if (st != GS_OK) return st;
-      if (deriv_stop(gp, 0.0)) return gs_interrupted(msg);
+      if (deriv_stop(gp, from + (1.0 - from) * (done + (double)(j + jb) / n) / products)) return gs_interrupted(msg);
     }
+    ++done;
   }
   for (int t = 0; t < MATERN_D_NPARAMS; ++t)
     for (int s = 0; s <= t; ++s) {
@@ -227,10 +235,13 @@ gs_status gs_gp_cpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg)
                     matrices);
     goto done;
   }
-  st = deriv_inverse(gp, w.p, scratch, msg);
+  /* without the information's products, P and the pass share the whole bar */
+  const double scale = (a->info && matrices > 2) ? 1.0 : 1.0 / (DERIV_SHARE_INVERSE + DERIV_SHARE_PASS);
+  const double inverse = scale * DERIV_SHARE_INVERSE, pass = inverse + scale * DERIV_SHARE_PASS;
+  st = deriv_inverse(gp, w.p, scratch, inverse, msg);
   if (st == GS_OK && a->p > 0) st = deriv_project(gp, w.p, a->x, a->p, msg);
-  if (st == GS_OK) st = deriv_pass(&w, msg);
-  if (st == GS_OK && a->info) st = deriv_information(&w, scratch, msg);
+  if (st == GS_OK) st = deriv_pass(&w, inverse, pass, msg);
+  if (st == GS_OK && a->info) st = deriv_information(&w, scratch, pass, msg);
 done:
   for (int t = 0; t < MATERN_D_NPARAMS; ++t) free(w.d[t]);
   free(w.p);

@@ -154,7 +154,7 @@ static gs_status deriv_pass(gs_gp *gp, const gs_gp_deriv_args *a, deriv_buffers 
     deriv_pass_kernel<<<dim3((unsigned)nt, (unsigned)tiles), dim3(DERIV_TILE, DERIV_TILE), 0, s>>>(k, t0);
     GS_CUDA_TRY(cudaGetLastError());
     GS_CUDA_TRY(cudaStreamSynchronize(s));
-    if (gp->progress && gp->progress(0.0)) {
+    if (gp->progress && gp->progress(0.5 * (t0 + nt) / tiles)) { /* the pass: about half the work */
       st = gs_interrupted(msg);
       goto done;
     }
