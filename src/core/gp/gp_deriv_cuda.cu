@@ -31,7 +31,8 @@ __global__ void deriv_pass_kernel(deriv_pass_args a, long tile0)
 {
   const long tj = tile0 + blockIdx.x, ti = blockIdx.y;
   if (ti < tj) return; /* the whole block is above the diagonal */
-  const long j = tj * DERIV_TILE + threadIdx.x, i = ti * DERIV_TILE + threadIdx.y;
+  /* consecutive threads on consecutive rows: P's and dS's columns are read and written in runs */
+  const long i = ti * DERIV_TILE + threadIdx.x, j = tj * DERIV_TILE + threadIdx.y;
   double acc[2 * MATERN_D_NPARAMS] = {0};
   if (i < a.n && j < a.n && i >= j) {
     const double dist = matern_distance(a.locs, a.n, i, a.locs, a.n, j, a.dim, a.metric);
