@@ -40,13 +40,35 @@
 #' fits with the same trend; use `method = "ml"` to compare trends with
 #' [anova()] or AIC.
 #'
-#' **Standard errors.** Those of the covariance parameters come from the
-#' observed information (a central-difference Hessian of the log-likelihood
-#' on the scale of the search, mapped back by the delta method; \eqn{k^2 + k + 1}
-#' evaluations for \eqn{k} correlation parameters); those of
-#' \eqn{\beta} from \eqn{\hat\sigma^2 (X^\top R^{-1} X)^{-1}}. [confint()]
-#' gives profile-likelihood intervals, which respect the positivity of the
-#' ranges and variances where Wald intervals do not.
+#' **Standard errors.** Those of the covariance parameters come, by
+#' default (`control$vcov = "fisher"`), from the expected (Fisher)
+#' information at the estimates,
+#' \eqn{I_{ij} = \frac12 \mathrm{tr}(P\, \partial_i\Sigma\, P\, \partial_j\Sigma)}
+#' with \eqn{P = \Sigma^{-1}} (ML) or, for REML,
+#' \eqn{P = \Sigma^{-1} - \Sigma^{-1} X (X^\top\Sigma^{-1}X)^{-1} X^\top\Sigma^{-1}}
+#' (the information of the restricted likelihood), computed from the last
+#' factor of \eqn{\Sigma} with analytic derivatives of the Matérn covariance
+#' (the smoothness's through the derivative of \eqn{K_\nu} in its order, as
+#' [bessel_k_deriv()] gives it), on the scale of the search (log
+#' `sigma2`, log range, log smoothness, the nugget as a ratio to `sigma2`)
+#' and mapped to the reported scale by the delta method. The trend is
+#' profiled by GLS, and the information of \eqn{(\beta, \theta)} is block
+#' diagonal, so the covariance parameters' block is inverted on its own and
+#' the standard errors of \eqn{\beta} are the GLS ones,
+#' \eqn{\hat\sigma^2 (X^\top R^{-1} X)^{-1}}. This holds up to four
+#' \eqn{n \times n} matrices besides the factor (\eqn{\Sigma^{-1}}, a
+#' scratch, and \eqn{P\,\partial_i\Sigma} for the range and the
+#' smoothness: \eqn{32 n^2} bytes, 800 MB at \eqn{n = 5{,}000}) and costs
+#' about as much as the Hessian's evaluations. It serves isotropic models whose
+#' covariance is factored whole (not by the tile Cholesky, so not in mixed
+#' precision), and under REML one data set; for the others, or where those
+#' matrices do not fit in memory, and with `control$vcov = "hessian"`, the
+#' standard errors come from the observed information, a central-difference
+#' Hessian of the log-likelihood on the same scale (\eqn{k^2 + k + 1}
+#' evaluations for \eqn{k} parameters), as before. `fit$vcov_type` says
+#' which, and `vcov(fit, type = )` computes the other at the estimates.
+#' [confint()] gives profile-likelihood intervals, which respect the
+#' positivity of the ranges and variances where Wald intervals do not.
 #'
 #' **Replicates.** A matrix `y` with a column per replicate holds \eqn{r}
 #' independent replicates of one process at the same locations (repeated
@@ -111,8 +133,17 @@
 #' @param control List: `trace` (default `TRUE`: one progress line per
 #'   evaluation, and a progress bar while the standard errors are computed),
 #'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
-#'   1e-10, in (0, 1)) and `hessian` (default `TRUE`: compute standard
-#'   errors). Other names are an error.
+#'   1e-10, in (0, 1)), `hessian` (default `TRUE`: compute standard
+#'   errors), `vcov` (`"fisher"`, the default, or `"hessian"`: which
+#'   information gives them, see Standard errors) and `gradient`
+#'   (`"differences"`, the default: finite-difference gradients of the
+#'   exact search; `"analytic"`: the gradient of the profiled
+#'   log-likelihood, \eqn{-\frac12\mathrm{tr}(P\,\partial_i R) +
+#'   \frac{1}{2\hat\sigma^2} u^\top \partial_i R\, u} with
+#'   \eqn{u = R^{-1}(y - X\hat\beta)}, from the same derivatives and for the
+#'   same models as the Fisher information; it takes fewer likelihood
+#'   evaluations but each costs more, and on the CPU the search was slower, see
+#'   `inst/bench/gp-exact-grad.R`). Other names are an error.
 #' @param data For a formula: a data frame, or an sf or sp object of points.
 #' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
 #'   approximation, see [vecchia_loglik()]: each observation in the maxmin
@@ -134,7 +165,8 @@
 #'   `logLik()` (so `AIC()` works), `anova()`, `nobs()`, `fitted()`,
 #'   `residuals()`, `confint()`, `predict()`, `simulate()` and `plot()`;
 #'   components `beta`, `covariance` (the covariance parameters), `loglik`,
-#'   `vcov`, `estimated` (names of the estimated covariance parameters),
+#'   `vcov`, `vcov_type` (`"fisher"` or `"hessian"`: the information that
+#'   gave `vcov`), `estimated` (names of the estimated covariance parameters),
 #'   `model` (the covariance model), `n` (locations), `replicates`, `method`, `iterations`, `evaluations`,
 #'   `convergence` (`nlminb`'s code), `converged` (`FALSE` when the search
 #'   stopped without converging, which also gives a warning of class
@@ -148,6 +180,7 @@
 #' y <- 3 + gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.05)
 #' fit <- gp_fit(y, locs, control = list(trace = FALSE))
 #' summary(fit)
+#' sqrt(diag(vcov(fit, type = "hessian"))) # the observed information instead
 #'
 #' if (requireNamespace("sp", quietly = TRUE)) {
 #'   data(meuse, package = "sp")
@@ -204,7 +237,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   converged <- fit_converged_or_warn(f$opt, call)
   structure(list(
     beta = f$beta, covariance = f$covariance, coefficients = c(f$beta, f$covariance), loglik = f$loglik,
-    vcov = f$vcov, vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
+    vcov = structure(f$vcov, type = NULL), vcov_type = f$vcov_type %||% if (approx == "vecchia") "fisher", vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
     approx = approx, m = if (approx == "vecchia") as.integer(m),
     n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
     coords = d$coords, dropped = d$dropped, distance = distance,
@@ -230,7 +263,10 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
     if (is.finite(ll)) -ll else Inf
   }
   warm <- exact_warm_start(d, model, method, spec, device, call)
-  opt <- fit_search(objective, spec, ctrl, used_accuracy > 0, warm)
+  gradient <- if (ctrl$gradient == "analytic" && gp_derivatives_available(lik, model)) {
+    function(theta) -lik_gradient(lik, spec, theta, call)
+  }
+  opt <- fit_search(objective, spec, ctrl, used_accuracy > 0, warm, gradient)
   evaluations <- lik$factorizations()
   warn_at_bound(spec$free, opt$par, spec$lower, spec$upper, "ratio", call)
   p <- spec$unpack(opt$par)
@@ -243,15 +279,17 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
   covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
-  list(covariance = covariance, loglik = lik$full(s2, p), vcov = fit_vcov(covariance, estimated, lik, spec, ctrl, call),
+  vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model)
+  list(covariance = covariance, loglik = lik$full(s2, p), vcov = vcov, vcov_type = attr(vcov, "type"),
        beta = g$beta, vcov_beta = s2 * g$xrx_inverse, estimated = estimated, opt = opt, evaluations = evaluations,
        backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")
 }
 
 # nlminb over the free parameters, or nothing when all are fixed. From a
 # warm start (gp_fit_start.R), quasi-Newton steps from its Hessian; a search
-# that fails there starts again from the default start.
-fit_search <- function(objective, spec, ctrl, mixed, warm = NULL) {
+# that fails there starts again from the default start. `gradient`: the
+# objective's analytic gradient, or NULL for finite differences.
+fit_search <- function(objective, spec, ctrl, mixed, warm = NULL, gradient = NULL) {
   if (!length(spec$theta0)) return(list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed"))
   control <- list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol)
   # In mixed precision the likelihood is a step function of the parameters
@@ -262,13 +300,14 @@ fit_search <- function(objective, spec, ctrl, mixed, warm = NULL) {
   central <- function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
   if (!is.null(warm)) {
     forward <- function(theta) fit_gradient_forward(objective, theta, objective(theta), spec$upper)
-    newton <- warm_newton(if (mixed) central else forward, warm$hessian)
+    newton <- warm_newton(gradient %||% if (mixed) central else forward, warm$hessian)
     opt <- tryCatch(stats::nlminb(warm$theta, objective, newton$gradient, newton$hessian, lower = spec$lower,
                                   upper = spec$upper, control = control),
                     error = function(e) NULL)
     if (!is.null(opt) && opt$convergence == 0L) return(opt)
   }
-  stats::nlminb(spec$theta0, objective, if (mixed) central, lower = spec$lower, upper = spec$upper, control = control)
+  stats::nlminb(spec$theta0, objective, gradient %||% if (mixed) central, lower = spec$lower, upper = spec$upper,
+                control = control)
 }
 
 # The likelihood of a fit as functions of the parameters, on an open
@@ -282,12 +321,15 @@ gp_likelihood <- function(gp, d, model, method, call) {
   n_eff <- if (method == "reml") n - p else n
   cache <- new.env(parent = emptyenv())
   placed <- NULL # the geometry whose mapped locations the object holds
+  current <- NULL # the point whose factor the object holds
   factorizations <- 0L
+  point_key <- function(par) paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
   gls <- function(par) {
-    key <- paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
+    key <- point_key(par)
     hit <- cache[[key]]
     if (!is.null(hit)) return(hit)
     factorizations <<- factorizations + 1L
+    current <<- key
     mapped <- gp_cov_map(model, par$geom, d$locs)
     if (model$geometry != "isotropic" && !identical(placed, par$geom)) {
       gs_call(.Call(gs_r_gp_set_locations, gp$ptr, gp_ordered(gp, mapped$locs)), call)
@@ -309,7 +351,15 @@ gp_likelihood <- function(gp, d, model, method, call) {
     if (is.na(g$logdet)) return(-Inf)
     full(sigma2 %||% (g$q / n_eff), par)
   }
-  list(gls = gls, full = full, profile = profile, n = n, n_eff = n_eff, factorizations = function() factorizations)
+  # the GLS quantities at par with the object holding par's factor (a
+  # memoised point is factored again when another factor came since)
+  factored <- function(par) {
+    key <- point_key(par)
+    if (!identical(current, key)) rm(list = intersect(key, ls(cache)), envir = cache)
+    gls(par)
+  }
+  list(gls = gls, full = full, profile = profile, factored = factored, gp = gp, d = d, method = method, n = n,
+       n_eff = n_eff, factorizations = function() factorizations)
 }
 
 # The GLS quantities from the whitened data: z = L^-1 y, W = L^-1 X, for y
@@ -407,7 +457,8 @@ fit_converged_or_warn <- function(opt, call) {
 
 # The control list, checked, with its defaults filled in.
 fit_control <- function(control, call) {
-  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE)
+  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE, vcov = "fisher",
+                   gradient = "differences")
   if (!is.list(control) || length(control) && (is.null(names(control)) || any(!nzchar(names(control))))) {
     abort_arg("{.arg control} must be a named list, not {.obj_type_friendly {control}}.", call)
   }
@@ -418,6 +469,8 @@ fit_control <- function(control, call) {
   ctrl <- utils::modifyList(defaults, control)
   check_flag(ctrl$trace, "control$trace", call)
   check_flag(ctrl$hessian, "control$hessian", call)
+  ctrl$vcov <- match_choice(ctrl$vcov, c("fisher", "hessian"), "control$vcov", call)
+  ctrl$gradient <- match_choice(ctrl$gradient, c("differences", "analytic"), "control$gradient", call)
   check_scalar(ctrl$iter.max, "control$iter.max", call, 1)
   if (ctrl$iter.max != round(ctrl$iter.max) || ctrl$iter.max > 1e6) {
     abort_arg("{.arg control$iter.max} must be a whole number from 1 to 1e6, not {ctrl$iter.max}.", call)

@@ -86,16 +86,45 @@ check_fit_values <- function(values, arg, call) {
   }
 }
 
-# Observed information of the estimated covariance parameters: the
-# central-difference Hessian of the log-likelihood (the trend profiled by
-# GLS) on the search's scale (log sigma2, log ranges, log smoothness, angles,
-# the nugget ratio), mapped back to the natural scale by the delta method. A
-# nugget estimated at its bound of 0 has no curvature to measure: its
-# standard error stays NA and the others are conditional on it.
-fit_vcov <- function(covariance, estimated, lik, spec, ctrl, call) {
+# Standard errors of the estimated covariance parameters: the inverse of
+# their information on the search's scale (log sigma2, log ranges, log
+# smoothness, angles, the nugget ratio), mapped back to the natural scale by
+# the delta method. `type` "fisher": the expected information from the
+# analytic derivatives (gp_fisher.R), where they serve the fit and their
+# n x n matrices fit in memory; else, and for "hessian", the observed
+# information (a central-difference Hessian of the log-likelihood with the
+# trend profiled by GLS). A nugget estimated at its bound of 0 has no
+# curvature to measure: its standard error stays NA and the others are
+# conditional on it. Returns the matrix with attribute "type", the
+# information used (NULL when none was computed).
+fit_vcov <- function(covariance, estimated, lik, ctrl, call, type = ctrl$vcov, model = NULL) {
   V <- matrix(NA_real_, length(estimated), length(estimated), dimnames = list(estimated, estimated))
   interior <- setdiff(estimated, if (covariance[["nugget"]] == 0) "nugget")
-  if (!isTRUE(ctrl$hessian) || !length(interior)) return(V)
+  if (!isTRUE(ctrl$hessian) || !length(interior)) return(structure(V, type = NULL))
+  info <- if (type == "fisher" && !is.null(model) && gp_derivatives_available(lik, model)) {
+    # about the work of ten evaluations (P, the pass, two products)
+    bar <- if (ctrl$trace) gs_progress_bar(10 * as.double(lik$n)^2, "gp_fit: standard errors", call)
+    tryCatch(lik_information(lik, covariance, interior, call, bar), gpustats_error_memory = function(e) NULL)
+  }
+  used <- if (is.null(info)) "hessian" else "fisher"
+  if (is.null(info)) info <- -fit_vcov_hessian(covariance, interior, lik, ctrl, call)
+  k <- length(interior)
+  Vi <- tryCatch(solve(info), error = function(e) matrix(NA_real_, k, k))
+  # d coefficient / d phi: exp(phi) on the log scale, 1 for angles; nugget = ratio * sigma2
+  s2 <- covariance[["sigma2"]]
+  J <- diag(vapply(interior, function(n) {
+    if (n == "nugget") s2 else if (fit_scale_is_log(n)) covariance[[n]] else 1
+  }, numeric(1)), k)
+  dimnames(J) <- list(interior, interior)
+  if ("nugget" %in% interior && "sigma2" %in% interior) J["nugget", "sigma2"] <- covariance[["nugget"]]
+  V[interior, interior] <- J %*% Vi %*% t(J)
+  structure(V, type = used)
+}
+
+# The central-difference Hessian of the log-likelihood at the estimates on
+# the scale of fit_vcov (k^2 + k + 1 evaluations for k parameters, with a
+# progress bar).
+fit_vcov_hessian <- function(covariance, interior, lik, ctrl, call) {
   s2 <- covariance[["sigma2"]]
   phi <- vapply(interior, function(k) {
     if (k == "nugget") covariance[["nugget"]] / s2 else if (fit_scale_is_log(k)) log(covariance[[k]]) else covariance[[k]]
@@ -111,21 +140,11 @@ fit_vcov <- function(covariance, estimated, lik, spec, ctrl, call) {
   evaluations <- k^2 + k + 1
   bar <- if (ctrl$trace) gs_progress_bar(evaluations * as.double(lik$n)^2, "gp_fit: standard errors", call)
   done <- 0
-  f <- function(v) {
+  fit_hessian(function(v) {
     done <<- done + 1
     if (!is.null(bar)) bar(done / evaluations)
     at_phi(v)
-  }
-  H <- fit_hessian(f, phi)
-  Vi <- tryCatch(solve(-H), error = function(e) matrix(NA_real_, k, k))
-  # d coefficient / d phi: exp(phi) on the log scale, 1 for angles; nugget = ratio * sigma2
-  J <- diag(vapply(interior, function(n) {
-    if (n == "nugget") s2 else if (fit_scale_is_log(n)) covariance[[n]] else 1
-  }, numeric(1)), k)
-  dimnames(J) <- list(interior, interior)
-  if ("nugget" %in% interior && "sigma2" %in% interior) J["nugget", "sigma2"] <- covariance[["nugget"]]
-  V[interior, interior] <- J %*% Vi %*% t(J)
-  V
+  }, phi)
 }
 
 # The central-difference Hessian of f at phi, steps of 1e-3: the diagonal

@@ -2,7 +2,10 @@
 #'
 #' `coef()` gives the trend coefficients followed by the covariance
 #' parameters, `vcov()` their covariance (block-diagonal: the trend's from
-#' GLS, the covariance parameters' from the observed information), `fitted()`
+#' GLS, the covariance parameters' from the information the fit used, see
+#' Standard errors in [gp_fit()]; `type = "fisher"` or `"hessian"` asks for
+#' one of them, computed again at the estimates when the fit used the
+#' other), `fitted()`
 #' the kriged noise-free field at the observed locations (trend plus
 #' smoothed field, as fields' `fitted.values`) and `residuals()` the data
 #' minus those (`type = "response"`) or minus the trend alone (`"trend"`,
@@ -52,13 +55,35 @@ coef.gp_fit <- function(object, ...) c(object$beta, object$covariance)
 
 #' @rdname gp_fit-methods
 #' @export
-vcov.gp_fit <- function(object, ...) {
+vcov.gp_fit <- function(object, type = NULL, ...) {
   names <- c(names(object$beta), object$estimated)
   V <- matrix(0, length(names), length(names), dimnames = list(names, names))
   b <- names(object$beta)
   V[b, b] <- object$vcov_beta
-  V[object$estimated, object$estimated] <- object$vcov
+  V[object$estimated, object$estimated] <- fit_vcov_of_type(object, type, environment())
   V
+}
+
+# The covariance of the estimated covariance parameters from the
+# information `type`: the fit's own, or computed again at the estimates
+# (each evaluation of the likelihood factors the covariance once more).
+fit_vcov_of_type <- function(object, type, call) {
+  if (is.null(type)) return(object$vcov)
+  type <- match_choice(type, c("fisher", "hessian"), "type", call)
+  if (identical(type, object$vcov_type)) return(object$vcov)
+  if (identical(object$approx, "vecchia")) {
+    abort_arg("A Vecchia fit's standard errors come from the Fisher information of the approximation: {.code type = \"fisher\"}.", call)
+  }
+  gp <- gp_open(object$locs, object$distance, object$device, call, object$accuracy %||% 0)
+  on.exit(gp_close(gp))
+  d <- list(y = object$y, locs = object$locs, X = object$X)
+  lik <- gp_likelihood(gp, d, object$model, object$method, call)
+  ctrl <- list(hessian = TRUE, trace = FALSE)
+  V <- fit_vcov(object$covariance, object$estimated, lik, ctrl, call, type, object$model)
+  if (!identical(attr(V, "type"), type)) {
+    cli::cli_inform("The Fisher information needs an isotropic model, a covariance factored whole (not by the tile Cholesky) and the memory for a few {object$n} x {object$n} matrices{if (object$method == 'reml') ', and under REML one data set' else ''}: standard errors from the Hessian instead.")
+  }
+  structure(V, type = NULL)
 }
 
 #' @rdname gp_fit-methods
@@ -85,7 +110,10 @@ fitted.gp_fit <- function(object, ...) {
 
 #' @rdname gp_fit-methods
 #' @param type For `residuals()`: `"response"` (data minus fitted values)
-#'   or `"trend"` (data minus the estimated trend).
+#'   or `"trend"` (data minus the estimated trend). For `vcov()` and
+#'   `summary()`: `NULL` (the standard errors the fit computed), `"fisher"`
+#'   (the expected information) or `"hessian"` (the observed information, a
+#'   central-difference Hessian; exact fits only).
 #' @export
 residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
   type <- match_choice(type, c("response", "trend"), "type", environment())
@@ -123,20 +151,25 @@ anova.gp_fit <- function(object, ...) {
 
 #' @rdname gp_fit-methods
 #' @export
-summary.gp_fit <- function(object, ...) {
+summary.gp_fit <- function(object, type = NULL, ...) {
   se_beta <- sqrt(pmax(diag(object$vcov_beta), 0))
   z <- object$beta / se_beta
   trend <- cbind(Estimate = object$beta, `Std. Error` = se_beta, `z value` = z,
                  `Pr(>|z|)` = 2 * stats::pnorm(-abs(z)))
   est <- object$covariance
   se <- stats::setNames(rep(NA_real_, length(est)), names(est))
-  se[object$estimated] <- sqrt(pmax(diag(object$vcov), 0))
+  V <- fit_vcov_of_type(object, type, environment())
+  se[object$estimated] <- sqrt(pmax(diag(V), 0))
+  se_source <- if (identical(object$approx, "vecchia")) "the Fisher information of the Vecchia approximation" else
+    switch(if (is.null(type)) object$vcov_type %||% "none" else type, fisher = "the expected (Fisher) information",
+           hessian = "the observed information (Hessian)", none = "not computed")
   covariance <- cbind(Estimate = est, `Std. Error` = se)
   status <- ifelse(names(est) %in% object$estimated, "estimated", "fixed")
   structure(list(trend = trend, covariance = covariance, status = status, loglik = object$loglik,
                  aic = stats::AIC(object), n = object$n, size = fit_size_label(object), model = object$model$name, method = object$method,
                  iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
-                 message = object$message, seconds = object$seconds, device = object$device, call = object$call),
+                 message = object$message, seconds = object$seconds, device = object$device, call = object$call,
+                 se_source = se_source),
             class = "summary.gp_fit")
 }
 
@@ -160,6 +193,6 @@ print.summary.gp_fit <- function(x, ...) {
   cat(sprintf("%d iterations, %d likelihood evaluations, %.3g s on the %s (%s)\n", x$iterations, x$evaluations,
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
-  cat("Standard errors: trend from GLS, covariance from the observed information.\n")
+  cat(sprintf("Standard errors: trend from GLS, covariance from %s.\n", x$se_source %||% "the observed information"))
   invisible(x)
 }

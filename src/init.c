@@ -22,6 +22,7 @@ SEXP gs_r_gp_attempts(SEXP);
 SEXP gs_r_gp_free(SEXP);
 SEXP gs_r_gp_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_gp_apply(SEXP, SEXP, SEXP);
+SEXP gs_r_gp_derivatives(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_gp_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_free(SEXP);
@@ -84,6 +85,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_gp_free, 1),
   CALLDEF(gs_r_gp_factor, 3),
   CALLDEF(gs_r_gp_apply, 3),
+  CALLDEF(gs_r_gp_derivatives, 7),
   CALLDEF(gs_r_bench_gp_loglik, 5),
   CALLDEF(gs_r_tile_chol, 11),
   CALLDEF(gs_r_tile_free, 1),

@@ -87,6 +87,47 @@ SEXP gs_r_gp_apply(SEXP ptr, SEXP what, SEXP b)
   return out;
 }
 
+/* The derivatives of gs_gp_derivatives with the last factor (that of
+ * model, R's cov_model()): deriv its bits, X a double matrix with n rows (no columns: P is
+ * Sigma^-1), U a double matrix with n rows, info TRUE for the information.
+ * Returns list(trace, quad, info): 4, 4 and 4 x 4 (or NULL) values in the
+ * order of the parameters, NA where a parameter was not asked for. */
+SEXP gs_r_gp_derivatives(SEXP ptr, SEXP model, SEXP deriv, SEXP X, SEXP U, SEXP info, SEXP progress)
+{
+  gs_gp *gp = gp_get(ptr);
+  const long n = gs_gp_size(gp);
+  if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");
+  if (!Rf_isMatrix(U) || TYPEOF(U) != REALSXP || Rf_nrows(U) != n) Rf_error("U must be a double matrix with n rows");
+  const int want_info = Rf_asLogical(info) == TRUE;
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, 3));
+  const char *labels[3] = {"trace", "quad", "info"};
+  for (int i = 0; i < 3; ++i) SET_STRING_ELT(names, i, Rf_mkChar(labels[i]));
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, 4));
+  SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, 4));
+  if (want_info) SET_VECTOR_ELT(out, 2, Rf_allocMatrix(REALSXP, 4, 4));
+  for (int i = 0; i < 3; ++i) {
+    SEXP v = VECTOR_ELT(out, i);
+    for (R_xlen_t j = 0; v != R_NilValue && j < XLENGTH(v); ++j) REAL(v)[j] = NA_REAL;
+  }
+  const gs_gp_deriv_args a = {.model = gs_r_cov_model(model),
+                              .deriv = gs_r_int(deriv, "deriv"),
+                              .x = Rf_ncols(X) ? REAL(X) : NULL,
+                              .p = Rf_ncols(X),
+                              .u = Rf_ncols(U) ? REAL(U) : NULL,
+                              .k = Rf_ncols(U),
+                              .trace = REAL(VECTOR_ELT(out, 0)),
+                              .quad = REAL(VECTOR_ELT(out, 1)),
+                              .info = want_info ? REAL(VECTOR_ELT(out, 2)) : NULL};
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_gp_derivatives(gp, &a, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(2);
+  return out;
+}
+
 SEXP gs_r_bench_gp_loglik(SEXP n, SEXP range, SEXP smoothness, SEXP reps, SEXP device)
 {
   SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));

@@ -74,7 +74,7 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
     message(sprintf("n = %s: ordering and neighbours %s s", fmt_n(n), fmt_sec(t_nb)))
     for (nu in nus) {
       p <- c(1, 0.1, nu, 0.1)
-      deriv <- if (nu == 0.5) c("sigma2", "range", "nugget") else gpustats:::vecchia_params
+      deriv <- if (nu == 0.5) c("sigma2", "range", "nugget") else names(gpustats:::gs_table("cov_param"))
       label <- sprintf("loglik + gradient + information, smoothness %s (%d parameters)",
                        if (nu == 0.5) "0.5 fixed" else "1.3 free", length(deriv))
       for (dev in c("cpu", if (gpu_available()) "gpu")) {

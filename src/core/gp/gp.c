@@ -199,3 +199,18 @@ gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, 
   if (gp->tiles) return gp_tiles_apply(gp, what, b, k, out, msg);
   return (gp->device >= 0) ? gs_gp_gpu_apply(gp, what, b, k, out, msg) : gs_gp_cpu_apply(gp, what, b, k, out, msg);
 }
+
+gs_status gs_gp_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg)
+{
+  if (!gp->factored) return gs_set_msg(msg, GS_ERR_ARG, "the covariance has not been factored");
+  gs_status st = gs_cov_model_check(&a->model, msg);
+  if (st != GS_OK) return st;
+  if (a->deriv <= 0 || a->deriv >= (1 << GS_COV_NPAR) || a->p < 0 || (a->p > 0 && !a->x) || a->k < 0 || (a->k > 0 && !a->u) ||
+      a->p >= gp->n)
+    return gs_set_msg(msg, GS_ERR_ARG, "bad gs_gp_derivatives call");
+  if (gp->tiles)
+    return gs_set_msg(msg, GS_ERR_ARG, "the likelihood's derivatives need the whole factor; this covariance was factored "
+                                       "by the tile Cholesky");
+  if (gp->device >= 0) return gs_gp_gpu_derivatives(gp, a, msg);
+  return gs_gp_cpu_derivatives(gp, a, msg);
+}

@@ -9,20 +9,7 @@
 #include "gs_bench_cuda.cuh"
 #include "gs_gpu_ctx.cuh"
 #include "gs_matern_cuda.cuh"
-
-struct gs_gp_gpu {
-  gs_gpu_ctx *ctx;
-  double *locs;      /* n x dim */
-  double *a;         /* n x n; its Cholesky factor after a factorisation */
-  void *work;        /* Xpotrf workspace, device and host */
-  size_t work_bytes;
-  void *host_work;
-  size_t host_work_bytes;
-  int *info;
-  double *rhs;       /* 2 n x rhs_cols: right-hand sides and results */
-  int rhs_cols;
-  double *diag;      /* host, n */
-};
+#include "gp_gpu.cuh"
 
 extern "C" gs_status gs_gp_gpu_init(gs_gp *gp, char *msg)
 {

@@ -36,6 +36,12 @@ gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *o
   return gs_gpu_missing(msg);
 }
 
+gs_status gs_gp_gpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg)
+{
+  (void)gp, (void)a;
+  return gs_gpu_missing(msg);
+}
+
 const double *gs_gp_gpu_diagonal(const gs_gp *gp)
 {
   (void)gp;

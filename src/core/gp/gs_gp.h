@@ -67,6 +67,34 @@ enum { GS_GP_APPLY_KINDS(GS_GP_APPLY_ENUM_ENTRY) };
 #undef GS_GP_APPLY_ENUM_ENTRY
 gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 
+/* The derivatives of the Gaussian log-likelihood in the covariance
+ * parameters, with the last factor of Sigma (that of `params`). With P =
+ * Sigma^-1 (ML), or for REML with a trend X (n x p, p > 0)
+ * P = Sigma^-1 - Sigma^-1 X (X' Sigma^-1 X)^-1 X' Sigma^-1, and dS_i the
+ * derivative of Sigma in parameter i of the model (bit GS_COV_SIGMA2 of
+ * `deriv` for sigma2 and so on, gs_matern.h):
+ *   trace[i] = tr(P dS_i),
+ *   quad[i]  = sum_j u_j' dS_i u_j over the k columns u_j of u (n x k;
+ *              u = Sigma^-1 r for residuals r gives the gradient
+ *              g_i = -trace[i] / 2 + quad[i] / 2 of one data set),
+ *   info[i + 4 j] = tr(P dS_i P dS_j) (twice the expected information;
+ *              skipped where info is NULL).
+ * Entries of parameters not in `deriv` are left as they are. Dense
+ * backends only (not the tile Cholesky): Sigma^-1 is formed explicitly,
+ * and the information holds one more n x n matrix per generated derivative
+ * (sigma2, range, smoothness; the nugget's dS is I): the memory is checked
+ * first (GS_ERR_NOMEM). Rows of x and u in the object's order. */
+typedef struct {
+  gs_cov_model model; /* the factor's */
+  int deriv;
+  const double *x;
+  int p;
+  const double *u;
+  int k;
+  double *trace, *quad, *info;
+} gs_gp_deriv_args;
+gs_status gs_gp_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg);
+
 #ifdef __cplusplus
 }
 #endif

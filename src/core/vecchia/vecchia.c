@@ -111,7 +111,7 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet
     if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
       return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
     const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, NULL, NULL, 0, 0);
-    const vecchia_model md = vecchia_model_prepare(p);
+    const matern_deriv_model md = matern_deriv_prepare(p);
     st = gs_vecchia_cpu_run(v, &pr, &md, v->w, logdet, failed_point, msg);
   }
   v->factored = (st == GS_OK);
@@ -162,6 +162,6 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_cov_model *prm, int deriv
   *failed_point = 0;
   if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);
   const vecchia_problem pr = gs_vecchia_problem(v, v->locs, v->nn, 0, y, X, p, deriv);
-  const vecchia_model md = vecchia_model_prepare(prm);
+  const matern_deriv_model md = matern_deriv_prepare(prm);
   return gs_vecchia_cpu_run(v, &pr, &md, NULL, sums, failed_point, msg);
 }

@@ -16,7 +16,7 @@
 /* Runs the blocks of chunks [c0, c1) into their partial sums (part, K per
  * chunk); the first failing point into *failed (1-based, 0 if none). */
 GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
-                                               const vecchia_model *md, double *w, double *part, int K,
+                                               const matern_deriv_model *md, double *w, double *part, int K,
                                                long c0, long c1, int nthreads, long *failed)
 {
   const long wdoubles = vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv != 0);
@@ -52,7 +52,7 @@ GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
   }
 }
 
-gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w,
+gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w,
                              double *sums, long *failed_point, char *msg)
 {
   const int K = pr->y ? vecchia_acc_size(pr->p, pr->q) : 1;

@@ -50,7 +50,7 @@ static size_t warp_bytes(const vecchia_problem *pr, int K)
          (size_t)(pr->ld + 1) / 2 * sizeof(double);
 }
 
-__global__ void vecchia_blocks_kernel(vecchia_problem pr, vecchia_model md, long t0, long t1, double *w,
+__global__ void vecchia_blocks_kernel(vecchia_problem pr, matern_deriv_model md, long t0, long t1, double *w,
                                       double *part, int K, unsigned long long *failed, double *spill)
 {
   extern __shared__ double smem[];
@@ -225,7 +225,7 @@ done:
 
 /* Launches the batches of blocks [t_begin, t_end), each with a workspace of
  * pr->ld; adds their sums to sums (K). */
-static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
+static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
                              long t_begin, long t_end, double *sums, long *failed_point, char *msg)
 {
   gs_status st = GS_OK;
@@ -280,7 +280,7 @@ done:
  * VECCHIA_GPU_TIER more points each, each launch's workspace sized to its
  * largest set, so that the few largest sets neither take the shared memory
  * of all the others nor send them all to global memory. */
-static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w, int K,
+static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
                             double *sums, long *failed_point, char *msg)
 {
   for (int k = 0; k < K; ++k) sums[k] = 0.0;
@@ -312,7 +312,7 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, 
     pr.resp = g->resp;
     pr.set_start = g->set_start;
     pr.resp_start = g->resp_start;
-    const vecchia_model md = vecchia_model_prepare(prm);
+    const matern_deriv_model md = matern_deriv_prepare(prm);
     const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
     st = run_blocks(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);
   }

@@ -41,7 +41,7 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
 /* Runs every point: the factor into w (n x mp1, may be NULL), the sums
  * (vecchia_acc_size) into sums when pr->y is set, else the log-determinant
  * into sums[0]. */
-gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const vecchia_model *md, double *w,
+gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w,
                              double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
 /* out = W^-1 b with the factor in v->w. */

@@ -26,7 +26,7 @@
 #ifndef GS_VECCHIA_POINT_H
 #define GS_VECCHIA_POINT_H
 
-#include "vecchia_math.h"
+#include "matern_deriv_math.h"
 
 #ifdef __CUDA_ARCH__
 #define VECCHIA_SYNC() __syncwarp()
@@ -147,7 +147,7 @@ GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int
 
 /* The covariance of the set (lower triangle of a), the correlations above
  * it, and the range and smoothness derivatives in dm; one pair per lane. */
-GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
+GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const matern_deriv_model *v, const vecchia_work *w,
                                            int b, int lane, int lanes)
 {
   const int ld = pr->ld;
@@ -162,7 +162,7 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const vecc
     }
     double drange, dnu;
     double d = matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, v->cov.metric);
-    double m = vecchia_pair(v, d, pr->deriv, &drange, &dnu);
+    double m = matern_deriv_pair(v, d, pr->deriv, &drange, &dnu);
     w->a[r + c * ld] = v->cov.sigma2 * m;
     w->a[c + r * ld] = m;
     if (w->dm) {
@@ -347,7 +347,7 @@ GS_HD static inline long vecchia_block_point(const vecchia_problem *pr, long t)
  * point t's, in nn's order, mp1 entries, into wrow when not NULL) and, when
  * y is given, their other contributions to acc. Returns 0, or the order of
  * the failing minor of its set. */
-GS_HD static inline int vecchia_block(const vecchia_problem *pr, const vecchia_model *v, const vecchia_work *w,
+GS_HD static inline int vecchia_block(const vecchia_problem *pr, const matern_deriv_model *v, const vecchia_work *w,
                                       long t, double *wrow, double *acc, int lane, int lanes)
 {
   const int ld = pr->ld;

@@ -1,6 +1,7 @@
 /* The Matérn covariance of one pair of locations and its derivatives in the
  * four covariance parameters, shared by the CPU loops and the CUDA kernels of
- * the Vecchia approximation.
+ * the Vecchia approximation and of the exact likelihood's gradient and
+ * Fisher information (gp/).
  *
  * C(d) = sigma2 M_nu(d / range) + nugget [d = 0] (matern_math.h), so with
  * z = d / range and M = M_nu(z) > 0:
@@ -12,15 +13,15 @@
  * recurrence K_{nu+1} = K_{nu-1} + (2 nu / z) K_nu; both logarithmic
  * derivatives come from bessel_k_deriv_value (closed forms at half-integer
  * orders for the first). */
-#ifndef GS_VECCHIA_MATH_H
-#define GS_VECCHIA_MATH_H
+#ifndef GS_MATERN_DERIV_MATH_H
+#define GS_MATERN_DERIV_MATH_H
 
 #include "matern_math.h"
 
 /* The digamma function psi(x) for x > 0: the recurrence psi(x) = psi(x + 1)
  * - 1/x up to x >= 10, then the asymptotic series (its first omitted term is
  * below 1e-16 there). */
-GS_HD static inline double vecchia_digamma(double x)
+GS_HD static inline double matern_digamma(double x)
 {
   double r = 0.0;
   while (x < 10.0) {
@@ -42,11 +43,11 @@ GS_HD static inline double vecchia_digamma(double x)
 typedef struct {
   matern_model cov;
   double psi; /* psi(smoothness) */
-} vecchia_model;
+} matern_deriv_model;
 
-GS_HD static inline vecchia_model vecchia_model_prepare(const gs_cov_model *c)
+GS_HD static inline matern_deriv_model matern_deriv_prepare(const gs_cov_model *c)
 {
-  const vecchia_model v = {.cov = matern_model_prepare(c), .psi = vecchia_digamma(c->par[GS_COV_SMOOTHNESS])};
+  const matern_deriv_model v = {.cov = matern_model_prepare(c), .psi = matern_digamma(c->par[GS_COV_SMOOTHNESS])};
   return v;
 }
 
@@ -54,7 +55,7 @@ GS_HD static inline vecchia_model vecchia_model_prepare(const gs_cov_model *c)
  * orders nu = n - 1/2 it is z^2 / (2 (nu - 1)) M_{nu-1}(z) / M_nu(z) (from
  * M_nu'(z) = -z M_{nu-1}(z) / (2 (nu - 1))) with the closed forms, and z
  * for nu = 1/2; otherwise -(nu + z d log K_nu / dz). */
-GS_HD static inline double vecchia_range_ratio(const vecchia_model *v, double z, double m)
+GS_HD static inline double matern_range_ratio(const matern_deriv_model *v, double z, double m)
 {
   const bessel_k_order *o = &v->cov.order.o;
   if (o->mu == -0.5 && o->n <= MATERN_CLOSED_FORM_MAX_N && z < 700.0) {
@@ -68,7 +69,7 @@ GS_HD static inline double vecchia_range_ratio(const vecchia_model *v, double z,
  * correlation M, and where `deriv` is set dC/drange (*drange) and dC/dnu
  * (*dnu). deriv bit GS_COV_RANGE / GS_COV_SMOOTHNESS asks for each; the
  * smoothness derivative is by far the dearer (an integral per pair). */
-GS_HD static inline double vecchia_pair(const vecchia_model *v, double d, int deriv, double *drange, double *dnu)
+GS_HD static inline double matern_deriv_pair(const matern_deriv_model *v, double d, int deriv, double *drange, double *dnu)
 {
   const double z = d / v->cov.range, m = matern_corr(&v->cov.order, z);
   *drange = 0.0;
@@ -76,7 +77,7 @@ GS_HD static inline double vecchia_pair(const vecchia_model *v, double d, int de
   /* at z = 0 (duplicated locations) M = 1 is flat; beyond the range where M
    * underflows, so do its derivatives */
   if (!(z > 0.0) || !(m > 0.0)) return m;
-  if (deriv & (1 << GS_COV_RANGE)) *drange = v->cov.sigma2 * m * vecchia_range_ratio(v, z, m) / v->cov.range;
+  if (deriv & (1 << GS_COV_RANGE)) *drange = v->cov.sigma2 * m * matern_range_ratio(v, z, m) / v->cov.range;
   if (deriv & (1 << GS_COV_SMOOTHNESS)) {
     double dlog = log(0.5 * z) - v->psi + bessel_k_deriv_value(z, v->cov.smoothness, BESSEL_K_WRT_NU);
     *dnu = v->cov.sigma2 * m * dlog;
