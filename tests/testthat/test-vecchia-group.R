@@ -171,7 +171,7 @@ test_that("the grouped approximation gives no factor, and gp_fit takes group", {
 
 test_that("the GPU gives the CPU's grouped likelihood, gradient and information", {
   skip_without_gpu()
-  p <- c(1.1, 0.05, 1.3, 0.2)
+  p <- c(sigma2 = 1.1, range = 0.05, smoothness = 1.3, nugget = 0.2)
   # m = 120: blocks beyond the shared memory, from global memory
   for (m in c(30, 120)) {
     set.seed(12)

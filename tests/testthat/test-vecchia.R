@@ -251,7 +251,7 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
   locs <- matrix(runif(2 * n), ncol = 2)
   y <- rnorm(n)
   X <- cbind(1, locs)
-  p <- c(1.1, 0.05, 1.3, 0.2)
+  p <- c(sigma2 = 1.1, range = 0.05, smoothness = 1.3, nugget = 0.2)
   nb <- vecchia_neighbors(locs, m = 30)
   open <- function(device) gpustats:::vecchia_open(locs, 30, device = device, neighbors = nb)
   cpu <- open("cpu")
@@ -271,7 +271,7 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
   expect_equal(gpustats:::vecchia_apply(gpu, b, what = "inverse"), gpustats:::vecchia_apply(cpu, b, what = "inverse"),
                tolerance = 1e-12)
   # exponential closed form, no nugget, a smaller m
-  p0 <- c(1, 0.1, 0.5, 0)
+  p0 <- c(sigma2 = 1, range = 0.1, smoothness = 0.5, nugget = 0)
   expect_equal(vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "gpu"),
                vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "cpu"), tolerance = 1e-12)
   expect_true(is.finite(gpustats:::vecchia_loglik_grad_info(gpu, p0, y)$loglik))
