@@ -198,12 +198,12 @@ SEXP gs_r_bench_tile_chol(SEXP n, SEXP tile, SEXP cache_tiles, SEXP reps, SEXP d
 SEXP gs_r_bench_tile_chol_mixed(SEXP locs, SEXP model, SEXP tile, SEXP accuracy, SEXP fp8, SEXP reps, SEXP device)
 {
   if (!Rf_isMatrix(locs) || TYPEOF(locs) != REALSXP) Rf_error("locs must be a double matrix");
-  const gs_tile_source src = {.locs = REAL(locs), .dim = Rf_ncols(locs), .model = gs_r_cov_model(model)};
+  const gs_cov_model m = gs_r_cov_model(model);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, 10));
   char msg[GS_MSG_LEN];
-  gs_status st = gs_bench_tile_chol_mixed_gpu(gs_r_int(device, "device"), &src, Rf_nrows(locs), gs_r_int(tile, "tile"),
-                                              Rf_asReal(accuracy), Rf_asLogical(fp8) == TRUE, gs_r_int(reps, "reps"),
-                                              REAL(out), msg);
+  gs_status st = gs_bench_tile_chol_mixed_gpu(gs_r_int(device, "device"), REAL(locs), Rf_nrows(locs), Rf_ncols(locs),
+                                              &m, gs_r_int(tile, "tile"), Rf_asReal(accuracy),
+                                              Rf_asLogical(fp8) == TRUE, gs_r_int(reps, "reps"), REAL(out), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

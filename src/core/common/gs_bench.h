@@ -4,6 +4,7 @@
 #define GS_BENCH_H
 
 #include "gs_common.h"
+#include "gs_matern.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +38,18 @@ gs_status gs_bench_gp_loglik_gpu(int device, long n, double range, double smooth
  * the tile rows dealt cyclically to them, and [4..7] summed over them. */
 gs_status gs_bench_tile_chol_gpu(const int *gpus, int ngpus, long n, int nb, int cache_tiles, int reps, double out[9],
                                   char *msg);
+
+/* Mixed precision (FP8 tiles allowed with fp8) against FP64 on the model's
+ * covariance of the n x dim locations locs (which the caller orders):
+ * gs_tile_chol's time, the precision map, the generation and any rerun with
+ * promoted tiles included, the factor stored to host memory allocated once.
+ * out: [0] FP64 seconds, [1] mixed seconds (medians of `reps` runs), [2]
+ * seconds of the precision map alone (the pass over the tiles' norms),
+ * [3..6] tiles in FP64, FP32, FP16 and FP8 (of the last run), [7] and [8]
+ * the log-determinants in FP64 and mixed precision, [9] the runs of the
+ * mixed factorization (info.attempts). */
+gs_status gs_bench_tile_chol_mixed_gpu(int device, const double *locs, long n, int dim, const gs_cov_model *model,
+                                       int nb, double accuracy, int fp8, int reps, double out[10], char *msg);
 
 /* Batched tridiagonal solves of `count` random diagonally dominant systems
  * of order n, one matrix per system (sub- and super-diagonal uniform in

@@ -8,7 +8,6 @@
 
 #include "gs_cpu.h"
 #include "gs_gpu_ctx.cuh"
-#include "gs_tile.h"
 
 #define GS_MAX_GPUS 64
 
@@ -59,13 +58,7 @@ done:
 /* Releases whatever part of a context exists. */
 static void context_free(gs_gpu_ctx *c)
 {
-  for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
-    if (c->tile_solver[w]) cusolverDnDestroy(c->tile_solver[w]);
-    if (c->tile_blas[w]) cublasDestroy(c->tile_blas[w]);
-  }
-  if (c->tile_lt) cublasLtDestroy(c->tile_lt);
-  for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
-    if (c->tile_stream[s]) cudaStreamDestroy(c->tile_stream[s]);
+  if (c->tile) c->tile_release(c->tile);
   if (c->solver_params) cusolverDnDestroyParams(c->solver_params);
   if (c->solver) cusolverDnDestroy(c->solver);
   if (c->blas) cublasDestroy(c->blas);
@@ -132,30 +125,6 @@ gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *c, char *msg)
     return gs_set_msg(msg, GS_ERR_CUDA, "cannot create cuSOLVER parameters on GPU %d", c->device);
   }
   return GS_OK;
-}
-
-gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *c, char *msg)
-{
-  gs_status st = gs_gpu_ctx_solvers(c, msg); /* the shared cuSOLVER parameters */
-  int least = 0, greatest = 0;
-  if (st != GS_OK || c->tile_lt) return st; /* created last */
-  GS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  for (int s = 0; s < GS_TILE_COMPUTE + 2; ++s)
-    if (!c->tile_stream[s])
-      GS_CUDA_TRY(cudaStreamCreateWithPriority(&c->tile_stream[s], cudaStreamNonBlocking,
-                                               s == GS_TILE_STREAM_DIAGONAL ? greatest : least));
-  for (int w = 0; w < GS_TILE_COMPUTE; ++w) {
-    if (!c->tile_blas[w] && (cublasCreate(&c->tile_blas[w]) != CUBLAS_STATUS_SUCCESS ||
-                             cublasSetStream(c->tile_blas[w], c->tile_stream[w]) != CUBLAS_STATUS_SUCCESS))
-      return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuBLAS handle on GPU %d", c->device);
-    if (!c->tile_solver[w] && (cusolverDnCreate(&c->tile_solver[w]) != CUSOLVER_STATUS_SUCCESS ||
-                               cusolverDnSetStream(c->tile_solver[w], c->tile_stream[w]) != CUSOLVER_STATUS_SUCCESS))
-      return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuSOLVER handle on GPU %d", c->device);
-  }
-  if (cublasLtCreate(&c->tile_lt) != CUBLAS_STATUS_SUCCESS)
-    return gs_set_msg(msg, GS_ERR_CUDA, "cannot create a cuBLASLt handle on GPU %d", c->device);
-done:
-  return st;
 }
 
 gs_status gs_gpu_ctx_workspace(gs_gpu_ctx *c, size_t bytes, void **p, char *msg)

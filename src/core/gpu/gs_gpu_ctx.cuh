@@ -17,11 +17,6 @@
 #define GS_GPU_STAGES 2
 #define GS_GPU_STAGE_BYTES ((size_t)64 << 20)
 
-/* Compute streams of the tile Cholesky (GS_TILE_STREAM_KINDS in gs_gpu.h),
- * each with its own cuBLAS and cuSOLVER handle so that tiles are factored and
- * updated concurrently. */
-#define GS_TILE_COMPUTE (GS_TILE_STREAM_DIAGONAL + 1)
-
 typedef struct {
   int device;
   int ready;
@@ -34,10 +29,11 @@ typedef struct {
   cublasHandle_t blas;                   /* created by gs_gpu_ctx_solvers, on stream[0] */
   cusolverDnHandle_t solver;
   cusolverDnParams_t solver_params;
-  cudaStream_t tile_stream[GS_TILE_COMPUTE + 2]; /* created by gs_gpu_ctx_tile_workers: the compute */
-  cublasHandle_t tile_blas[GS_TILE_COMPUTE];     /* streams, then one per copy direction */
-  cusolverDnHandle_t tile_solver[GS_TILE_COMPUTE];
-  cublasLtHandle_t tile_lt; /* the updates' products (tile_gemm.cuh); the stream goes with each call */
+  /* The tile Cholesky's own per-device resources (its streams and handles,
+   * tile_run.cuh), opaque here: created by the tile module on first use and
+   * released with the context by the function it leaves in tile_release. */
+  void *tile;
+  void (*tile_release)(void *tile);
 } gs_gpu_ctx;
 
 /* Makes `device` current and returns its state, creating it if needed. */
@@ -45,8 +41,6 @@ gs_status gs_gpu_ctx_get(int device, gs_gpu_ctx **ctx, char *msg);
 /* Creates the cuBLAS and cuSOLVER handles of ctx on first use (milliseconds
  * each, so once per device, not per call). */
 gs_status gs_gpu_ctx_solvers(gs_gpu_ctx *ctx, char *msg);
-/* Creates the tile Cholesky's streams and handles on first use. */
-gs_status gs_gpu_ctx_tile_workers(gs_gpu_ctx *ctx, char *msg);
 /* At least `bytes` of device workspace; the previous contents are lost. The
  * tile Cholesky keeps its tile cache there for the next factorization of
  * the same size, so work that allocates memory of its own releases it. */

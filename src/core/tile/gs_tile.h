@@ -1,7 +1,9 @@
 /* Tile Cholesky factorization of a symmetric positive-definite matrix held as
  * the tiles of its lower triangle in host memory: left-looking, with a static
  * schedule, on all CPU cores or on a GPU whose memory need not hold the matrix
- * (a tile cache with optimal eviction decides what crosses the bus). */
+ * (a tile cache with optimal eviction decides what crosses the bus). The
+ * public interface, used by the R glue and the Gaussian-process domain; the
+ * tile folder's own declarations are in tile_internal.h. */
 #ifndef GS_TILE_H
 #define GS_TILE_H
 
@@ -83,15 +85,6 @@ int gs_tile_default_size(long n, int device);
  * calls it where the tiles pass through the host). */
 gs_status gs_tile_matrix_create(long n, int nb, int pinned, gs_tile_matrix **out, char *msg);
 void gs_tile_matrix_free(gs_tile_matrix *m);
-/* The format of every tile (NULL: all FP64), and the scales of the FP16 and
- * FP8 tiles from the largest entries of the tiles of A (NULL: 1). */
-void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const double *max_abs);
-/* Host memory for the tiles in their layout; reallocated only when it is
- * too small, so that a changing precision map does not page-lock the tiles
- * again on every factorization. */
-gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg);
-/* Releases the device memory of a resident factor (a no-op without one). */
-void gs_tile_resident_free(gs_tile_matrix *m);
 /* L_rr, from the host tiles or the resident factor's copy. */
 static inline double gs_tile_factor_diagonal(const gs_tile_matrix *m, long r)
 {
@@ -99,13 +92,6 @@ static inline double gs_tile_factor_diagonal(const gs_tile_matrix *m, long r)
   const int k = (int)(r / m->nb), c = (int)(r % m->nb);
   return gs_tile_at(m, k, k)[(size_t)c * gs_tile_rows(m, k) + c];
 }
-/* Tile (i, j) as doubles: the tile itself when it is FP64, else converted
- * into work (nb * nb doubles). */
-const double *gs_tile_read(const gs_tile_matrix *m, int i, int j, double *work);
-/* x (gs_tile_rows(m, i) x gs_tile_rows(m, j), column-major) into tile (i, j)
- * in its format; 0 when a value does not fit (m->overflow is then set). */
-int gs_tile_write(gs_tile_matrix *m, int i, int j, const double *x);
-
 /* What the matrix is: a dense column-major matrix (only its lower triangle is
  * read), or a Matérn covariance generated tile by tile where it is used, so
  * that the n x n matrix never exists outside the tiles. */
@@ -123,48 +109,6 @@ typedef struct {
  * absolute difference between A and A' above 100 eps times the mean
  * absolute entry). */
 gs_status gs_tile_source_check(const gs_tile_source *src, long n, int threads, char *msg);
-
-/* The tiles of the source into m, each in its format, on `threads` CPU
- * threads. */
-gs_status gs_tile_fill(gs_tile_matrix *m, const gs_tile_source *src, int threads, char *msg);
-
-/* For every tile of the source: the sum of squares of its entries (of both
- * triangles on the diagonal) and its largest absolute entry, on the CPU or
- * (a Matérn source) generated on the GPU. */
-gs_status gs_tile_norms(const gs_tile_matrix *m, const gs_tile_source *src, int threads, double *sumsq,
-                        double *max_abs, char *msg);
-gs_status gs_tile_norms_gpu(int device, const gs_tile_matrix *m, const gs_tile_source *src, double *sumsq,
-                            double *max_abs, char *msg);
-
-/* The precision of every tile for a factorization accurate to `accuracy`
- * (Higham and Mary's adaptive-precision rule): an off-diagonal tile is
- * stored in the lowest precision down to `lowest` (GS_TILE_FP16 or
- * GS_TILE_FP8), of unit roundoff u, for which
- *   nt ||A_ij||_F / ||A||_F <= accuracy / u,
- * so that rounding it perturbs A by at most accuracy ||A||_F / nt in
- * Frobenius norm and all the tiles together by at most accuracy ||A||_F;
- * diagonal tiles stay FP64. sumsq: the sums of squares of the tiles of A
- * (gs_tile_norms). */
-void gs_tile_precision_map(const gs_tile_matrix *m, const double *sumsq, double accuracy, int lowest,
-                           unsigned char *precision);
-
-/* A precision map and the norms it derives from. */
-typedef struct {
-  unsigned char *precision; /* per tile, for gs_tile_matrix_layout */
-  double *max_abs;          /* the largest absolute entry of each tile of A, for the scales */
-  double *sumsq;            /* of the tiles of A */
-} gs_tile_map;
-
-/* The map of the source's tiles at `accuracy`, down to format `lowest`,
- * from their norms (on the GPU for a Matérn source on a device). */
-gs_status gs_tile_map_build(int device, const gs_tile_matrix *m, const gs_tile_source *src, double accuracy,
-                            int lowest, int threads, gs_tile_map *map, char *msg);
-void gs_tile_map_free(gs_tile_map *map);
-
-/* The locations of a Matérn source regrouped by tile row: those of row i as
- * one column-major gs_tile_rows(m, i) x dim block from i * nb * dim. The
- * caller frees it; NULL when out of memory. */
-double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src);
 
 typedef struct {
   int cache_tiles;   /* GPU: tile slots in device memory; 0 = as many as fit */
@@ -231,9 +175,6 @@ typedef struct {
  * rounding. */
 gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                        gs_tile_info *info, char *msg);
-gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg);
-gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
-                           gs_tile_info *info, char *msg);
 
 /* With L from gs_tile_chol, in place on b (n x k, column-major, host):
  * L^-1 b (GS_TILE_FORWARD), L'^-1 b (GS_TILE_BACKWARD) or A^-1 b (both bits);
@@ -254,33 +195,8 @@ gs_status gs_tile_solve(const gs_tile_matrix *m, int what, double *b, long k, in
  * L z is a draw with covariance A. */
 gs_status gs_tile_multiply(const gs_tile_matrix *m, double *b, long k, int threads, char *msg);
 
-/* The solves and the product of a resident factor: what as in
- * gs_tile_solve, or GS_TILE_MULTIPLY for L b. */
-enum { GS_TILE_MULTIPLY = 4 };
-gs_status gs_tile_resident_apply(const gs_tile_matrix *m, int what, double *b, long k, char *msg);
-
-/* log det A = 2 sum log diag L. */
-double gs_tile_logdet(const gs_tile_matrix *m);
-/* The sums of squares of the factor's tiles t with which[t] not FP64 (0
- * for the others), each read in its own format; the second for a resident
- * factor on its GPU. */
-gs_status gs_tile_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, int threads, double *sumsq, char *msg);
-gs_status gs_tile_resident_low_sumsq(const gs_tile_matrix *m, const unsigned char *which, double *sumsq, char *msg);
-
 /* L' (upper triangular, like R's chol) as an n x n column-major matrix. */
 void gs_tile_upper(const gs_tile_matrix *m, double *r, int threads);
-
-/* Mixed precision (FP8 tiles allowed with fp8) against FP64 on the Matérn
- * covariance of src (whose locations the caller orders): gs_tile_chol's
- * time, the precision map, the generation and any rerun with promoted
- * tiles included, the factor stored to host memory allocated once. out:
- * [0] FP64 seconds, [1] mixed seconds (medians of `reps` runs), [2] seconds
- * of the precision map alone (the pass over the tiles' norms), [3..6]
- * tiles in FP64, FP32, FP16 and FP8 (of the last run), [7] and [8] the
- * log-determinants in FP64 and mixed precision, [9] the runs of the mixed
- * factorization (info.attempts). */
-gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int fp8,
-                                       int reps, double out[10], char *msg);
 
 #ifdef __cplusplus
 }

@@ -147,10 +147,13 @@ done:
   return st;
 }
 
-extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb,
-                                                  double accuracy, int fp8, int reps, double out[10], char *msg)
+extern "C" gs_status gs_bench_tile_chol_mixed_gpu(int device, const double *locs, long n, int dim,
+                                                  const gs_cov_model *model, int nb, double accuracy, int fp8, int reps,
+                                                  double out[10], char *msg)
 {
   gs_status st = GS_OK;
+  const gs_tile_source source = {.a = NULL, .lda = 0, .locs = locs, .dim = dim, .model = *model};
+  const gs_tile_source *src = &source;
   gs_tile_matrix *m = NULL;
   gs_tile_info info;
   gs_tile_map map = {NULL, NULL, NULL};

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "gs_cpu.h"
-#include "gs_tile.h"
+#include "tile_internal.h"
 
 /* A mixed-precision factorization is run again at most this often, each
  * time with some tiles at least one precision higher; after

@@ -12,7 +12,7 @@
 
 #include "gs_cpu.h"
 #include "gs_dense.h"
-#include "gs_tile.h"
+#include "tile_internal.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -170,7 +170,7 @@ extern "C" gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_ti
   }
   for (int g = 0; g < ndev; ++g) {
     GS_TRY(gs_gpu_ctx_get(ndev > 1 ? opt->gpus[g] : device, &runs[g].c, msg));
-    GS_TRY(gs_gpu_ctx_tile_workers(runs[g].c, msg));
+    GS_TRY(tile_device_get(runs[g].c, &runs[g].td, msg));
     GS_TRY(tile_run_setup(&runs[g], opt, msg));
   }
   for (int g = 0; g < ndev && opt->trace; ++g) { /* the devices are idle: their origins are simultaneous */

@@ -24,7 +24,7 @@ static gs_status triangle_invert(tile_run *r, int q, int n, const double *l, dou
                                   (size_t)n, cudaMemcpyDeviceToDevice, s));
     upper_zero_kernel<<<grid, 256, 0, s>>>(x, n, ld);
     GS_CUDA_TRY(cudaGetLastError());
-    return gs_cusolver_status(cusolverDnXtrtri(r->c->tile_solver[q], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
+    return gs_cusolver_status(cusolverDnXtrtri(r->td->solver[q], CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
                                                CUDA_R_64F, x, ld, r->trtri_work[q], r->trtri_bytes, r->trtri_host[q],
                                                r->trtri_host_bytes, r->trtri_info + q),
                               "cusolverDnXtrtri", msg);
@@ -36,9 +36,9 @@ static gs_status triangle_invert(tile_run *r, int q, int n, const double *l, dou
     GS_TRY(triangle_invert(r, q, n1, l, x, ld, msg));
     GS_TRY(triangle_invert(r, q, n2, l + (size_t)n1 * ld + n1, x + (size_t)n1 * ld + n1, ld, msg));
     GS_TRY(gs_cublas_status(
-        cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n1, &one, l + n1, ld, x, ld, &zero, t, n2),
+        cublasDgemm(r->td->blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n1, &one, l + n1, ld, x, ld, &zero, t, n2),
         "cublasDgemm", msg));
-    GS_TRY(gs_cublas_status(cublasDgemm(r->c->tile_blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n2, &minus,
+    GS_TRY(gs_cublas_status(cublasDgemm(r->td->blas[q], CUBLAS_OP_N, CUBLAS_OP_N, n2, n1, n2, &minus,
                                         x + (size_t)n1 * ld + n1, ld, t, n2, &zero, x + n1, ld),
                             "cublasDgemm", msg));
   }

@@ -103,7 +103,7 @@ gs_status tile_op_load(tile_run *r, const tile_op *op, char *msg)
   gs_status st = GS_OK;
   const int t = op->tile[0], s = op->slot[0];
   const int generate = !r->shared->final[t] && !r->src->a;
-  const int q = generate ? op->worker : TILE_H2D;
+  const int q = generate ? op->worker : (int)TILE_H2D;
   int i, j;
   gs_tile_coords(t, &i, &j);
   GS_CUDA_TRY(slot_claim(r, q, s));

@@ -7,7 +7,7 @@
 
 #include "gs_cpu.h"
 #include "gs_gpu.h"
-#include "gs_tile.h"
+#include "tile_internal.h"
 #include "lapack.h"
 
 #ifdef _OPENMP

@@ -1,6 +1,7 @@
 /* The tile Cholesky's GPU entry points in a build without CUDA. */
+#include "gs_bench.h"
 #include "gs_gpu.h"
-#include "gs_tile.h"
+#include "tile_internal.h"
 
 gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                            gs_tile_info *info, char *msg)
@@ -40,9 +41,10 @@ gs_status gs_bench_tile_chol_gpu(const int *gpus, int ngpus, long n, int nb, int
   return gs_gpu_missing(msg);
 }
 
-gs_status gs_bench_tile_chol_mixed_gpu(int device, const gs_tile_source *src, long n, int nb, double accuracy, int fp8,
-                                       int reps, double out[10], char *msg)
+gs_status gs_bench_tile_chol_mixed_gpu(int device, const double *locs, long n, int dim, const gs_cov_model *model,
+                                       int nb, double accuracy, int fp8, int reps, double out[10], char *msg)
 {
-  (void)device, (void)src, (void)n, (void)nb, (void)accuracy, (void)fp8, (void)reps, (void)out;
+  (void)device, (void)locs, (void)n, (void)dim, (void)model, (void)nb, (void)accuracy, (void)fp8, (void)reps,
+      (void)out;
   return gs_gpu_missing(msg);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gs_tile.h"
+#include "tile_internal.h"
 #include "tile_plan.h"
 
 /* How many columns before its first use a device loads a finished tile of

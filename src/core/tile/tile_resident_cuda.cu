@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "gs_gpu_ctx.cuh"
-#include "gs_tile.h"
+#include "tile_internal.h"
 #include "tile_kernels.cuh"
 
 /* Device memory for one block of right-hand sides. */

@@ -9,7 +9,7 @@
 
 #include "gs_gpu_ctx.cuh"
 #include "gs_matern_cuda.cuh"
-#include "gs_tile.h"
+#include "tile_internal.h"
 #include "tile_gemm.cuh"
 #include "tile_kernels.cuh"
 #include "tile_plan.h"
@@ -20,6 +20,25 @@
 #define TILE_D2H GS_TILE_STREAM_TO_HOST
 /* Below this order a triangular block is inverted by cuSOLVER's trtri. */
 #define INVERSE_LEAF 512
+/* Compute streams (GS_TILE_STREAM_KINDS in gs_gpu.h), each with its own
+ * cuBLAS and cuSOLVER handle so that tiles are factored and updated
+ * concurrently. */
+#define GS_TILE_COMPUTE (GS_TILE_STREAM_DIAGONAL + 1)
+
+/* The tile Cholesky's resources on one device, created on its first
+ * factorization and kept on the device's context (gs_gpu_ctx.tile) for the
+ * next: the compute streams, then one stream per copy direction, a cuBLAS
+ * and a cuSOLVER handle per compute stream, and the cuBLASLt handle of the
+ * updates' products (tile_gemm.cuh; the stream goes with each call). */
+typedef struct {
+  cudaStream_t stream[GS_TILE_COMPUTE + 2];
+  cublasHandle_t blas[GS_TILE_COMPUTE];
+  cusolverDnHandle_t solver[GS_TILE_COMPUTE];
+  cublasLtHandle_t lt;
+} tile_device;
+
+/* The resources of ctx's device (tile_device_cuda.cu), created on first use. */
+gs_status tile_device_get(gs_gpu_ctx *ctx, tile_device **td, char *msg);
 
 /* What the devices of one factorization share, per tile: finished (the
  * host issued its last op) and its copy to the host. */
@@ -30,6 +49,7 @@ typedef struct {
 
 typedef struct {
   gs_gpu_ctx *c;
+  tile_device *td;
   tile_shared *shared;
   int owner, owners; /* this device's tile rows: tile_row_owner(i) = owner */
   int inverted;      /* the last column whose diagonal tile, another device's, this one inverted */
@@ -67,7 +87,7 @@ typedef struct {
   cudaEvent_t trace_origin;
 } tile_run;
 
-static inline cudaStream_t run_stream(const tile_run *r, int q) { return r->c->tile_stream[q]; }
+static inline cudaStream_t run_stream(const tile_run *r, int q) { return r->td->stream[q]; }
 
 static inline double *slot_ptr(const tile_run *r, int s) { return r->slots + (size_t)s * r->m->nb * r->m->nb; }
 

@@ -57,7 +57,7 @@ static gs_status tile_update(tile_run *r, const tile_op *op, char *msg)
   const int ri = gs_tile_rows(m, op->i), rk = gs_tile_rows(m, op->k), nb = m->nb, p = update_precision(m, op);
   const int syrk = op->kind == TILE_OP_SYRK, q = op->worker;
   const float scale = m->scale[op->tile[1]] * m->scale[syrk ? op->tile[1] : op->tile[2]];
-  cublasHandle_t blas = r->c->tile_blas[q];
+  cublasHandle_t blas = r->td->blas[q];
   void *c = slot_ptr(r, op->slot[0]);
   const void *a, *b;
   GS_TRY(operand_in(r, op, 1, p, &a, msg));
@@ -83,7 +83,7 @@ static gs_status tile_update(tile_run *r, const tile_op *op, char *msg)
                                           (const double *)a, rk, &one, (double *)c, rk),
                               "cublasDsyrk", msg));
     else if (r->gemm.usable && ri == nb && rk == nb)
-      GS_TRY(gs_cublas_status(tile_gemm_run(r->c->tile_lt, &r->gemm, (const double *)a, (const double *)b,
+      GS_TRY(gs_cublas_status(tile_gemm_run(r->td->lt, &r->gemm, (const double *)a, (const double *)b,
                                             (double *)c, run_stream(r, q)),
                               "cublasLtMatmul", msg));
     else /* the last tile row and column, a small part of the work */
@@ -119,7 +119,7 @@ static gs_status solve_low(tile_run *r, const tile_op *op, char *msg)
   const float one = 1.0f;
   float *c = (float *)slot_ptr(r, op->slot[0]), *x = (float *)scratch_ptr(r, q);
   void *bytes = tile_transfer_ptr(c, p, count);
-  GS_TRY(gs_cublas_status(cublasStrmm(r->c->tile_blas[q], CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+  GS_TRY(gs_cublas_status(cublasStrmm(r->td->blas[q], CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
                                       CUBLAS_DIAG_NON_UNIT, ri, rk, &one, inverse32_ptr(r, op->k), rk, c, ri, x, ri),
                           "cublasStrmm", msg));
   GS_CUDA_TRY(tile_convert(x, GS_TILE_FP32, 1.0f, bytes, p, m->scale[t], count, r->overflow + t, run_stream(r, q)));
@@ -136,7 +136,7 @@ gs_status tile_op_compute(tile_run *r, const tile_op *op, char *msg)
   const int q = op->worker, ri = gs_tile_rows(r->m, op->i), rk = gs_tile_rows(r->m, op->k);
   const int p = r->m->precision[op->tile[0]];
   const double one = 1.0;
-  cublasHandle_t blas = r->c->tile_blas[q];
+  cublasHandle_t blas = r->td->blas[q];
   double *c = slot_ptr(r, op->slot[0]);
   for (int x = 0; x < 3; ++x)
     if (op->tile[x] >= 0) GS_CUDA_TRY(tile_wait(r, q, op->tile[x]));
@@ -147,7 +147,7 @@ gs_status tile_op_compute(tile_run *r, const tile_op *op, char *msg)
     GS_TRY(tile_update(r, op, msg));
     break;
   case TILE_OP_POTRF:
-    GS_TRY(gs_cusolver_status(cusolverDnXpotrf(r->c->tile_solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
+    GS_TRY(gs_cusolver_status(cusolverDnXpotrf(r->td->solver[q], r->c->solver_params, CUBLAS_FILL_MODE_LOWER, rk,
                                                CUDA_R_64F, c, rk, CUDA_R_64F, r->potrf_work[q], r->potrf_bytes,
                                                r->potrf_host[q], r->potrf_host_bytes, r->info_dev + op->k),
                               "cusolverDnXpotrf", msg));

@@ -100,15 +100,15 @@ gs_status tile_run_setup(tile_run *r, const gs_tile_options *opt, char *msg)
   int slots = 0;
   const long wanted = opt->cache_tiles > 0 && opt->cache_tiles < ntiles ? opt->cache_tiles : ntiles;
   if (!workspace_is_cache(r, wanted, msg)) gs_gpu_ctx_workspace_release(r->c);
-  GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(r->c->tile_solver[0], r->c->solver_params,
+  GS_TRY(gs_cusolver_status(cusolverDnXpotrf_bufferSize(r->td->solver[0], r->c->solver_params,
                                                         CUBLAS_FILL_MODE_LOWER, m->nb, CUDA_R_64F, NULL, m->nb,
                                                         CUDA_R_64F, &r->potrf_bytes, &r->potrf_host_bytes),
                             "cusolverDnXpotrf_bufferSize", msg));
-  GS_TRY(gs_cusolver_status(cusolverDnXtrtri_bufferSize(r->c->tile_solver[0], CUBLAS_FILL_MODE_LOWER,
+  GS_TRY(gs_cusolver_status(cusolverDnXtrtri_bufferSize(r->td->solver[0], CUBLAS_FILL_MODE_LOWER,
                                                         CUBLAS_DIAG_NON_UNIT, INVERSE_LEAF, CUDA_R_64F, NULL, m->nb,
                                                         &r->trtri_bytes, &r->trtri_host_bytes),
                             "cusolverDnXtrtri_bufferSize", msg));
-  GS_TRY(tile_gemm_setup(r->c->tile_lt, m->nb, &r->gemm, msg));
+  GS_TRY(tile_gemm_setup(r->td->lt, m->nb, &r->gemm, msg));
   GS_CUDA_TRY(cudaMalloc(&r->inverse, (size_t)(TILE_LAG + 1) * tile_size));
   GS_CUDA_TRY(cudaMalloc(&r->scratch, (size_t)GS_TILE_COMPUTE * tile_size));
   GS_CUDA_TRY(cudaMalloc(&r->trtri_info, GS_TILE_COMPUTE * sizeof(int)));
@@ -172,7 +172,7 @@ void tile_run_release(tile_run *r)
   if (r->c) {
     cudaSetDevice(r->c->device);
     for (int q = 0; q < TILE_STREAMS; ++q)
-      if (r->c->tile_stream[q]) cudaStreamSynchronize(r->c->tile_stream[q]);
+      if (r->td->stream[q]) cudaStreamSynchronize(r->td->stream[q]);
   }
   if (r->slot_used)
     for (long e = 0; e < (long)r->plan.slots * TILE_STREAMS; ++e)
