@@ -426,6 +426,16 @@ test_that("the Vecchia fit with every earlier point conditioned on is the exact 
   expect_error(gp_fit(y, locs, approx = "vecchia", m = 200, control = quiet), class = "gpustats_error_argument")
   expect_equal(as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = n - 1, device = "cpu")),
                as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, device = "cpu")), tolerance = 1e-10)
+  # the grouped approximation through gp_loglik: that of vecchia_loglik, exact at m = n - 1
+  grouped <- gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = 10, group = TRUE, device = "cpu")
+  expect_identical(grouped, vecchia_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, m = 10, group = TRUE, device = "cpu"))
+  expect_false(isTRUE(all.equal(as.numeric(grouped), as.numeric(
+    gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = 10, device = "cpu")), tolerance = 1e-10)))
+  expect_equal(as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = n - 1, group = TRUE,
+                                    device = "cpu")),
+               as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, device = "cpu")), tolerance = 1e-10)
+  expect_error(gp_loglik(y, locs, 1, 0.2, 0.8, group = TRUE), "vecchia", class = "gpustats_error_argument")
+  expect_error(gp_loglik(y, locs, 1, 0.2, 0.8, approx = "vecchia", group = NA), class = "gpustats_error_argument")
 })
 
 test_that("estimates on a search bound get a warning; angles are searched without bounds", {
