@@ -17,7 +17,7 @@
 #                  the cache the device holds (default 150000; skipped when
 #                  the host memory cannot hold the tiles)
 #   tile_big_sizes their tile sizes (default 2048)
-#   tile_cpu_n     CPU size (default 4000)
+#   tile_cpu_n     CPU size (default 4000; 0: no CPU rows)
 #   tile_trace     file for the event trace of one factorization at the largest
 #                  GPU size (CSV; default none)
 #   tile_trace_size its tile size (default the largest of tile_sizes)
@@ -81,14 +81,16 @@ bench_tile_chol <- function(sizes = bench_opt("tile_n", c(32768, 65536), 4096),
   }
   if (gpu) for (n in big[big > 0]) for (nb in big_tiles) bench_tile_chol_big(n, nb, add)
   if (gpu && nzchar(trace_file)) tile_trace_run(max(sizes), trace_tile, trace_file)
-  set.seed(1)
-  X <- matrix(rnorm(cpu_n * cpu_n), cpu_n)
-  A <- crossprod(X) / cpu_n + diag(cpu_n)
-  t <- bench_time(function() tile_chol(A, device = "cpu"), reps = reps, warmup = 0L)
-  add("tile_chol (CPU path, all cores)", cpu_n, "cpu", t, flops(cpu_n) / t)
-  t0 <- bench_time(function() chol(A), reps = reps, warmup = 0L)
-  add("base chol()", cpu_n, "cpu", t0, flops(cpu_n) / t0)
-  message(sprintf("CPU n = %s: tile_chol %s s, chol() %s s", fmt_n(cpu_n), fmt_sec(t), fmt_sec(t0)))
+  if (cpu_n > 0) { # 0 skips the CPU rows
+    set.seed(1)
+    X <- matrix(rnorm(cpu_n * cpu_n), cpu_n)
+    A <- crossprod(X) / cpu_n + diag(cpu_n)
+    t <- bench_time(function() tile_chol(A, device = "cpu"), reps = reps, warmup = 0L)
+    add("tile_chol (CPU path, all cores)", cpu_n, "cpu", t, flops(cpu_n) / t)
+    t0 <- bench_time(function() chol(A), reps = reps, warmup = 0L)
+    add("base chol()", cpu_n, "cpu", t0, flops(cpu_n) / t0)
+    message(sprintf("CPU n = %s: tile_chol %s s, chol() %s s", fmt_n(cpu_n), fmt_sec(t), fmt_sec(t0)))
+  }
   do.call(rbind, rows)
 }
 
