@@ -93,7 +93,7 @@ gbees_measurements <- function(time, y, h, cov, par = NULL, state_names = NULL) 
 # h checked, as the fields of a gbees_measurements: h (an R function of
 # states and time, or NULL), index (the observed states, or NULL),
 # expressions, state_names, source (the C source, or NULL) and states (the
-# highest state that h reads; NA for an R function).
+# highest state that h reads; NULL for an R function).
 gbees_measurement_function <- function(h, m, par, state_names, call) {
   if (!is.null(par) && !is.character(h)) abort_arg("{.arg par} is for expressions; an R function carries its own constants.", call)
   if (!is.null(state_names) && !is.character(h)) abort_arg("{.arg state_names} is for expressions.", call)
@@ -107,7 +107,7 @@ gbees_measurement_function <- function(h, m, par, state_names, call) {
     idx <- as.integer(h)
     return(list(h = function(x, t) x[, idx, drop = FALSE], index = idx, states = max(idx)))
   }
-  if (is.function(h)) return(list(h = with_time_argument(h), states = NA_integer_))
+  if (is.function(h)) return(list(h = with_time_argument(h), states = NULL))
   if (!is.character(h)) abort_arg("{.arg h} must be state indices, C expressions or an R function.", call)
   if (anyNA(h)) abort_arg("{.arg h} must not hold NA expressions.", call)
   if (length(h) != m) {
@@ -131,7 +131,7 @@ print.gbees_measurements <- function(x, ...) {
 
 # The checks of measurements against the model of a gbees() run.
 gbees_check_measurements <- function(meas, model, call) {
-  if (!is.na(meas$states) && meas$states > model$dim) {
+  if (!is.null(meas$states) && meas$states > model$dim) {
     abort_arg("The measurement observes state {meas$states}; the model has {model$dim}.", call)
   }
   if (!is.null(meas$state_names) && !identical(meas$state_names, model$state_names)) {

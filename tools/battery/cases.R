@@ -41,8 +41,8 @@ stable_roles <- function(first) {
 }
 
 function_specs <- function() {
-  loc_params <- list(sigma2 = "scalar_nonneg", range = "scalar_pos", smoothness = "scalar_pos", nugget = "scalar_nonneg")
-  gp_params <- list(sigma2 = "scalar_pos", range = "scalar_pos", smoothness = "scalar_pos", nugget = "scalar_nonneg")
+  # one rule for every covariance (gs_cov_model_valid): sigma2 = 0 is valid
+  cov_params <- list(sigma2 = "scalar_nonneg", range = "scalar_pos", smoothness = "scalar_pos", nugget = "scalar_nonneg")
   gb_base <- c(model = "lorenz63()", x0 = "c(-11.5, -10, 9.5)", cov = "diag(3)")
   list(
     fspec("bessel_k", c(x = "c(0.5, 2)", nu = "1.5"),
@@ -55,7 +55,7 @@ function_specs <- function() {
                nugget = "vec_nonneg", device = "device"),
           check = "matern", vectorised = c("d", "range")),
     fspec("matern_cov", c(locs = "L"),
-          c(list(locs = "locs", locs2 = "locs_or_null"), loc_params, list(distance = "choice", device = "device")),
+          c(list(locs = "locs", locs2 = "locs_or_null"), cov_params, list(distance = "choice", device = "device")),
           setup = "L", check = "matern_cov"),
     fspec("dstable", c(x = "c(-1, 0, 2)", alpha = "1.5", beta = "0.3"),
           c(stable_roles(list(x = "vec_real")), list(log = "flag", device = "device")),
@@ -75,11 +75,11 @@ function_specs <- function() {
     fspec("stable_fit", c(x = "s"), list(x = "sample", method = "choice", pm = "pm", device = "device"),
           setup = "s", check = "stable_fit"),
     fspec("gp_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
-          c(list(y = "obs", locs = "locs_gp"), gp_params,
+          c(list(y = "obs", locs = "locs_gp"), cov_params,
             list(distance = "choice", precision = "choice", accuracy = "accuracy", device = "device")),
           setup = "L"),
     fspec("gp_simulate", c(locs = "L", sigma2 = "1", range = "0.3", smoothness = "1"),
-          c(list(locs = "locs_gp"), gp_params,
+          c(list(locs = "locs_gp"), cov_params,
             list(nsim = "count_pos", distance = "choice", precision = "choice", accuracy = "accuracy",
                  device = "device")),
           setup = "L", check = "finite"),
@@ -93,7 +93,7 @@ function_specs <- function() {
           list(A = "spd", tile = "count_pos", precision = "choice", accuracy = "accuracy", fp8 = "flag",
                memory = "scalar_pos", trace = "flag", gpus = "gpus", device = "device"),
           setup = c("A", "L"), check = "tile_chol", null_ok = c("tile", "memory")),
-    fspec("matern_spec", c(locs = "L"), c(list(locs = "locs"), gp_params, list(distance = "choice")), setup = "L",
+    fspec("matern_spec", c(locs = "L"), c(list(locs = "locs"), cov_params, list(distance = "choice")), setup = "L",
           valid = list(locs = "1e5 rows")),
     fspec("morton_order", c(locs = "L"), list(locs = "locs"), setup = "L", check = "morton_order",
           valid = list(locs = "1e5 rows")),
@@ -136,7 +136,7 @@ function_specs <- function() {
           list(locs = "locs_gp", m = "count_pos", ordering = "choice", distance = "choice"), setup = "L",
           valid = list(locs = "1e5 rows", m = "0")),
     fspec("vecchia_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1", m = "5"),
-          c(list(y = "obs", locs = "locs_gp"), gp_params,
+          c(list(y = "obs", locs = "locs_gp"), cov_params,
             list(m = "count_pos", ordering = "choice", distance = "choice", device = "device")),
           setup = "L", valid = list(m = "0")),
     fspec("dct", c(x = "c(1, 2, 3, 4)"), list(x = "vec_real", type = "count_pos", normalized = "flag", device = "device")),
