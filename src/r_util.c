@@ -100,35 +100,31 @@ SEXP gs_r_host_memory_check(SEXP bytes, SEXP what)
   return R_NilValue;
 }
 
-/* The element of `list` named `name`, or an R error. */
-static SEXP list_element(SEXP list, const char *name, const char *what)
+/* The position of `name` among the names of x (a vector or list), or an R
+ * error that says what x is. */
+static R_xlen_t named_index(SEXP x, const char *name, const char *what)
 {
-  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-  for (R_xlen_t k = 0; k < XLENGTH(list) && names != R_NilValue; ++k)
-    if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0) return VECTOR_ELT(list, k);
-  Rf_error("%s has no element '%s'", what, name);
-  return R_NilValue; /* not reached */
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+  for (R_xlen_t k = 0; k < XLENGTH(x) && names != R_NilValue; ++k)
+    if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0) return k;
+  Rf_error("%s have no element '%s'", what, name);
+  return -1; /* not reached */
 }
 
 gs_cov_model gs_r_cov_model(SEXP model)
 {
   if (TYPEOF(model) != VECSXP) Rf_error("the covariance model must be a list");
-  gs_cov_model m = {.family = gs_r_int(list_element(model, "family", "the covariance model"), "family"),
-                    .metric = gs_r_int(list_element(model, "metric", "the covariance model"), "metric"),
-                    .par = {0}};
-  SEXP params = list_element(model, "params", "the covariance model");
+  const char *what = "the covariance model's fields";
+  SEXP params = VECTOR_ELT(model, named_index(model, "params", what));
   if (TYPEOF(params) != REALSXP || XLENGTH(params) != GS_COV_NPAR)
     Rf_error("the covariance parameters must be %d doubles", GS_COV_NPAR);
+  gs_cov_model m = {.family = gs_r_int(VECTOR_ELT(model, named_index(model, "family", what)), "family"),
+                    .metric = gs_r_int(VECTOR_ELT(model, named_index(model, "metric", what)), "metric"),
+                    .par = {0}};
 #define COV_PARAM_NAME(code, name) name,
   static const char *const names[] = {GS_COV_PARAMS(COV_PARAM_NAME)};
 #undef COV_PARAM_NAME
-  SEXP given = Rf_getAttrib(params, R_NamesSymbol);
-  if (given == R_NilValue) Rf_error("the covariance parameters must be named");
-  for (int k = 0; k < GS_COV_NPAR; ++k) {
-    int j = 0;
-    while (j < GS_COV_NPAR && strcmp(CHAR(STRING_ELT(given, j)), names[k]) != 0) ++j;
-    if (j == GS_COV_NPAR) Rf_error("the covariance parameters have no '%s'", names[k]);
-    m.par[k] = REAL(params)[j];
-  }
+  for (int k = 0; k < GS_COV_NPAR; ++k)
+    m.par[k] = REAL(params)[named_index(params, names[k], "the covariance parameters")];
   return m;
 }
