@@ -287,7 +287,8 @@ test_that("1 and 2 threads give the same cells and probabilities through growth,
 
 # CPU and GPU: the same cells in the same order, probabilities to rounding
 # (relative, in cells above `floor`; absolute below).
-expect_same_density <- function(gpu, cpu, tol = 1e-10, floor = 1e-14) {
+# abs: the bound on every cell's absolute difference (probabilities add to 1).
+expect_same_density <- function(gpu, cpu, tol = 1e-10, floor = 1e-14, abs = 1e-16) {
   expect_equal(length(gpu$snapshots), length(cpu$snapshots))
   for (k in seq_along(cpu$snapshots)) {
     a <- gpu$snapshots[[k]]
@@ -295,7 +296,7 @@ expect_same_density <- function(gpu, cpu, tol = 1e-10, floor = 1e-14) {
     expect_identical(a$keys, b$keys)
     big <- b$prob > floor
     expect_lte(max(abs(a$prob[big] / b$prob[big] - 1)), tol)
-    expect_lte(max(c(0, abs(a$prob - b$prob)[!big])), 1e-16) # the cells below the floor, absolutely
+    expect_lte(max(abs(a$prob - b$prob)), abs)
   }
   expect_equal(gpu$info$steps, cpu$info$steps)
   expect_equal(gpu$info$peak_cells, cpu$info$peak_cells)
@@ -369,11 +370,14 @@ test_that("measurements given as expressions update on the GPU as on the CPU, wh
                measurements = gbees_measurements(c(0.2, 0.3), y, range_bearing, S), threshold = 1e-7)
   gpu <- do.call(gbees, c(args, device = "gpu"))
   expect_equal(gpu$device, "gpu")
-  expect_same_density(gpu, do.call(gbees, c(args, device = "cpu")))
+  # sqrt and atan2 may differ in their last bit between CUDA's and the C
+  # library (a few ulps of a likelihood: 6e-16 of a probability on an H100);
+  # the relative bound on every cell above the floor stays 1e-10
+  expect_same_density(gpu, do.call(gbees, c(args, device = "cpu")), abs = 1e-15)
   # NaN below x1 = -9, infinite at it: zero likelihood on both devices; with an expression model too
   args$measurements <- gbees_measurements(0.2, 1, "sqrt(x1 + 9) + 0.1 / (x1 + 9)", 1)
   args[[1]] <- l63_expressions
-  expect_same_density(do.call(gbees, c(args, device = "gpu")), do.call(gbees, c(args, device = "cpu")))
+  expect_same_density(do.call(gbees, c(args, device = "gpu")), do.call(gbees, c(args, device = "cpu")), abs = 1e-15)
   meas <- gbees_measurements(0.2, y[1, ], range_bearing, S)
   meas$source <- sub("atan2(x[1], x[0])", "atan2(x[1], undeclared_thing)", meas$source, fixed = TRUE)
   expect_error(gpustats:::gbees_measurement_native(meas, 0L, lorenz63(), NULL),
