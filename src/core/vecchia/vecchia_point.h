@@ -184,9 +184,13 @@ GS_HD static inline int vecchia_chol(double *a, int ld, int b, int lane, int lan
     VECCHIA_SYNC();
     for (int r = k + lane; r < b; r += lanes) a[r + k * ld] = (r == k) ? lkk : a[r + k * ld] / lkk;
     VECCHIA_SYNC();
-    for (int r = k + 1 + lane; r < b; r += lanes) {
-      const double lrk = a[r + k * ld];
-      for (int c = k + 1; c <= r; ++c) a[r + c * ld] -= lrk * a[c + k * ld];
+    /* the trailing update a pair (r, c), k < c <= r, per lane: by rows, the
+     * lane of the last row would do all the work of a warp */
+    const int s = b - k - 1;
+    for (int r = 0, c = lane; r < s; c += lanes) {
+      while (c > r) c -= ++r;
+      if (r >= s) break;
+      a[k + 1 + r + (k + 1 + c) * ld] -= a[k + 1 + r + k * ld] * a[k + 1 + c + k * ld];
     }
     VECCHIA_SYNC();
   }
@@ -207,17 +211,17 @@ GS_HD static inline void vecchia_last_row(const double *a, int ld, int b, double
   }
 }
 
-/* rhs = L^-1 rhs for `cols` columns, by columns of L. */
+/* rhs = L^-1 rhs for `cols` columns, by columns of L, a row per lane (a
+ * pair (row, column) per lane would cost two integer divisions each). */
 GS_HD static inline void vecchia_forward(const double *a, int ld, int b, double *rhs, int cols, int lane, int lanes)
 {
   for (int k = 0; k < b; ++k) {
     const double lkk = a[k + k * ld];
     for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] /= lkk;
     VECCHIA_SYNC();
-    const int below = b - k - 1;
-    for (int t = lane; t < below * cols; t += lanes) {
-      const int r = k + 1 + t % below, j = t / below;
-      rhs[r + j * ld] -= a[r + k * ld] * rhs[k + j * ld];
+    for (int r = k + 1 + lane; r < b; r += lanes) {
+      const double lrk = a[r + k * ld];
+      for (int j = 0; j < cols; ++j) rhs[r + j * ld] -= lrk * rhs[k + j * ld];
     }
     VECCHIA_SYNC();
   }
