@@ -74,7 +74,7 @@ bench_l63_grid <- function(t_end, device) {
   list(ptr = ptr, spec = spec)
 }
 
-bench_gbees_measurements <- function(t_end = bench_opt("gbees_meas_t", 1, 0.2),
+bench_gbees_measurements <- function(t_end = bench_opt("gbees_meas_t", 1, 1),
                                      reps = bench_opt("gbees_meas_reps", 3, 1),
                                      threads = bench_opt("gbees_expr_threads", 1, 1)) {
   old <- options(gpustats.threads = as.integer(threads))

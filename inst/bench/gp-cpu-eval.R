@@ -25,7 +25,7 @@ gpe_parts <- function(d, threads, reps) {
   old <- options(gpustats.threads = threads)
   on.exit(options(old))
   par <- list(geom = c(range = 0.1), smoothness = 0.8, ratio = 0.1)
-  params <- c(1, 0.1, 0.8, 0.1)
+  params <- c(sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
   gp <- ns$gp_open(d$locs, "euclidean", "cpu", NULL)
   on.exit(ns$gp_close(gp), add = TRUE)
   cov <- gpe_time(function() matern_cov(d$locs, range = 0.1, smoothness = 0.8, nugget = 0.1, device = "cpu"), reps)
