@@ -66,8 +66,12 @@
 #'   `setup` (the initial grid), `growth` (finding the new cells), `new_cells`
 #'   (their storage, velocities and links), `field` (every cell's velocities,
 #'   each step, for a field that depends on time), `advect` (the flux update
-#'   and normalization), `prune` and `update` (measurement updates). On a GPU
-#'   the steps run there and only `setup` and `update` are timed.
+#'   and normalization), `prune`, `update` (measurement updates), `progress`
+#'   (progress reports and interrupt checks between steps) and `readout` (R's
+#'   own work: copying out the densities and evaluating a likelihood given as
+#'   an R function). On the CPU they add up to `seconds` but for the checks of
+#'   the arguments. On a GPU the steps run there and only `setup`, `update`
+#'   and `readout` are timed.
 #' @seealso [gbees_mc()] and [bhattacharyya()] for a Monte Carlo check.
 #' @examples
 #' \donttest{
@@ -92,19 +96,26 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
   native_measurements <- gbees_measurement_native(measurements, dev, model, call)
   ptr <- gs_call(.Call(gs_r_gbees_new, gbees_model_native(model, dev, call), spec$native, gs_threads(call), dev, NULL), call)
   snapshots <- list()
+  readout <- 0 # R's own work in the loop, timed as the phase "readout"
+  take <- function(te, posterior) {
+    since <- proc.time()[["elapsed"]]
+    snapshots[[length(snapshots) + 1L]] <<- gbees_snapshot_take(ptr, te, posterior)
+    readout <<- readout + proc.time()[["elapsed"]] - since
+  }
   for (te in events) {
     start <- now
     now <- te
     gs_call(.Call(gs_r_gbees_propagate, ptr, te, progress), call)
     k <- match(te, measurements$time)
     output <- te %in% spec$times
-    if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = FALSE)
+    if (output) take(te, posterior = FALSE)
     if (!is.na(k)) {
-      gbees_update(ptr, measurements, native_measurements, k, spec, call)
-      if (output) snapshots[[length(snapshots) + 1L]] <- gbees_snapshot_take(ptr, te, posterior = TRUE)
+      readout <- readout + gbees_update(ptr, measurements, native_measurements, k, spec, call)
+      if (output) take(te, posterior = TRUE)
     }
   }
   info <- gbees_info(ptr)
+  info$phase_seconds <- c(info$phase_seconds, readout = readout)
   structure(list(model = model, dim = model$dim, x0 = spec$x0, cov = spec$cov, dx = spec$dx, center = spec$x0,
                  threshold = threshold, cfl = cfl, prune_every = as.integer(prune_every), t0 = t0,
                  times = spec$times, measurements = measurements, snapshots = snapshots, info = info,
@@ -115,14 +126,18 @@ gbees <- function(model, x0, cov, dx, times, measurements = NULL, threshold = 1e
 # Bayes' rule for measurement k: in the native code when the measurement
 # observes states or is given as expressions (`native`, prepared by
 # gbees_measurement_native); the cells go to R only for an R measurement
-# function.
+# function. Returns the seconds R spent on it (the native code times its own).
 gbees_update <- function(ptr, measurements, native, k, spec, call) {
   if (!is.null(native)) {
-    return(gs_call(.Call(gs_r_gbees_measure, ptr, native, measurements$time[k], as.double(measurements$y[k, ])), call))
+    gs_call(.Call(gs_r_gbees_measure, ptr, native, measurements$time[k], as.double(measurements$y[k, ])), call)
+    return(0)
   }
+  since <- proc.time()[["elapsed"]]
   cells <- .Call(gs_r_gbees_cells, ptr)
   ll <- gbees_loglik(measurements, k, gbees_centers(cells[[1L]], spec), call)
+  in_r <- proc.time()[["elapsed"]] - since
   gs_call(.Call(gs_r_gbees_reweight, ptr, ll), call)
+  in_r
 }
 
 # The device of gbees() and gbees_mc(): a GPU runs the built-in models and

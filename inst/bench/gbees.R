@@ -22,6 +22,9 @@
 #   gbees_l96_bc_bins  cells per bin side for the Bhattacharyya coefficients of the GPU
 #                    Lorenz '96 run against gbees_mc_n Monte Carlo samples, e.g. 1,4,8
 #                    (default 0: none)
+#   gbees_l96_kde    sampled cells for the kernel-smoothed coefficient of that run (with its
+#                    standard error, the one-sided variant and the exact-agreement reference;
+#                    default 0: none; it needs gbees_l96_bc_bins > 0)
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -44,7 +47,7 @@ bench_gbees_l96 <- function(device, t_end, threads = NULL) {
 
 bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("gbees_mc_n", 1e5, 1e4),
                         l96_t = bench_opt("gbees_l96_t", 0.05, 0), l96_gpu_t = bench_opt("gbees_l96_gpu_t", 0.3, 0),
-                        l96_bc_bins = bench_opt("gbees_l96_bc_bins", 0, 0)) {
+                        l96_bc_bins = bench_opt("gbees_l96_bc_bins", 0, 0), l96_kde = bench_opt("gbees_l96_kde", 0, 0)) {
   rows <- list()
   add <- function(case, device, threads, fit, seconds, setup = 0, bc = NA, bc4 = NA) {
     rows[[length(rows) + 1L]] <<- cbind(data.frame(
@@ -96,7 +99,7 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     setup <- system.time(bench_gbees_l96(device, 0, threads))[["elapsed"]]
     seconds <- system.time(fit <- bench_gbees_l96(device, t_end, threads))[["elapsed"]]
     add(sprintf("Lorenz '96 6-D, to t = %g", t_end), device, l96_runs$threads[r], fit, seconds, setup = setup)
-    if (device == "gpu" && any(l96_bc_bins > 0)) l96_bc <- bench_gbees_l96_bc(fit, t_end, mc_n, l96_bc_bins)
+    if (device == "gpu" && any(l96_bc_bins > 0)) l96_bc <- bench_gbees_l96_bc(fit, t_end, mc_n, l96_bc_bins, l96_kde)
   }
   res <- do.call(rbind, rows)
   attr(res, "l96_bc") <- l96_bc
@@ -104,14 +107,21 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
 }
 
 # Bhattacharyya coefficients of a Lorenz '96 density at t_end against Monte
-# Carlo samples, on bins of b^6 cells for each b.
-bench_gbees_l96_bc <- function(fit, t_end, n, bins) {
+# Carlo samples, on bins of b^6 cells for each b, and with kde > 0 the
+# kernel-smoothed one estimated from kde sampled cells (attribute "kde").
+bench_gbees_l96_bc <- function(fit, t_end, n, bins, kde = 0) {
   set.seed(1)
   mc <- gbees_mc(lorenz96(6, 4), x0 = c(4.5, 4, 4, 4, 4, 4), cov = diag(0.04, 6), times = t_end, n = n, device = "gpu")
-  data.frame(time = t_end, n = n, bin = bins,
-             bc = vapply(bins, function(b) {
-               bhattacharyya(fit, mc, time = t_end, method = "bins", bin = b, reference = FALSE)$coefficient
-             }, 0))
+  res <- data.frame(time = t_end, n = n, bin = bins,
+                    bc = vapply(bins, function(b) {
+                      bhattacharyya(fit, mc, time = t_end, method = "bins", bin = b, reference = FALSE)$coefficient
+                    }, 0))
+  if (kde > 0) {
+    seconds <- system.time(k <- bhattacharyya(fit, mc, time = t_end, method = "kde", max_cells = kde))[["elapsed"]]
+    attr(res, "kde") <- c(k[c("coefficient", "coefficient_se", "one_sided", "one_sided_se", "reference", "reference_se",
+                              "evaluated", "cells")], seconds = seconds)
+  }
+  res
 }
 
 gbees_tables <- function(res) {
@@ -161,9 +171,15 @@ gbees_cpu_scaling <- function(res) {
 
 gbees_l96_bc_line <- function(bc) {
   if (is.null(bc)) return(character())
+  k <- attr(bc, "kde")
   c("", sprintf("Lorenz '96 on the GPU at t = %g, Bhattacharyya coefficient against %s Monte Carlo samples: %s.",
                 bc$time[1], fmt_n(bc$n[1]),
-                paste(sprintf("%.3f on blocks of %d^6 cells", bc$bc, bc$bin), collapse = ", ")))
+                paste(sprintf("%.3f on blocks of %d^6 cells", bc$bc, bc$bin), collapse = ", ")),
+    if (!is.null(k)) {
+      sprintf(paste("Kernel-smoothed (%s of %s cells sampled, %.0f s): %.4f (standard error %.2g), one-sided %.4f",
+                    "(%.2g), exact-agreement reference %.4f (%.2g)."), fmt_n(k$evaluated), fmt_n(k$cells), k$seconds,
+              k$coefficient, k$coefficient_se, k$one_sided, k$one_sided_se, k$reference, k$reference_se)
+    })
 }
 
 gbees_long <- function(res) {

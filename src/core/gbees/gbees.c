@@ -173,7 +173,10 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)
   while (g->time < t_end) {
     gs_status st = step(g, t_end, msg);
     if (st != GS_OK) return st;
-    if (gbees_progress(g, t_start, t_end)) return gs_interrupted(msg);
+    double since = gs_wall_seconds();
+    int stop = gbees_progress(g, t_start, t_end);
+    gbees_lap(g, GS_GBEES_PHASE_PROGRESS, since);
+    if (stop) return gs_interrupted(msg);
   }
   return GS_OK;
 }

@@ -183,6 +183,11 @@ gs_status gbees_settle(gs_gbees *g, int32_t first, const int32_t *keys, double t
   return st != GS_OK ? st : callback_rates(g, first, msg);
 }
 
+/* The loops over the parts hand them out in turn (static, 1): the cells of
+ * the grid's edge, with fewer neighbours and cheaper updates, come last in
+ * cell order (16 contiguous ranges of a Lorenz '63 grid differ by up to 6 %
+ * from their mean, in neighbours to read), so every thread gets old and new
+ * cells alike, and keeps its parts from loop to loop. */
 GS_CPU_DISPATCH
 void gbees_advect(gs_gbees *g, double dt)
 {
@@ -195,7 +200,7 @@ void gbees_advect(gs_gbees *g, double dt)
 
 #pragma omp parallel num_threads(gbees_team(g, n))
   {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static, 1)
     for (int k = 0; k < parts.count; k++) {
       double s = 0.0;
       for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) {
@@ -204,12 +209,12 @@ void gbees_advect(gs_gbees *g, double dt)
       }
       before[k] = s;
     }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static, 1)
     for (int k = 0; k < parts.count; k++)
       for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++)
         for (int j = 0; j < d; j++) g->flux[(size_t)c * d + j] = gbees_upper_face_flux(&cells, c, j, dt);
     /* a cell's update reads only its own probability and the fluxes */
-#pragma omp for schedule(static)
+#pragma omp for schedule(static, 1)
     for (int k = 0; k < parts.count; k++) {
       double a = 0.0, cl = 0.0, m = 0.0;
       for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) {
@@ -231,7 +236,7 @@ void gbees_advect(gs_gbees *g, double dt)
      * and all or none share the division */
     double total = gbees_parts_total(mass, parts.count);
     if (total > 0.0) {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static, 1)
       for (int k = 0; k < parts.count; k++)
         for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) g->prob[c] /= total;
     }

@@ -105,7 +105,10 @@ typedef struct {
  *   prune      pruning: the cut, the compaction of the cells, the rebuilt
  *              hash table, the renormalization (CPU)
  *   update     measurement updates: likelihoods, Bayes' rule, its pruning
- * A grid on a GPU reports its set-up and updates; its steps run there. */
+ *   progress   between the steps: the progress report (R code, at most
+ *              every 0.1 s) and the interrupt check (CPU)
+ * A grid on a GPU reports its set-up and
+ * updates; its steps run there. */
 #define GS_GBEES_PHASES(X)                 \
   X(GS_GBEES_PHASE_SETUP, "setup")         \
   X(GS_GBEES_PHASE_GROWTH, "growth")       \
@@ -113,7 +116,8 @@ typedef struct {
   X(GS_GBEES_PHASE_FIELD, "field")         \
   X(GS_GBEES_PHASE_ADVECT, "advect")       \
   X(GS_GBEES_PHASE_PRUNE, "prune")         \
-  X(GS_GBEES_PHASE_UPDATE, "update")
+  X(GS_GBEES_PHASE_UPDATE, "update")       \
+  X(GS_GBEES_PHASE_PROGRESS, "progress")
 
 #define GS_GBEES_PHASE_ENUM_ENTRY(code, name) code,
 typedef enum { GS_GBEES_PHASES(GS_GBEES_PHASE_ENUM_ENTRY) GS_GBEES_PHASE_COUNT } gs_gbees_phase;
