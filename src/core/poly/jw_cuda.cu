@@ -73,7 +73,8 @@ done:
   return st;
 }
 
-/* The device copies of the host chains, which are then released. */
+/* The device copies of the host chains, which are then released (a GPU
+ * plan keeps its tables on the device only). */
 static gs_status jw_gpu_chains(gs_jwt_plan *p, char *msg)
 {
   gs_status st = GS_OK;
@@ -87,8 +88,7 @@ static gs_status jw_gpu_chains(gs_jwt_plan *p, char *msg)
     GS_TRY(gs_gpu_copy_to_device(g->ctx, g->mu[q], c->mu, tab, 0, msg));
     GS_TRY(gs_gpu_copy_to_device(g->ctx, g->nu[q], c->nu, tab, 0, msg));
   }
-  GS_CUDA_TRY(cudaStreamSynchronize(g->ctx->stream[0])); /* the stages hold the last pieces of the host tables */
-  for (int q = 0; q < 2; ++q) {
+  for (int q = 0; q < 2; ++q) { /* copy_to_device has returned: the host tables may go */
     gs_jw_chain_free(&p->chain[q]);
     p->chain[q].mu = p->chain[q].nu = NULL;
   }
@@ -138,7 +138,7 @@ extern "C" gs_status jw_plan_gpu_make(gs_jwt_plan *p, char *msg)
   GS_TRY(jw_device_alloc(p, (void **)&p->gpu->slot_l, (size_t)p->nslot * sizeof(int), msg));
   GS_TRY(gs_gpu_copy_to_device(c, p->gpu->slot_l, p->slot_l, (size_t)p->nslot * sizeof(int), 0, msg));
   GS_TRY(p->a.method == GS_JW_QUADRATURE ? jw_gpu_matrices(p, msg) : jw_gpu_chains(p, msg));
-  GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0]));
+  GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0])); /* a failed copy or kernel is reported here */
 done:
   return st; /* on failure, gs_jwt_plan_free releases what was allocated */
 }
