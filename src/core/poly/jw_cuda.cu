@@ -42,7 +42,9 @@ __global__ void jw_down_kernel(jw_chain_args a, const double *coef, double *t)
   const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.ncol) return;
   const int l = a.slot_l[jw_slot_of(a.first, a.nslot, a.j0 + i)];
-  jw_column_down(a.mu[l % 2], a.nu[l % 2], a.len, l, a.ncoef, a.nr, coef + i * a.ncoef, t + i * a.nr);
+  /* a select, not a dynamic index, keeps the arguments out of local memory */
+  jw_column_down(l % 2 ? a.mu[1] : a.mu[0], l % 2 ? a.nu[1] : a.nu[0], a.len, l, a.ncoef, a.nr, coef + i * a.ncoef,
+                 t + i * a.nr);
 }
 
 /* Analysis: column i of t (DCT outputs) into column i of the chunk's coefficients. */
@@ -51,7 +53,8 @@ __global__ void jw_up_kernel(jw_chain_args a, double *t, double *coef)
   const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.ncol) return;
   const int l = a.slot_l[jw_slot_of(a.first, a.nslot, a.j0 + i)];
-  jw_column_up(a.mu[l % 2], a.nu[l % 2], a.len, l, a.ncoef, a.nr, t + i * a.nr, coef + i * a.ncoef);
+  jw_column_up(l % 2 ? a.mu[1] : a.mu[0], l % 2 ? a.nu[1] : a.nu[0], a.len, l, a.ncoef, a.nr, t + i * a.nr,
+               coef + i * a.ncoef);
 }
 
 __global__ void jw_matrix_kernel(int l, long ncoef, long nr, double q0, double *q)
