@@ -36,7 +36,7 @@
 #' @param norm `"unit"` or `"natural"`.
 #' @return `jw_grid()`: a list with `r` (the nodes) and `w` (the weights).
 #'   `jw_eval()`: a numeric vector.
-#' @seealso [jwt_synthesis()]
+#' @seealso [jwt_synthesis()], and [jwt_plan()] for every degree of a ball field at once
 #' @examples
 #' g <- jw_grid(8)
 #' W <- outer(g$r, 0:3, function(r, n) jw_eval(n, 2, r))

@@ -24,6 +24,9 @@
 #' only for the connection method. On a GPU the connection chain runs one
 #' thread per column with the CPU's arithmetic and the DCT through cuFFT;
 #' the quadrature builds its matrix on the GPU and multiplies with cuBLAS.
+#' These functions build the method's tables for their one degree at each
+#' call; [jwt_plan()] builds them once and transforms every degree of a
+#' field in one call.
 #'
 #' @param coef Coefficients: a vector of length `n` or an `n`-row matrix.
 #' @param values Grid values: a vector of length `nr` or an `nr`-row matrix.
@@ -32,6 +35,7 @@
 #' @param n Number of coefficients to compute.
 #' @param method `"connection"` or `"quadrature"`.
 #' @inheritParams dct
+#' @seealso [jwt_plan()] for every degree of a field at once.
 #' @return `jwt_synthesis()`: grid values (`nr` rows); `jwt_analysis()`:
 #'   coefficients (`n` rows); a vector for a vector.
 #' @examples

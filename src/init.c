@@ -54,6 +54,11 @@ SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_jwt_plan_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_jwt_plan_info(SEXP);
+SEXP gs_r_jwt_plan_work_bytes(SEXP, SEXP, SEXP);
+SEXP gs_r_jwt_plan_free(SEXP);
+SEXP gs_r_jwt_plan_execute(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_legcheb_rank(SEXP, SEXP, SEXP);
 SEXP gs_r_gauss_legendre(SEXP);
@@ -117,6 +122,11 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_tridiag_solve, 6),
   CALLDEF(gs_r_jw_eval, 4),
   CALLDEF(gs_r_jwt, 8),
+  CALLDEF(gs_r_jwt_plan_new, 7),
+  CALLDEF(gs_r_jwt_plan_info, 1),
+  CALLDEF(gs_r_jwt_plan_work_bytes, 3),
+  CALLDEF(gs_r_jwt_plan_free, 1),
+  CALLDEF(gs_r_jwt_plan_execute, 5),
   CALLDEF(gs_r_leg_cheb, 6),
   CALLDEF(gs_r_legcheb_rank, 3),
   CALLDEF(gs_r_gauss_legendre, 1),

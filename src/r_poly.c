@@ -66,25 +66,138 @@ SEXP gs_r_jw_eval(SEXP n, SEXP l, SEXP r, SEXP norm)
   return out;
 }
 
-/* x: coefficients (ncoef x ncol, synthesis) or values (nr x ncol, analysis). */
+/* ---- Jones-Worland plans: an external pointer owns a gs_jwt_plan --------------- */
+
+static void jwt_plan_finalize(SEXP ptr)
+{
+  gs_jwt_plan *p = (gs_jwt_plan *)R_ExternalPtrAddr(ptr);
+  if (p) {
+    gs_jwt_plan_free(p);
+    R_ClearExternalPtr(ptr);
+  }
+}
+
+/* A plan lives outside R's heap: one saved and read back (saveRDS(), save(),
+ * a saved workspace) holds an external pointer to nothing. */
+static gs_jwt_plan *jwt_plan_get(SEXP ptr)
+{
+  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != Rf_install("gs_jwt_plan"))
+    gs_r_stop(GS_ERR_ARG, "not a Jones-Worland plan");
+  if (!R_ExternalPtrAddr(ptr))
+    gs_r_stop(GS_ERR_ARG, "this Jones-Worland plan is not in memory: a plan does not survive saving (saveRDS(), "
+                          "save(), a saved workspace) or the end of the R session; make it again with jwt_plan()");
+  return (gs_jwt_plan *)R_ExternalPtrAddr(ptr);
+}
+
+/* The plan for degrees lmin .. lmax; device: a GPU id or -1. */
+SEXP gs_r_jwt_plan_new(SEXP lmin, SEXP lmax, SEXP ncoef, SEXP nr, SEXP method, SEXP device, SEXP threads)
+{
+  const gs_jwt_plan_args a = {.lmin = gs_r_int(lmin, "lmin"), .lmax = gs_r_int(lmax, "lmax"),
+                              .ncoef = gs_r_int(ncoef, "n"), .nr = gs_r_int(nr, "nr"),
+                              .method = gs_r_int(method, "method"), .device = gs_r_int(device, "device")};
+  gs_jwt_plan *p = NULL;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_jwt_plan_create(&a, gs_r_int(threads, "threads"), &p, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP ptr = PROTECT(R_MakeExternalPtr(p, Rf_install("gs_jwt_plan"), R_NilValue));
+  R_RegisterCFinalizerEx(ptr, jwt_plan_finalize, TRUE);
+  UNPROTECT(1);
+  return ptr;
+}
+
+/* list(lmin, lmax, n, nr, method, device, bytes) of the plan, as the core holds it. */
+SEXP gs_r_jwt_plan_info(SEXP ptr)
+{
+  const gs_jwt_plan *p = jwt_plan_get(ptr);
+  const gs_jwt_plan_args a = gs_jwt_plan_get_args(p);
+  const char *names[] = {"lmin", "lmax", "n", "nr", "method", "device", "bytes", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  const int ints[] = {a.lmin, a.lmax, (int)a.ncoef, (int)a.nr, a.method, a.device};
+  for (int i = 0; i < 6; ++i) SET_VECTOR_ELT(out, i, Rf_ScalarInteger(ints[i]));
+  SET_VECTOR_ELT(out, 6, Rf_ScalarReal((double)gs_jwt_plan_bytes(p)));
+  UNPROTECT(1);
+  return out;
+}
+
+/* The working memory of a call on ncol columns in all, in bytes. */
+SEXP gs_r_jwt_plan_work_bytes(SEXP ptr, SEXP ncol, SEXP analysis)
+{
+  return Rf_ScalarReal((double)gs_jwt_plan_work_bytes(jwt_plan_get(ptr), (long)Rf_asReal(ncol), Rf_asLogical(analysis)));
+}
+
+/* Releases the plan's memory (device memory included) now rather than at garbage collection. */
+SEXP gs_r_jwt_plan_free(SEXP ptr)
+{
+  jwt_plan_finalize(ptr);
+  return R_NilValue;
+}
+
+/* Runs p on a list of double matrices (or vectors), one per degree
+ * lmin .. lmax, with the rows of its input each (checked in R), into *res:
+ * a list of the results, unprotected on return (the callers return it
+ * without allocating). */
+static gs_status jwt_plan_run(gs_jwt_plan *p, SEXP x, int analysis, int threads, SEXP *res, char *msg)
+{
+  const gs_jwt_plan_args a = gs_jwt_plan_get_args(p);
+  const int nl = a.lmax - a.lmin + 1;
+  const long rows = analysis ? a.nr : a.ncoef, out_rows = analysis ? a.ncoef : a.nr;
+  if (TYPEOF(x) != VECSXP || Rf_xlength(x) != nl) Rf_error("x must be a list with an element per degree");
+  long *ncol = (long *)R_alloc(nl, sizeof(long));
+  const double **in = (const double **)R_alloc(nl, sizeof(double *));
+  double **out = (double **)R_alloc(nl, sizeof(double *));
+  *res = PROTECT(Rf_allocVector(VECSXP, nl));
+  for (int k = 0; k < nl; ++k) {
+    SEXP e = VECTOR_ELT(x, k);
+    need_double(e, "each element");
+    if (Rf_xlength(e) % rows) Rf_error("element %d has the wrong number of rows", k + 1);
+    ncol[k] = (long)(Rf_xlength(e) / rows);
+    SET_VECTOR_ELT(*res, k, Rf_allocMatrix(REALSXP, (int)out_rows, (int)ncol[k]));
+    in[k] = REAL(e);
+    out[k] = REAL(VECTOR_ELT(*res, k));
+  }
+  const gs_jwt_data d = {.analysis = analysis, .ncol = ncol, .in = in, .out = out};
+  gs_status st = gs_jwt_plan_execute(p, &d, threads, gs_r_progress, msg);
+  UNPROTECT(1);
+  return st;
+}
+
+/* x: a list per degree of the plan; progress: a progress function or NULL. */
+SEXP gs_r_jwt_plan_execute(SEXP ptr, SEXP x, SEXP analysis, SEXP threads, SEXP progress)
+{
+  gs_jwt_plan *p = jwt_plan_get(ptr);
+  char msg[GS_MSG_LEN];
+  SEXP res = R_NilValue;
+  gs_r_progress_set(progress);
+  gs_status st = jwt_plan_run(p, x, Rf_asLogical(analysis), gs_r_int(threads, "threads"), &res, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return res;
+}
+
+/* One degree l: x is coefficients (ncoef x ncol, synthesis) or values (nr x
+ * ncol, analysis), through a plan made and released in this call. */
 SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, SEXP device_, SEXP threads_)
 {
   need_double(x, "x");
+  const int degree = gs_r_int(l, "l"), threads = gs_r_int(threads_, "threads");
+  const gs_jwt_plan_args a = {.lmin = degree, .lmax = degree, .ncoef = gs_r_int(ncoef, "n"), .nr = gs_r_int(nr, "nr"),
+                              .method = gs_r_int(method, "method"), .device = gs_r_int(device_, "device")};
   const int analysis = Rf_asLogical(analysis_);
-  gs_jwt_args a = {.l = gs_r_int(l, "l"), .ncoef = gs_r_int(ncoef, "n"), .nr = gs_r_int(nr, "nr"),
-                   .ncol = Rf_ncols(x), .method = gs_r_int(method, "method")};
   if (Rf_nrows(x) != (analysis ? a.nr : a.ncoef)) Rf_error("x has the wrong number of rows");
-  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)(analysis ? a.ncoef : a.nr), (int)a.ncol));
-  a.coef = analysis ? REAL(out) : REAL(x);
-  a.values = analysis ? REAL(x) : REAL(out);
+  gs_jwt_plan *p = NULL;
   char msg[GS_MSG_LEN];
-  const int threads = gs_r_int(threads_, "threads"), device = gs_r_int(device_, "device");
-  gs_status st;
-  if (device < 0) st = analysis ? gs_jwt_analysis_cpu(&a, threads, msg) : gs_jwt_synthesis_cpu(&a, threads, msg);
-  else st = analysis ? gs_jwt_analysis_gpu(device, &a, msg) : gs_jwt_synthesis_gpu(device, &a, msg);
+  gs_status st = gs_jwt_plan_create(&a, threads, &p, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  UNPROTECT(1);
-  return out;
+  SEXP ptr = PROTECT(R_MakeExternalPtr(p, Rf_install("gs_jwt_plan"), R_NilValue));
+  R_RegisterCFinalizerEx(ptr, jwt_plan_finalize, TRUE); /* released below, or by R after an R error */
+  SEXP one = PROTECT(Rf_allocVector(VECSXP, 1));
+  SET_VECTOR_ELT(one, 0, x);
+  SEXP res = R_NilValue;
+  gs_r_progress_set(R_NilValue);
+  st = jwt_plan_run(p, one, analysis, threads, &res, msg);
+  jwt_plan_finalize(ptr);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(2);
+  return VECTOR_ELT(res, 0);
 }
 
 /* x: n x ncol; to_chebyshev: TRUE for Legendre -> Chebyshev; method: a

@@ -12,7 +12,11 @@
 #                           default 32,64,128,256,512,1024)
 #   sht_lmax                spherical-harmonic degrees of the round trip (default 1023;
 #                           4095 takes minutes on the CPU)
-#   jw_field                N = L of the whole-ball Jones-Worland field (default 255)
+#   jw_field                N = L of the whole-ball Jones-Worland field (default 255): plans
+#                           (connection, quadrature) on the CPU and the GPU against the loop
+#                           over l; bench_poly_jw_field() alone (see its comment):
+#                           Rscript -e 'source("inst/bench/poly.R"); bench_poly_jw_field_print(
+#                             bench_poly_jw_field(255, 255, gpu = TRUE, reps = 3))'
 #   reps                    timed repeats (default 3)
 # GPU timings are end to end from R (host copies included), median of `reps`,
 # except the last table: the tridiagonal bar in device memory against the
@@ -121,22 +125,69 @@ bench_poly_jw <- function(sizes) {
 }
 
 # One scalar ball field, N = L: for each l the 2 (l + 1) columns (orders m,
-# real and imaginary parts) through synthesis and analysis, nr = N + L / 2 + 1
-# for every l (one radial grid), by connection; CPU against GPU.
-bench_poly_jw_field <- function(N, L, gpu) {
+# real and imaginary parts) through synthesis then analysis, on one radial
+# grid nr = N + ceiling(L / 2) + 1. Rows: a plan (jwt_plan(), built once and
+# timed apart) by connection and by quadrature (one DGEMM per degree), on
+# the CPU (all cores) and the GPU; and the loop over l of the single-degree
+# functions, which build their tables and move their columns at each call.
+# Memory: what a plan holds (on its device) and the working memory of a call
+# (the larger direction; a GPU's cuFFT plans come on top); for the loop, the
+# tables and columns of its largest degree. `vs CPU plan`: the largest
+# difference of the synthesized values from the CPU connection plan's,
+# relative to their largest value; `round trip`: the largest error of the
+# coefficients after synthesis and analysis.
+bench_poly_jw_field <- function(N, L, gpu, reps) {
   nr <- N + ceiling(L / 2) + 1
   coef <- lapply(0:L, function(l) matrix(stats::rnorm(N * 2 * (l + 1)), N))
-  run <- function(device) {
-    system.time(for (l in 0:L) {
-      v <- jwt_synthesis(coef[[l + 1]], l, nr, device = device)
-      jwt_analysis(v, l, N, device = device)
-    })[["elapsed"]]
+  ncol <- sum(2 * (0:L + 1))
+  work_bytes <- function(ptr) max(.Call(gpustats:::gs_r_jwt_plan_work_bytes, ptr, ncol, FALSE),
+                                  .Call(gpustats:::gs_r_jwt_plan_work_bytes, ptr, ncol, TRUE))
+  max_diff <- function(a, b) max(mapply(function(x, y) max(abs(x - y)), a, b))
+  ref <- NULL
+  rows <- list()
+  add <- function(what, device, build, seconds, bytes, work, v, back) {
+    if (is.null(ref)) ref <<- v
+    rows[[length(rows) + 1L]] <<- data.frame(
+      what = what, device = device, build_s = build, seconds = seconds, plan_mb = bytes / 1e6, work_mb = work / 1e6,
+      vs_cpu_plan = max_diff(v, ref) / max(vapply(ref, function(x) max(abs(x)), 0)), round_trip = max_diff(back, coef))
+    message(sprintf("JW field N = L = %d, %s on the %s: %s (plan built in %s)", N, what, device, fmt_sec(seconds),
+                    fmt_sec(build)))
   }
-  cpu <- run("cpu")
-  g <- if (gpu) run("gpu") else NA_real_
-  message(sprintf("JW ball field N = L = %d (nr = %d), synthesis + analysis of all l: cpu %s%s", N, nr, fmt_sec(cpu),
-                  if (gpu) sprintf(", gpu %s (%.1fx)", fmt_sec(g), cpu / g) else ""))
-  data.frame(N = N, L = L, nr = nr, cpu_s = cpu, gpu_s = g)
+  devices <- c("cpu", if (gpu) "gpu")
+  for (device in devices) for (method in c("connection", "quadrature")) {
+    build <- system.time(p <- jwt_plan(N, L, nr, method, device = device))[["elapsed"]]
+    v <- jwt_plan_synthesis(p, coef) # also the warm-up
+    back <- jwt_plan_analysis(p, v)
+    t <- bench_time(function() jwt_plan_analysis(p, jwt_plan_synthesis(p, coef)), reps, warmup = 0L)
+    add(paste("plan,", method), device, build, t, p$bytes, work_bytes(p$ptr), v, back)
+    rm(p, v, back)
+    invisible(gc(verbose = FALSE))
+  }
+  for (device in devices) {
+    v <- vector("list", L + 1L)
+    back <- vector("list", L + 1L)
+    t <- system.time(for (l in 0:L) {
+      v[[l + 1L]] <- jwt_synthesis(coef[[l + 1L]], l, nr, device = device)
+      back[[l + 1L]] <- jwt_analysis(v[[l + 1L]], l, N, device = device)
+    })[["elapsed"]]
+    top <- .Call(gpustats:::gs_r_jwt_plan_new, L, L, N, nr, 0L, if (device == "gpu") 0L else -1L, 0L)
+    add("loop over l, connection", device, NA_real_, t, .Call(gpustats:::gs_r_jwt_plan_info, top)$bytes,
+        max(.Call(gpustats:::gs_r_jwt_plan_work_bytes, top, 2 * (L + 1), FALSE),
+            .Call(gpustats:::gs_r_jwt_plan_work_bytes, top, 2 * (L + 1), TRUE)), v, back)
+  }
+  d <- do.call(rbind, rows)
+  d$vs_cpu_loop <- d$seconds[d$what == "loop over l, connection" & d$device == "cpu"] / d$seconds
+  structure(d, N = N)
+}
+
+bench_poly_jw_field_print <- function(d) {
+  f <- data.frame(transform = d$what, device = d$device, `plan built (s)` = fmt_sec(d$build_s),
+                  `synthesis + analysis (s)` = fmt_sec(d$seconds), `x CPU loop` = fmt_ratio(d$vs_cpu_loop),
+                  `plan MB` = fmt_g(d$plan_mb, 3), `work MB` = fmt_g(d$work_mb, 3),
+                  `vs CPU plan` = fmt_g(d$vs_cpu_plan, 2), `round trip` = fmt_g(d$round_trip, 2), check.names = FALSE)
+  cat(md_section(sprintf("Jones-Worland transforms of one ball field, N = L = %d", attr(d, "N")), f, "llrrrrrrr",
+                 sprintf("GPU: %s; CPU: %s, %d threads. End to end from R (host copies included), median of the repeats; the loops once.",
+                         bench_gpu_name(), bench_cpu_name(), bench_cpu_threads())))
 }
 
 bench_poly_sht <- function(lmaxes, gpu = FALSE) {
@@ -178,7 +229,7 @@ bench_poly <- function(dct_n = bench_opt("dct_n", 1024, 128), dct_batch = bench_
   tri_sizes <- strsplit(tri_sizes, ",", fixed = TRUE)[[1]]
   list(dct = bench_poly_dct(dct_n, dct_batch, reps, gpu), tridiag = bench_poly_tridiag(tri_sizes, reps, gpu),
        tridiag_device = if (gpu) bench_poly_tridiag_device(tri_sizes, reps) else NULL,
-       jw = bench_poly_jw(jw_n), jw_field = bench_poly_jw_field(jw_field, jw_field, gpu),
+       jw = bench_poly_jw(jw_n), jw_field = bench_poly_jw_field(jw_field, jw_field, gpu, reps),
        sht = bench_poly_sht(sht_lmax, gpu))
 }
 
@@ -186,7 +237,7 @@ if (sys.nframe() == 0L) {
   res <- bench_poly()
   print(res$dct)
   print(res$tridiag)
-  print(res$jw_field)
+  bench_poly_jw_field_print(res$jw_field)
   print(res$sht)
   bench_poly_tridiag_device_print(res$tridiag_device)
 }

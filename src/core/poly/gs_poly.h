@@ -55,21 +55,45 @@ enum { GS_JW_CONNECTION = 0, GS_JW_QUADRATURE = 1 };
 /* out[i] = W_n[i]^l[i](r[i]) for i < len (n, l, r already recycled). */
 gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int norm, double *out, char *msg);
 
-/* Synthesis: values (nr x ncol) on the grid r_k = cos(pi (2k+1) / (4 nr))
- * from unit coefficients (ncoef x ncol) of degree l; analysis: the reverse,
- * by quadrature with weights pi / (2 nr). */
+/* Plans for the transforms of every degree l = lmin .. lmax of a field at
+ * once, ncoef unit coefficients per column on the grid
+ * r_k = cos(pi (2k+1) / (4 nr)): synthesis gives the values on the grid,
+ * analysis the coefficients by quadrature with the weights pi / (2 nr).
+ * A plan holds what its method reuses, built once: the connection
+ * bidiagonals (one table per parity of l, which every degree of that parity
+ * shares) or the quadrature matrices (nr x ncoef per degree), in host memory
+ * (device -1) or in the memory of GPU `device`. A single degree is a plan
+ * with lmin = lmax. */
+typedef struct gs_jwt_plan gs_jwt_plan;
 typedef struct {
-  int l;
-  long ncoef, nr, ncol;
+  int lmin, lmax;
+  long ncoef, nr;
   int method; /* GS_JW_CONNECTION or GS_JW_QUADRATURE */
-  double *coef; /* ncoef x ncol */
-  double *values; /* nr x ncol */
-} gs_jwt_args;
+  int device; /* a GPU id, or -1 for the CPU */
+} gs_jwt_plan_args;
 
-gs_status gs_jwt_synthesis_cpu(const gs_jwt_args *a, int threads, char *msg);
-gs_status gs_jwt_analysis_cpu(const gs_jwt_args *a, int threads, char *msg);
-gs_status gs_jwt_synthesis_gpu(int device, const gs_jwt_args *a, char *msg);
-gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg);
+gs_status gs_jwt_plan_create(const gs_jwt_plan_args *a, int threads, gs_jwt_plan **plan, char *msg);
+void gs_jwt_plan_free(gs_jwt_plan *p);
+gs_jwt_plan_args gs_jwt_plan_get_args(const gs_jwt_plan *p);
+/* Bytes the plan holds on its device (host memory for a CPU plan). */
+size_t gs_jwt_plan_bytes(const gs_jwt_plan *p);
+/* Bytes of working memory a call on `ncol` columns in all takes beside the
+ * plan (on the plan's device; a GPU's cuFFT plans take their own on top). */
+size_t gs_jwt_plan_work_bytes(const gs_jwt_plan *p, long ncol, int analysis);
+
+/* The data of one call: for degree l = lmin + k, ncol[k] columns at in[k]
+ * (ncoef rows for a synthesis, nr for an analysis) into out[k] (nr rows, or
+ * ncoef). A non-finite input is GS_ERR_ARG. progress is called between
+ * chunks of columns. */
+typedef struct {
+  int analysis;
+  const long *ncol;
+  const double *const *in;
+  double *const *out;
+} gs_jwt_data;
+
+gs_status gs_jwt_plan_execute(const gs_jwt_plan *p, const gs_jwt_data *d, int threads, gs_progress_fn progress,
+                              char *msg);
 
 /* ---- Legendre <-> Chebyshev coefficients ---------------------------------------
  * out (n x ncol) = the Chebyshev (to_chebyshev = 1) or Legendre (0)

@@ -1,16 +1,15 @@
-/* Jones-Worland polynomials and transforms on the CPU: evaluation, the
- * quadrature transforms (a matrix of polynomial values and BLAS) and the
- * connection transforms (bidiagonal steps to Chebyshev coefficients, then
- * a DCT). */
+/* Jones-Worland polynomials and transforms on the CPU: evaluation, and the
+ * plans: the quadrature transforms (matrices of polynomial values and BLAS)
+ * and the connection transforms (bidiagonal steps to Chebyshev
+ * coefficients, then a DCT), a chunk of columns of every degree at a time. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gs_cpu.h"
-#include "gs_poly.h"
 #include "lapack.h"
-#include "poly_internal.h"
-#include "poly_math.h"
+#include "jw_internal.h"
+#include "jw_math.h"
 
 gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int norm, double *out, char *msg)
 {
@@ -38,85 +37,117 @@ gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int 
   return failed ? gs_set_msg(msg, GS_ERR_NOMEM, "jw_eval: out of memory for the recurrence") : GS_OK;
 }
 
-/* ---- quadrature ---------------------------------------------------------------- */
+/* ---- plans ---------------------------------------------------------------------- */
 
-/* The nr x ncoef matrix of unit polynomial values on the grid. */
-static double *jw_matrix(const gs_jwt_args *a, int threads)
+long jw_cpu_chunk_columns(const gs_jwt_plan *p, long total)
 {
-  double *q = (double *)malloc((size_t)a->nr * a->ncoef * sizeof(double));
-  if (!q) return NULL;
-  const double q0 = gs_jw_q0(a->l);
-#pragma omp parallel for num_threads(gs_cpu_threads_for(threads, 10.0 * a->nr * a->ncoef / POLY_FLOPS_PER_WORK)) schedule(static)
-  for (long k = 0; k < a->nr; ++k) jw_unit_values(a->l, (int)a->ncoef, jw_node(k, a->nr), q0, q + k, a->nr);
-  return q;
+  const long c = (long)(JW_CPU_CHUNK_BYTES / ((size_t)p->a.nr * sizeof(double)));
+  return c < 1 ? 1 : (c < total ? c : total);
 }
 
-static gs_status jw_quadrature(const gs_jwt_args *a, int analysis, int threads, char *msg)
+/* The quadrature matrices of every slot: slot k's nr x ncoef values of the
+ * unit polynomials on the grid at quad + k nr ncoef. */
+gs_status jw_plan_cpu_make(gs_jwt_plan *p, int threads, char *msg)
 {
-  double *q = jw_matrix(a, threads);
-  if (!q) return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the %ld x %ld matrix of the quadrature", a->nr, a->ncoef);
-  const int nr = (int)a->nr, nc = (int)a->ncoef, ncol = (int)a->ncol;
-  const double zero = 0.0, one = 1.0, w = jw_weight(a->nr);
-  if (analysis)
-    dgemm_("T", "N", &nc, &ncol, &nr, &w, q, &nr, a->values, &nr, &zero, a->coef, &nc, 1, 1);
-  else
-    dgemm_("N", "N", &nr, &ncol, &nc, &one, q, &nr, a->coef, &nc, &zero, a->values, &nr, 1, 1);
-  free(q);
+  if (p->a.method != GS_JW_QUADRATURE) return GS_OK;
+  const long nr = p->a.nr, nc = p->a.ncoef, rows = (long)p->nslot * nr;
+  const double bytes = (double)rows * nc * sizeof(double);
+  gs_status st = gs_host_memory_check(bytes, "the quadrature matrices", msg);
+  if (st != GS_OK) return st;
+  p->quad = (double *)malloc((size_t)bytes);
+  double *q0 = (double *)malloc((size_t)p->nslot * sizeof(double));
+  if (!p->quad || !q0) {
+    free(q0);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the quadrature matrices (%.0f bytes)", bytes);
+  }
+  for (int k = 0; k < p->nslot; ++k) q0[k] = gs_jw_q0(p->slot_l[k]); /* lgammal is not thread-safe */
+#pragma omp parallel for num_threads(gs_cpu_threads_for(threads, 10.0 * rows * nc / POLY_FLOPS_PER_WORK)) schedule(static)
+  for (long i = 0; i < rows; ++i) {
+    const int k = (int)(i / nr);
+    jw_unit_values(p->slot_l[k], (int)nc, jw_node(i % nr, nr), q0[k], p->quad + (size_t)k * nr * nc + i % nr, nr);
+  }
+  free(q0);
+  p->bytes += (size_t)bytes;
   return GS_OK;
 }
 
-/* ---- connection (the chains are in poly_math.h) ------------------------------- */
-
-static gs_status jw_connection(const gs_jwt_args *a, int analysis, int threads, char *msg)
+/* The DCTs of the chunk's columns [j0, j1) in t: those of even degree, then the odd. */
+static gs_status cpu_dcts(const gs_jwt_plan *p, const jw_layout *y, long j0, long j1, int analysis, double *t,
+                          int threads, char *msg)
 {
-  const int l = a->l;
-  const long nr = a->nr, top = a->ncoef + l / 2;
-  if (top > nr)
-    return gs_set_msg(msg, GS_ERR_ARG, "the grid of %ld points is too small for %ld coefficients of degree %d", nr,
-                      a->ncoef, l);
-  gs_jw_chain c;
-  const int made = gs_jw_chain_make(&c, l, top + 1);
-  double *t = (double *)calloc((size_t)nr * a->ncol, sizeof(double));
-  if (!t || !made) {
-    free(t);
-    gs_jw_chain_free(&c);
-    return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the connection transform");
+  const long nr = p->a.nr, mid = y->even < j0 ? j0 : (y->even > j1 ? j1 : y->even);
+  gs_status st = gs_dct_cpu(jw_dct_type(0, analysis), nr, mid - j0, t, t, threads, msg);
+  if (st != GS_OK) return st;
+  return gs_dct_cpu(jw_dct_type(1, analysis), nr, j1 - mid, t + (mid - j0) * nr, t + (mid - j0) * nr, threads, msg);
+}
+
+/* The connection transform of the columns [j0, j1) through t (nr x (j1 - j0)). */
+static gs_status cpu_connection_chunk(const gs_jwt_plan *p, const jw_layout *y, long j0, long j1, int analysis,
+                                      double *t, int threads, char *msg)
+{
+  const long nr = p->a.nr, nc = p->a.ncoef;
+  const int nt = gs_cpu_threads_for(threads, 4.0 * p->len * (p->a.lmax + 2) * (j1 - j0) / POLY_FLOPS_PER_WORK);
+  const size_t in_bytes = (size_t)(analysis ? nr : nc) * sizeof(double);
+  /* the cost of a column grows with its degree: dynamic scheduling */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8)
+  for (long j = j0; j < j1; ++j) {
+    const int k = jw_slot_of(y->first, p->nslot, j), l = p->slot_l[k];
+    const double *in = y->in[k] + (j - y->first[k]) * (analysis ? nr : nc);
+    if (analysis) memcpy(t + (j - j0) * nr, in, in_bytes);
+    else jw_column_down(p->chain[l % 2].mu, p->chain[l % 2].nu, p->len, l, nc, nr, in, t + (j - j0) * nr);
   }
-  const int type = c.l0 ? 4 : (analysis ? 2 : 3);
-  const int nt = gs_cpu_threads_for(threads, 4.0 * top * (l + 2) * a->ncol / POLY_FLOPS_PER_WORK);
+  gs_status st = cpu_dcts(p, y, j0, j1, analysis, t, threads, msg);
+  if (st != GS_OK) return st;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8)
+  for (long j = j0; j < j1; ++j) {
+    const int k = jw_slot_of(y->first, p->nslot, j), l = p->slot_l[k];
+    double *out = y->out[k] + (j - y->first[k]) * (analysis ? nc : nr);
+    if (analysis) jw_column_up(p->chain[l % 2].mu, p->chain[l % 2].nu, p->len, l, nc, nr, t + (j - j0) * nr, out);
+    else memcpy(out, t + (j - j0) * nr, (size_t)nr * sizeof(double));
+  }
+  return GS_OK;
+}
+
+/* The quadrature transform of the columns [j0, j1): a product per degree,
+ * straight between the caller's arrays. A multi-threaded BLAS is called
+ * from one thread (gs_blas_threads). */
+static void cpu_quadrature_chunk(const gs_jwt_plan *p, const jw_layout *y, long j0, long j1, int analysis,
+                                 int threads)
+{
+  const int nr = (int)p->a.nr, nc = (int)p->a.ncoef;
+  const double zero = 0.0, one = 1.0, w = jw_weight(p->a.nr);
+  const int nt = gs_blas_threads() > 1 ? 1 : gs_cpu_threads_for(threads, 2.0 * nr * nc * (j1 - j0) / POLY_FLOPS_PER_WORK);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (int k = 0; k < p->nslot; ++k) {
+    long lo, hi;
+    jw_piece(y, k, j0, j1, &lo, &hi);
+    if (lo >= hi) continue;
+    const int m = (int)(hi - lo);
+    const long off = lo - y->first[k];
+    const double *q = p->quad + (size_t)k * nr * nc;
+    if (analysis)
+      dgemm_("T", "N", &nc, &m, &nr, &w, q, &nr, y->in[k] + off * nr, &nr, &zero, y->out[k] + off * nc, &nc, 1, 1);
+    else
+      dgemm_("N", "N", &nr, &m, &nc, &one, q, &nr, y->in[k] + off * nc, &nc, &zero, y->out[k] + off * nr, &nr, 1, 1);
+  }
+}
+
+gs_status jw_plan_cpu_execute(const gs_jwt_plan *p, const jw_layout *y, int analysis, int threads,
+                              gs_progress_fn progress, char *msg)
+{
+  const long chunk = jw_cpu_chunk_columns(p, y->total);
+  double *t = NULL;
+  if (p->a.method == GS_JW_CONNECTION) {
+    t = (double *)malloc((size_t)chunk * p->a.nr * sizeof(double));
+    if (!t) return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the connection transform");
+  }
   gs_status st = GS_OK;
-  if (!analysis) {
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (long j = 0; j < a->ncol; ++j) {
-      double *tj = t + j * nr;
-      memcpy(tj, a->coef + j * a->ncoef, (size_t)a->ncoef * sizeof(double));
-      jw_chain_down(c.mu, c.nu, c.len, c.l0, l, a->ncoef, tj);
-      for (long n = 0; n < top; ++n) tj[n] *= jw_dct_scale(c.l0, n, 0, nr);
-    }
-    st = gs_dct_cpu(type, nr, a->ncol, t, a->values, threads, msg);
-  } else {
-    st = gs_dct_cpu(type, nr, a->ncol, a->values, t, threads, msg);
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (long j = 0; j < (st == GS_OK ? a->ncol : 0); ++j) {
-      double *tj = t + j * nr;
-      for (long n = 0; n < top; ++n) tj[n] *= jw_dct_scale(c.l0, n, 1, nr);
-      jw_chain_up(c.mu, c.nu, c.len, c.l0, l, a->ncoef, tj);
-      memcpy(a->coef + j * a->ncoef, tj, (size_t)a->ncoef * sizeof(double));
-    }
+  for (long j0 = 0; j0 < y->total && st == GS_OK; j0 += chunk) {
+    const long j1 = y->total - j0 < chunk ? y->total : j0 + chunk;
+    if (t) st = cpu_connection_chunk(p, y, j0, j1, analysis, t, threads, msg);
+    else cpu_quadrature_chunk(p, y, j0, j1, analysis, threads);
+    if (st == GS_OK && progress && j1 < y->total && progress((double)j1 / y->total)) st = gs_interrupted(msg);
   }
-  gs_jw_chain_free(&c);
   free(t);
   return st;
-}
-
-gs_status gs_jwt_synthesis_cpu(const gs_jwt_args *a, int threads, char *msg)
-{
-  if (a->ncol < 1 || a->nr < 1) return GS_OK;
-  return a->method == GS_JW_QUADRATURE ? jw_quadrature(a, 0, threads, msg) : jw_connection(a, 0, threads, msg);
-}
-
-gs_status gs_jwt_analysis_cpu(const gs_jwt_args *a, int threads, char *msg)
-{
-  if (a->ncol < 1 || a->nr < 1) return GS_OK;
-  return a->method == GS_JW_QUADRATURE ? jw_quadrature(a, 1, threads, msg) : jw_connection(a, 1, threads, msg);
 }

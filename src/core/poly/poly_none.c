@@ -2,6 +2,7 @@
 #include "gs_bench.h"
 #include "gs_gpu.h"
 #include "gs_poly.h"
+#include "jw_internal.h"
 
 gs_status gs_dct_gpu(int device, int type, long n, long batch, const double *in, double *out, char *msg)
 {
@@ -15,16 +16,25 @@ gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, char *msg)
   return gs_gpu_missing(msg);
 }
 
-gs_status gs_jwt_synthesis_gpu(int device, const gs_jwt_args *a, char *msg)
+gs_status jw_plan_gpu_make(gs_jwt_plan *p, char *msg)
 {
-  (void)device, (void)a;
+  (void)p;
   return gs_gpu_missing(msg);
 }
 
-gs_status gs_jwt_analysis_gpu(int device, const gs_jwt_args *a, char *msg)
+void jw_plan_gpu_release(gs_jwt_plan *p) { (void)p; }
+
+gs_status jw_plan_gpu_execute(const gs_jwt_plan *p, const jw_layout *y, int analysis, gs_progress_fn progress,
+                              char *msg)
 {
-  (void)device, (void)a;
+  (void)p, (void)y, (void)analysis, (void)progress;
   return gs_gpu_missing(msg);
+}
+
+size_t jw_plan_gpu_work_bytes(const gs_jwt_plan *p, long ncol, int analysis)
+{
+  (void)p, (void)ncol, (void)analysis;
+  return 0;
 }
 
 gs_status gs_sht_analysis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg)
