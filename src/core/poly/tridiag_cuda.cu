@@ -123,15 +123,16 @@ static long tri_max_order(size_t limit)
 /* Warps (systems) per block that let an SM hold the most warps: at large
  * orders a block of four warps can leave much of an SM's shared memory
  * unused (and each block reserves some of it), so fewer warps a block pack
- * it better; on a tie the larger block. Needs the kernel's shared-memory
- * attributes set. */
-static gs_status tri_block_warps(long n, int *warps, char *msg)
+ * it better; on a tie the larger block. Blocks over `limit` bytes are not
+ * asked about. Needs the kernel's shared-memory attributes set. */
+static gs_status tri_block_warps(long n, size_t limit, int *warps, char *msg)
 {
   gs_status st = GS_OK;
   int best = 0;
   *warps = 1;
   for (int w = TRI_MAX_WARPS; w >= 1; --w) {
     int blocks = 0;
+    if ((size_t)w * tri_warp_bytes(n) > limit) continue;
     GS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tri_partition_kernel, 32 * w,
                                                               (size_t)w * tri_warp_bytes(n)));
     if (blocks * w > best) best = blocks * w, *warps = w;
@@ -154,7 +155,7 @@ gs_status poly_tridiag_launch(long n, long nsys, long mstride, const double *dl,
   GS_CUDA_TRY(cudaFuncSetAttribute(tri_partition_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
   GS_CUDA_TRY(cudaFuncSetAttribute(tri_partition_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    cudaSharedmemCarveoutMaxShared));
-  GS_TRY(tri_block_warps(n, &warps, msg));
+  GS_TRY(tri_block_warps(n, (size_t)limit, &warps, msg));
   tri_partition_kernel<<<(unsigned)((nsys + warps - 1) / warps), 32 * warps, (size_t)warps * tri_warp_bytes(n), s>>>(
       warps, (int)n, (int)tridiag_chunk_rows(n), nsys, mstride, dl, d, du, rhs, x, bad);
   GS_CUDA_TRY(cudaGetLastError());
