@@ -9,11 +9,12 @@
 #' The CPU path runs the Thomas algorithm (Gaussian elimination without
 #' pivoting), one system per thread, with one factorisation for all columns
 #' of a shared matrix; the GPU path runs the partition method, one warp per
-#' system: each lane eliminates the interior of a chunk of about
-#' \eqn{n / 32} rows, the 64 rows that join the chunks are solved by
-#' parallel cyclic reduction in registers, and each row is read from and
-#' written to device memory once (orders up to about 9600 on an H100, as
-#' shared memory allows). Neither pivots, so both are meant for the matrices that need
+#' system: the warp copies its system into shared memory with asynchronous
+#' copies all in flight at once, each lane eliminates the interior of a
+#' chunk of about \eqn{n / 32} rows, the 64 rows that join the chunks are
+#' solved by parallel cyclic reduction in registers, and each row is read
+#' from and written to device memory once (orders up to about 7200 on an
+#' H100, as shared memory allows at 32 bytes a row). Neither pivots, so both are meant for the matrices that need
 #' no pivoting: diagonally dominant ones (splines, implicit time steps,
 #' the connection matrices of the polynomial transforms) and symmetric
 #' positive definite ones. A zero pivot is an error (class

@@ -95,8 +95,10 @@ test_that("bad input gets classed errors", {
 test_that("the GPU converts as the CPU does, one column or many", {
   skip_without_gpu()
   set.seed(12)
-  # the same Hankel factor on both devices: the results differ by the
-  # rounding of the FFTs and of the sums over the terms, a few sqrt(n) ulps
+  # the same Hankel factor on both devices (the same pivots, its rows by the
+  # same arithmetic on the GPU, n = 4097 and 65536 with rows beyond the first
+  # sample): the results differ by the rounding of the FFTs and of the sums
+  # over the terms, a few sqrt(n) ulps
   # of each column's largest coefficient (the GPU needs no FFTW3; without it
   # the CPU's reference is the direct method, within 1e-15 of the fast one)
   fftw <- .Call(gpustats:::gs_r_poly_have_fftw)

@@ -1,8 +1,9 @@
 /* The Toeplitz-Hankel Legendre <-> Chebyshev conversions on the GPU (the
- * method: legcheb_th.c). The Hankel factor and the scalings of both parities
- * come from legcheb_factor.c on the host (O(n K^2), the same factor as the
- * CPU path's) and are uploaded once per call; the device then does, for a
- * chunk of w columns and each parity,
+ * method: legcheb_th.c). The Hankel factor of both parities comes from
+ * legcheb_factor.c, its pivots and stopping rule on the host and its rows,
+ * the O(n K^2) part, on the device (legcheb_factor_cuda.cu, the CPU's
+ * arithmetic); the device then does, for a chunk of w columns and each
+ * parity,
  *   spread:   re_(c,r) = l_r o col o x_c (zero-padded to len), K w inputs,
  *   one batched in-place D2Z over the K w inputs,
  *   multiply by the Toeplitz spectrum (one per parity, transformed once),
@@ -20,6 +21,7 @@
 #include "gs_cpu.h"
 #include "gs_gpu_ctx.cuh"
 #include "gs_poly.h"
+#include "legcheb_factor_cuda.cuh"
 #include "legcheb_internal.h"
 #include "legcheb_math.h"
 
@@ -113,6 +115,7 @@ static dim3 lc_grid(long len, long batch)
 /* The host side of one call: both parts, the sizes and the device layout. */
 typedef struct {
   legcheb_part part[2];
+  lc_factor factor[2]; /* the parts' factors, in device memory until copied into l */
   double *row0; /* Chebyshev -> Legendre only */
   long n, len, half, ld;
   int K, w;     /* padded rank, columns per chunk */
@@ -168,9 +171,9 @@ done:
   return st;
 }
 
-/* Both parts' factors on the host (threads for their rows), the padded
- * rank and the lengths. */
-static gs_status lc_prepare_host(lc_call *p, const gs_legcheb_args *a, int threads, char *msg)
+/* Both parts' factors (the host's threads for the Hankel tables, the
+ * device for the rows), the padded rank and the lengths. */
+static gs_status lc_prepare(lc_call *p, const gs_legcheb_args *a, int threads, cudaStream_t s, char *msg)
 {
   const long n = a->n;
   p->n = n;
@@ -179,9 +182,13 @@ static gs_status lc_prepare_host(lc_call *p, const gs_legcheb_args *a, int threa
   p->ld = 2 * p->half;
   p->K = 0;
   for (int q = 0; q < 2; ++q) {
+    lc_factor_init(&p->factor[q], s);
+    const legcheb_rows rows = lc_factor_rows_of(&p->factor[q]);
     if (!legcheb_part_alloc(&p->part[q], (n + 1) / 2) ||
-        !legcheb_part_prepare(&p->part[q], a->to_chebyshev, q, n, gs_cpu_threads(threads)))
-      return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
+        !legcheb_part_prepare(&p->part[q], a->to_chebyshev, q, n, gs_cpu_threads(threads), &rows))
+      return p->factor[q].st != GS_OK
+                 ? gs_set_msg(msg, p->factor[q].st, "%s", p->factor[q].msg)
+                 : gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
     if (p->part[q].rank > p->K) p->K = p->part[q].rank;
   }
   if (!a->to_chebyshev && !(p->row0 = legcheb_degree_zero_row(n)))
@@ -249,7 +256,7 @@ static gs_status lc_upload(lc_call *p, gs_gpu_ctx *c, int to_chebyshev, char *ms
     const legcheb_part *pt = &p->part[q];
     const size_t mb = (size_t)pt->m * sizeof(double);
     if (pt->m == 0) continue;
-    GS_TRY(gs_gpu_copy_to_device(c, p->l[q], pt->l, mb * pt->rank, 0, msg));
+    GS_CUDA_TRY(cudaMemcpyAsync(p->l[q], p->factor[q].l, mb * pt->rank, cudaMemcpyDeviceToDevice, s));
     GS_CUDA_TRY(cudaMemsetAsync(p->l[q] + (size_t)pt->m * pt->rank, 0, mb * (p->K - pt->rank), s));
     GS_TRY(gs_gpu_copy_to_device(c, p->row[q], pt->row, mb, 0, msg));
     GS_TRY(gs_gpu_copy_to_device(c, p->col[q], pt->col, mb, 0, msg));
@@ -296,10 +303,12 @@ static gs_status lc_run(lc_call *p, const gs_legcheb_args *a, int device, int th
   gs_status st = GS_OK;
   gs_gpu_ctx *c = NULL;
   const long n = a->n;
-  GS_TRY(lc_prepare_host(p, a, threads, msg));
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
+  GS_TRY(lc_prepare(p, a, threads, c->stream[0], msg));
   GS_TRY(lc_layout(p, c, a->ncol, msg));
   GS_TRY(lc_upload(p, c, a->to_chebyshev, msg));
+  GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0]));
+  for (int q = 0; q < 2; ++q) lc_factor_free(&p->factor[q]); /* copied into the workspace */
   for (long j0 = 0; j0 < a->ncol; j0 += p->w) {
     const int valid = (int)(a->ncol - j0 < p->w ? a->ncol - j0 : p->w);
     const size_t bytes = (size_t)valid * n * sizeof(double);
@@ -328,7 +337,10 @@ extern "C" gs_status gs_legcheb_gpu(int device, const gs_legcheb_args *a, int th
   const gs_status st = lc_run(&p, a, device, threads, progress, msg);
   if (p.planned > 0) cufftDestroy(p.fwd);
   if (p.planned > 1) cufftDestroy(p.inv);
-  for (int q = 0; q < 2; ++q) legcheb_part_free(&p.part[q]);
+  for (int q = 0; q < 2; ++q) {
+    legcheb_part_free(&p.part[q]);
+    lc_factor_free(&p.factor[q]);
+  }
   free(p.row0);
   return st;
 }

@@ -4,7 +4,8 @@
  * the diagonal scalings, and the row of degree 0 that Chebyshev -> Legendre
  * adds apart. The method, its parts and the scaling are described in
  * legcheb_th.c; this file needs no FFT library, so both backends share one
- * factorisation (the same factor, so the same rounding). */
+ * factorisation: the same pivots, and the factor's rows by the same
+ * arithmetic, on the CPU here or on the GPU (legcheb_factor_cuda.cu). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,9 +100,10 @@ static int pivot_rows(const th_gram *g, const long *piv, int K, double *lpp)
 /* Rows b .. e - 1 of the factor (column-major into pt->l) and of the
  * remaining diagonal d: factor_row's arithmetic, column by column so that
  * the inner loops run along rows (vectorised: omp simd, since R's -O2
- * leaves them scalar) on data in the cache. */
-GS_CPU_DISPATCH static void factor_block(legcheb_part *pt, const th_gram *g, const long *piv, const double *lpp, double *d,
-                                         long b, long e)
+ * leaves them scalar) on data in the cache. lpp: pt->rank x pt->rank,
+ * leading dimension ld. */
+GS_CPU_DISPATCH static void factor_block(legcheb_part *pt, const th_gram *g, const long *piv, const double *lpp, int ld,
+                                         double *d, long b, long e)
 {
   const long m = pt->m;
   const int K = pt->rank;
@@ -111,11 +113,11 @@ GS_CPU_DISPATCH static void factor_block(legcheb_part *pt, const th_gram *g, con
     for (long i = b; i < e; ++i) lq[i] = gram(g, i, piv[q]);
     for (int s = 0; s < q; ++s) {
       const double *restrict ls = pt->l + (size_t)s * m;
-      const double f = lpp[q * K + s];
+      const double f = lpp[q * ld + s];
 #pragma omp simd
       for (long i = b; i < e; ++i) lq[i] -= ls[i] * f;
     }
-    const double piv_q = lpp[q * K + q];
+    const double piv_q = lpp[q * ld + q];
 #pragma omp simd
     for (long i = b; i < e; ++i) {
       lq[i] /= piv_q;
@@ -124,12 +126,20 @@ GS_CPU_DISPATCH static void factor_block(legcheb_part *pt, const th_gram *g, con
   }
 }
 
-/* Every row of the factor, in blocks of rows on nt threads: O(m K^2). */
-static void factor_all_rows(legcheb_part *pt, const th_gram *g, const long *piv, const double *lpp, double *d, int nt)
+/* Every row of the factor, in blocks of rows on nt threads: O(m K^2); the
+ * row of largest remaining diagonal (the first on a tie) and that diagonal. */
+static void factor_all_rows(legcheb_part *pt, const th_gram *g, const long *piv, const double *lpp, int ld, double *d,
+                            int nt, long *argmax, double *dmax)
 {
   const long block = 128;
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (long b = 0; b < pt->m; b += block) factor_block(pt, g, piv, lpp, d, b, b + block < pt->m ? b + block : pt->m);
+  for (long b = 0; b < pt->m; b += block)
+    factor_block(pt, g, piv, lpp, ld, d, b, b + block < pt->m ? b + block : pt->m);
+  long p = 0;
+  for (long i = 1; i < pt->m; ++i)
+    if (d[i] > d[p]) p = i;
+  *argmax = p;
+  *dmax = d[p];
 }
 
 /* The rows the pivots are first sought in: all of them up to 1024, else the
@@ -156,47 +166,59 @@ static int grow(double **buf, size_t *cap, size_t need)
   return 1;
 }
 
-/* The pivoted Cholesky factor of G = W H W into pt->l, stopped when the
- * largest remaining diagonal entry is at most the tolerance of
- * FastTransforms.jl's hankel_partialchol, eps log(m) times the largest
- * diagonal entry. The greedy algorithm passes over all m rows at each of
- * its K steps (O(m K^2) memory traffic), so the pivots are chosen on a
- * sample of rows, all rows are then factored at once from the cache, and a
+/* The Hankel table hs(s) = h(2 (s + off)), s < 2 m - 1, on nt threads
+ * (long double arithmetic per entry, rounded once), the weights w_i =
+ * hs(2 i)^(-1/2) that give G a unit diagonal, and the largest diagonal entry
+ * of G. */
+static double hankel_table(long m, long off, int to_chebyshev, int nt, double *hs, double *w)
+{
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (long s = 0; s < 2 * m - 1; ++s) hs[s] = (double)legcheb_hankel(to_chebyshev, 2 * (s + off));
+  double dmax = 0.0;
+  for (long i = 0; i < m; ++i) {
+    w[i] = 1.0 / sqrt(hs[2 * i]);
+    dmax = fmax(dmax, w[i] * w[i] * hs[2 * i]);
+  }
+  return dmax;
+}
+
+/* The pivoted Cholesky factor of G = W H W, stopped when the largest
+ * remaining diagonal entry is at most the tolerance of FastTransforms.jl's
+ * hankel_partialchol, eps log(m) times the largest diagonal entry. The
+ * greedy algorithm passes over all m rows at each of its K steps (O(m K^2)
+ * memory traffic), so the pivots are chosen on a sample of rows, all rows
+ * are then factored at once (into pt->l on nt threads, or by `rows`), and a
  * row whose remaining diagonal is still above the tolerance joins the
  * sample and the pivots are chosen again: the result meets the same
  * stopping rule on every row. */
-static int part_cholesky(legcheb_part *pt, int to_chebyshev, int nt)
+static int part_cholesky(legcheb_part *pt, int to_chebyshev, int nt, const legcheb_rows *rows_by)
 {
   const long m = pt->m;
   double *hs = (double *)malloc((size_t)(2 * m) * sizeof(double)), *lpp = NULL;
   size_t lpp_cap = 0;
-  double *w = (double *)malloc((size_t)m * sizeof(double)), *d = (double *)malloc((size_t)m * sizeof(double));
+  double *w = (double *)malloc((size_t)m * sizeof(double));
+  double *d = rows_by ? NULL : (double *)malloc((size_t)m * sizeof(double));
   long *rows = (long *)malloc((size_t)m * sizeof(long)), *piv = (long *)malloc((size_t)m * sizeof(long));
   char *sampled = (char *)calloc((size_t)m, 1);
-  int ok = hs && w && d && rows && piv && sampled;
-  for (long s = 0; ok && s < 2 * m - 1; ++s) hs[s] = (double)legcheb_hankel(to_chebyshev, 2 * (s + pt->off));
-  double dmax = 0.0;
-  for (long i = 0; ok && i < m; ++i) {
-    w[i] = 1.0 / sqrt(hs[2 * i]);
-    dmax = fmax(dmax, w[i] * w[i] * hs[2 * i]);
-  }
+  int ok = hs && w && (d || rows_by) && rows && piv && sampled;
+  const double dmax = ok ? hankel_table(m, pt->off, to_chebyshev, nt, hs, w) : 0.0;
   const th_gram g = {.m = m, .hs = hs, .w = w, .tol = DBL_EPSILON * dmax * (m > 3 ? log((double)m) : 1.0)};
   long ns = ok ? initial_sample(m, rows) : 0;
   for (long a = 0; a < ns; ++a) sampled[rows[a]] = 1;
-  while (ok) {
+  for (int first = 1; ok; first = 0) {
     const int K = sample_pivots(&g, rows, ns, piv);
-    if (K < 0 || !grow(&pt->l, &pt->l_cap, (size_t)K * m) || !grow(&lpp, &lpp_cap, (size_t)K * K)) {
+    if (K < 0 || (!rows_by && !grow(&pt->l, &pt->l_cap, (size_t)K * m)) || !grow(&lpp, &lpp_cap, (size_t)K * K)) {
       ok = 0;
       break;
     }
     pt->rank = pivot_rows(&g, piv, K, lpp);
-    factor_all_rows(pt, &g, piv, lpp, d, nt);
     long p = 0;
-    for (long i = 1; i < m; ++i)
-      if (d[i] > d[p]) p = i;
+    double dp = 0.0;
+    if (rows_by) ok = rows_by->rows(rows_by->ctx, pt, first, hs, w, piv, lpp, K, &p, &dp);
+    else factor_all_rows(pt, &g, piv, lpp, K, d, nt, &p, &dp);
     /* a sampled row above the tolerance differs from its value in the sample
      * by rounding only (the vectorised arithmetic here): the rule is met */
-    if (d[p] <= g.tol || sampled[p]) break;
+    if (!ok || dp <= g.tol || sampled[p]) break;
     sampled[p] = 1;
     rows[ns++] = p;
   }
@@ -235,12 +257,12 @@ void legcheb_part_free(legcheb_part *pt)
 /* The part of parity p (0: even degrees), its first degree off. */
 static long part_offset(int to_chebyshev, int p) { return to_chebyshev ? p : (p ? 1 : 2); }
 
-int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt)
+int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt, const legcheb_rows *rows)
 {
   pt->off = part_offset(to_chebyshev, parity);
   pt->m = part_size(n, pt->off);
   pt->rank = 0;
-  return pt->m == 0 || part_cholesky(pt, to_chebyshev, nt);
+  return pt->m == 0 || part_cholesky(pt, to_chebyshev, nt, rows);
 }
 
 void legcheb_toeplitz_column(const legcheb_part *pt, int to_chebyshev, long len, double *c)
@@ -268,7 +290,7 @@ int gs_legcheb_rank(long n, int to_chebyshev, int parity)
 {
   legcheb_part pt;
   const int ok = legcheb_part_alloc(&pt, (n + 1) / 2) &&
-                 legcheb_part_prepare(&pt, to_chebyshev, parity, n, gs_cpu_threads(0));
+                 legcheb_part_prepare(&pt, to_chebyshev, parity, n, gs_cpu_threads(0), NULL);
   legcheb_part_free(&pt);
   return ok ? pt.rank : -1;
 }

@@ -27,13 +27,30 @@ typedef struct {
   double *col;  /* m: D2 / W */
 } legcheb_part;
 
+/* Where the factor's rows are computed for a choice of pivots: on the CPU
+ * (legcheb_part_prepare's rows NULL: into pt->l, on its nt threads) or by
+ * `rows` (the GPU's, legcheb_cuda.cu: into device memory). It gets the
+ * Hankel table hs (2 m - 1 entries) and the weights w (m) on the host
+ * (first: the first call for this part, the table is new), the pivots piv
+ * (pt->rank of them, as rows) and the factor's rows at the pivots lpp
+ * (pt->rank x pt->rank, row-major, leading dimension ld), and sets the row
+ * of largest remaining diagonal (the first on a tie) and that diagonal, by
+ * the arithmetic of legcheb_factor.c's factor_row; 0 on failure. */
+typedef struct {
+  int (*rows)(void *ctx, const legcheb_part *pt, int first, const double *hs, const double *w, const long *piv,
+              const double *lpp, int ld, long *argmax, double *dmax);
+  void *ctx;
+} legcheb_rows;
+
 /* Buffers for parts of up to mmax rows (the factor grows as needed); 0 when
  * out of memory (legcheb_part_free is still due). */
 int legcheb_part_alloc(legcheb_part *pt, long mmax);
 void legcheb_part_free(legcheb_part *pt);
 /* Sets pt to the part of parity p (0: even degrees) of size n: factor and
- * scalings, the factor's rows on nt threads; 0 when out of memory. */
-int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt);
+ * scalings, the Hankel table on nt threads and the factor's rows on them
+ * (rows NULL) or by rows (pt->l then unset); 0 when out of memory or when
+ * rows fails. */
+int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt, const legcheb_rows *rows);
 /* The length of the circulant embedding of both parts of size n: a smooth
  * length >= 2 m - 1 for the larger part. */
 long legcheb_fft_length(long n);

@@ -146,7 +146,7 @@ static gs_status th_run(const gs_legcheb_args *a, int threads, gs_progress_fn pr
       (!a->to_chebyshev && !(row0 = legcheb_degree_zero_row(n))))
     st = gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
   for (int p = 0; p < 2 && st == GS_OK; ++p) {
-    if (!legcheb_part_prepare(&pt, a->to_chebyshev, p, n, nt))
+    if (!legcheb_part_prepare(&pt, a->to_chebyshev, p, n, nt, NULL))
       st = gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
     if (st == GS_OK && pt.m > 0) part_toeplitz(&pt, a->to_chebyshev, &f);
     for (long c = 0; c < a->ncol && st == GS_OK && pt.m > 0; ++c) {

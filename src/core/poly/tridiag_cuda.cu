@@ -1,18 +1,22 @@
 /* Batched tridiagonal solves on the GPU: the partition method of
  * tridiag_math.h, one warp per system.
- *   1. the warp reads the system with coalesced loads into shared memory,
- *      each row divided by its diagonal (the unit diagonal is then implicit);
- *   2. each lane eliminates the interior of its chunk of M rows;
+ *   1. the warp copies its system into shared memory with asynchronous
+ *      copies (cp.async), every one of them in flight before the first is
+ *      waited for: the loads hold no registers, so a warp's whole system is
+ *      requested at once, and an SM keeps as many bytes in flight as its
+ *      shared memory holds systems;
+ *   2. each lane eliminates the interior of its chunk of M rows, dividing
+ *      by the pivots on the way (one division per row);
  *   3. the reduced system of 64 rows, two per lane, is solved in registers
  *      by cyclic reduction over warp shuffles (6 steps);
  *   4. each lane substitutes its two unknowns into its interior rows and the
  *      warp writes the solution with coalesced stores.
- * Each row is read once and written once from device memory, with two
- * divisions per row (the cyclic reduction over all n rows took 2 log2(n)
- * and a copy of the system per step). Like the CPU's Thomas algorithm it
- * does not pivot (diagonally dominant or symmetric positive definite
- * matrices need none); a non-finite solution marks the system as needing
- * pivoting. A shared matrix is read by every warp (stride 0). */
+ * Each row is read once and written once from device memory. Like the
+ * CPU's Thomas algorithm it does not pivot (diagonally dominant or
+ * symmetric positive definite matrices need none); a non-finite solution
+ * marks the system as needing pivoting. A shared matrix is read by every
+ * warp (stride 0). */
+#include <cuda_pipeline.h>
 #include <math.h>
 
 #include "gs_gpu_ctx.cuh"
@@ -20,13 +24,13 @@
 #include "poly_cuda.cuh"
 #include "tridiag_math.h"
 
-/* Warps (systems) per block, at most: the blocks stay small so that an SM
- * holds as many as its shared memory allows. */
-#define TRI_WARPS 4
 #define TRI_FULL 0xffffffffu
+#define TRI_MAX_WARPS 4
 
-/* Shared memory of one warp: three arrays of 32 M rows. */
-static size_t tri_warp_bytes(long n) { return 3 * 32 * (size_t)tridiag_chunk_rows(n) * sizeof(double); }
+/* Shared memory of one warp: four arrays of 32 M rows (sub-diagonal,
+ * diagonal, super-diagonal, right-hand side; the elimination leaves its
+ * unit-diagonal rows in the first, third and fourth). */
+static size_t tri_warp_bytes(long n) { return 4 * 32 * (size_t)tridiag_chunk_rows(n) * sizeof(double); }
 
 /* The row of lane + delta (an identity row past either end of the warp). */
 static __device__ tridiag_row tri_shfl(tridiag_row r, int delta, int lane)
@@ -58,6 +62,30 @@ static __device__ void tri_reduced_solve(tridiag_row *r0, tridiag_row *r1, int l
   *r1 = n1;
 }
 
+/* Step 1: the rows of the system into the warp's arrays, identity rows past
+ * n, and zeros for the entries outside the matrix (dl[0], du[n - 1]). */
+static __device__ void tri_stage(int n, int rows, int lane, const double *ml, const double *md, const double *mu,
+                                 const double *b, double *sl, double *sg, double *su, double *sb)
+{
+#pragma unroll 4
+  for (int i = lane; i < rows; i += 32) {
+    if (i < n) {
+      __pipeline_memcpy_async(sg + i, md + i, sizeof(double));
+      __pipeline_memcpy_async(sb + i, b + i, sizeof(double));
+      if (i > 0) __pipeline_memcpy_async(sl + i, ml + i, sizeof(double));
+      else sl[i] = 0.0;
+      if (i + 1 < n) __pipeline_memcpy_async(su + i, mu + i, sizeof(double));
+      else su[i] = 0.0;
+    } else {
+      sl[i] = su[i] = sb[i] = 0.0;
+      sg[i] = 1.0;
+    }
+  }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncwarp();
+}
+
 __global__ void tri_partition_kernel(int warps, int n, int M, long nsys, long mstride, const double *__restrict__ dl,
                                      const double *__restrict__ d, const double *__restrict__ du, const double *rhs,
                                      double *x, long *bad)
@@ -66,17 +94,10 @@ __global__ void tri_partition_kernel(int warps, int n, int M, long nsys, long ms
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, rows = 32 * M;
   const long sys = (long)blockIdx.x * warps + warp;
   if (sys >= nsys) return; /* the whole warp */
-  double *sa = shm + (size_t)warp * 3 * rows, *sc = sa + rows, *sd = sc + rows;
-  const double *ml = dl + sys * mstride, *md = d + sys * mstride, *mu = du + sys * mstride, *b = rhs + sys * n;
-#pragma unroll 4
-  for (int i = lane; i < rows; i += 32) {
-    tridiag_row r = {0.0, 0.0, 0.0}; /* identity rows past n */
-    if (i < n) r = tridiag_unit_row(i > 0 ? ml[i] : 0.0, md[i], i + 1 < n ? mu[i] : 0.0, b[i]);
-    sa[i] = r.a, sc[i] = r.c, sd[i] = r.d;
-  }
-  __syncwarp();
-  double *ca = sa + lane * M, *cc = sc + lane * M, *cd = sd + lane * M;
-  tridiag_chunk_eliminate(M, ca, cc, cd);
+  double *sl = shm + (size_t)warp * 4 * rows, *sg = sl + rows, *su = sg + rows, *sb = su + rows;
+  tri_stage(n, rows, lane, dl + sys * mstride, d + sys * mstride, du + sys * mstride, rhs + sys * n, sl, sg, su, sb);
+  double *ca = sl + lane * M, *cc = su + lane * M, *cd = sb + lane * M;
+  tridiag_chunk_eliminate(M, ca, sg + lane * M, cc, cd);
   tridiag_row r0 = {ca[0], cc[0], cd[0]}, r1 = {ca[M - 1], cc[M - 1], cd[M - 1]};
   tri_reduced_solve(&r0, &r1, lane);
   tridiag_chunk_substitute(M, ca, cc, cd, r0.d, r1.d);
@@ -85,7 +106,7 @@ __global__ void tri_partition_kernel(int warps, int n, int M, long nsys, long ms
   double *out = x + sys * n;
 #pragma unroll 4
   for (int i = lane; i < n; i += 32) {
-    const double v = sd[i];
+    const double v = sb[i];
     ok &= isfinite(v);
     out[i] = v;
   }
@@ -95,26 +116,47 @@ __global__ void tri_partition_kernel(int warps, int n, int M, long nsys, long ms
 /* The largest order whose warp fits `limit` bytes of shared memory: M odd. */
 static long tri_max_order(size_t limit)
 {
-  const long m = (long)(limit / (3 * 32 * sizeof(double)));
+  const long m = (long)(limit / (4 * 32 * sizeof(double)));
   return m < 3 ? 0 : 32 * (m % 2 ? m : m - 1);
+}
+
+/* Warps (systems) per block that let an SM hold the most warps: at large
+ * orders a block of four warps can leave much of an SM's shared memory
+ * unused (and each block reserves some of it), so fewer warps a block pack
+ * it better; on a tie the larger block. Blocks over `limit` bytes are not
+ * asked about. Needs the kernel's shared-memory attributes set. */
+static gs_status tri_block_warps(long n, size_t limit, int *warps, char *msg)
+{
+  gs_status st = GS_OK;
+  int best = 0;
+  *warps = 1;
+  for (int w = TRI_MAX_WARPS; w >= 1; --w) {
+    int blocks = 0;
+    if ((size_t)w * tri_warp_bytes(n) > limit) continue;
+    GS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tri_partition_kernel, 32 * w,
+                                                              (size_t)w * tri_warp_bytes(n)));
+    if (blocks * w > best) best = blocks * w, *warps = w;
+  }
+done:
+  return st;
 }
 
 gs_status poly_tridiag_launch(long n, long nsys, long mstride, const double *dl, const double *d, const double *du,
                               const double *rhs, double *x, long *bad, cudaStream_t s, char *msg)
 {
   gs_status st = GS_OK;
-  int dev = 0, limit = 0, warps;
-  size_t shm;
+  int dev = 0, limit = 0, warps = 1;
   GS_CUDA_TRY(cudaGetDevice(&dev));
   GS_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   if (n > tri_max_order((size_t)limit))
     return gs_set_msg(msg, GS_ERR_ARG,
                       "the GPU solves tridiagonal systems of order up to %ld, not %ld; use device = \"cpu\"",
                       tri_max_order((size_t)limit), n);
-  warps = (size_t)limit / tri_warp_bytes(n) < TRI_WARPS ? (int)((size_t)limit / tri_warp_bytes(n)) : TRI_WARPS;
-  shm = (size_t)warps * tri_warp_bytes(n);
-  GS_CUDA_TRY(cudaFuncSetAttribute(tri_partition_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  tri_partition_kernel<<<(unsigned)((nsys + warps - 1) / warps), 32 * warps, shm, s>>>(
+  GS_CUDA_TRY(cudaFuncSetAttribute(tri_partition_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+  GS_CUDA_TRY(cudaFuncSetAttribute(tri_partition_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   cudaSharedmemCarveoutMaxShared));
+  GS_TRY(tri_block_warps(n, (size_t)limit, &warps, msg));
+  tri_partition_kernel<<<(unsigned)((nsys + warps - 1) / warps), 32 * warps, (size_t)warps * tri_warp_bytes(n), s>>>(
       warps, (int)n, (int)tridiag_chunk_rows(n), nsys, mstride, dl, d, du, rhs, x, bad);
   GS_CUDA_TRY(cudaGetLastError());
 done:

@@ -1,11 +1,12 @@
 /* The arithmetic of the GPU's batched tridiagonal solve (tridiag_cuda.cu),
  * the partition method: the n rows of a system are split into 32 chunks of
- * M rows, one per lane of a warp (rows past n are identity rows). Each row
- * is first divided by its diagonal; each lane then eliminates the interior
- * of its chunk, which leaves every row in terms of the chunk's first and
- * last unknowns; the first and last rows of all chunks form a tridiagonal
- * system of 64 unit-diagonal rows, which cyclic reduction solves
- * (tridiag_reduce at distances 1, 2, 4, ..., 32); substituting its
+ * M rows, one per lane of a warp (rows past n are identity rows). Each lane
+ * eliminates the interior of its chunk, dividing each row by its pivot on
+ * the way (the rows are not scaled beforehand: one division per row), which
+ * leaves every row with a unit diagonal and in terms of the chunk's first
+ * and last unknowns; the first and last rows of all chunks form a
+ * tridiagonal system of 64 unit-diagonal rows, which cyclic reduction
+ * solves (tridiag_reduce at distances 1, 2, 4, ..., 32); substituting its
  * unknowns gives the interior. GS_HD, so that the C tests of the core
  * (tools/core-test) check this arithmetic on the CPU. */
 #ifndef GS_TRIDIAG_MATH_H
@@ -27,17 +28,6 @@ static inline GS_HD long tridiag_chunk_rows(long n)
   return (m < 3 ? 3 : m) | 1;
 }
 
-/* The row lower x_{i-1} + diag x_i + upper x_{i+1} = rhs with unit diagonal. */
-static inline GS_HD tridiag_row tridiag_unit_row(double lower, double diag, double upper, double rhs)
-{
-  const double inv = 1.0 / diag;
-  tridiag_row r;
-  r.a = lower * inv;
-  r.c = upper * inv;
-  r.d = rhs * inv;
-  return r;
-}
-
 /* One cyclic-reduction step: row r with its neighbours m (at j - s) and p
  * (at j + s; identity rows, all zero, past the ends) eliminated, rescaled
  * to a unit diagonal: the result couples j to j - 2s and j + 2s. */
@@ -51,33 +41,48 @@ static inline GS_HD tridiag_row tridiag_reduce(tridiag_row r, tridiag_row m, tri
   return o;
 }
 
-/* A chunk of M >= 3 unit-diagonal rows (a couples to the row before, c to
- * the row after): afterwards row k reads a_k x_0 + x_k + c_k x_{M-1} = d_k
- * for 0 < k < M - 1, row 0 a_0 x_{-1} + x_0 + c_0 x_{M-1} = d_0 and row
- * M - 1 a x_0 + x_{M-1} + c x_M = d: rows 0 and M - 1 are the chunk's two
- * rows of the reduced system. One division per row. */
-static inline GS_HD void tridiag_chunk_eliminate(int M, double *a, double *c, double *d)
+/* A chunk of M >= 3 rows l_k x_{k-1} + g_k x_k + u_k x_{k+1} = b_k, in
+ * place: afterwards (l, u, b) hold unit-diagonal rows (a, c, d), row k
+ * reading a_k x_0 + x_k + c_k x_{M-1} = d_k for 0 < k < M - 1, row 0
+ * a_0 x_{-1} + x_0 + c_0 x_{M-1} = d_0 and row M - 1
+ * a x_0 + x_{M-1} + c x_M = d: rows 0 and M - 1 are the chunk's two rows of
+ * the reduced system. g is only read. One division per row. Each sweep
+ * reads the next row before it stores the current one, so that those
+ * loads overlap the arithmetic (the compiler cannot tell the arrays
+ * apart). */
+static inline GS_HD void tridiag_chunk_eliminate(int M, double *l, const double *g, double *u, double *b)
 {
-  double ap = a[1], cp = c[1], dp = d[1];
-  for (int k = 2; k < M; ++k) { /* row k in terms of x_0 and x_{k+1} */
-    const double ak = a[k], inv = 1.0 / (1.0 - ak * cp);
-    dp = inv * (d[k] - ak * dp);
-    ap = -inv * ak * ap;
-    cp = inv * c[k];
-    a[k] = ap, c[k] = cp, d[k] = dp;
+  /* downward, row k in terms of x_0 and x_{k+1}; the state before row 1
+   * (ap = -1, cp = dp = 0) stands for x_0 = x_0, so that row 1 keeps its
+   * own coupling to x_0 */
+  double ap = -1.0, cp = 0.0, dp = 0.0;
+  double lk = l[1], gk = g[1], uk = u[1], bk = b[1];
+  for (int k = 1; k < M; ++k) {
+    const int next = k + 1 < M ? k + 1 : k;
+    const double ln = l[next], gn = g[next], un = u[next], bn = b[next];
+    const double inv = 1.0 / (gk - lk * cp);
+    dp = inv * (bk - lk * dp);
+    ap = -inv * lk * ap;
+    cp = inv * uk;
+    l[k] = ap, u[k] = cp, b[k] = dp;
+    lk = ln, gk = gn, uk = un, bk = bn;
   }
-  double an = a[M - 2], cn = c[M - 2], dn = d[M - 2];
-  for (int k = M - 3; k >= 1; --k) { /* row k in terms of x_0 and x_{M-1} */
-    const double ck = c[k];
-    dn = d[k] - ck * dn;
-    an = a[k] - ck * an;
+  /* upward, row k in terms of x_0 and x_{M-1} */
+  double an = l[M - 2], cn = u[M - 2], dn = b[M - 2];
+  double ak = l[M - 3], ck = u[M - 3], dk = b[M - 3];
+  for (int k = M - 3; k >= 1; --k) {
+    const double a_above = l[k - 1], c_above = u[k - 1], d_above = b[k - 1];
+    dn = dk - ck * dn;
+    an = ak - ck * an;
     cn = -ck * cn;
-    a[k] = an, c[k] = cn, d[k] = dn;
+    l[k] = an, u[k] = cn, b[k] = dn;
+    ak = a_above, ck = c_above, dk = d_above;
   }
-  const double c0 = c[0], inv = 1.0 / (1.0 - c0 * a[1]); /* row 0 without x_1 */
-  d[0] = inv * (d[0] - c0 * d[1]);
-  a[0] *= inv;
-  c[0] = -inv * c0 * c[1];
+  /* row 0 without x_1 */
+  const double u0 = u[0], inv = 1.0 / (g[0] - u0 * l[1]);
+  b[0] = inv * (b[0] - u0 * b[1]);
+  l[0] *= inv;
+  u[0] = -inv * u0 * u[1];
 }
 
 /* The solution of the chunk into d from its first and last unknowns. */
