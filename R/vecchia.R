@@ -147,7 +147,7 @@ vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group
 # The blocks of the grouped approximation (vecchia_neighbors's Details).
 vecchia_group <- function(nn, call) {
   bar <- gs_progress_bar(as.double(nrow(nn)) * ncol(nn)^2, "vecchia_group", call)
-  gs_call(.Call(gs_r_vecchia_group, nn, bar), call)
+  gs_call(.Call(gs_r_vecchia_group, nn, gs_threads(call), bar), call)
 }
 
 # Found by the neighbour search (a nearest earlier neighbour at distance 0);

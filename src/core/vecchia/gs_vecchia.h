@@ -99,8 +99,12 @@ gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int t
  * slot of that neighbour k when the sizes u of the unions of their rows (the
  * padding counting as one entry, as R's unique() counts NA) satisfy
  * u(j and k)^2 <= u(j)^2 + u(k)^2. block: n, the block of each point,
- * 0-based, numbered in the order of their slots. nn as gs_vecchia_args. */
-gs_status gs_vecchia_group(const int *nn, long n, int mp1, int *block, gs_progress_fn progress, char *msg);
+ * 0-based, numbered in the order of their slots. nn: the rows of
+ * gs_vecchia_args's nn, but row-major (nn[i * mp1 + j]: each point's row in
+ * one place, as the pass reads it). The same blocks for any number of
+ * threads (vecchia_group.c says how). */
+gs_status gs_vecchia_group(const int *nn, long n, int mp1, int threads, int *block, gs_progress_fn progress,
+                           char *msg);
 
 /* The k nearest points of locs (n x dim) to each of the nq query points,
  * nearest first, ties to the lower index: nn (nq x k, column-major, 0-based). */

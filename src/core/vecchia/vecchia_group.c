@@ -3,47 +3,77 @@
  * separate ones cost while each point conditions on more of the others
  * (the points of the union before it), so that the approximation is closer
  * to the exact law for the same m. The rule is GpGp's group_obs. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sched.h>
+#endif
 
+#include "gs_cpu.h"
 #include "vecchia_internal.h"
 
-/* Rows of the grouping between interrupt checks. */
-#define VECCHIA_GROUP_BATCH 65536
+/* Merge tests between interrupt checks. */
+#define VECCHIA_GROUP_BATCH 262144
 
-/* The slots of the grouping: each holds a list of points (head, next,
- * tail) and the size of the union of their rows (u). */
+/* The pass is GpGp's sequence of merge tests, column by column of nn, point
+ * j by point j: test (col, j) reads and may change only slots j and k =
+ * nn[j, col] (k < j). Two tests that share no slot commute, so the tests of
+ * a column run on several threads in the order of j, each once the earlier
+ * tests of the column on its slots are done: every slot then changes as in
+ * the sequential pass, and the blocks are the same for any number of
+ * threads. No earlier test of the column touches slot j (their k and j are
+ * below j), so a test waits only for those on slot k, which a sequential
+ * scan counts (the part that stays sequential: an increment per test,
+ * against the union sizes, computed in parallel, that take the time). The
+ * tests are handed out in the order of j, so the earliest test not done
+ * waits for none: the pass cannot deadlock. */
+
+/* The slots: each holds a list of points (head, next, tail) and the size of
+ * the union of their rows (u). */
 typedef struct {
   const int *nn;
   long n;
   int mp1;
-  long *head, *next, *tail, *u;
-  long *mark; /* per point: the last count that saw it */
-  long stamp;
+  int *head, *next, *tail, *u;
 } group_slots;
 
+/* A thread's set of distinct entries for union_size: a bit per point
+ * (n / 8 bytes, within a cache level where a mark per point would not be),
+ * emptied after each union by clearing the words it set. */
+typedef uint64_t group_set;
+
 /* The size of the union of the rows of the points of slots a and b (b < 0:
- * a alone); the padding (-1) counts as one entry, as NA in R's unique(). */
-static long union_size(group_slots *g, long a, long b)
+ * a alone; a < 0: b alone); the padding (-1) counts as one entry, as NA in
+ * R's unique(). */
+static long union_size(const group_slots *g, long a, long b, group_set *seen)
 {
   long count = 0;
   int padded = 0;
-  ++g->stamp;
-  for (int s = 0; s < 2; ++s)
-    for (long i = s ? (b >= 0 ? g->head[b] : -1) : g->head[a]; i >= 0; i = g->next[i])
-      for (int j = 0; j < g->mp1; ++j) {
-        const int e = g->nn[i + (long)j * g->n];
-        if (e < 0) padded = 1;
-        else if (g->mark[e] != g->stamp) {
-          g->mark[e] = g->stamp;
-          ++count;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int s = 0; s < 2; ++s) {
+      const long slot = s ? b : a;
+      for (long i = slot >= 0 ? g->head[slot] : -1; i >= 0; i = g->next[i]) {
+        const int *row = g->nn + i * g->mp1;
+        for (int j = 0; j < g->mp1; ++j) {
+          const int e = row[j];
+          if (e < 0) padded = 1;
+          else if (pass) seen[e >> 6] = 0;
+          else if (!(seen[e >> 6] >> (e & 63) & 1)) {
+            seen[e >> 6] |= (uint64_t)1 << (e & 63);
+            ++count;
+          }
         }
       }
+    }
   return count + padded;
 }
 
 /* Moves slot k's points to the end of slot j's. */
-static void move_points(group_slots *g, long j, long k, long u)
+static void move_points(group_slots *g, long j, long k, int u)
 {
   if (g->head[j] < 0) g->head[j] = g->head[k];
   else g->next[g->tail[j]] = g->head[k];
@@ -53,26 +83,113 @@ static void move_points(group_slots *g, long j, long k, long u)
   g->u[k] = 0;
 }
 
-static gs_status group_run(group_slots *g, int *block, gs_progress_fn progress, char *msg)
+/* Merge test (col, j): slot j takes slot k = nn[j, col] when the union of
+ * their rows is small enough (gs_vecchia_group). */
+static void merge_test(group_slots *g, int col, long j, group_set *seen)
+{
+  const int k = g->nn[j * g->mp1 + col];
+  if (k < 0 || g->head[k] < 0) return;
+  const long u = union_size(g, j, k, seen);
+  if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, (int)u);
+}
+
+/* Scratch of the parallel pass: per test of a column, the number of earlier
+ * tests of the column on its slot k (need); per slot, those done (done);
+ * a set per thread. */
+typedef struct {
+  int *need, *done;
+  group_set *seen; /* nt sets of `words` */
+  long words;
+  int nt;
+} group_scratch;
+
+static group_set *thread_set(const group_scratch *w)
+{
+#ifdef _OPENMP
+  return w->seen + omp_get_thread_num() * w->words;
+#else
+  return w->seen;
+#endif
+}
+
+/* need for the tests of column col; done emptied. */
+static void column_needs(const group_slots *g, int col, group_scratch *w)
 {
   const long n = g->n;
-  for (long i = 0; i < n; ++i) {
-    g->head[i] = g->tail[i] = i;
-    g->next[i] = -1;
-    g->mark[i] = -1;
+  memset(w->done, 0, (size_t)n * sizeof(int));
+  for (long j = 0; j < n; ++j) {
+    const int k = g->nn[j * g->mp1 + col];
+    if (k < 0) continue;
+    w->need[j] = w->done[k]++;
+    ++w->done[j];
   }
-  g->stamp = 0;
-  for (long i = 0; i < n; ++i) g->u[i] = union_size(g, i, -1);
-  const double total = (double)n * (g->mp1 - 1);
-  for (int col = 1; col < g->mp1; ++col)
-    for (long j = 0; j < n; ++j) {
-      if (progress && j % VECCHIA_GROUP_BATCH == 0 && progress(((col - 1.0) * n + j) / total))
-        return gs_interrupted(msg);
-      const int k = g->nn[j + (long)col * n];
-      if (k < 0 || g->head[k] < 0) continue;
-      const long u = union_size(g, j, k);
-      if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, u);
+  memset(w->done, 0, (size_t)n * sizeof(int));
+}
+
+/* Gives the core to another thread while waiting (on a loaded host, the one
+ * whose test is awaited may be off its core). */
+static void group_yield(void)
+{
+#if defined(__unix__) || defined(__APPLE__)
+  sched_yield();
+#endif
+}
+
+/* Waits until the tests before `need` on a slot are done (count). */
+static void wait_for(const int *count, int need)
+{
+  for (int spins = 0; __atomic_load_n(count, __ATOMIC_ACQUIRE) != need; ++spins)
+    if (spins > 64) group_yield();
+}
+
+/* The tests j0 .. j1 - 1 of column col on w->nt threads. */
+static void run_tests(group_slots *g, int col, const group_scratch *w, long j0, long j1)
+{
+#pragma omp parallel num_threads(w->nt)
+  {
+    group_set *seen = thread_set(w);
+#pragma omp for schedule(dynamic, 64)
+    for (long j = j0; j < j1; ++j) {
+      const int k = g->nn[j * g->mp1 + col];
+      if (k < 0) continue;
+      wait_for(w->done + k, w->need[j]);
+      merge_test(g, col, j, seen);
+      __atomic_fetch_add(w->done + k, 1, __ATOMIC_RELEASE);
+      __atomic_fetch_add(w->done + j, 1, __ATOMIC_RELEASE);
     }
+  }
+}
+
+/* Column col of the pass, with an interrupt check every VECCHIA_GROUP_BATCH
+ * tests: on one thread in GpGp's order, else as above. */
+static gs_status group_column(group_slots *g, int col, group_scratch *w, gs_progress_fn progress, char *msg)
+{
+  const long n = g->n;
+  const double total = (double)n * (g->mp1 - 1), before = (col - 1.0) * n;
+  if (w->nt > 1) column_needs(g, col, w);
+  for (long j0 = 0; j0 < n; j0 += VECCHIA_GROUP_BATCH) {
+    if (progress && progress((before + j0) / total)) return gs_interrupted(msg);
+    const long j1 = j0 + VECCHIA_GROUP_BATCH < n ? j0 + VECCHIA_GROUP_BATCH : n;
+    if (w->nt > 1) run_tests(g, col, w, j0, j1);
+    else
+      for (long j = j0; j < j1; ++j) merge_test(g, col, j, w->seen);
+  }
+  return GS_OK;
+}
+
+static gs_status group_run(group_slots *g, group_scratch *w, int *block, gs_progress_fn progress, char *msg)
+{
+  const long n = g->n;
+#pragma omp parallel for num_threads(w->nt) schedule(static)
+  for (long i = 0; i < n; ++i) {
+    g->head[i] = g->tail[i] = (int)i;
+    g->next[i] = -1;
+    g->u[i] = (int)union_size(g, i, -1, thread_set(w));
+  }
+  for (int col = 1; col < g->mp1; ++col) {
+    gs_status st = group_column(g, col, w, progress, msg);
+    if (st != GS_OK) return st;
+  }
   long b = 0;
   for (long s = 0; s < n; ++s) {
     if (g->head[s] < 0) continue;
@@ -82,18 +199,41 @@ static gs_status group_run(group_slots *g, int *block, gs_progress_fn progress, 
   return GS_OK;
 }
 
-gs_status gs_vecchia_group(const int *nn, long n, int mp1, int *block, gs_progress_fn progress, char *msg)
+/* Every row starts with its own index and lists earlier points or -1. */
+static gs_status group_check(const int *nn, long n, int mp1, char *msg)
 {
-  if (n < 1 || mp1 < 1) return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 points and m >= 0");
+  for (long i = 0; i < n; ++i) {
+    if (nn[i * mp1] != i) return gs_set_msg(msg, GS_ERR_ARG, "row %ld of the neighbour array does not start with its own index", i + 1);
+    for (int j = 1; j < mp1; ++j)
+      if (nn[i * mp1 + j] >= i) return gs_set_msg(msg, GS_ERR_ARG, "row %ld of the neighbour array lists a point that is not earlier", i + 1);
+  }
+  return GS_OK;
+}
+
+gs_status gs_vecchia_group(const int *nn, long n, int mp1, int threads, int *block, gs_progress_fn progress, char *msg)
+{
+  if (n < 1 || mp1 < 1 || n > 2147483645L) return gs_set_msg(msg, GS_ERR_ARG, "need 1 to 2^31 - 3 points and m >= 0");
+  gs_status st = group_check(nn, n, mp1, msg);
+  if (st != GS_OK) return st;
   group_slots g = {.nn = nn, .n = n, .mp1 = mp1};
-  long *mem = (long *)malloc((size_t)n * 5 * sizeof(long));
-  if (!mem) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the grouping of %ld points", n);
-  g.head = mem;
-  g.next = mem + n;
-  g.tail = mem + 2 * n;
-  g.u = mem + 3 * n;
-  g.mark = mem + 4 * n;
-  gs_status st = group_run(&g, block, progress, msg);
+  group_scratch w = {.nt = gs_cpu_threads_for(threads, (double)n * mp1 * mp1), .words = (n + 63) / 64};
+  const int scratch = w.nt > 1 ? 2 : 0; /* need and done: only with threads */
+  int *mem = (int *)malloc((size_t)n * (4 + scratch) * sizeof(int));
+  w.seen = (group_set *)calloc((size_t)w.nt * w.words, sizeof(group_set));
+  if (!mem || !w.seen) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the grouping of %ld points", n);
+  } else {
+    g.head = mem;
+    g.next = mem + n;
+    g.tail = mem + 2 * n;
+    g.u = mem + 3 * n;
+    if (scratch) {
+      w.need = mem + 4 * n;
+      w.done = mem + 5 * n;
+    }
+    st = group_run(&g, &w, block, progress, msg);
+  }
+  free(w.seen);
   free(mem);
   return st;
 }
