@@ -117,26 +117,19 @@ SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP prog
 
 /* latent: the first point (1-based) without the nugget, n + 1 for none;
  * blocks: NULL, or the block of each point (1-based) for the grouped
- * likelihood. */
+ * likelihood. The core reads nn and blocks 1-based (NA below 1: missing)
+ * into its own arrays, so no copy is made here. */
 SEXP gs_r_vecchia_new(SEXP locs, SEXP nn, SEXP latent, SEXP blocks, SEXP device, SEXP threads)
 {
   check_locs(locs);
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
     Rf_error("nn must be an integer matrix with a row per location");
-  const R_xlen_t len = XLENGTH(nn);
-  int *nn0 = (int *)R_alloc(len, sizeof(int));
-  for (R_xlen_t k = 0; k < len; ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
-  int *block0 = NULL;
-  if (!Rf_isNull(blocks)) {
-    if (TYPEOF(blocks) != INTSXP || XLENGTH(blocks) != Rf_nrows(nn)) Rf_error("blocks must be an integer vector with a value per location");
-    block0 = (int *)R_alloc(XLENGTH(blocks), sizeof(int));
-    for (R_xlen_t k = 0; k < XLENGTH(blocks); ++k)
-      block0[k] = (INTEGER(blocks)[k] == NA_INTEGER) ? -1 : INTEGER(blocks)[k] - 1;
-  }
+  if (!Rf_isNull(blocks) && (TYPEOF(blocks) != INTSXP || XLENGTH(blocks) != Rf_nrows(nn)))
+    Rf_error("blocks must be an integer vector with a value per location");
   const gs_vecchia_args a = {
     .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
     .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
-    .nn = nn0, .m = Rf_ncols(nn) - 1, .block = block0,
+    .nn = INTEGER(nn), .m = Rf_ncols(nn) - 1, .block = Rf_isNull(blocks) ? NULL : INTEGER(blocks), .base = 1,
     .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
   };
   gs_vecchia *v = NULL;

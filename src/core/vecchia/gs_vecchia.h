@@ -26,12 +26,16 @@ typedef struct {
   const double *locs;  /* n x dim, column-major, in the Vecchia order; copied */
   long n;
   int dim;
-  const int *nn;       /* n x (m + 1), column-major, 0-based: row i is i, then
-                          its conditioning set (earlier points), -1 after; copied */
+  const int *nn;       /* n x (m + 1), column-major: row i is i, then its
+                          conditioning set (earlier points), missing entries
+                          after; copied (0-based, -1 for missing), except
+                          with blocks, whose sets replace it */
   int m;
-  const int *block;    /* NULL, or n: the block of each point (0-based, any
-                          labels below n), for the grouped likelihood
+  const int *block;    /* NULL, or n: the block of each point (any labels
+                          below n), for the grouped likelihood
                           (gs_vecchia_group); copied into the blocks' sets */
+  int base;            /* the first index of nn and block: 0, or 1 (R's);
+                          entries of nn below it are missing */
   long latent;         /* points from this one on are values of the process
                           without the nugget (new locations of a prediction;
                           n for none); gs_vecchia_grad_info needs none */

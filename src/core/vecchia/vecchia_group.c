@@ -244,124 +244,141 @@ static int compare_int(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Block t's set: the union of the rows of its points (members, increasing),
- * increasing, at set + set_start[t]; the positions of the points in it. */
-static void block_layout(gs_vecchia *v, long t, const long *members, long count, long *mark)
+/* The size of the union of the rows of points members[0 .. count) (their
+ * block's set), and with `set` those entries; mark (n) holds `stamp` where
+ * an entry was seen. */
+static int block_union(const gs_vecchia *v, const int *members, int count, int *mark, int stamp, int *set)
 {
-  int *set = v->set + v->set_start[t];
   int b = 0;
-  for (long r = 0; r < count; ++r)
+  for (int r = 0; r < count; ++r)
     for (int j = 0; j < v->mp1; ++j) {
       const int e = v->nn[members[r] + (long)j * v->n];
-      if (e >= 0 && mark[e] != t) {
-        mark[e] = t;
-        set[b++] = e;
+      if (e >= 0 && mark[e] != stamp) {
+        mark[e] = stamp;
+        if (set) set[b] = e;
+        ++b;
       }
     }
+  return b;
+}
+
+/* Block u's set (the union of the rows of its points, members, increasing),
+ * increasing, at set + set_start[u], and the positions of the points in it
+ * at resp + resp_start[u]. */
+static void block_layout(gs_vecchia *v, long u, const int *members, int count, int *mark)
+{
+  int *set = v->set + v->set_start[u];
+  const int b = block_union(v, members, count, mark, (int)u, set);
   qsort(set, (size_t)b, sizeof(int), compare_int);
-  v->set_start[t + 1] = v->set_start[t] + b;
-  int *resp = v->resp + v->resp_start[t];
+  int *resp = v->resp + v->resp_start[u];
   for (int k = 0, r = 0; k < b && r < count; ++k)
     if (set[k] == members[r]) resp[r++] = k;
-  if (b > v->ld) v->ld = b;
 }
 
-/* Puts the blocks in increasing size of their sets (stable), so that a GPU
- * launch over a run of them sizes its workspace to them. */
-static gs_status blocks_sort_by_size(gs_vecchia *v, char *msg)
+/* Scratch of the blocks' build: the points of each label (members, by
+ * counting sort: label l's from first[l]), then per block in label order
+ * its first member and set size, and the blocks in increasing set size
+ * (stable: `at`), so that a GPU launch over a run of them sizes its
+ * workspace to them; each set is then written once, at its final place. */
+typedef struct {
+  int *first, *members, *mark, *size;
+  long *at;
+} blocks_scratch;
+
+/* The labels into members, by label; the number of blocks, or -1 (a label
+ * out of range: the point in *bad). */
+static long blocks_members(long n, const int *block, int base, blocks_scratch *w, long *bad)
+{
+  memset(w->first, 0, (size_t)(n + 1) * sizeof(int));
+  for (long i = 0; i < n; ++i) {
+    const long l = (long)block[i] - base;
+    if (l < 0 || l >= n) {
+      *bad = i;
+      return -1;
+    }
+    ++w->first[l + 1];
+  }
+  long blocks = 0;
+  for (long l = 1; l <= n; ++l) blocks += w->first[l] > 0;
+  for (long l = 1; l <= n; ++l) w->first[l] += w->first[l - 1];
+  int *fill = w->mark; /* the next free place of each label */
+  memcpy(fill, w->first, (size_t)n * sizeof(int));
+  for (long i = 0; i < n; ++i) w->members[fill[block[i] - base]++] = (int)i;
+  /* first[t]: block t's first member, in label order */
+  long t = 0;
+  for (long l = 0; l < n; ++l)
+    if (w->first[l + 1] > w->first[l]) w->first[t++] = w->first[l];
+  w->first[blocks] = (int)n;
+  return blocks;
+}
+
+/* The blocks' sizes, their order by size (w->at) and the starts of their
+ * sets and responses in v. */
+static gs_status blocks_order(gs_vecchia *v, blocks_scratch *w, char *msg)
 {
   const long nb = v->blocks;
-  long *first = (long *)calloc((size_t)v->ld + 2, sizeof(long)), *at = (long *)malloc((size_t)nb * sizeof(long));
-  long *set_start = (long *)malloc((size_t)(nb + 1) * sizeof(long));
-  long *resp_start = (long *)malloc((size_t)(nb + 1) * sizeof(long));
-  int *set = (int *)malloc((size_t)v->set_start[nb] * sizeof(int)), *resp = (int *)malloc((size_t)v->n * sizeof(int));
-  gs_status st = GS_OK;
-  if (!first || !at || !set_start || !resp_start || !set || !resp) {
-    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
-    goto done;
+  for (long i = 0; i < v->n; ++i) w->mark[i] = -1;
+  v->ld = 0;
+  for (long t = 0; t < nb; ++t) {
+    w->size[t] = block_union(v, w->members + w->first[t], w->first[t + 1] - w->first[t], w->mark, (int)t, NULL);
+    if (w->size[t] > v->ld) v->ld = w->size[t];
   }
-#define SET_SIZE(t) (v->set_start[(t) + 1] - v->set_start[t])
-  for (long t = 0; t < nb; ++t) ++first[SET_SIZE(t) + 1];
-  for (int b = 1; b <= v->ld + 1; ++b) first[b] += first[b - 1];
-  for (long t = 0; t < nb; ++t) at[first[SET_SIZE(t)]++] = t; /* the block at each new place */
-  set_start[0] = resp_start[0] = 0;
+  long *bucket = (long *)calloc((size_t)v->ld + 2, sizeof(long));
+  if (!bucket) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
+  for (long t = 0; t < nb; ++t) ++bucket[w->size[t] + 1];
+  for (int b = 1; b <= v->ld + 1; ++b) bucket[b] += bucket[b - 1];
+  for (long t = 0; t < nb; ++t) w->at[bucket[w->size[t]]++] = t;
+  free(bucket);
+  v->set_start[0] = v->resp_start[0] = 0;
   for (long u = 0; u < nb; ++u) {
-    const long t = at[u], rs = v->resp_start[t], rc = v->resp_start[t + 1] - rs;
-    set_start[u + 1] = set_start[u] + SET_SIZE(t);
-    resp_start[u + 1] = resp_start[u] + rc;
-    memcpy(set + set_start[u], v->set + v->set_start[t], (size_t)SET_SIZE(t) * sizeof(int));
-    memcpy(resp + resp_start[u], v->resp + rs, (size_t)rc * sizeof(int));
+    const long t = w->at[u];
+    v->set_start[u + 1] = v->set_start[u] + w->size[t];
+    v->resp_start[u + 1] = v->resp_start[u] + (w->first[t + 1] - w->first[t]);
   }
-#undef SET_SIZE
-  free(v->set);
-  free(v->resp);
-  free(v->set_start);
-  free(v->resp_start);
-  v->set = set;
-  v->resp = resp;
-  v->set_start = set_start;
-  v->resp_start = resp_start;
-  set = resp = NULL;
-  set_start = resp_start = NULL;
-done:
-  free(first);
-  free(at);
-  free(set_start);
-  free(resp_start);
-  free(set);
-  free(resp);
-  return st;
+  return GS_OK;
 }
 
-gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, char *msg)
+gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, char *msg)
 {
   const long n = v->n;
-  long *count = (long *)calloc((size_t)n + 1, sizeof(long));
-  long *members = (long *)malloc((size_t)n * sizeof(long)), *mark = (long *)malloc((size_t)n * sizeof(long));
+  blocks_scratch w = {
+    .first = (int *)malloc((size_t)(n + 1) * sizeof(int)), .members = (int *)malloc((size_t)n * sizeof(int)),
+    .mark = (int *)malloc((size_t)n * sizeof(int)),
+  };
   gs_status st = GS_OK;
-  if (!count || !members || !mark) {
+  long bad = 0;
+  if (!w.first || !w.members || !w.mark) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
     goto done;
   }
-  for (long i = 0; i < n; ++i) {
-    if (block[i] < 0 || block[i] >= n) {
-      st = gs_set_msg(msg, GS_ERR_ARG, "the block of point %ld is not in 0 to n - 1", i + 1);
-      goto done;
-    }
-    ++count[block[i] + 1];
+  if ((v->blocks = blocks_members(n, block, base, &w, &bad)) < 0) {
+    st = gs_set_msg(msg, GS_ERR_ARG, "the block of point %ld is not in 0 to n - 1", bad + 1);
+    goto done;
   }
-  /* labels to blocks 0 .. blocks - 1 in label order; members by counting sort */
-  long blocks = 0;
-  for (long l = 1; l <= n; ++l) blocks += count[l] > 0;
-  for (long l = 1; l <= n; ++l) count[l] += count[l - 1];
-  v->set_start = (long *)malloc((size_t)(blocks + 1) * sizeof(long));
-  v->resp_start = (long *)malloc((size_t)(blocks + 1) * sizeof(long));
+  w.size = (int *)malloc((size_t)v->blocks * sizeof(int));
+  w.at = (long *)malloc((size_t)v->blocks * sizeof(long));
+  v->set_start = (long *)malloc((size_t)(v->blocks + 1) * sizeof(long));
+  v->resp_start = (long *)malloc((size_t)(v->blocks + 1) * sizeof(long));
   v->resp = (int *)malloc((size_t)n * sizeof(int));
-  v->set = (int *)malloc((size_t)n * v->mp1 * sizeof(int));
-  if (!v->set_start || !v->resp_start || !v->resp || !v->set) {
+  if (!w.size || !w.at || !v->set_start || !v->resp_start || !v->resp) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
     goto done;
   }
-  {
-    long *fill = mark; /* the next free place of each label, then reused as marks */
-    for (long l = 0; l < n; ++l) fill[l] = count[l];
-    for (long i = 0; i < n; ++i) members[fill[block[i]]++] = i;
-    for (long i = 0; i < n; ++i) mark[i] = -1;
+  if ((st = blocks_order(v, &w, msg)) != GS_OK) goto done;
+  if (!(v->set = (int *)malloc((size_t)v->set_start[v->blocks] * sizeof(int)))) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks' sets");
+    goto done;
   }
-  v->blocks = blocks;
-  v->set_start[0] = v->resp_start[0] = 0;
-  v->ld = 0;
-  for (long l = 0, t = 0; l < n; ++l) {
-    const long c = count[l + 1] - count[l];
-    if (c == 0) continue;
-    v->resp_start[t + 1] = v->resp_start[t] + c;
-    block_layout(v, t, members + count[l], c, mark);
-    ++t;
+  for (long i = 0; i < n; ++i) w.mark[i] = -1;
+  for (long u = 0; u < v->blocks; ++u) {
+    const long t = w.at[u];
+    block_layout(v, u, w.members + w.first[t], w.first[t + 1] - w.first[t], w.mark);
   }
-  st = blocks_sort_by_size(v, msg);
 done:
-  free(count);
-  free(members);
-  free(mark);
+  free(w.first);
+  free(w.members);
+  free(w.mark);
+  free(w.size);
+  free(w.at);
   return st;
 }
