@@ -28,7 +28,7 @@ gpv_data <- function(n, device, seed = 1, ordering = bench_opt("gpv_sim_ordering
   ns <- asNamespace("gpustats")
   vc <- ns$vecchia_open(locs, 30, ordering = ordering, device = device)
   on.exit(ns$vecchia_close(vc))
-  ns$vecchia_factor(vc, c(1, 0.05, 0.8, 0.1))
+  ns$vecchia_factor(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1))
   list(locs = locs, y = 1 + ns$vecchia_apply(vc, rnorm(n), what = "inverse"))
 }
 
@@ -63,7 +63,7 @@ gpv_gpu_gb <- function(d, group, dev) {
   before <- free()
   vc <- ns$vecchia_open(d$locs, 30, device = "gpu", group = group)
   on.exit(ns$vecchia_close(vc))
-  ns$vecchia_loglik_grad_info(vc, c(1, 0.05, 0.8, 0.1), d$y, matrix(1, length(d$y), 1))
+  ns$vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1), d$y, matrix(1, length(d$y), 1))
   (before - free()) / 1e9
 }
 
