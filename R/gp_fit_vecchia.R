@@ -13,7 +13,7 @@
 #'   only. `NULL` (the default) groups on the CPU, as GpGp's `fit_model`
 #'   does, and not on a GPU, where a grouped likelihood took 7 times the
 #'   ungrouped one's time (larger sets, fewer warps per multiprocessor) and
-#'   the grouping itself is a sequential pass on the CPU (see BENCHMARKS.md).
+#'   the grouping itself is a pass on the CPU threads (see BENCHMARKS.md).
 #' @name gp_fit
 NULL
 
