@@ -154,8 +154,10 @@ static void run_tests(group_slots *g, int col, const group_scratch *w, long j0, 
       if (k < 0) continue;
       wait_for(w->done + k, w->need[j]);
       merge_test(g, col, j, seen);
-      __atomic_fetch_add(w->done + k, 1, __ATOMIC_RELEASE);
-      __atomic_fetch_add(w->done + j, 1, __ATOMIC_RELEASE);
+      /* no other test is on slot k or j now (the later ones wait for these
+       * stores): plain stores, not read-modify-writes */
+      __atomic_store_n(w->done + k, w->need[j] + 1, __ATOMIC_RELEASE);
+      __atomic_store_n(w->done + j, 1, __ATOMIC_RELEASE);
     }
   }
 }
