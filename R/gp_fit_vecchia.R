@@ -13,7 +13,7 @@
 #'   only. `NULL` (the default) groups on the CPU, as GpGp's `fit_model`
 #'   does, and not on a GPU, where a grouped likelihood took 7 times the
 #'   ungrouped one's time (larger sets, fewer warps per multiprocessor) and
-#'   the grouping itself is a sequential pass on the CPU (see BENCHMARKS.md).
+#'   the grouping itself is a pass on the CPU threads (see BENCHMARKS.md).
 #' @name gp_fit
 NULL
 
@@ -40,6 +40,9 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = N
   }
   vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group)
   on.exit(vecchia_close(vc))
+  # the native object holds what it needs (its own neighbour array, or the
+  # blocks' sets): R's n x (m + 1) one, 4 (m + 1) bytes a point, can go
+  vc$neighbors <- NULL
   s2 <- spec$fixed$sigma2 %||% max(stats::var(d$y), .Machine$double.eps)
   p0 <- spec$unpack(spec$theta0)
   natural <- c(sigma2 = s2, range = p0$geom[["range"]], smoothness = p0$smoothness, nugget = p0$ratio * s2)

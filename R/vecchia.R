@@ -44,7 +44,10 @@
 #' conditioning sets and the points (sorted in the ordering), and
 #' conditions each point on the points of that union before it: a valid
 #' Vecchia approximation with larger conditioning sets at about the cost of
-#' the ungrouped one, and closer to the exact likelihood.
+#' the ungrouped one, and closer to the exact likelihood. The grouping runs
+#' on the threads of the `gpustats.threads` option: the merge tests of a
+#' column that share no block run at once, so the blocks are those of
+#' GpGp's sequential pass for any number of threads.
 #'
 #' @param locs Locations, one per row: a numeric matrix or data frame. For
 #'   `distance = "great_circle"`, longitude and latitude in degrees.
@@ -147,7 +150,7 @@ vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group
 # The blocks of the grouped approximation (vecchia_neighbors's Details).
 vecchia_group <- function(nn, call) {
   bar <- gs_progress_bar(as.double(nrow(nn)) * ncol(nn)^2, "vecchia_group", call)
-  gs_call(.Call(gs_r_vecchia_group, nn, bar), call)
+  gs_call(.Call(gs_r_vecchia_group, nn, gs_threads(call), bar), call)
 }
 
 # Found by the neighbour search (a nearest earlier neighbour at distance 0);

@@ -44,7 +44,7 @@ SEXP gs_r_vecchia_maxmin(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_neighbors(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_nearest(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_vecchia_group(SEXP, SEXP);
+SEXP gs_r_vecchia_group(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_free(SEXP);
 SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
@@ -112,7 +112,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_vecchia_neighbors, 4),
   CALLDEF(gs_r_vecchia_nearest, 5),
   CALLDEF(gs_r_vecchia_new, 6),
-  CALLDEF(gs_r_vecchia_group, 2),
+  CALLDEF(gs_r_vecchia_group, 3),
   CALLDEF(gs_r_vecchia_free, 1),
   CALLDEF(gs_r_vecchia_factor, 3),
   CALLDEF(gs_r_vecchia_apply, 3),

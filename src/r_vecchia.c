@@ -1,6 +1,8 @@
 /* The Vecchia approximation for R: ordering and neighbours, and an external
  * pointer that owns a gs_vecchia. R indices are 1-based with NA; the core's
  * are 0-based with -1. */
+#include <stdlib.h>
+
 #include "gs_vecchia.h"
 #include "r_util.h"
 
@@ -67,18 +69,26 @@ SEXP gs_r_vecchia_neighbors(SEXP locs, SEXP m, SEXP threads, SEXP progress)
 }
 
 /* The blocks of the grouped approximation for the neighbour array nn (as
- * gs_r_vecchia_neighbors returns it): the block of each row, 1-based. */
-SEXP gs_r_vecchia_group(SEXP nn, SEXP progress)
+ * gs_r_vecchia_neighbors returns it): the block of each row, 1-based. The
+ * core takes the rows 0-based and row-major: one copy does both, freed on
+ * return (memory from R_alloc would wait for the next garbage collection). */
+SEXP gs_r_vecchia_group(SEXP nn, SEXP threads, SEXP progress)
 {
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP) Rf_error("nn must be an integer matrix");
   const long n = Rf_nrows(nn);
-  const int mp1 = Rf_ncols(nn);
-  int *nn0 = (int *)R_alloc(XLENGTH(nn), sizeof(int));
-  for (R_xlen_t k = 0; k < XLENGTH(nn); ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
+  const int mp1 = Rf_ncols(nn), *src = INTEGER(nn), nthreads = gs_r_int(threads, "threads");
   SEXP out = PROTECT(Rf_allocVector(INTSXP, n));
+  int *rows = (int *)malloc((size_t)XLENGTH(nn) * sizeof(int));
+  if (!rows) gs_r_stop(GS_ERR_NOMEM, "cannot allocate a copy of the neighbour array");
+  for (int j = 0; j < mp1; ++j)
+    for (long i = 0; i < n; ++i) {
+      const int e = src[i + (R_xlen_t)j * n];
+      rows[i * mp1 + j] = (e == NA_INTEGER) ? -1 : e - 1;
+    }
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
-  gs_status st = gs_vecchia_group(nn0, n, mp1, INTEGER(out), gs_r_progress, msg);
+  gs_status st = gs_vecchia_group(rows, n, mp1, nthreads, INTEGER(out), gs_r_progress, msg);
+  free(rows);
   if (st != GS_OK) gs_r_stop(st, msg);
   for (long i = 0; i < n; ++i) INTEGER(out)[i] += 1;
   UNPROTECT(1);
@@ -107,26 +117,19 @@ SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP prog
 
 /* latent: the first point (1-based) without the nugget, n + 1 for none;
  * blocks: NULL, or the block of each point (1-based) for the grouped
- * likelihood. */
+ * likelihood. The core reads nn and blocks 1-based (NA below 1: missing)
+ * into its own arrays, so no copy is made here. */
 SEXP gs_r_vecchia_new(SEXP locs, SEXP nn, SEXP latent, SEXP blocks, SEXP device, SEXP threads)
 {
   check_locs(locs);
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
     Rf_error("nn must be an integer matrix with a row per location");
-  const R_xlen_t len = XLENGTH(nn);
-  int *nn0 = (int *)R_alloc(len, sizeof(int));
-  for (R_xlen_t k = 0; k < len; ++k) nn0[k] = (INTEGER(nn)[k] == NA_INTEGER) ? -1 : INTEGER(nn)[k] - 1;
-  int *block0 = NULL;
-  if (!Rf_isNull(blocks)) {
-    if (TYPEOF(blocks) != INTSXP || XLENGTH(blocks) != Rf_nrows(nn)) Rf_error("blocks must be an integer vector with a value per location");
-    block0 = (int *)R_alloc(XLENGTH(blocks), sizeof(int));
-    for (R_xlen_t k = 0; k < XLENGTH(blocks); ++k)
-      block0[k] = (INTEGER(blocks)[k] == NA_INTEGER) ? -1 : INTEGER(blocks)[k] - 1;
-  }
+  if (!Rf_isNull(blocks) && (TYPEOF(blocks) != INTSXP || XLENGTH(blocks) != Rf_nrows(nn)))
+    Rf_error("blocks must be an integer vector with a value per location");
   const gs_vecchia_args a = {
     .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
     .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
-    .nn = nn0, .m = Rf_ncols(nn) - 1, .block = block0,
+    .nn = INTEGER(nn), .m = Rf_ncols(nn) - 1, .block = Rf_isNull(blocks) ? NULL : INTEGER(blocks), .base = 1,
     .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
   };
   gs_vecchia *v = NULL;

@@ -7,6 +7,14 @@
 #                                       [--gpv_recovery_reps=50] [--gpv_recovery_n=1e5]
 #
 # and the recovery of the parameters over replicates (below).
+#
+# Each fit's line states the peak resident memory of the R process during the
+# fit (VmHWM of /proc/self/status, reset before the fit through
+# /proc/self/clear_refs; Linux only), the resident memory before it (the
+# data), their difference per observation, and on a GPU the device memory
+# that the fit's Vecchia object holds after one likelihood with gradient and
+# information (the free memory before its opening minus after; opened again
+# after the fit, which repeats the ordering: --gpv_gpu_memory=0 skips it).
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -20,8 +28,43 @@ gpv_data <- function(n, device, seed = 1, ordering = bench_opt("gpv_sim_ordering
   ns <- asNamespace("gpustats")
   vc <- ns$vecchia_open(locs, 30, ordering = ordering, device = device)
   on.exit(ns$vecchia_close(vc))
-  ns$vecchia_factor(vc, c(1, 0.05, 0.8, 0.1))
+  ns$vecchia_factor(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1))
   list(locs = locs, y = 1 + ns$vecchia_apply(vc, rnorm(n), what = "inverse"))
+}
+
+# The resident memory of this process now (VmRSS) or at its peak (VmHWM),
+# GB; NA where /proc/self/status is missing.
+gpv_rss_gb <- function(field = "VmHWM") {
+  s <- tryCatch(readLines("/proc/self/status"), error = function(e) character(), warning = function(w) character())
+  line <- grep(paste0("^", field, ":"), s, value = TRUE)
+  if (!length(line)) return(NA_real_)
+  as.numeric(sub("^[A-Za-z]+:[[:space:]]+([0-9]+) kB.*", "\\1", line)) / 2^20
+}
+
+# Sets the peak (VmHWM) to the current resident memory (Linux 4.0 and later).
+gpv_peak_reset <- function() {
+  invisible(tryCatch({
+    cat("5", file = "/proc/self/clear_refs")
+    TRUE
+  }, error = function(e) FALSE, warning = function(w) FALSE))
+}
+
+# GPU memory (GB) held by a Vecchia object of the fit's size after one
+# likelihood with gradient and information; NA off the GPU.
+gpv_gpu_gb <- function(d, group, dev) {
+  if (dev != "gpu" || bench_opt("gpv_gpu_memory", 1) != 1) return(NA_real_)
+  ns <- asNamespace("gpustats")
+  id <- getOption("gpustats.gpus")
+  id <- if (is.null(id)) 0L else id[1]
+  free <- function() {
+    i <- gpu_info()
+    i$free_memory[i$id == id]
+  }
+  before <- free()
+  vc <- ns$vecchia_open(d$locs, 30, device = "gpu", group = group)
+  on.exit(ns$vecchia_close(vc))
+  ns$vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1), d$y, matrix(1, length(d$y), 1))
+  (before - free()) / 1e9
 }
 
 bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
@@ -32,13 +75,21 @@ bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
   for (n in Filter(function(n) n > 0, sizes)) {
     d <- gpv_data(n, devices[1])
     for (dev in devices) for (group in groups == 1) {
+      invisible(gc())
+      rss <- gpv_rss_gb("VmRSS")
+      gpv_peak_reset()
       t <- system.time(f <- gp_fit(d$y, d$locs, approx = "vecchia", m = 30, group = group, device = dev,
                                    control = list(trace = FALSE)))[["elapsed"]]
-      message(sprintf("gp_fit Vecchia m = 30%s, n = %s on the %s: %.1f s, %d iterations, %d evaluations; %s",
+      peak <- gpv_rss_gb("VmHWM")
+      gpu <- gpv_gpu_gb(d, group, dev)
+      message(sprintf(paste("gp_fit Vecchia m = 30%s, n = %s on the %s: %.1f s, %d iterations, %d evaluations; %s;",
+                            "peak RSS %.2f GB (%.2f GB before: %.0f bytes a point more), GPU memory %s GB"),
                       if (group) " grouped" else "", fmt_n(n), dev, t, f$iterations, f$evaluations,
-                      paste(names(f$covariance), signif(f$covariance, 4), collapse = " ")))
+                      paste(names(f$covariance), signif(f$covariance, 4), collapse = " "),
+                      peak, rss, (peak - rss) * 2^30 / n, format(round(gpu, 2))))
       rows <- rbind(rows, data.frame(n = n, device = dev, grouped = group, seconds = t, iterations = f$iterations,
-                                     evaluations = f$evaluations, t(f$covariance)))
+                                     evaluations = f$evaluations, t(f$covariance), rss_before_gb = rss, peak_rss_gb = peak,
+                                     peak_bytes_per_point = (peak - rss) * 2^30 / n, gpu_gb = gpu))
     }
   }
   rows

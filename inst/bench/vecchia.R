@@ -5,6 +5,10 @@
 #
 #   Rscript inst/bench/vecchia.R [--option=value ...]      (from the package source root)
 #
+# The grouping pass alone, on 1 and 16 threads:
+#   Rscript inst/bench/vecchia.R --vecchia_accuracy_n=0 --vecchia_n=0 --vecchia_group_n=0 \
+#     --vecchia_order_n=0 --vecchia_group_threads=1,16
+#
 # Options (or environment GPUSTATS_BENCH_<OPTION>):
 #   vecchia_n           sizes of the timed likelihoods (default 1e5,1e6)
 #   vecchia_m           conditioning-set size (default 30)
@@ -18,6 +22,12 @@
 #                       20000; up to 50,000 with the error against the exact
 #                       likelihood, larger sizes timed only; 0: none)
 #   vecchia_group_m     its m (default 10,30)
+#   vecchia_group_pass_n  sizes of the timed grouping pass alone (group_obs's
+#                       rule on the neighbours of m = vecchia_m; default
+#                       1e5,1e6; 0: none)
+#   vecchia_group_threads  its thread counts (default 1 and every core: on a
+#                       16-core host --vecchia_group_threads=1,16); the
+#                       blocks are checked identical across them
 #   vecchia_order_n     sizes of the exact and approximate maxmin orderings
 #                       (default 1e6,1e7; one thread each; 0: none)
 #   vecchia_order_exact_max  largest size given the exact ordering (default 1e6)
@@ -65,7 +75,7 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
   rows <- list()
   add <- function(...) rows[[length(rows) + 1L]] <<- data.frame(..., stringsAsFactors = FALSE)
   has_gpgp <- gpgp == 1 && requireNamespace("GpGp", quietly = TRUE)
-  for (n in ns) {
+  for (n in ns[ns >= 1]) {
     locs <- vecchia_bench_locs(n)
     y <- rnorm(n)
     X <- matrix(1, n, 1)
@@ -159,6 +169,30 @@ bench_vecchia_group_n <- function(n, ms, reps, gpgp) {
   do.call(rbind, rows)
 }
 
+# Seconds of the grouping pass (vecchia_group.c) alone per thread count,
+# median of `reps`, with the blocks compared with those of the first count.
+bench_vecchia_group_pass <- function(ns = bench_opt("vecchia_group_pass_n", c(1e5, 1e6), 2000), m = bench_opt("vecchia_m", 30),
+                                     threads = bench_opt("vecchia_group_threads", unique(c(1, bench_cores()))),
+                                     reps = bench_opt("reps", 3, 1)) {
+  rows <- NULL
+  for (n in ns[ns >= 1]) {
+    nn <- vecchia_neighbors(vecchia_bench_locs(n), m = m)$neighbors
+    first <- NULL
+    for (t in threads) {
+      old <- options(gpustats.threads = t)
+      blocks <- NULL
+      s <- bench_time(function() blocks <<- gpustats:::vecchia_group(nn, environment()), reps, warmup = 0)
+      options(old)
+      if (is.null(first)) first <- blocks
+      rows <- rbind(rows, data.frame(n = n, m = m, threads = t, seconds = s, blocks = max(blocks),
+                                     same_blocks = identical(blocks, first)))
+      message(sprintf("grouping pass, n = %s, m = %d, %d threads: %s s, %d blocks, same as %d threads: %s", fmt_n(n), m, t,
+                      fmt_sec(s), max(blocks), threads[1], identical(blocks, first)))
+    }
+  }
+  rows
+}
+
 vecchia_group_table <- function(g) {
   if (is.null(g)) return(character())
   t <- data.frame(n = fmt_n(g$n), m = g$m, grouped = ifelse(g$group, "yes", "no"), device = g$device,
@@ -215,5 +249,7 @@ if (sys.nframe() == 0L) {
   grouped <- bench_vecchia_group()
   print(grouped)
   print(bench_vecchia_ordering())
-  cat(vecchia_tables(acc, speed), paste(vecchia_group_table(grouped), collapse = "\n"), "\n")
+  print(bench_vecchia_group_pass())
+  if (!is.null(speed)) cat(vecchia_tables(acc, speed), "\n")
+  cat(paste(vecchia_group_table(grouped), collapse = "\n"), "\n")
 }

@@ -50,6 +50,26 @@ test_that("the blocks follow GpGp's grouping rule and partition the points", {
   expect_error(vecchia_loglik(rnorm(300), locs, 1, 0.1, 0.5, m = 4, group = "yes"), class = "gpustats_error_argument")
 })
 
+test_that("the blocks are the same on one thread and on two", {
+  # several threads run the merge tests level by level (vecchia_group.c), one
+  # thread in GpGp's order: the blocks must be identical, and the rule's
+  blocks <- function(nn, threads) {
+    old <- options(gpustats.threads = threads)
+    on.exit(options(old))
+    gpustats:::vecchia_group(nn, environment())
+  }
+  set.seed(6)
+  locs <- matrix(runif(2 * 4000), ncol = 2)
+  nn <- vecchia_neighbors(locs, m = 15)$neighbors
+  one <- blocks(nn, 1)
+  expect_identical(blocks(nn, 2), one)
+  expect_identical(blocks(nn, 3), one)
+  expect_gt(max(tabulate(one)), 2)
+  small <- vecchia_neighbors(locs[1:600, ], m = 6)$neighbors
+  expect_identical(blocks(small, 2), group_rule(small))
+  expect_identical(blocks(small, 1), group_rule(small))
+})
+
 test_that("the blocks are GpGp's group_obs", {
   skip_if_not_installed("GpGp")
   set.seed(5)

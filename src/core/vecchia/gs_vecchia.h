@@ -26,12 +26,16 @@ typedef struct {
   const double *locs;  /* n x dim, column-major, in the Vecchia order; copied */
   long n;
   int dim;
-  const int *nn;       /* n x (m + 1), column-major, 0-based: row i is i, then
-                          its conditioning set (earlier points), -1 after; copied */
+  const int *nn;       /* n x (m + 1), column-major: row i is i, then its
+                          conditioning set (earlier points), missing entries
+                          after; copied (0-based, -1 for missing), except
+                          with blocks, whose sets replace it */
   int m;
-  const int *block;    /* NULL, or n: the block of each point (0-based, any
-                          labels below n), for the grouped likelihood
+  const int *block;    /* NULL, or n: the block of each point (any labels
+                          below n), for the grouped likelihood
                           (gs_vecchia_group); copied into the blocks' sets */
+  int base;            /* the first index of nn and block: 0, or 1 (R's);
+                          entries of nn below it are missing */
   long latent;         /* points from this one on are values of the process
                           without the nugget (new locations of a prediction;
                           n for none); gs_vecchia_grad_info needs none */
@@ -99,8 +103,12 @@ gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int t
  * slot of that neighbour k when the sizes u of the unions of their rows (the
  * padding counting as one entry, as R's unique() counts NA) satisfy
  * u(j and k)^2 <= u(j)^2 + u(k)^2. block: n, the block of each point,
- * 0-based, numbered in the order of their slots. nn as gs_vecchia_args. */
-gs_status gs_vecchia_group(const int *nn, long n, int mp1, int *block, gs_progress_fn progress, char *msg);
+ * 0-based, numbered in the order of their slots. nn: the rows of
+ * gs_vecchia_args's nn, but row-major (nn[i * mp1 + j]: each point's row in
+ * one place, as the pass reads it). The same blocks for any number of
+ * threads (vecchia_group.c says how). */
+gs_status gs_vecchia_group(const int *nn, long n, int mp1, int threads, int *block, gs_progress_fn progress,
+                           char *msg);
 
 /* The k nearest points of locs (n x dim) to each of the nq query points,
  * nearest first, ties to the lower index: nn (nq x k, column-major, 0-based). */

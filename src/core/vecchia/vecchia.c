@@ -47,17 +47,26 @@ static gs_status check_neighbors(const int *nn, long n, int mp1, char *msg)
   return GS_OK;
 }
 
+/* The neighbour array in the core's indices: 0-based, -1 for missing. */
+static void copy_neighbors(int *to, const int *from, size_t len, int base)
+{
+  for (size_t k = 0; k < len; ++k) to[k] = from[k] >= base ? from[k] - base : -1;
+}
+
+/* A grouped object keeps the blocks' sets only: nn is dropped once they are
+ * built (the grouped likelihood reads the sets; the factor, which reads nn,
+ * is refused). */
 gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *msg)
 {
   *out = NULL;
-  if (a->n < 1 || a->dim < 1 || a->m < 0 || a->m >= a->n || a->latent < 0 || a->latent > a->n)
-    return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations, dim >= 1, 0 <= m < n and 0 <= latent <= n (n = %ld, m = %d)",
+  if (a->n < 1 || a->dim < 1 || a->m < 0 || a->m >= a->n || a->latent < 0 || a->latent > a->n ||
+      (a->base != 0 && a->base != 1))
+    return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations, dim >= 1, 0 <= m < n, 0 <= latent <= n and base 0 or 1 (n = %ld, m = %d)",
                       a->n, a->m);
   const int mp1 = a->m + 1;
-  gs_status st = check_neighbors(a->nn, a->n, mp1, msg);
-  if (st != GS_OK) return st;
   const double bytes = (double)a->n * (a->dim * 8.0 + mp1 * 12.0);
-  if ((st = gs_host_memory_check(bytes, "the Vecchia locations, neighbours and factor", msg)) != GS_OK) return st;
+  gs_status st = gs_host_memory_check(bytes, "the Vecchia locations, neighbours and factor", msg);
+  if (st != GS_OK) return st;
   gs_vecchia *v = (gs_vecchia *)calloc(1, sizeof(gs_vecchia));
   if (!v) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia object");
   *v = (gs_vecchia){
@@ -71,12 +80,14 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *ms
     return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia locations and neighbours");
   }
   memcpy(v->locs, a->locs, (size_t)a->n * a->dim * sizeof(double));
-  memcpy(v->nn, a->nn, (size_t)a->n * mp1 * sizeof(int));
-  if (a->block && (st = gs_vecchia_blocks_build(v, a->block, msg)) != GS_OK) {
-    gs_vecchia_free(v);
-    return st;
+  copy_neighbors(v->nn, a->nn, (size_t)a->n * mp1, a->base);
+  if ((st = check_neighbors(v->nn, a->n, mp1, msg)) == GS_OK && a->block &&
+      (st = gs_vecchia_blocks_build(v, a->block, a->base, msg)) == GS_OK) {
+    free(v->nn);
+    v->nn = NULL;
   }
-  if (v->device >= 0 && (st = gs_vecchia_gpu_init(v, msg)) != GS_OK) {
+  if (st == GS_OK && v->device >= 0) st = gs_vecchia_gpu_init(v, msg);
+  if (st != GS_OK) {
     gs_vecchia_free(v);
     return st;
   }

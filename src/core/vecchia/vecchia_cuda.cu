@@ -93,16 +93,27 @@ __global__ void vecchia_apply_kernel(const double *w, const int *nn, long n, int
   out[t] = s;
 }
 
-/* The neighbour array, transposed to row-major on the host. */
+/* Rows of the neighbour array transposed on the host per copy. */
+#define VECCHIA_GPU_NN_ROWS 65536L
+
+/* The neighbour array, transposed to row-major on the host a slice at a
+ * time (a host copy of the whole would add 4 (m + 1) bytes a point to the
+ * host's peak). */
 static gs_status upload_neighbors(gs_vecchia *v, char *msg)
 {
   const long n = v->n;
   const int mp1 = v->mp1;
-  int *rows = (int *)malloc((size_t)n * mp1 * sizeof(int));
+  const long slice = n < VECCHIA_GPU_NN_ROWS ? n : VECCHIA_GPU_NN_ROWS;
+  int *rows = (int *)malloc((size_t)slice * mp1 * sizeof(int));
   if (!rows) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-  for (long i = 0; i < n; ++i)
-    for (int j = 0; j < mp1; ++j) rows[i * mp1 + j] = v->nn[i + (long)j * n];
-  gs_status st = gs_gpu_copy_to_device(v->gpu->ctx, v->gpu->nn, rows, (size_t)n * mp1 * sizeof(int), 0, msg);
+  gs_status st = GS_OK;
+  for (long i0 = 0; i0 < n && st == GS_OK; i0 += slice) {
+    const long len = n - i0 < slice ? n - i0 : slice;
+    for (long i = 0; i < len; ++i)
+      for (int j = 0; j < mp1; ++j) rows[i * mp1 + j] = v->nn[i0 + i + (long)j * n];
+    /* the copy goes through pinned staging buffers: rows is free again on return */
+    st = gs_gpu_copy_to_device(v->gpu->ctx, v->gpu->nn + i0 * mp1, rows, (size_t)len * mp1 * sizeof(int), 0, msg);
+  }
   free(rows);
   return st;
 }
@@ -132,10 +143,11 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
   gs_vecchia_gpu *g = (gs_vecchia_gpu *)calloc(1, sizeof *g);
   if (!g) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   v->gpu = g;
-  const size_t n = (size_t)v->n, locs_b = n * v->dim * sizeof(double), nn_b = n * v->mp1 * sizeof(int);
+  /* grouped: the blocks' sets instead of nn, and no factor */
+  const size_t n = (size_t)v->n, locs_b = n * v->dim * sizeof(double), nn_b = v->nn ? n * v->mp1 * sizeof(int) : 0;
   /* the arrays of a factorization and of a likelihood with a few covariates */
   const double blocks_b = v->set ? (double)v->set_start[v->blocks] * 4.0 + n * 4.0 + v->blocks * 16.0 : 0.0;
-  const double need = (double)locs_b + nn_b + blocks_b + n * v->mp1 * 8.0 + n * 8.0 * 4;
+  const double need = (double)locs_b + nn_b + blocks_b + (v->set ? 0.0 : n * v->mp1 * 8.0) + n * 8.0 * 4;
   size_t free_b = 0;
   GS_TRY(gs_gpu_ctx_get(v->device, &g->ctx, msg));
   GS_TRY(gs_gpu_ctx_free_memory(g->ctx, &free_b, msg));
@@ -149,10 +161,12 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
   GS_CUDA_TRY(cudaDeviceGetAttribute(&g->shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, v->device));
   g->blocks = 8 * g->ctx->multiprocessors;
   GS_CUDA_TRY(cudaMalloc(&g->locs, locs_b));
-  GS_CUDA_TRY(cudaMalloc(&g->nn, nn_b));
   GS_CUDA_TRY(cudaMalloc(&g->failed, sizeof(unsigned long long)));
   GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, v->locs, locs_b, 0, msg));
-  GS_TRY(upload_neighbors(v, msg));
+  if (v->nn) {
+    GS_CUDA_TRY(cudaMalloc(&g->nn, nn_b));
+    GS_TRY(upload_neighbors(v, msg));
+  }
   GS_TRY(upload_blocks(v, msg));
 done:
   if (st != GS_OK) gs_vecchia_gpu_release(v);

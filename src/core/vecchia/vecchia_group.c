@@ -3,47 +3,77 @@
  * separate ones cost while each point conditions on more of the others
  * (the points of the union before it), so that the approximation is closer
  * to the exact law for the same m. The rule is GpGp's group_obs. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sched.h>
+#endif
 
+#include "gs_cpu.h"
 #include "vecchia_internal.h"
 
-/* Rows of the grouping between interrupt checks. */
-#define VECCHIA_GROUP_BATCH 65536
+/* Merge tests between interrupt checks. */
+#define VECCHIA_GROUP_BATCH 262144
 
-/* The slots of the grouping: each holds a list of points (head, next,
- * tail) and the size of the union of their rows (u). */
+/* The pass is GpGp's sequence of merge tests, column by column of nn, point
+ * j by point j: test (col, j) reads and may change only slots j and k =
+ * nn[j, col] (k < j). Two tests that share no slot commute, so the tests of
+ * a column run on several threads in the order of j, each once the earlier
+ * tests of the column on its slots are done: every slot then changes as in
+ * the sequential pass, and the blocks are the same for any number of
+ * threads. No earlier test of the column touches slot j (their k and j are
+ * below j), so a test waits only for those on slot k, which a sequential
+ * scan counts (the part that stays sequential: an increment per test,
+ * against the union sizes, computed in parallel, that take the time). The
+ * tests are handed out in the order of j, so the earliest test not done
+ * waits for none: the pass cannot deadlock. */
+
+/* The slots: each holds a list of points (head, next, tail) and the size of
+ * the union of their rows (u). */
 typedef struct {
   const int *nn;
   long n;
   int mp1;
-  long *head, *next, *tail, *u;
-  long *mark; /* per point: the last count that saw it */
-  long stamp;
+  int *head, *next, *tail, *u;
 } group_slots;
 
+/* A thread's set of distinct entries for union_size: a bit per point
+ * (n / 8 bytes, within a cache level where a mark per point would not be),
+ * emptied after each union by clearing the words it set. */
+typedef uint64_t group_set;
+
 /* The size of the union of the rows of the points of slots a and b (b < 0:
- * a alone); the padding (-1) counts as one entry, as NA in R's unique(). */
-static long union_size(group_slots *g, long a, long b)
+ * a alone; a < 0: b alone); the padding (-1) counts as one entry, as NA in
+ * R's unique(). */
+static long union_size(const group_slots *g, long a, long b, group_set *seen)
 {
   long count = 0;
   int padded = 0;
-  ++g->stamp;
-  for (int s = 0; s < 2; ++s)
-    for (long i = s ? (b >= 0 ? g->head[b] : -1) : g->head[a]; i >= 0; i = g->next[i])
-      for (int j = 0; j < g->mp1; ++j) {
-        const int e = g->nn[i + (long)j * g->n];
-        if (e < 0) padded = 1;
-        else if (g->mark[e] != g->stamp) {
-          g->mark[e] = g->stamp;
-          ++count;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int s = 0; s < 2; ++s) {
+      const long slot = s ? b : a;
+      for (long i = slot >= 0 ? g->head[slot] : -1; i >= 0; i = g->next[i]) {
+        const int *row = g->nn + i * g->mp1;
+        for (int j = 0; j < g->mp1; ++j) {
+          const int e = row[j];
+          if (e < 0) padded = 1;
+          else if (pass) seen[e >> 6] = 0;
+          else if (!(seen[e >> 6] >> (e & 63) & 1)) {
+            seen[e >> 6] |= (uint64_t)1 << (e & 63);
+            ++count;
+          }
         }
       }
+    }
   return count + padded;
 }
 
 /* Moves slot k's points to the end of slot j's. */
-static void move_points(group_slots *g, long j, long k, long u)
+static void move_points(group_slots *g, long j, long k, int u)
 {
   if (g->head[j] < 0) g->head[j] = g->head[k];
   else g->next[g->tail[j]] = g->head[k];
@@ -53,26 +83,115 @@ static void move_points(group_slots *g, long j, long k, long u)
   g->u[k] = 0;
 }
 
-static gs_status group_run(group_slots *g, int *block, gs_progress_fn progress, char *msg)
+/* Merge test (col, j): slot j takes slot k = nn[j, col] when the union of
+ * their rows is small enough (gs_vecchia_group). */
+static void merge_test(group_slots *g, int col, long j, group_set *seen)
+{
+  const int k = g->nn[j * g->mp1 + col];
+  if (k < 0 || g->head[k] < 0) return;
+  const long u = union_size(g, j, k, seen);
+  if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, (int)u);
+}
+
+/* Scratch of the parallel pass: per test of a column, the number of earlier
+ * tests of the column on its slot k (need); per slot, those done (done);
+ * a set per thread. */
+typedef struct {
+  int *need, *done;
+  group_set *seen; /* nt sets of `words` */
+  long words;
+  int nt;
+} group_scratch;
+
+static group_set *thread_set(const group_scratch *w)
+{
+#ifdef _OPENMP
+  return w->seen + omp_get_thread_num() * w->words;
+#else
+  return w->seen;
+#endif
+}
+
+/* need for the tests of column col; done emptied. */
+static void column_needs(const group_slots *g, int col, group_scratch *w)
 {
   const long n = g->n;
-  for (long i = 0; i < n; ++i) {
-    g->head[i] = g->tail[i] = i;
-    g->next[i] = -1;
-    g->mark[i] = -1;
+  memset(w->done, 0, (size_t)n * sizeof(int));
+  for (long j = 0; j < n; ++j) {
+    const int k = g->nn[j * g->mp1 + col];
+    if (k < 0) continue;
+    w->need[j] = w->done[k]++;
+    ++w->done[j];
   }
-  g->stamp = 0;
-  for (long i = 0; i < n; ++i) g->u[i] = union_size(g, i, -1);
-  const double total = (double)n * (g->mp1 - 1);
-  for (int col = 1; col < g->mp1; ++col)
-    for (long j = 0; j < n; ++j) {
-      if (progress && j % VECCHIA_GROUP_BATCH == 0 && progress(((col - 1.0) * n + j) / total))
-        return gs_interrupted(msg);
-      const int k = g->nn[j + (long)col * n];
-      if (k < 0 || g->head[k] < 0) continue;
-      const long u = union_size(g, j, k);
-      if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, u);
+  memset(w->done, 0, (size_t)n * sizeof(int));
+}
+
+/* Gives the core to another thread while waiting (on a loaded host, the one
+ * whose test is awaited may be off its core). */
+static void group_yield(void)
+{
+#if defined(__unix__) || defined(__APPLE__)
+  sched_yield();
+#endif
+}
+
+/* Waits until the tests before `need` on a slot are done (count). */
+static void wait_for(const int *count, int need)
+{
+  for (int spins = 0; __atomic_load_n(count, __ATOMIC_ACQUIRE) != need; ++spins)
+    if (spins > 64) group_yield();
+}
+
+/* The tests j0 .. j1 - 1 of column col on w->nt threads. */
+static void run_tests(group_slots *g, int col, const group_scratch *w, long j0, long j1)
+{
+#pragma omp parallel num_threads(w->nt)
+  {
+    group_set *seen = thread_set(w);
+#pragma omp for schedule(dynamic, 64)
+    for (long j = j0; j < j1; ++j) {
+      const int k = g->nn[j * g->mp1 + col];
+      if (k < 0) continue;
+      wait_for(w->done + k, w->need[j]);
+      merge_test(g, col, j, seen);
+      /* no other test is on slot k or j now (the later ones wait for these
+       * stores): plain stores, not read-modify-writes */
+      __atomic_store_n(w->done + k, w->need[j] + 1, __ATOMIC_RELEASE);
+      __atomic_store_n(w->done + j, 1, __ATOMIC_RELEASE);
     }
+  }
+}
+
+/* Column col of the pass, with an interrupt check every VECCHIA_GROUP_BATCH
+ * tests: on one thread in GpGp's order, else as above. */
+static gs_status group_column(group_slots *g, int col, group_scratch *w, gs_progress_fn progress, char *msg)
+{
+  const long n = g->n;
+  const double total = (double)n * (g->mp1 - 1), before = (col - 1.0) * n;
+  if (w->nt > 1) column_needs(g, col, w);
+  for (long j0 = 0; j0 < n; j0 += VECCHIA_GROUP_BATCH) {
+    if (progress && progress((before + j0) / total)) return gs_interrupted(msg);
+    const long j1 = j0 + VECCHIA_GROUP_BATCH < n ? j0 + VECCHIA_GROUP_BATCH : n;
+    if (w->nt > 1) run_tests(g, col, w, j0, j1);
+    else
+      for (long j = j0; j < j1; ++j) merge_test(g, col, j, w->seen);
+  }
+  return GS_OK;
+}
+
+static gs_status group_run(group_slots *g, group_scratch *w, int *block, gs_progress_fn progress, char *msg)
+{
+  const long n = g->n;
+#pragma omp parallel for num_threads(w->nt) schedule(static)
+  for (long i = 0; i < n; ++i) {
+    g->head[i] = g->tail[i] = (int)i;
+    g->next[i] = -1;
+    g->u[i] = (int)union_size(g, i, -1, thread_set(w));
+  }
+  for (int col = 1; col < g->mp1; ++col) {
+    gs_status st = group_column(g, col, w, progress, msg);
+    if (st != GS_OK) return st;
+  }
   long b = 0;
   for (long s = 0; s < n; ++s) {
     if (g->head[s] < 0) continue;
@@ -82,18 +201,41 @@ static gs_status group_run(group_slots *g, int *block, gs_progress_fn progress, 
   return GS_OK;
 }
 
-gs_status gs_vecchia_group(const int *nn, long n, int mp1, int *block, gs_progress_fn progress, char *msg)
+/* Every row starts with its own index and lists earlier points or -1. */
+static gs_status group_check(const int *nn, long n, int mp1, char *msg)
 {
-  if (n < 1 || mp1 < 1) return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 points and m >= 0");
+  for (long i = 0; i < n; ++i) {
+    if (nn[i * mp1] != i) return gs_set_msg(msg, GS_ERR_ARG, "row %ld of the neighbour array does not start with its own index", i + 1);
+    for (int j = 1; j < mp1; ++j)
+      if (nn[i * mp1 + j] >= i) return gs_set_msg(msg, GS_ERR_ARG, "row %ld of the neighbour array lists a point that is not earlier", i + 1);
+  }
+  return GS_OK;
+}
+
+gs_status gs_vecchia_group(const int *nn, long n, int mp1, int threads, int *block, gs_progress_fn progress, char *msg)
+{
+  if (n < 1 || mp1 < 1 || n > 2147483645L) return gs_set_msg(msg, GS_ERR_ARG, "need 1 to 2^31 - 3 points and m >= 0");
+  gs_status st = group_check(nn, n, mp1, msg);
+  if (st != GS_OK) return st;
   group_slots g = {.nn = nn, .n = n, .mp1 = mp1};
-  long *mem = (long *)malloc((size_t)n * 5 * sizeof(long));
-  if (!mem) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the grouping of %ld points", n);
-  g.head = mem;
-  g.next = mem + n;
-  g.tail = mem + 2 * n;
-  g.u = mem + 3 * n;
-  g.mark = mem + 4 * n;
-  gs_status st = group_run(&g, block, progress, msg);
+  group_scratch w = {.nt = gs_cpu_threads_for(threads, (double)n * mp1 * mp1), .words = (n + 63) / 64};
+  const int scratch = w.nt > 1 ? 2 : 0; /* need and done: only with threads */
+  int *mem = (int *)malloc((size_t)n * (4 + scratch) * sizeof(int));
+  w.seen = (group_set *)calloc((size_t)w.nt * w.words, sizeof(group_set));
+  if (!mem || !w.seen) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the grouping of %ld points", n);
+  } else {
+    g.head = mem;
+    g.next = mem + n;
+    g.tail = mem + 2 * n;
+    g.u = mem + 3 * n;
+    if (scratch) {
+      w.need = mem + 4 * n;
+      w.done = mem + 5 * n;
+    }
+    st = group_run(&g, &w, block, progress, msg);
+  }
+  free(w.seen);
   free(mem);
   return st;
 }
@@ -104,124 +246,141 @@ static int compare_int(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Block t's set: the union of the rows of its points (members, increasing),
- * increasing, at set + set_start[t]; the positions of the points in it. */
-static void block_layout(gs_vecchia *v, long t, const long *members, long count, long *mark)
+/* The size of the union of the rows of points members[0 .. count) (their
+ * block's set), and with `set` those entries; mark (n) holds `stamp` where
+ * an entry was seen. */
+static int block_union(const gs_vecchia *v, const int *members, int count, int *mark, int stamp, int *set)
 {
-  int *set = v->set + v->set_start[t];
   int b = 0;
-  for (long r = 0; r < count; ++r)
+  for (int r = 0; r < count; ++r)
     for (int j = 0; j < v->mp1; ++j) {
       const int e = v->nn[members[r] + (long)j * v->n];
-      if (e >= 0 && mark[e] != t) {
-        mark[e] = t;
-        set[b++] = e;
+      if (e >= 0 && mark[e] != stamp) {
+        mark[e] = stamp;
+        if (set) set[b] = e;
+        ++b;
       }
     }
+  return b;
+}
+
+/* Block u's set (the union of the rows of its points, members, increasing),
+ * increasing, at set + set_start[u], and the positions of the points in it
+ * at resp + resp_start[u]. */
+static void block_layout(gs_vecchia *v, long u, const int *members, int count, int *mark)
+{
+  int *set = v->set + v->set_start[u];
+  const int b = block_union(v, members, count, mark, (int)u, set);
   qsort(set, (size_t)b, sizeof(int), compare_int);
-  v->set_start[t + 1] = v->set_start[t] + b;
-  int *resp = v->resp + v->resp_start[t];
+  int *resp = v->resp + v->resp_start[u];
   for (int k = 0, r = 0; k < b && r < count; ++k)
     if (set[k] == members[r]) resp[r++] = k;
-  if (b > v->ld) v->ld = b;
 }
 
-/* Puts the blocks in increasing size of their sets (stable), so that a GPU
- * launch over a run of them sizes its workspace to them. */
-static gs_status blocks_sort_by_size(gs_vecchia *v, char *msg)
+/* Scratch of the blocks' build: the points of each label (members, by
+ * counting sort: label l's from first[l]), then per block in label order
+ * its first member and set size, and the blocks in increasing set size
+ * (stable: `at`), so that a GPU launch over a run of them sizes its
+ * workspace to them; each set is then written once, at its final place. */
+typedef struct {
+  int *first, *members, *mark, *size;
+  long *at;
+} blocks_scratch;
+
+/* The labels into members, by label; the number of blocks, or -1 (a label
+ * out of range: the point in *bad). */
+static long blocks_members(long n, const int *block, int base, blocks_scratch *w, long *bad)
+{
+  memset(w->first, 0, (size_t)(n + 1) * sizeof(int));
+  for (long i = 0; i < n; ++i) {
+    const long l = (long)block[i] - base;
+    if (l < 0 || l >= n) {
+      *bad = i;
+      return -1;
+    }
+    ++w->first[l + 1];
+  }
+  long blocks = 0;
+  for (long l = 1; l <= n; ++l) blocks += w->first[l] > 0;
+  for (long l = 1; l <= n; ++l) w->first[l] += w->first[l - 1];
+  int *fill = w->mark; /* the next free place of each label */
+  memcpy(fill, w->first, (size_t)n * sizeof(int));
+  for (long i = 0; i < n; ++i) w->members[fill[block[i] - base]++] = (int)i;
+  /* first[t]: block t's first member, in label order */
+  long t = 0;
+  for (long l = 0; l < n; ++l)
+    if (w->first[l + 1] > w->first[l]) w->first[t++] = w->first[l];
+  w->first[blocks] = (int)n;
+  return blocks;
+}
+
+/* The blocks' sizes, their order by size (w->at) and the starts of their
+ * sets and responses in v. */
+static gs_status blocks_order(gs_vecchia *v, blocks_scratch *w, char *msg)
 {
   const long nb = v->blocks;
-  long *first = (long *)calloc((size_t)v->ld + 2, sizeof(long)), *at = (long *)malloc((size_t)nb * sizeof(long));
-  long *set_start = (long *)malloc((size_t)(nb + 1) * sizeof(long));
-  long *resp_start = (long *)malloc((size_t)(nb + 1) * sizeof(long));
-  int *set = (int *)malloc((size_t)v->set_start[nb] * sizeof(int)), *resp = (int *)malloc((size_t)v->n * sizeof(int));
-  gs_status st = GS_OK;
-  if (!first || !at || !set_start || !resp_start || !set || !resp) {
-    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
-    goto done;
+  for (long i = 0; i < v->n; ++i) w->mark[i] = -1;
+  v->ld = 0;
+  for (long t = 0; t < nb; ++t) {
+    w->size[t] = block_union(v, w->members + w->first[t], w->first[t + 1] - w->first[t], w->mark, (int)t, NULL);
+    if (w->size[t] > v->ld) v->ld = w->size[t];
   }
-#define SET_SIZE(t) (v->set_start[(t) + 1] - v->set_start[t])
-  for (long t = 0; t < nb; ++t) ++first[SET_SIZE(t) + 1];
-  for (int b = 1; b <= v->ld + 1; ++b) first[b] += first[b - 1];
-  for (long t = 0; t < nb; ++t) at[first[SET_SIZE(t)]++] = t; /* the block at each new place */
-  set_start[0] = resp_start[0] = 0;
+  long *bucket = (long *)calloc((size_t)v->ld + 2, sizeof(long));
+  if (!bucket) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
+  for (long t = 0; t < nb; ++t) ++bucket[w->size[t] + 1];
+  for (int b = 1; b <= v->ld + 1; ++b) bucket[b] += bucket[b - 1];
+  for (long t = 0; t < nb; ++t) w->at[bucket[w->size[t]]++] = t;
+  free(bucket);
+  v->set_start[0] = v->resp_start[0] = 0;
   for (long u = 0; u < nb; ++u) {
-    const long t = at[u], rs = v->resp_start[t], rc = v->resp_start[t + 1] - rs;
-    set_start[u + 1] = set_start[u] + SET_SIZE(t);
-    resp_start[u + 1] = resp_start[u] + rc;
-    memcpy(set + set_start[u], v->set + v->set_start[t], (size_t)SET_SIZE(t) * sizeof(int));
-    memcpy(resp + resp_start[u], v->resp + rs, (size_t)rc * sizeof(int));
+    const long t = w->at[u];
+    v->set_start[u + 1] = v->set_start[u] + w->size[t];
+    v->resp_start[u + 1] = v->resp_start[u] + (w->first[t + 1] - w->first[t]);
   }
-#undef SET_SIZE
-  free(v->set);
-  free(v->resp);
-  free(v->set_start);
-  free(v->resp_start);
-  v->set = set;
-  v->resp = resp;
-  v->set_start = set_start;
-  v->resp_start = resp_start;
-  set = resp = NULL;
-  set_start = resp_start = NULL;
-done:
-  free(first);
-  free(at);
-  free(set_start);
-  free(resp_start);
-  free(set);
-  free(resp);
-  return st;
+  return GS_OK;
 }
 
-gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, char *msg)
+gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, char *msg)
 {
   const long n = v->n;
-  long *count = (long *)calloc((size_t)n + 1, sizeof(long));
-  long *members = (long *)malloc((size_t)n * sizeof(long)), *mark = (long *)malloc((size_t)n * sizeof(long));
+  blocks_scratch w = {
+    .first = (int *)malloc((size_t)(n + 1) * sizeof(int)), .members = (int *)malloc((size_t)n * sizeof(int)),
+    .mark = (int *)malloc((size_t)n * sizeof(int)),
+  };
   gs_status st = GS_OK;
-  if (!count || !members || !mark) {
+  long bad = 0;
+  if (!w.first || !w.members || !w.mark) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
     goto done;
   }
-  for (long i = 0; i < n; ++i) {
-    if (block[i] < 0 || block[i] >= n) {
-      st = gs_set_msg(msg, GS_ERR_ARG, "the block of point %ld is not in 0 to n - 1", i + 1);
-      goto done;
-    }
-    ++count[block[i] + 1];
+  if ((v->blocks = blocks_members(n, block, base, &w, &bad)) < 0) {
+    st = gs_set_msg(msg, GS_ERR_ARG, "the block of point %ld is not in 0 to n - 1", bad + 1);
+    goto done;
   }
-  /* labels to blocks 0 .. blocks - 1 in label order; members by counting sort */
-  long blocks = 0;
-  for (long l = 1; l <= n; ++l) blocks += count[l] > 0;
-  for (long l = 1; l <= n; ++l) count[l] += count[l - 1];
-  v->set_start = (long *)malloc((size_t)(blocks + 1) * sizeof(long));
-  v->resp_start = (long *)malloc((size_t)(blocks + 1) * sizeof(long));
+  w.size = (int *)malloc((size_t)v->blocks * sizeof(int));
+  w.at = (long *)malloc((size_t)v->blocks * sizeof(long));
+  v->set_start = (long *)malloc((size_t)(v->blocks + 1) * sizeof(long));
+  v->resp_start = (long *)malloc((size_t)(v->blocks + 1) * sizeof(long));
   v->resp = (int *)malloc((size_t)n * sizeof(int));
-  v->set = (int *)malloc((size_t)n * v->mp1 * sizeof(int));
-  if (!v->set_start || !v->resp_start || !v->resp || !v->set) {
+  if (!w.size || !w.at || !v->set_start || !v->resp_start || !v->resp) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
     goto done;
   }
-  {
-    long *fill = mark; /* the next free place of each label, then reused as marks */
-    for (long l = 0; l < n; ++l) fill[l] = count[l];
-    for (long i = 0; i < n; ++i) members[fill[block[i]]++] = i;
-    for (long i = 0; i < n; ++i) mark[i] = -1;
+  if ((st = blocks_order(v, &w, msg)) != GS_OK) goto done;
+  if (!(v->set = (int *)malloc((size_t)v->set_start[v->blocks] * sizeof(int)))) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks' sets");
+    goto done;
   }
-  v->blocks = blocks;
-  v->set_start[0] = v->resp_start[0] = 0;
-  v->ld = 0;
-  for (long l = 0, t = 0; l < n; ++l) {
-    const long c = count[l + 1] - count[l];
-    if (c == 0) continue;
-    v->resp_start[t + 1] = v->resp_start[t] + c;
-    block_layout(v, t, members + count[l], c, mark);
-    ++t;
+  for (long i = 0; i < n; ++i) w.mark[i] = -1;
+  for (long u = 0; u < v->blocks; ++u) {
+    const long t = w.at[u];
+    block_layout(v, u, w.members + w.first[t], w.first[t + 1] - w.first[t], w.mark);
   }
-  st = blocks_sort_by_size(v, msg);
 done:
-  free(count);
-  free(members);
-  free(mark);
+  free(w.first);
+  free(w.members);
+  free(w.mark);
+  free(w.size);
+  free(w.at);
   return st;
 }

@@ -16,7 +16,7 @@ struct gs_vecchia {
   long n, latent;
   int dim, mp1, threads;
   double *locs; /* n x dim */
-  int *nn;      /* n x mp1 */
+  int *nn;      /* n x mp1; NULL when grouped */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
   /* grouped: the blocks (vecchia_problem's set, set_start, resp,
    * resp_start) in increasing size of their sets, and the largest set;
@@ -30,8 +30,9 @@ struct gs_vecchia {
   int factored;
 };
 
-/* Builds the blocks' sets from block (gs_vecchia_args) into v. */
-gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, char *msg);
+/* Builds the blocks' sets from block (gs_vecchia_args, labels from base)
+ * and v->nn into v. */
+gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, char *msg);
 
 /* The problem of an evaluation: the object's arrays (host, nn column-major,
  * or device, nn row-major: `row_major`), and y, X, deriv as given. */
