@@ -55,7 +55,7 @@ bench_vecchia_accuracy <- function(n = bench_opt("vecchia_accuracy_n", 2e4, 2000
   if (n < 1) return(NULL)
   locs <- vecchia_bench_locs(n, 2)
   dev <- if (gpu_available()) "gpu" else "cpu"
-  p <- c(1, 0.1, 1.3, 0.1)
+  p <- c(sigma2 = 1, range = 0.1, smoothness = 1.3, nugget = 0.1)
   y <- gp_simulate(locs, p[1], p[2], p[3], p[4], device = dev)
   exact <- gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = dev)
   rows <- lapply(ms, function(m) {
@@ -83,7 +83,7 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
     add(case = "maxmin ordering + neighbours", n = n, device = "cpu", seconds = t_nb)
     message(sprintf("n = %s: ordering and neighbours %s s", fmt_n(n), fmt_sec(t_nb)))
     for (nu in nus) {
-      p <- c(1, 0.1, nu, 0.1)
+      p <- c(sigma2 = 1, range = 0.1, smoothness = nu, nugget = 0.1)
       deriv <- if (nu == 0.5) c("sigma2", "range", "nugget") else names(gpustats:::gs_table("cov_param"))
       label <- sprintf("loglik + gradient + information, smoothness %s (%d parameters)",
                        if (nu == 0.5) "0.5 fixed" else "1.3 free", length(deriv))
@@ -128,7 +128,7 @@ bench_vecchia_group <- function(ns = bench_opt("vecchia_group_n", 2e4, 2000), ms
 bench_vecchia_group_n <- function(n, ms, reps, gpgp) {
   locs <- vecchia_bench_locs(n, 2)
   dev <- if (gpu_available()) "gpu" else "cpu"
-  p <- c(1, 0.1, 1.3, 0.1)
+  p <- c(sigma2 = 1, range = 0.1, smoothness = 1.3, nugget = 0.1)
   y <- gp_simulate(locs, p[1], p[2], p[3], p[4], device = dev)
   X <- matrix(1, n, 1)
   exact <- if (n <= 5e4) gp_loglik(y, locs, p[1], p[2], p[3], p[4], device = dev) else structure(NA, logdet = NA) # zero mean
