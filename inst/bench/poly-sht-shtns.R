@@ -16,6 +16,8 @@
 #   shtns_quick    1: SHTns's quick set-up (no timing of its algorithms to choose the
 #                  fastest, FFTW_ESTIMATE plans); default 0, the tuned set-up, which times
 #                  a few dozen transforms before the timed ones
+#   field          "white": standard normal coefficients for every (l, m) (default);
+#                  "zonal": for m = 0 only (the orders whose round trip errs most)
 #   reps           timed repeats, best kept (default 3)
 #   workdir        folder for the exchange files (default a temporary folder)
 #
@@ -35,10 +37,11 @@
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
-# Random coefficients of degree <= lmax (standard normal), as an sht object.
-sht_bench_coef <- function(lmax, grid) {
+# Random coefficients of degree <= lmax (standard normal; zonal: m = 0 only),
+# as an sht object.
+sht_bench_coef <- function(lmax, grid, zonal = FALSE) {
   L <- lmax + 1
-  low <- outer(0:lmax, 0:lmax, ">=")
+  low <- outer(0:lmax, 0:lmax, ">=") & (!zonal | col(diag(L)) == 1L)
   a <- structure(list(cos = array(stats::rnorm(L * L) * low, c(L, L, 1)),
                       sin = array(stats::rnorm(L * L) * low, c(L, L, 1)), lmax = lmax, grid = grid), class = "sht")
   a$sin[, 1, 1] <- 0
@@ -125,7 +128,7 @@ bench_poly_sht_shtns <- function(lmaxes = bench_opt("sht_lmax", c(1023, 4095), 6
                                  prog = bench_opt("shtns", Sys.getenv("SHTNS_BENCH", "")),
                                  threads = bench_opt("shtns_threads", bench_cores()),
                                  eps = bench_opt("shtns_eps", 1e-14), shtns_gpu = bench_opt("shtns_gpu", 1),
-                                 quick = bench_opt("shtns_quick", 0),
+                                 quick = bench_opt("shtns_quick", 0), field = bench_opt("field", "white"),
                                  reps = bench_opt("reps", 3, 1), dir = bench_opt("workdir", tempdir())) {
   gpu <- bench_gpu_ok("the package's GPU transforms")
   if (nzchar(prog) && !file.exists(prog)) stop("no SHTns driver at ", prog)
@@ -134,7 +137,7 @@ bench_poly_sht_shtns <- function(lmaxes = bench_opt("sht_lmax", c(1023, 4095), 6
   cmp <- list()
   for (lmax in lmaxes) {
     set.seed(lmax)
-    a <- sht_bench_coef(lmax, sht_grid(lmax))
+    a <- sht_bench_coef(lmax, sht_grid(lmax), zonal = field == "zonal")
     cpu <- sht_bench_package(a, "cpu", reps)
     rows[[length(rows) + 1L]] <- sht_bench_row(lmax, "gpustats CPU", bench_cpu_threads(), cpu, a)
     message(sprintf("lmax %d: gpustats CPU %s + %s s", lmax, fmt_sec(cpu$synthesis), fmt_sec(cpu$analysis)))
@@ -164,7 +167,7 @@ bench_poly_sht_shtns <- function(lmaxes = bench_opt("sht_lmax", c(1023, 4095), 6
     rm(a, cpu)
     invisible(gc(verbose = FALSE))
   }
-  list(times = do.call(rbind, rows), compare = do.call(rbind, cmp))
+  list(times = do.call(rbind, rows), compare = do.call(rbind, cmp), field = field)
 }
 
 # The markdown tables: times and errors, the GPU's speed-ups, the differences.
@@ -176,7 +179,8 @@ bench_poly_sht_shtns_print <- function(res) {
                cpu_over_gpu = tot("gpustats CPU") / tot("gpustats GPU"),
                shtns_cuda_over_gpu = tot("SHTns CUDA") / tot("gpustats GPU"))
   }))
-  cat(sprintf("\nCPU: %s, %d cores; GPU: %s\n\n", bench_cpu_name(), bench_cores(), bench_gpu_name()))
+  cat(sprintf("\nCPU: %s, %d cores; GPU: %s; %s field\n\n", bench_cpu_name(), bench_cores(), bench_gpu_name(),
+              res$field))
   shown <- data.frame(lmax = t$lmax, what = t$what, threads = ifelse(is.na(t$threads), "-", t$threads),
                       `synthesis s` = fmt_sec(t$synthesis_s), `analysis s` = fmt_sec(t$analysis_s),
                       `total s` = fmt_sec(t$total_s), `round-trip rel. L2` = fmt_g(t$rel_l2), check.names = FALSE)
