@@ -7,8 +7,8 @@
 #
 # Options (or environment GPUSTATS_BENCH_<OPTION>):
 #   sht_lmax       degrees (default 1023,4095; Gauss grid lmax + 1 x 2 (lmax + 1))
-#   shtns          a program that runs the SHTns driver (default: the environment
-#                  variable SHTNS_BENCH); without one, SHTns is skipped
+#   shtns          a program that runs the SHTns driver, a .sh file run by sh (default:
+#                  the environment variable SHTNS_BENCH); without one, SHTns is skipped
 #   shtns_threads  SHTns's OpenMP threads (default: all cores)
 #   shtns_eps      SHTns's polar-optimisation threshold (default 1e-14, its "very safe";
 #                  0 turns it off)
@@ -99,8 +99,10 @@ sht_bench_shtns <- function(prog, a, v, threads, reps, eps, gpu, quick, dir) {
   field_in <- paste0(tag, "-field-in.bin")
   writeBin(sht_to_shtns(a, idx), coef_in)
   writeBin(as.vector(v), field_in)
-  out <- system2(prog, c(a$lmax, threads, reps, format(eps), coef_in, tag, field_in, if (gpu) "gpu"),
-                 stdout = TRUE, stderr = TRUE, env = sprintf("SHTNS_QUICK=%d", as.integer(quick)))
+  script <- grepl("[.]sh$", prog) # run by sh: a carried file may have lost its execute bit
+  args <- c(if (script) prog, a$lmax, threads, reps, format(eps), coef_in, tag, field_in, if (gpu) "gpu")
+  out <- system2(if (script) "sh" else prog, args, stdout = TRUE, stderr = TRUE,
+                 env = sprintf("SHTNS_QUICK=%d", as.integer(quick)))
   kv <- grep("^[a-z_]+=", out, value = TRUE)
   val <- stats::setNames(sub("^[^=]*=", "", kv), sub("=.*", "", kv))
   if (!all(c("synthesis_seconds", "analysis_seconds") %in% names(val)) || (gpu && val[["cuda_error"]] != "no error")) {
