@@ -77,8 +77,8 @@ sht_analysis <- function(values, lmax = NULL, grid = NULL, device = getOption("g
   dev <- resolve_device(device, as.double(length(v)), "map", call)
   if (dev < 0L) check_fftw("sht_analysis()", call)
   bar <- gs_progress_bar(work, "sht_analysis", call)
-  out <- gs_call(.Call(gs_r_sht, v, grid$cos_colat, grid$weights, lmax, grid$nlon, TRUE, dev, gs_threads(call), bar),
-                 call)
+  out <- gs_call(.Call(gs_r_sht, v, grid$cos_colat, grid$cos_colat_lo, grid$weights, lmax, grid$nlon, TRUE, dev,
+                       gs_threads(call), bar), call)
   L <- lmax + 1L
   structure(list(cos = array(out$cos, c(L, L, d[3])), sin = array(out$sin, c(L, L, d[3])), lmax = lmax, grid = grid),
             class = "sht")
@@ -98,8 +98,8 @@ sht_synthesis <- function(coef, grid = coef$grid, device = getOption("gpustats.d
   dev <- resolve_device(device, as.double(grid$nlat) * grid$nlon * nfield, "map", call)
   if (dev < 0L) check_fftw("sht_synthesis()", call)
   bar <- gs_progress_bar(work, "sht_synthesis", call)
-  out <- gs_call(.Call(gs_r_sht, list(as.double(coef$cos), as.double(coef$sin)), grid$cos_colat, grid$weights,
-                       coef$lmax, grid$nlon, FALSE, dev, gs_threads(call), bar), call)
+  out <- gs_call(.Call(gs_r_sht, list(as.double(coef$cos), as.double(coef$sin)), grid$cos_colat, grid$cos_colat_lo,
+                       grid$weights, coef$lmax, grid$nlon, FALSE, dev, gs_threads(call), bar), call)
   if (nfield == 1L) matrix(out, grid$nlat, grid$nlon) else array(out, c(grid$nlat, grid$nlon, nfield))
 }
 

@@ -15,8 +15,11 @@
 #' @param kind `"gauss"` or `"equiangular"`.
 #' @param nlat,nlon Numbers of latitudes and longitudes.
 #' @return An object of class `sht_grid`: a list with `kind`, `lmax`, `nlat`,
-#'   `nlon`, `cos_colat` (\eqn{\cos\theta_i}), `weights` (summing to 2),
-#'   `lat` and `lon` (degrees).
+#'   `nlon`, `cos_colat` (\eqn{\cos\theta_i}), `cos_colat_lo` (Gauss grids:
+#'   the rounding errors of `cos_colat`, which the transforms add back; near
+#'   the poles a node rounded to double moves the low orders' Legendre
+#'   functions by up to \eqn{l^2} ulps), `weights` (summing to 2), `lat` and
+#'   `lon` (degrees).
 #' @seealso [sht_analysis()]
 #' @examples
 #' g <- sht_grid(15)
@@ -36,8 +39,8 @@ sht_grid <- function(lmax, kind = c("gauss", "equiangular"),
                 i = "Use nlat >= {exact} and nlon >= {2 * lmax + 1}."), call)
   }
   q <- if (kind == "gauss") .Call(gs_r_gauss_legendre, nlat) else fejer_rule(nlat)
-  structure(list(kind = kind, lmax = lmax, nlat = nlat, nlon = nlon, cos_colat = q$x, weights = q$w,
-                 lat = 90 - acos(q$x) * 180 / pi, lon = 360 * (seq_len(nlon) - 1) / nlon),
+  structure(list(kind = kind, lmax = lmax, nlat = nlat, nlon = nlon, cos_colat = q$x, cos_colat_lo = q$x_lo,
+                 weights = q$w, lat = 90 - acos(q$x) * 180 / pi, lon = 360 * (seq_len(nlon) - 1) / nlon),
             class = "sht_grid")
 }
 

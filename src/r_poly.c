@@ -230,12 +230,11 @@ SEXP gs_r_legcheb_rank(SEXP n, SEXP to_chebyshev, SEXP parity)
 SEXP gs_r_gauss_legendre(SEXP n_)
 {
   const int n = gs_r_int(n_, "n");
-  const char *names[] = {"x", "w", ""};
+  const char *names[] = {"x", "w", "x_lo", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-  SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, n));
-  SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, n));
+  for (int k = 0; k < 3; ++k) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, n));
   char msg[GS_MSG_LEN];
-  gs_status st = gs_gauss_legendre(n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)), msg);
+  gs_status st = gs_gauss_legendre(n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 2)), REAL(VECTOR_ELT(out, 1)), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;
@@ -244,15 +243,16 @@ SEXP gs_r_gauss_legendre(SEXP n_)
 /* Analysis: values (nlat x nlon x nfield) -> list(cos, sin), each
  * (lmax + 1)^2 x nfield; synthesis: list(cos, sin) -> values. x, w: the
  * grid's colatitude cosines and weights. */
-SEXP gs_r_sht(SEXP data, SEXP x, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_, SEXP device_, SEXP threads_,
-              SEXP progress)
+SEXP gs_r_sht(SEXP data, SEXP x, SEXP x_lo, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_, SEXP device_,
+              SEXP threads_, SEXP progress)
 {
   need_double(x, "x");
   need_double(w, "w");
+  if (!Rf_isNull(x_lo)) need_double(x_lo, "x_lo");
   gs_r_progress_set(progress);
   const int lmax = gs_r_int(lmax_, "lmax"), analysis = Rf_asLogical(analysis_);
   const long L2 = (long)(lmax + 1) * (lmax + 1), nlat = Rf_xlength(x), nlon = gs_r_int(nlon_, "nlon");
-  if (Rf_xlength(w) != nlat) Rf_error("x and w differ in length");
+  if (Rf_xlength(w) != nlat || (!Rf_isNull(x_lo) && Rf_xlength(x_lo) != nlat)) Rf_error("x, x_lo and w differ in length");
   SEXP values = analysis ? data : R_NilValue, cs = analysis ? R_NilValue : data;
   if (analysis) need_double(values, "values");
   else if (TYPEOF(cs) != VECSXP || Rf_length(cs) != 2) Rf_error("coef must be a list of two arrays");
@@ -274,6 +274,7 @@ SEXP gs_r_sht(SEXP data, SEXP x, SEXP w, SEXP lmax_, SEXP nlon_, SEXP analysis_,
     values = out;
   }
   gs_sht_args a = {.lmax = lmax, .nlat = nlat, .nlon = nlon, .nfield = nfield, .x = REAL(x), .w = REAL(w),
+                   .x_lo = Rf_isNull(x_lo) ? NULL : REAL(x_lo),
                    .values = REAL(values), .cos_part = REAL(VECTOR_ELT(cs, 0)), .sin_part = REAL(VECTOR_ELT(cs, 1))};
   char msg[GS_MSG_LEN];
   const int threads = gs_r_int(threads_, "threads"), device = gs_r_int(device_, "device");

@@ -130,6 +130,7 @@ typedef struct {
   int lmax;
   long nlat, nlon, nfield;
   const double *x, *w;
+  const double *x_lo; /* x + x_lo: the nodes beyond double precision (NULL: x alone) */
   double *values; /* nlat x nlon x nfield */
   double *cos_part, *sin_part; /* (lmax + 1)^2 x nfield each */
 } gs_sht_args;
@@ -138,8 +139,9 @@ gs_status gs_sht_analysis_cpu(const gs_sht_args *a, int threads, gs_progress_fn 
 gs_status gs_sht_synthesis_cpu(const gs_sht_args *a, int threads, gs_progress_fn progress, char *msg);
 gs_status gs_sht_analysis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
 gs_status gs_sht_synthesis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
-/* Gauss-Legendre nodes (cosines, descending) and weights of order n. */
-gs_status gs_gauss_legendre(long n, double *x, double *w, char *msg);
+/* Gauss-Legendre nodes (cosines, descending) and weights of order n; x_lo
+ * (or NULL): the rounding errors of x, the node less x in long double. */
+gs_status gs_gauss_legendre(long n, double *x, double *x_lo, double *w, char *msg);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,7 @@
 /* Newton's method on P_n(cos theta) in theta, in long double (where it has
  * a 64-bit mantissa the nodes and weights are then correctly rounded to a
  * few units in the last place of double for n in the thousands). */
-gs_status gs_gauss_legendre(long n, double *x, double *w, char *msg)
+gs_status gs_gauss_legendre(long n, double *x, double *x_lo, double *w, char *msg)
 {
   if (n < 1) return gs_set_msg(msg, GS_ERR_ARG, "a Gauss-Legendre rule needs at least one node");
   for (long k = 0; k < (n + 1) / 2; ++k) {
@@ -35,9 +35,11 @@ gs_status gs_gauss_legendre(long n, double *x, double *w, char *msg)
     }
     x[k] = (double)cosl(theta);
     x[n - 1 - k] = -x[k];
+    if (x_lo) x_lo[n - 1 - k] = -(x_lo[k] = (double)(cosl(theta) - x[k]));
     w[k] = w[n - 1 - k] = (double)(2.0L / (dp * dp));
   }
   if (n % 2) x[n / 2] = 0.0;
+  if (n % 2 && x_lo) x_lo[n / 2] = 0.0;
   return GS_OK;
 }
 
@@ -53,13 +55,13 @@ static double alp_setup(int m, int lmax, double *A, double *B)
   return alp_seed(m);
 }
 
-/* Pbar_l^m(x) for l = m .. lmax into p[l], sin(theta) = s. */
-static void alp_column(int m, int lmax, double x, double s, double seed, const double *A, const double *B, double *p)
+/* Pbar_l^m(x + x_lo) for l = m .. lmax into p[l]. */
+static void alp_column(int m, int lmax, double x, double x_lo, double seed, const double *A, const double *B, double *p)
 {
-  alp_iter it = alp_start(m, s, seed);
+  alp_iter it = alp_start(m, alp_sin(x, x_lo), seed);
   p[m] = it.u * it.f;
   for (int l = m + 1; l <= lmax; ++l) {
-    alp_next(&it, A[l], B[l], x);
+    alp_next(&it, A[l], B[l], x, x_lo);
     p[l] = it.u * it.f;
   }
 }
@@ -70,8 +72,9 @@ typedef struct {
 } sht_field;
 
 /* Legendre sums of one order m: analysis a_lm = sum_i w_i Pbar g_i, or
- * synthesis g_i = sum_l a_lm Pbar. */
-static void sht_order(const sht_field *f, int m, long field, int analysis, double *work)
+ * synthesis g_i = sum_l a_lm Pbar. Cloned for CPUs with FMA: the recurrence
+ * calls fma() at every step. */
+GS_CPU_DISPATCH static void sht_order(const sht_field *f, int m, long field, int analysis, double *work)
 {
   const gs_sht_args *a = f->a;
   const int lmax = a->lmax, L = lmax + 1;
@@ -84,7 +87,7 @@ static void sht_order(const sht_field *f, int m, long field, int analysis, doubl
     memset(sp, 0, L * sizeof(double));
   }
   for (long i = 0; i < a->nlat; ++i) {
-    alp_column(m, lmax, a->x[i], sqrt((1.0 - a->x[i]) * (1.0 + a->x[i])), seed, A, B, p);
+    alp_column(m, lmax, a->x[i], a->x_lo ? a->x_lo[i] : 0.0, seed, A, B, p);
     if (analysis) {
       const double wc = a->w[i] * gc[i], ws = a->w[i] * gs[i];
       for (int l = m; l <= lmax; ++l) cp[l] += wc * p[l], sp[l] += ws * p[l];

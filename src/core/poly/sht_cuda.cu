@@ -24,7 +24,7 @@ static gs_status cufft_check(cufftResult r, const char *what, char *msg)
 typedef struct {
   int lmax;
   long nlat, nspec;
-  const double *x;
+  const double *x, *x_lo;
   double dphi; /* 2 pi / nlon */
 } sht_dims;
 
@@ -34,12 +34,12 @@ __global__ void sht_synthesis_kernel(sht_dims d, const double *cs, const double 
   const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   const int m = blockIdx.y, L = d.lmax + 1;
   if (i >= d.nlat) return;
-  const double x = d.x[i], s = sqrt((1.0 - x) * (1.0 + x));
+  const double x = d.x[i], x_lo = d.x_lo[i];
   const double *cm = cs + (size_t)m * L, *sm = sn + (size_t)m * L;
-  alp_iter it = alp_start(m, s, alp_seed(m));
+  alp_iter it = alp_start(m, alp_sin(x, x_lo), alp_seed(m));
   double c = cm[m] * it.u * it.f, t = sm[m] * it.u * it.f;
   for (int l = m + 1; l <= d.lmax; ++l) {
-    alp_next(&it, alp_rec_a(l, m), alp_rec_b(l, m), x);
+    alp_next(&it, alp_rec_a(l, m), alp_rec_b(l, m), x, x_lo);
     const double p = it.u * it.f;
     c += cm[l] * p;
     t += sm[l] * p;
@@ -59,13 +59,13 @@ __global__ void sht_analysis_kernel(sht_dims d, const double *w, const double2 *
   const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   const int m = blockIdx.y, L = d.lmax + 1, lane = threadIdx.x % 32;
   const int in = i < d.nlat;
-  const double x = in ? d.x[i] : 0.0, s = sqrt((1.0 - x) * (1.0 + x));
+  const double x = in ? d.x[i] : 0.0, x_lo = in ? d.x_lo[i] : 0.0;
   const double sc = m ? d.dphi * SQRT2 : d.dphi;
   const double2 g = in ? spec[i * d.nspec + m] : make_double2(0.0, 0.0);
   const double wc = in ? w[i] * sc * g.x : 0.0, ws = in ? -w[i] * sc * g.y : 0.0;
-  alp_iter it = alp_start(m, s, alp_seed(m));
+  alp_iter it = alp_start(m, alp_sin(x, x_lo), alp_seed(m));
   for (int l = m; l <= d.lmax; ++l) {
-    if (l > m) alp_next(&it, alp_rec_a(l, m), alp_rec_b(l, m), x);
+    if (l > m) alp_next(&it, alp_rec_a(l, m), alp_rec_b(l, m), x, x_lo);
     const double p = it.u * it.f, c = warp_sum(wc * p), t = warp_sum(ws * p);
     if (lane == 0) {
       atomicAdd(cs + l + (size_t)L * m, c);
@@ -98,18 +98,22 @@ static gs_status sht_gpu(int device, const gs_sht_args *a, int analysis, gs_prog
     return gs_set_msg(msg, GS_ERR_ARG, "a grid of %ld x %ld points is too small for degree %d", a->nlat, a->nlon,
                       a->lmax);
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
-  GS_TRY(gs_gpu_ctx_workspace(c, sbytes + vbytes + 2 * cbytes + 2 * gbytes, (void **)&work, msg));
+  GS_TRY(gs_gpu_ctx_workspace(c, sbytes + vbytes + 2 * cbytes + 3 * gbytes, (void **)&work, msg));
   GS_TRY(cufft_check(sht_plan(a->nlat, a->nlon, analysis, c->stream[0], &plan), "planning", msg));
   planned = 1;
   {
     double2 *spec = (double2 *)work; /* first: aligned for double2 */
     double *v = (double *)(work + sbytes), *cs = v + a->nlat * a->nlon, *sn = cs + (size_t)L * L;
-    double *x = sn + (size_t)L * L, *w = x + a->nlat;
-    const sht_dims d = {a->lmax, a->nlat, nspec, x, 2.0 * 3.14159265358979323846 / a->nlon};
+    double *x = sn + (size_t)L * L, *w = x + a->nlat, *x_lo = w + a->nlat;
+    const sht_dims d = {a->lmax, a->nlat, nspec, x, x_lo, 2.0 * 3.14159265358979323846 / a->nlon};
     const dim3 grid((unsigned)((a->nlat + SHT_THREADS - 1) / SHT_THREADS), (unsigned)L);
     cudaStream_t s = c->stream[0];
     GS_TRY(gs_gpu_copy_to_device(c, x, a->x, gbytes, 0, msg));
     GS_TRY(gs_gpu_copy_to_device(c, w, a->w, gbytes, 0, msg));
+    if (a->x_lo)
+      GS_TRY(gs_gpu_copy_to_device(c, x_lo, a->x_lo, gbytes, 0, msg));
+    else
+      GS_CUDA_TRY(cudaMemsetAsync(x_lo, 0, gbytes, s));
     for (long k = 0; k < a->nfield; ++k) {
       double *hc = a->cos_part + (size_t)k * L * L, *hs = a->sin_part + (size_t)k * L * L;
       if (analysis) {
