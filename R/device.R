@@ -145,20 +145,23 @@ gs_interrupt <- function() {
 
 # A cli progress bar for the native code to advance (a function of the
 # fraction done), shown if the work lasts more than a couple of seconds and
-# closed when the exported function whose frame is `call` returns; NULL for
-# work too small to need one. Where the output cannot be redrawn in place
-# (a log file, a non-interactive run), each update is a new line, so the bar
-# moves only in steps of 10 %.
+# closed when it is complete or when the exported function whose frame is
+# `call` returns; NULL for work too small to need one. It is not the frame's
+# current bar: cli closes a frame's current bar when the next one starts, and
+# a fit's status line and the bar of each of its evaluations share a frame.
+# Where the output cannot be redrawn in place (a log file, a non-interactive
+# run), each update is a new line, so the bar moves only in steps of 10 %.
 gs_progress_bar <- function(work, label, call) {
   if (work < 1e6) return(NULL)
-  id <- cli::cli_progress_bar(label, total = 100, .envir = call)
+  id <- cli::cli_progress_bar(label, total = 100, current = FALSE, .envir = call)
   step <- if (cli::is_dynamic_tty()) 1 else 10
   shown <- 0
   function(done) {
     percent <- step * floor(100 * done / step)
     if (percent > shown) {
       shown <<- percent
-      cli::cli_progress_update(set = percent, id = id, .envir = call)
+      if (percent >= 100) cli::cli_progress_done(id = id, .envir = call)
+      else cli::cli_progress_update(set = percent, id = id, .envir = call)
     }
   }
 }

@@ -529,7 +529,8 @@ fit_gradient_forward <- function(f, theta, f0, upper, h = 1e-6) {
 fit_progress <- function(trace, call) {
   if (!isTRUE(trace)) return(function(...) invisible())
   id <- cli::cli_progress_bar(type = "custom", format = "gp_fit {cli::pb_extra$text}",
-                              extra = list(text = "starting"), total = NA, .envir = call)
+                              extra = list(text = "starting"), total = NA, current = FALSE,
+                              .envir = call)
   function(k, ll, p) {
     values <- c(p$geom, smoothness = p$smoothness, ratio = p$ratio)
     text <- sprintf("eval %d: loglik %.6g  %s", k, ll, paste(names(values), signif(values, 4), collapse = "  "))

@@ -262,7 +262,7 @@ stable_unstandardize <- function(f, std) {
 # when control$progress is FALSE): a function of the number fitted so far.
 stable_fit_progress <- function(m, ctrl, call) {
   if (m < 2L || !ctrl$progress) return(function(done) invisible())
-  id <- cli::cli_progress_bar("stable_fit", total = m, .envir = call)
+  id <- cli::cli_progress_bar("stable_fit", total = m, current = FALSE, .envir = call)
   function(done) cli::cli_progress_update(set = done, id = id, .envir = call)
 }
 

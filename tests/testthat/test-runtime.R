@@ -198,6 +198,30 @@ test_that("progress bars print few lines where the output cannot be redrawn", {
   expect_lte(length(bar_lines), 11L)
 })
 
+test_that("a progress bar of native work leaves the other bars of its frame open", {
+  # cli closes a frame's current bar when the next starts: a fit's status
+  # line and the bars of its evaluations share the caller's frame
+  work <- function() {
+    status <- gpustats:::fit_progress(TRUE, environment())
+    status(1, -1, list(geom = c(range = 1), smoothness = 0.5, ratio = 0))
+    for (k in 2:3) {
+      bar <- gpustats:::gs_progress_bar(1e7, "evaluation", environment())
+      bar(0.5)
+      bar(1)
+      status(k, -1, list(geom = c(range = 1), smoothness = 0.5, ratio = 0))
+    }
+    TRUE
+  }
+  expect_true(work())
+  # as in gp_fit(approx = "vecchia"): n (m + 1)^2 >= 1e6 gives each
+  # evaluation a bar beside the default status line (trace = TRUE)
+  set.seed(3)
+  locs <- matrix(runif(2 * 1100), ncol = 2)
+  fit <- suppressWarnings(gp_fit(1 + rnorm(1100), locs, approx = "vecchia", m = 30, fixed = list(smoothness = 0.5),
+                                 device = "cpu", control = list(iter.max = 3)))
+  expect_s3_class(fit, "gp_fit")
+})
+
 test_that("a gpustats.gpus option that is not a whole-number id gets a clear error", {
   for (bad in list("a", 1.5, -1, NA_real_, 1e10)) {
     withr::local_options(gpustats.gpus = bad)
