@@ -63,7 +63,7 @@ jw_eval <- function(n, l, r, norm = c("unit", "natural")) {
   len <- if (length(n) && length(l) && length(r)) max(length(n), length(l), length(r)) else 0L
   # degrees beyond the int range reach the core's limit on n, not NA
   out <- gs_call(.Call(gs_r_jw_eval, rep_len(as.integer(pmin(n, .Machine$integer.max)), len), rep_len(as.integer(pmin(l, .Machine$integer.max)), len),
-                       rep_len(as.double(r), len), if (norm == "unit") 0L else 1L), call)
+                       rep_len(as.double(r), len), gs_code("jw_norm", norm)), call)
   if (length(r) == len) attributes(out) <- attributes(r)
   out
 }

@@ -73,7 +73,7 @@ jwt_run <- function(x, l, n, nr, method, analysis, shape, device, call) {
   }
   dev <- resolve_device(device, as.double(nr) * ncol(x), "jwt", call)
   if (method == "connection" && dev < 0L) check_fftw("The connection method", call)
-  code <- if (method == "connection") 0L else 1L
+  code <- gs_code("jw_method", method)
   out <- gs_call(.Call(gs_r_jwt, x, l, n, nr, code, analysis, dev, gs_threads(call)), call)
   as_input_shape(out, shape)
 }

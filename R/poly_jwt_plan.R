@@ -73,7 +73,7 @@ jwt_plan <- function(n, lmax, nr = n + ceiling(lmax / 2), method = c("connection
   }
   dev <- resolve_device(device, as.double(nr) * n * (lmax + 1), "jwt", call)
   if (method == "connection" && dev < 0L) check_fftw("The connection method", call)
-  code <- if (method == "connection") 0L else 1L
+  code <- gs_code("jw_method", method)
   ptr <- gs_call(.Call(gs_r_jwt_plan_new, 0L, lmax, n, nr, code, dev, gs_threads(call)), call)
   jwt_plan_object(ptr)
 }
@@ -82,7 +82,7 @@ jwt_plan <- function(n, lmax, nr = n + ceiling(lmax / 2), method = c("connection
 jwt_plan_object <- function(ptr) {
   info <- .Call(gs_r_jwt_plan_info, ptr)
   structure(list(ptr = ptr, n = info$n, lmax = info$lmax, nr = info$nr,
-                 method = c("connection", "quadrature")[info$method + 1L],
+                 method = names(gs_table("jw_method"))[match(info$method, gs_table("jw_method"))],
                  device = if (info$device < 0L) "cpu" else "gpu",
                  gpu = if (info$device < 0L) NA_integer_ else info$device, bytes = info$bytes),
             class = "jwt_plan")

@@ -134,7 +134,7 @@ leg_cheb <- function(x, to_chebyshev, method, device, call) {
   }
   name <- if (to_chebyshev) "legendre_to_chebyshev" else "chebyshev_to_legendre"
   bar <- if (method == "direct") NULL else gs_progress_bar(as.double(n) * ncol(m) * log2(n + 1) * 10, name, call)
-  code <- if (method == "direct") 0L else 1L
+  code <- gs_code("legcheb_method", method)
   out <- gs_call(.Call(gs_r_leg_cheb, m, to_chebyshev, code, dev, gs_threads(call), bar), call)
   as_input_shape(out, x)
 }

@@ -113,3 +113,10 @@ test_that("jw_eval refuses degrees beyond its recurrence's range instead of a si
   expect_error(jw_eval(2, .Machine$integer.max, 0.1), "at most 1000000", class = "gpustats_error_argument")
   expect_length(jw_eval(numeric(0), 1, c(0.1, 0.5)), 0)
 })
+
+test_that("the choices of the polynomial functions are the core's tables", {
+  ns <- asNamespace("gpustats")
+  expect_identical(names(ns$gs_table("jw_method")), eval(formals(jwt_plan)$method))
+  expect_identical(names(ns$gs_table("jw_norm")), eval(formals(jw_eval)$norm))
+  expect_identical(names(ns$gs_table("legcheb_method")), setdiff(eval(formals(legendre_to_chebyshev)$method), "auto"))
+})

@@ -43,14 +43,22 @@ gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, char *msg);
 /* ---- Jones-Worland polynomials ------------------------------------------------
  * W_n^l(r) = r^l P_n^(-1/2, l-1/2)(2 r^2 - 1); "unit" normalisation divides
  * by the square root of h_n = int_0^1 W_n^2 (1 - r^2)^(-1/2) dr, so that the
- * unit polynomials are orthonormal for that weight. */
-enum { GS_JW_UNIT = 0, GS_JW_NATURAL = 1 };
+ * unit polynomials are orthonormal for that weight. The normalisations and
+ * the transform methods, each with the name R knows it by (gs_r_tables). */
+#define GS_JW_NORMS(X)  \
+  X(GS_JW_UNIT, "unit") \
+  X(GS_JW_NATURAL, "natural")
+#define GS_JW_METHODS(X)            \
+  X(GS_JW_CONNECTION, "connection") \
+  X(GS_JW_QUADRATURE, "quadrature")
+#define GS_POLY_ENUM_ENTRY(code, name) code,
+enum { GS_JW_NORMS(GS_POLY_ENUM_ENTRY) };
+enum { GS_JW_METHODS(GS_POLY_ENUM_ENTRY) };
 /* The largest degrees n and l jw_eval takes: its recurrence costs n steps
  * (and n values of memory) per point and loses about n ulps, so far beyond
  * the transforms' sizes a value would be slow and meaningless (and 2 l + 1
  * would overflow an int near the int range). */
 #define GS_JW_MAX_DEGREE 1000000
-enum { GS_JW_CONNECTION = 0, GS_JW_QUADRATURE = 1 };
 
 /* out[i] = W_n[i]^l[i](r[i]) for i < len (n, l, r already recycled). */
 gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int norm, double *out, char *msg);
@@ -102,7 +110,10 @@ gs_status gs_jwt_plan_execute(const gs_jwt_plan *p, const gs_jwt_data *d, int th
  * time and memory); GS_LEGCHEB_TOEPLITZ_HANKEL applies it in O(n log^2 n) by
  * FFTs (Townsend, Webb and Olver 2018; needs FFTW3). The progress callback
  * is called between columns (and halves of a column) of the fast method. */
-enum { GS_LEGCHEB_DIRECT = 0, GS_LEGCHEB_TOEPLITZ_HANKEL = 1 };
+#define GS_LEGCHEB_METHODS(X)    \
+  X(GS_LEGCHEB_DIRECT, "direct") \
+  X(GS_LEGCHEB_TOEPLITZ_HANKEL, "toeplitz-hankel")
+enum { GS_LEGCHEB_METHODS(GS_POLY_ENUM_ENTRY) };
 typedef struct {
   long n, ncol;
   int to_chebyshev, method;
