@@ -28,8 +28,13 @@
 #' high order, so it carries a separate binary exponent, as in SHTns and
 #' libsharp; values below \eqn{2^{-600}} are dropped. Cost
 #' \eqn{O(L^2 n_\theta)} per field, orders spread over the CPU threads. On
-#' a GPU, cuFFT along the latitudes and one thread per latitude and order for
-#' the Legendre sums, with the same recurrence.
+#' the CPU, mirror latitudes \eqn{\theta} and \eqn{\pi - \theta} (exactly
+#' opposite nodes, as on Gauss grids) share one recurrence, since
+#' \eqn{\bar P_l^m(-x) = (-1)^{l-m} \bar P_l^m(x)}, and blocks of 16 of them run
+#' in SIMD instructions; from the equator, the latitudes of an order stop at
+#' the first block whose values are all dropped. On a GPU, cuFFT along the
+#' latitudes and one thread per latitude and order for the Legendre sums,
+#' with the same recurrence.
 #'
 #' @param values Field values: an `nlat` x `nlon` matrix (rows: colatitudes
 #'   from the north pole, as in [sht_grid()]; columns: longitudes from 0

@@ -9,7 +9,8 @@
 #   sht_lmax       degrees (default 1023,4095; Gauss grid lmax + 1 x 2 (lmax + 1))
 #   shtns          a program that runs the SHTns driver, a .sh file run by sh (default:
 #                  the environment variable SHTNS_BENCH); without one, SHTns is skipped
-#   shtns_threads  SHTns's OpenMP threads (default: all cores)
+#   shtns_threads  threads of SHTns and of the package's CPU path, the same count for
+#                  both (default: all cores)
 #   shtns_eps      SHTns's polar-optimisation threshold (default 1e-14, its "very safe";
 #                  0 turns it off)
 #   shtns_gpu      1: also time SHTns's CUDA transforms, data on the device (default 1)
@@ -133,6 +134,8 @@ bench_poly_sht_shtns <- function(lmaxes = bench_opt("sht_lmax", c(1023, 4095), 6
                                  quick = bench_opt("shtns_quick", 0), field = bench_opt("field", "white"),
                                  reps = bench_opt("reps", 3, 1), dir = bench_opt("workdir", tempdir())) {
   gpu <- bench_gpu_ok("the package's GPU transforms")
+  old <- options(gpustats.threads = threads)
+  on.exit(options(old), add = TRUE)
   if (nzchar(prog) && !file.exists(prog)) stop("no SHTns driver at ", prog)
   if (!nzchar(prog)) message("note: no SHTns driver given (--shtns= or SHTNS_BENCH); SHTns skipped")
   rows <- list()

@@ -193,6 +193,9 @@ typedef struct {
   int e;
 } alp_iter;
 
+/* The scale 2^e of a mantissa, 0 below 2^ALP_MIN_EXP (the value dropped). */
+static inline GS_HD double alp_scale(int e) { return e >= ALP_MIN_EXP ? ldexp(1.0, e) : 0.0; }
+
 /* sin(theta) at the node x + x_lo. */
 static inline GS_HD double alp_sin(double x, double x_lo)
 {
@@ -205,23 +208,29 @@ static inline GS_HD alp_iter alp_start(int m, double s, double seed)
   it.e = 0;
   it.u = seed * (m > 0 ? poly_pow_scaled(s, m, &it.e) : 1.0);
   it.um1 = 0.0;
-  it.f = it.e >= ALP_MIN_EXP ? ldexp(1.0, it.e) : 0.0;
+  it.f = alp_scale(it.e);
   return it;
 }
 
-/* From Pbar_{l-1}^m to Pbar_l^m, with A = alp_rec_a(l, m), B = alp_rec_b(l, m),
- * at the node x + x_lo: a node rounded to double moves by up to an ulp of x,
- * which near the poles is a relative change of 1e-16 / sin(theta) in theta,
- * and the recurrence at low orders amplifies it by up to l^2 (a round trip at
- * degree 4095 of order 0 erred by 5e-12 without x_lo, 2e-13 with it). */
+/* From Pbar_{l-1}^m (u) and Pbar_{l-2}^m (um1) to Pbar_l^m, with
+ * A = alp_rec_a(l, m), B = alp_rec_b(l, m), at the node x + x_lo: a node
+ * rounded to double moves by up to an ulp of x, which near the poles is a
+ * relative change of 1e-16 / sin(theta) in theta, and the recurrence at low
+ * orders amplifies it by up to l^2 (a round trip at degree 4095 of order 0
+ * erred by 5e-12 without x_lo, 2e-13 with it). */
+static inline GS_HD double alp_step(double u, double um1, double A, double B, double x, double x_lo)
+{
+  return A * (fma(x, u, x_lo * u) - B * um1);
+}
+
 static inline GS_HD void alp_next(alp_iter *it, double A, double B, double x, double x_lo)
 {
-  const double next = A * (fma(x, it->u, x_lo * it->u) - B * it->um1);
+  const double next = alp_step(it->u, it->um1, A, B, x, x_lo);
   it->um1 = it->u;
   it->u = next;
   const int e0 = it->e;
   poly_rescale(&it->u, &it->um1, &it->e);
-  if (it->e != e0) it->f = it->e >= ALP_MIN_EXP ? ldexp(1.0, it->e) : 0.0;
+  if (it->e != e0) it->f = alp_scale(it->e);
 }
 
 #endif
