@@ -65,8 +65,9 @@ kernel_sums_brute_force <- function(z, w, y, radius) {
   })
 }
 
-kernel_sums <- function(z, w, y, radius, device = -1L) {
-  gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_kernel_sums, z, w, y, radius, 2L, device, NULL), NULL)
+kernel_sums <- function(z, w, y, radius, device = "cpu") {
+  id <- gpustats:::resolve_device(device, 0, "map", NULL)
+  gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_kernel_sums, z, w, y, radius, 2L, id, NULL), NULL)
 }
 
 test_that("kernel sums boxed in every coordinate equal pair-by-pair sums in 1 to 8 dimensions", {
@@ -186,4 +187,12 @@ test_that("the GPU's kernel sums equal the CPU's", {
   set.seed(6)
   cpu <- bhattacharyya(l96, x, device = "cpu", reference = FALSE, max_cells = 2000)
   expect_equal(gpu$coefficient, cpu$coefficient, tolerance = 1e-12)
+  # the core's sums, boxed in every coordinate, in 6 and 8 dimensions
+  set.seed(22)
+  for (d in c(6, 8)) {
+    z <- matrix(runif(3000 * d, -3, 3), ncol = d)
+    w <- runif(3000)
+    y <- matrix(runif(500 * d, -4, 4), ncol = d)
+    expect_equal(kernel_sums(z, w, y, 2.5, "gpu"), kernel_sums(z, w, y, 2.5, "cpu"), tolerance = 1e-13, info = d)
+  }
 })
