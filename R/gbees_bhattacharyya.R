@@ -13,7 +13,8 @@
 #' density smoothed by the same kernel); `a` and `b` are normalised to sum 1
 #' over the cells. The sums are exact over all pairs closer than `cutoff`
 #' kernel standard deviations (Mahalanobis distance in `H`), found through
-#' boxes of that width, on all cores or on a GPU. A grid of more than
+#' boxes of a third of that width in every state, so that each cell visits only the
+#' sources within about a cut-off of it, on all cores or on a GPU. A grid of more than
 #' `max_cells` cells is evaluated at `max_cells` cells drawn at random with
 #' probability `(p_i + 1 / cells) / 2`, and the coefficients are ratio
 #' estimates (a bias of order `1 / max_cells`, far below the standard error

@@ -56,6 +56,37 @@ test_that("the kernel-smoothed coefficients match their definition evaluated pai
   expect_output(print(bc), "coefficient 0\\.9.*exact-agreement reference.*one-sided")
 })
 
+# The core's kernel sums, pair by pair: sum_j w_j exp(-|y - z_j|^2 / 2) over
+# |y - z_j| <= radius.
+kernel_sums_brute_force <- function(z, w, y, radius) {
+  apply(y, 1, function(p) {
+    d2 <- colSums((t(z) - p)^2)
+    sum(ifelse(d2 <= radius^2, w * exp(-d2 / 2), 0))
+  })
+}
+
+kernel_sums <- function(z, w, y, radius, device = "cpu") {
+  id <- gpustats:::resolve_device(device, 0, "map", NULL)
+  gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_kernel_sums, z, w, y, radius, 2L, id, NULL), NULL)
+}
+
+test_that("kernel sums boxed in every coordinate equal pair-by-pair sums in 1 to 8 dimensions", {
+  set.seed(21)
+  for (d in c(1, 2, 3, 6, 8)) {
+    # random sources with a far outlier (it joins an edge box), points inside and outside
+    z <- matrix(runif(600 * d, -3, 3), ncol = d)
+    z[1, ] <- 1e4
+    y <- rbind(matrix(runif(150 * d, -4, 4), ncol = d), rep(-1e3, d), z[1:5, , drop = FALSE])
+    expect_equal(kernel_sums(z, NULL, y, 2.5), kernel_sums_brute_force(z, rep(1, 600), y, 2.5), tolerance = 1e-13,
+                 info = paste(d, "random"))
+    # weighted lattice points, the grid's own cells: pairs at exactly the radius count
+    lattice <- matrix(sample(0:6, 600 * d, replace = TRUE) * 0.5, ncol = d)
+    w <- runif(600)
+    expect_equal(kernel_sums(lattice, w, lattice, 1.5), kernel_sums_brute_force(lattice, w, lattice, 1.5),
+                 tolerance = 1e-13, info = paste(d, "lattice"))
+  }
+})
+
 test_that("the coefficients are invariant under sample order, threads and affine maps of the state", {
   k <- bc_case()
   bc <- bhattacharyya(k$fit, k$x, reference = FALSE)
@@ -150,10 +181,18 @@ test_that("the GPU's kernel sums equal the CPU's", {
   l96 <- gbees(lorenz96(6, 4), x0 = c(4.5, rep(4, 5)), cov = diag(0.04, 6), dx = 0.2, times = 0.05,
                threshold = 1e-6, device = "gpu")
   x <- gbees_mc(lorenz96(6, 4), x0 = c(4.5, rep(4, 5)), cov = diag(0.04, 6), times = 0.05, n = 3000)
-  # 6-D: three boxed coordinates and three checked only by distance
+  # 6-D: boxes in all six coordinates, runs of keys along the last
   set.seed(6)
   gpu <- bhattacharyya(l96, x, device = "gpu", reference = FALSE, max_cells = 2000)
   set.seed(6)
   cpu <- bhattacharyya(l96, x, device = "cpu", reference = FALSE, max_cells = 2000)
   expect_equal(gpu$coefficient, cpu$coefficient, tolerance = 1e-12)
+  # the core's sums, boxed in every coordinate, in 6 and 8 dimensions
+  set.seed(22)
+  for (d in c(6, 8)) {
+    z <- matrix(runif(3000 * d, -3, 3), ncol = d)
+    w <- runif(3000)
+    y <- matrix(runif(500 * d, -4, 4), ncol = d)
+    expect_equal(kernel_sums(z, w, y, 2.5, "gpu"), kernel_sums(z, w, y, 2.5, "cpu"), tolerance = 1e-13, info = d)
+  }
 })

@@ -28,9 +28,9 @@ static int keyed_compare(const void *a, const void *b)
 static gs_status sort_sources(int dim, const double *src, const double *weight, size_t n, double radius,
                               gbees_kde_sources *s, char *msg)
 {
-  int k = dim < GBEES_KDE_BOX_DIMS ? dim : GBEES_KDE_BOX_DIMS;
-  *s = (gbees_kde_sources){.dim = dim, .box_dims = k, .radius = radius, .n = (int64_t)n};
-  for (int i = 0; i < k; i++) {
+  *s = (gbees_kde_sources){.dim = dim, .radius = radius, .width = radius / GBEES_KDE_BOX_SPLIT,
+                            .box_max = (INT64_C(1) << (GBEES_KDE_KEY_BITS / dim)) - 1, .n = (int64_t)n};
+  for (int i = 0; i < dim; i++) {
     s->lo[i] = n ? src[i] : 0.0;
     for (size_t j = 1; j < n; j++) s->lo[i] = fmin(s->lo[i], src[j * dim + i]);
   }
@@ -42,9 +42,9 @@ static gs_status sort_sources(int dim, const double *src, const double *weight, 
     return gs_set_msg(msg, GS_ERR_NOMEM, "%.0f kernel sources do not fit in host memory", (double)n);
   }
   for (size_t j = 0; j < n; j++) {
-    int64_t box[GBEES_KDE_BOX_DIMS];
-    for (int i = 0; i < k; i++) box[i] = gbees_kde_box(src[j * dim + i], s->lo[i], radius);
-    order[j] = (keyed_source){.key = gbees_kde_key(box, k), .index = (int64_t)j};
+    int64_t box[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < dim; i++) box[i] = gbees_kde_box(s, i, src[j * dim + i]);
+    order[j] = (keyed_source){.key = gbees_kde_key(s, box), .index = (int64_t)j};
   }
   qsort(order, n, sizeof *order, keyed_compare);
   double *z = (double *)block, *w = z + n * dim;
