@@ -12,9 +12,11 @@
 #' system: the warp copies its system into shared memory with asynchronous
 #' copies all in flight at once, each lane eliminates the interior of a
 #' chunk of about \eqn{n / 32} rows, the 64 rows that join the chunks are
-#' solved by parallel cyclic reduction in registers, and each row is read
-#' from and written to device memory once (orders up to about 7200 on an
-#' H100, as shared memory allows at 32 bytes a row). Neither pivots, so both are meant for the matrices that need
+#' solved by parallel cyclic reduction in registers; each row is read from
+#' device memory once and its solution written once. The GPU takes the
+#' orders whose 32 bytes a row fit a block's shared memory (about 7,200 on
+#' an H100; a larger order gets an error that says the limit). Neither
+#' pivots, so both are meant for the matrices that need
 #' no pivoting: diagonally dominant ones (splines, implicit time steps,
 #' the connection matrices of the polynomial transforms) and symmetric
 #' positive definite ones. A zero pivot is an error (class
