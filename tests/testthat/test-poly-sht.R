@@ -131,9 +131,12 @@ test_that("the spherical-harmonic functions refuse bad input", {
 
 test_that("the GPU spherical-harmonic transforms equal the CPU's", {
   skip_without_gpu()
-  for (kind in c("gauss", "equiangular")) {
-    g <- sht_grid(200, kind)
-    a <- random_sht(200, 2, g, 5)
+  # one, two and four lanes a thread, one and several blocks an order, an
+  # unpaired equator, and polar blocks dropped at high orders
+  grids <- list(sht_grid(200, "gauss"), sht_grid(200, "equiangular"), sht_grid(300, "equiangular", nlat = 1101),
+                sht_grid(100, "gauss", nlat = 4401))
+  for (g in grids) {
+    a <- random_sht(g$lmax, 2, g, 5)
     vg <- sht_synthesis(a, device = "gpu")
     vc <- sht_synthesis(a, device = "cpu")
     expect_lte(max(abs(vg - vc)) / max(abs(vc)), 1e-13)

@@ -174,13 +174,20 @@ static inline GS_HD double alp_rec_b(int l, int m)
 }
 
 
-/* The seed factor (-1)^m sqrt((2m + 1) / (4 pi) prod_{k<=m} (2k - 1) / (2k))
- * of Pbar_m^m = factor * sin^m(theta). */
+/* The seed factor (-1)^m sqrt((2m + 1) c_m) of Pbar_m^m = factor *
+ * sin^m(theta), c_m = 1 / (4 pi) prod_{k<=m} (2k - 1) / (2k): c_0 is
+ * ALP_SEED_C0, c_m = alp_seed_c(c_{m-1}, m), so that a table of all orders
+ * (the GPU's) runs the product once and equals alp_seed() bit for bit. */
+#define ALP_SEED_C0 0.079577471545947667884 /* 1 / (4 pi) */
+static inline GS_HD double alp_seed_c(double c, int m) { return c * ((2.0 * m - 1.0) / (2.0 * m)); }
+
+static inline GS_HD double alp_seed_of(double c, int m) { return (m % 2 ? -1.0 : 1.0) * sqrt((2.0 * m + 1.0) * c); }
+
 static inline GS_HD double alp_seed(int m)
 {
-  double c = 0.079577471545947667884; /* 1 / (4 pi) */
-  for (int k = 1; k <= m; ++k) c *= (2.0 * k - 1.0) / (2.0 * k);
-  return (m % 2 ? -1.0 : 1.0) * sqrt((2.0 * m + 1.0) * c);
+  double c = ALP_SEED_C0;
+  for (int k = 1; k <= m; ++k) c = alp_seed_c(c, k);
+  return alp_seed_of(c, m);
 }
 
 /* The recurrence in l of Pbar_l^m at one x = cos(theta): the value is u * f,

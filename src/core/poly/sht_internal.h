@@ -5,6 +5,10 @@
 
 #include "gs_poly.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Latitudes per block: the recurrence runs on SHT_LANES lanes at once (one
  * vector loop the compiler turns into SIMD instructions). */
 #define SHT_LANES 16
@@ -27,5 +31,9 @@ void sht_lanes_free(sht_lanes *ln);
  * synthesis the reverse. GS_ERR_NOMEM when out of memory. */
 gs_status sht_legendre(const gs_sht_args *a, const sht_lanes *ln, double *gc, double *gs, long field, int analysis,
                        int threads);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
