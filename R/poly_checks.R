@@ -18,12 +18,16 @@ as_finite_matrix <- function(x, arg, call) {
   }
   if (is.null(dim(x))) x <- matrix(x, ncol = 1L)
   storage.mode(x) <- "double"
-  if (anyNA(x) || any(!is.finite(x))) {
+  if (!all_finite(x, call)) {
     abort_arg(c("{.arg {arg}} contains missing or infinite values.",
                 i = "The transforms need finite values everywhere."), call)
   }
   x
 }
+
+# Whether every element of the double vector x is finite (one pass in C, no
+# temporary as long as x).
+all_finite <- function(x, call) .Call(gs_r_all_finite, x, gs_threads(call))
 
 # A single whole number >= lower.
 check_count <- function(x, arg, call, lower = 0) {

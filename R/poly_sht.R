@@ -64,7 +64,7 @@
 sht_analysis <- function(values, lmax = NULL, grid = NULL, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   v <- sht_values(values, call)
-  d <- dim(v)
+  d <- c(dim(v), 1L)[1:3] # nlat, nlon, nfield
   if (is.null(grid)) {
     glmax <- min(d[1] - 1L, (d[2] - 1L) %/% 2L)
     grid <- sht_grid(glmax, "gauss", nlat = d[1], nlon = d[2])
@@ -84,9 +84,7 @@ sht_analysis <- function(values, lmax = NULL, grid = NULL, device = getOption("g
   bar <- gs_progress_bar(work, "sht_analysis", call)
   out <- gs_call(.Call(gs_r_sht, v, grid$cos_colat, grid$cos_colat_lo, grid$weights, lmax, grid$nlon, TRUE, dev,
                        gs_threads(call), bar), call)
-  L <- lmax + 1L
-  structure(list(cos = array(out$cos, c(L, L, d[3])), sin = array(out$sin, c(L, L, d[3])), lmax = lmax, grid = grid),
-            class = "sht")
+  structure(list(cos = out$cos, sin = out$sin, lmax = lmax, grid = grid), class = "sht")
 }
 
 #' @rdname sht_analysis
@@ -103,19 +101,20 @@ sht_synthesis <- function(coef, grid = coef$grid, device = getOption("gpustats.d
   dev <- resolve_device(device, as.double(grid$nlat) * grid$nlon * nfield, "map", call)
   if (dev < 0L) check_fftw("sht_synthesis()", call)
   bar <- gs_progress_bar(work, "sht_synthesis", call)
-  out <- gs_call(.Call(gs_r_sht, list(as.double(coef$cos), as.double(coef$sin)), grid$cos_colat, grid$cos_colat_lo,
-                       grid$weights, coef$lmax, grid$nlon, FALSE, dev, gs_threads(call), bar), call)
-  if (nfield == 1L) matrix(out, grid$nlat, grid$nlon) else array(out, c(grid$nlat, grid$nlon, nfield))
+  as_double <- function(x) if (is.double(x)) x else as.double(x) # no copy of a double array
+  gs_call(.Call(gs_r_sht, list(as_double(coef$cos), as_double(coef$sin)), grid$cos_colat, grid$cos_colat_lo,
+                grid$weights, coef$lmax, grid$nlon, FALSE, dev, gs_threads(call), bar), call)
 }
 
-# values as a finite nlat x nlon x nfield double array.
+# values as a finite double matrix or 3-d array (not copied when it is one).
 sht_values <- function(values, call) {
   d <- dim(values)
   if (!(is.numeric(values) || is.logical(values)) || !length(d) %in% 2:3) {
     abort_arg("{.arg values} must be a numeric matrix or 3-d array, not {.obj_type_friendly {values}}.", call)
   }
-  if (anyNA(values) || any(!is.finite(values))) abort_arg("{.arg values} contains missing or infinite values.", call)
-  array(as.double(values), c(d[1:2], if (length(d) == 3L) d[3] else 1L))
+  if (!is.double(values)) storage.mode(values) <- "double"
+  if (!all_finite(values, call)) abort_arg("{.arg values} contains missing or infinite values.", call)
+  values
 }
 
 check_sht_grid <- function(grid, call) {

@@ -50,6 +50,7 @@ SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_grad_info(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_poly_have_fftw(void);
+SEXP gs_r_all_finite(SEXP, SEXP);
 SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
@@ -118,6 +119,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_vecchia_apply, 3),
   CALLDEF(gs_r_vecchia_grad_info, 6),
   CALLDEF(gs_r_poly_have_fftw, 0),
+  CALLDEF(gs_r_all_finite, 2),
   CALLDEF(gs_r_dct, 4),
   CALLDEF(gs_r_tridiag_solve, 6),
   CALLDEF(gs_r_jw_eval, 4),

@@ -1,6 +1,9 @@
 /* The polynomial transforms for R: DCTs, tridiagonal solves, Jones-Worland
  * polynomials and transforms, Legendre-Chebyshev conversions, spherical
  * harmonics. Arguments are validated in R; this layer checks types. */
+#include <math.h>
+
+#include "gs_cpu.h"
 #include "gs_poly.h"
 #include "r_util.h"
 
@@ -10,6 +13,35 @@ static void need_double(SEXP x, const char *what)
 }
 
 SEXP gs_r_poly_have_fftw(void) { return Rf_ScalarLogical(gs_poly_have_fftw()); }
+
+/* TRUE when every element of x (double) is finite: one pass and no
+ * temporary, where any(!is.finite(x)) allocates a logical vector as long as
+ * x (an analysis at degree 4095 reads 268 MB of values). */
+SEXP gs_r_all_finite(SEXP x, SEXP threads_)
+{
+  need_double(x, "x");
+  const double *v = REAL(x);
+  const R_xlen_t n = XLENGTH(x);
+  const int nt = gs_cpu_threads_for(gs_r_int(threads_, "threads"), (double)n);
+  int bad = 0;
+#pragma omp parallel for num_threads(nt) reduction(| : bad) schedule(static)
+  for (R_xlen_t i = 0; i < n; ++i) bad |= !isfinite(v[i]);
+  return Rf_ScalarLogical(!bad);
+}
+
+/* A new double array d1 x d2, or d1 x d2 x d3 where d3 > 1 or three, so that
+ * R receives the transform's result without copying it to give it dim(). */
+static SEXP alloc_array(long d1, long d2, long d3, int three)
+{
+  three = three || d3 > 1;
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)d1 * d2 * d3));
+  SEXP dim = PROTECT(Rf_allocVector(INTSXP, three ? 3 : 2));
+  INTEGER(dim)[0] = (int)d1, INTEGER(dim)[1] = (int)d2;
+  if (three) INTEGER(dim)[2] = (int)d3;
+  Rf_setAttrib(out, R_DimSymbol, dim);
+  UNPROTECT(2);
+  return out;
+}
 
 /* x: double matrix (columns transformed); type 2, 3 or 4. */
 SEXP gs_r_dct(SEXP x, SEXP type_, SEXP device_, SEXP threads_)
@@ -262,15 +294,15 @@ SEXP gs_r_sht(SEXP data, SEXP x, SEXP x_lo, SEXP w, SEXP lmax_, SEXP nlon_, SEXP
   if (analysis) {
     const char *names[] = {"cos", "sin", ""};
     out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, L2 * nfield));
-    SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, L2 * nfield));
+    SET_VECTOR_ELT(out, 0, alloc_array(lmax + 1, lmax + 1, nfield, 1));
+    SET_VECTOR_ELT(out, 1, alloc_array(lmax + 1, lmax + 1, nfield, 1));
     cs = out;
   } else {
     for (int k = 0; k < 2; ++k) {
       need_double(VECTOR_ELT(cs, k), "coef");
       if (Rf_xlength(VECTOR_ELT(cs, k)) != L2 * nfield) Rf_error("coef does not match lmax");
     }
-    out = PROTECT(Rf_allocVector(REALSXP, nlat * nlon * nfield));
+    out = PROTECT(alloc_array(nlat, nlon, nfield, 0));
     values = out;
   }
   gs_sht_args a = {.lmax = lmax, .nlat = nlat, .nlon = nlon, .nfield = nfield, .x = REAL(x), .w = REAL(w),
