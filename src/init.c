@@ -15,6 +15,7 @@ SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_tridiag(SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_bench_sht(SEXP, SEXP, SEXP);
 SEXP gs_r_gp_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_set_locations(SEXP, SEXP);
 SEXP gs_r_gp_tiled(SEXP);
@@ -84,6 +85,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_bench_map, 4),
   CALLDEF(gs_r_bench_matern_cov, 4),
   CALLDEF(gs_r_bench_tridiag, 4),
+  CALLDEF(gs_r_bench_sht, 3),
   CALLDEF(gs_r_gp_new, 5),
   CALLDEF(gs_r_gp_set_locations, 2),
   CALLDEF(gs_r_gp_tiled, 1),

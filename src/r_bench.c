@@ -36,3 +36,16 @@ SEXP gs_r_bench_tridiag(SEXP n, SEXP count, SEXP reps, SEXP device)
   UNPROTECT(1);
   return out;
 }
+
+/* c(synthesis, analysis, synthesis copies, analysis copies) seconds and the
+ * round trip's error: gs_bench_sht_gpu's out. */
+SEXP gs_r_bench_sht(SEXP lmax, SEXP reps, SEXP device)
+{
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_bench_sht_gpu(gs_r_int(device, "device"), gs_r_int(lmax, "lmax"), gs_r_int(reps, "reps"),
+                                  REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}

@@ -122,6 +122,18 @@ sht_bench_shtns <- function(prog, a, v, threads, reps, eps, gpu, quick, dir) {
   res
 }
 
+# The package's GPU transforms with the data on the device (cuFFT and the
+# Legendre sums, CUDA events; random coefficients on the same grid), and the
+# host copies that sht_synthesis() and sht_analysis() add: two rows.
+sht_bench_device <- function(lmax, reps) {
+  hook <- bench_hook("gs_r_bench_sht")
+  if (is.null(hook)) return(NULL)
+  r <- .Call(hook, as.integer(lmax), as.integer(max(reps, 3)), as.integer(getOption("gpustats.gpus", 0L)[1L]))
+  data.frame(lmax = lmax, what = c("gpustats GPU, data on the device", "gpustats GPU, host copies alone"),
+             threads = NA, synthesis_s = r[c(1, 3)], analysis_s = r[c(2, 4)], total_s = c(r[1] + r[2], r[3] + r[4]),
+             rel_l2 = c(r[5], NA))
+}
+
 sht_bench_row <- function(lmax, what, threads, r, a) {
   data.frame(lmax = lmax, what = what, threads = threads, synthesis_s = r$synthesis, analysis_s = r$analysis,
              total_s = r$synthesis + r$analysis, rel_l2 = sht_rel_l2(r$coef, a))
@@ -154,6 +166,12 @@ bench_poly_sht_shtns <- function(lmaxes = bench_opt("sht_lmax", c(1023, 4095), 6
                                             field_max_rel = max(abs(g$field - cpu$field)) / max(abs(cpu$field)),
                                             coef_max_rel = sht_max_diff(g$coef, cpu$coef))
       g$field <- NULL
+      dev <- sht_bench_device(lmax, reps)
+      if (!is.null(dev)) {
+        rows[[length(rows) + 1L]] <- dev
+        message(sprintf("lmax %d: gpustats GPU, data on the device %s + %s s", lmax, fmt_sec(dev$synthesis_s[1]),
+                        fmt_sec(dev$analysis_s[1])))
+      }
     }
     if (nzchar(prog)) {
       for (on_gpu in c(FALSE, if (gpu && shtns_gpu) TRUE)) {
@@ -179,10 +197,12 @@ bench_poly_sht_shtns <- function(lmaxes = bench_opt("sht_lmax", c(1023, 4095), 6
 bench_poly_sht_shtns_print <- function(res) {
   t <- res$times
   speed <- do.call(rbind, lapply(split(t, t$lmax), function(d) {
-    tot <- function(p) { x <- d$total_s[startsWith(d$what, p)]; if (length(x)) x[1] else NA_real_ }
-    data.frame(lmax = d$lmax[1], shtns_cpu_over_gpu = tot("SHTns CPU") / tot("gpustats GPU"),
+    tot <- function(what) { x <- d$total_s[d$what == what]; if (length(x)) x[1] else NA_real_ }
+    shtns <- function(p) { x <- d$total_s[startsWith(d$what, p)]; if (length(x)) x[1] else NA_real_ } # binary named after p
+    data.frame(lmax = d$lmax[1], shtns_cpu_over_gpu = shtns("SHTns CPU") / tot("gpustats GPU"),
+               shtns_cpu_over_device = shtns("SHTns CPU") / tot("gpustats GPU, data on the device"),
                cpu_over_gpu = tot("gpustats CPU") / tot("gpustats GPU"),
-               shtns_cuda_over_gpu = tot("SHTns CUDA") / tot("gpustats GPU"))
+               shtns_cuda_over_gpu = shtns("SHTns CUDA") / tot("gpustats GPU"))
   }))
   cat(sprintf("\nCPU: %s, %d cores; GPU: %s; %s field\n\n", bench_cpu_name(), bench_cores(), bench_gpu_name(),
               res$field))
@@ -190,11 +210,12 @@ bench_poly_sht_shtns_print <- function(res) {
                       `synthesis s` = fmt_sec(t$synthesis_s), `analysis s` = fmt_sec(t$analysis_s),
                       `total s` = fmt_sec(t$total_s), `round-trip rel. L2` = fmt_g(t$rel_l2), check.names = FALSE)
   cat(md_section("Spherical-harmonic synthesis + analysis of one real field (Gauss grid)", shown, "lllrrrr",
-                 "Best of the repeats. gpustats: end to end from R (GPU: host copies included); SHTns CPU: its transforms on host arrays; SHTns CUDA: on device arrays."))
+                 "Best of the repeats. gpustats: end to end from R (GPU: host copies included); gpustats GPU, data on the device: cuFFT and the Legendre sums timed with CUDA events (median), random coefficients; host copies alone: what the R functions copy to and from the device (median); SHTns CPU: its transforms on host arrays; SHTns CUDA: on device arrays."))
   sp <- data.frame(lmax = speed$lmax, `SHTns CPU / gpustats GPU` = fmt_ratio(speed$shtns_cpu_over_gpu),
+                   `SHTns CPU / gpustats GPU, data on the device` = fmt_ratio(speed$shtns_cpu_over_device),
                    `gpustats CPU / gpustats GPU` = fmt_ratio(speed$cpu_over_gpu),
                    `SHTns CUDA / gpustats GPU` = fmt_ratio(speed$shtns_cuda_over_gpu), check.names = FALSE)
-  cat("\n", md_section("Speed-up of the gpustats GPU transforms (ratio of total times)", sp, "lrrr", "Above 1: the GPU is faster."),
+  cat("\n", md_section("Speed-up of the gpustats GPU transforms (ratio of total times)", sp, "lrrrr", "Above 1: the GPU is faster."),
       sep = "")
   if (!is.null(res$compare)) {
     cm <- data.frame(lmax = res$compare$lmax, pair = res$compare$pair, `field max rel. diff.` = fmt_g(res$compare$field_max_rel),

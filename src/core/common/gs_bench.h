@@ -63,6 +63,15 @@ gs_status gs_bench_tile_chol_mixed_gpu(int device, const double *locs, long n, i
  * systems' bytes. */
 gs_status gs_bench_tridiag_gpu(int device, long n, long count, int reps, double out[5], char *msg);
 
+/* Spherical-harmonic synthesis and analysis of one field on the Gauss grid
+ * of degree lmax (lmax + 1 x 2 lmax + 2 points), random coefficients. out:
+ * seconds, medians of `reps`: [0] synthesis and [1] analysis with the data
+ * on the device (cuFFT and the Legendre sums), [2] and [3] the host copies
+ * of sht_synthesis() and sht_analysis() (coefficients up and values down,
+ * values up and coefficients down); [4] the round trip's relative L2
+ * error. */
+gs_status gs_bench_sht_gpu(int device, int lmax, int reps, double out[5], char *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,3 +60,9 @@ gs_status gs_bench_tridiag_gpu(int device, long n, long count, int reps, double 
   (void)device, (void)n, (void)count, (void)reps, (void)out;
   return gs_gpu_missing(msg);
 }
+
+gs_status gs_bench_sht_gpu(int device, int lmax, int reps, double out[5], char *msg)
+{
+  (void)device, (void)lmax, (void)reps, (void)out;
+  return gs_gpu_missing(msg);
+}
