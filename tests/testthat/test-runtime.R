@@ -149,7 +149,8 @@ test_that("memory checks count the process's own limit (ulimit -v), not only the
                          "e <- tryCatch(rstable(2^31, 1.5, 0), error = identity); ",
                          "cat(class(e)[1], conditionMessage(e))"), lib)
   rscript <- file.path(R.home("bin"), "Rscript")
-  out <- system2("sh", c("-c", shQuote(sprintf("ulimit -v 3000000 && %s -e %s", shQuote(rscript), shQuote(code)))),
+  # 8 GB of address space: the CUDA libraries alone map several; the draw asks for 17 GB
+  out <- system2("sh", c("-c", shQuote(sprintf("ulimit -v 8000000 && %s -e %s", shQuote(rscript), shQuote(code)))),
                  stdout = TRUE, stderr = TRUE)
   out <- paste(out, collapse = " ")
   expect_match(out, "gpustats_error_memory")
