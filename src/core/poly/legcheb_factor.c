@@ -36,7 +36,7 @@ typedef struct {
   double tol;
 } th_gram;
 
-static inline double gram(const th_gram *g, long i, long j) { return g->w[i] * g->w[j] * g->hs[i + j]; }
+static inline double gram(const th_gram *g, long i, long j) { return legcheb_gram(g->hs, g->w, i, j); }
 
 /* The greedy pivoted Cholesky factorisation of G restricted to the rows
  * `rows` (ns of them), until the largest remaining diagonal entry is at
@@ -75,9 +75,7 @@ static double factor_row(const th_gram *g, const long *piv, const double *lpp, i
 {
   double d = gram(g, i, i);
   for (int q = 0; q < K; ++q) {
-    double v = gram(g, i, piv[q]);
-    for (int s = 0; s < q; ++s) v -= l[s] * lpp[q * ld + s];
-    l[q] = v / lpp[q * ld + q];
+    l[q] = legcheb_factor_entry(gram(g, i, piv[q]), l, 1, lpp + q * ld, q);
     d -= l[q] * l[q];
   }
   return d;

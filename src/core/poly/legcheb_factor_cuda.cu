@@ -1,6 +1,6 @@
 /* The Hankel factor's rows on the GPU (legcheb_factor_cuda.cuh): for the
  * pivots the host chose, one thread per row runs the forward substitution of
- * legcheb_factor.c's factor_row, in the same order of operations, so the
+ * legcheb_factor.c's factor_row (the shared legcheb_factor_entry), so the
  * factor and the remaining diagonal agree with the CPU's to rounding; one
  * block then finds the row of largest remaining diagonal, the first on a
  * tie as on the CPU. The Hankel table is computed on the host (long double,
@@ -9,6 +9,7 @@
 
 #include "gs_gpu_ctx.cuh"
 #include "legcheb_factor_cuda.cuh"
+#include "legcheb_math.h"
 
 #define LCF_THREADS 256
 #define LCF_ARGMAX_THREADS 1024
@@ -20,13 +21,9 @@ __global__ void lc_factor_rows_kernel(long m, int K, int ld, const double *hs, c
                                       const double *lpp, double *l, double *d)
 {
   for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (long)gridDim.x * blockDim.x) {
-    const double wi = w[i];
-    double di = wi * wi * hs[2 * i];
+    double di = legcheb_gram(hs, w, i, i);
     for (int q = 0; q < K; ++q) {
-      const long p = piv[q];
-      double v = wi * w[p] * hs[i + p];
-      for (int s = 0; s < q; ++s) v -= l[(size_t)s * m + i] * lpp[q * ld + s];
-      v /= lpp[q * ld + q];
+      const double v = legcheb_factor_entry(legcheb_gram(hs, w, i, piv[q]), l + i, m, lpp + q * ld, q);
       l[(size_t)q * m + i] = v;
       di -= v * v;
     }

@@ -1,9 +1,9 @@
 /* The entries of the Legendre <-> Chebyshev connection matrices, shared by
  * the direct method (legcheb_cpu.c) and the Toeplitz-Hankel method
  * (legcheb_factor.c, legcheb_th.c): CPU only (long double), so not GS_HD;
- * the tables they fill are uploaded to the GPU. The per-element arithmetic of
- * the Toeplitz products at the end is GS_HD, shared by the FFTW and the
- * cuFFT paths.
+ * the tables they fill are uploaded to the GPU. The Hankel factor's row
+ * arithmetic and the per-element arithmetic of the Toeplitz products at the
+ * end are GS_HD, shared by the CPU and GPU paths.
  *
  * With Lambda(z) = Gamma(z + 1/2) / Gamma(z + 1), both matrices are upper
  * triangular, zero where n - k is odd, and for n - k even (Alpert and
@@ -84,6 +84,23 @@ static inline long double legcheb_row_scale(int to_chebyshev, long k)
 
 /* The column scaling: 1 or n (with column 0 of Chebyshev -> Legendre apart). */
 static inline long double legcheb_col_scale(int to_chebyshev, long n) { return to_chebyshev ? 1.0L : (long double)n; }
+
+/* The Hankel part's Gram matrix G_ij = w_i w_j hs[i + j] (W H W), which the
+ * pivoted Cholesky factor represents. */
+static inline GS_HD double legcheb_gram(const double *hs, const double *w, long i, long j)
+{
+  return w[i] * w[j] * hs[i + j];
+}
+
+/* Entry q of a row of that factor, from v = G(i, piv[q]), the row's earlier
+ * entries l[s * stride] (s < q) and row q of the pivots' factor lpp_q: the
+ * one arithmetic of the CPU's rows (legcheb_factor.c) and the GPU's
+ * (legcheb_factor_cuda.cu). */
+static inline GS_HD double legcheb_factor_entry(double v, const double *l, long stride, const double *lpp_q, int q)
+{
+  for (int s = 0; s < q; ++s) v -= l[s * stride] * lpp_q[s];
+  return v / lpp_q[q];
+}
 
 /* The input of the Toeplitz product of term r at row j of a part:
  * l_r(j) (col_j x_j). */
