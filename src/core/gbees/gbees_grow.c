@@ -4,8 +4,10 @@
  * and their targets (a target listed twice is appended where it is first
  * listed), as on the GPU. Every stage runs on the step's team:
  *   1. the threads take parts of the cells (gbees_parts_of) as they come
- *      free, for the cells that list targets lie unevenly, and each lists
- *      the missing targets of its parts in its own lane;
+ *      free, for the cells that list targets lie unevenly (guided: runs of
+ *      parts that shrink to one, so that a few atomic updates of the loop's
+ *      counter per thread hand them out), and each lists the missing targets
+ *      of its parts in its own lane;
  *   2. each thread copies the lists of its parts to where they start in the
  *      order of the parts, which is the order of the cells, and claims each
  *      listing in a table of the listed keys that keeps each key's first
@@ -50,7 +52,7 @@ static void team_list(gs_gbees *g, const gbees_parts *parts)
   gbees_lane *lane = &s->lane[me];
   lane->count = 0;
   lane->failed = 0;
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(guided)
   for (int k = 0; k < parts->count; k++) {
     s->part_lane[k] = me;
     s->part_start[k] = lane->count;
