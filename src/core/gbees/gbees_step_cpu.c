@@ -1,6 +1,10 @@
-/* The GBEES CPU step's velocities, conservative flux update (gbees_math.h
- * says how fluxes are owned) and normalization, and the scratch the step
- * keeps; growth is in gbees_grow.c, pruning in gbees_prune.c. */
+/* The GBEES CPU step: one parallel region per step (two for a field given
+ * as an R function, which is called between them by the thread that entered
+ * the core), so that a step pays for one start of its team and the barriers
+ * its stages need, not a region per stage. Here: the step, velocities, the
+ * step's size, the conservative flux update (gbees_math.h says how fluxes
+ * are owned) and normalization, and the scratch the step keeps; growth is in
+ * gbees_grow.c, pruning in gbees_prune.c, compaction in gbees_grid.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
