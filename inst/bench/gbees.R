@@ -18,6 +18,8 @@
 #   gbees_mc_n       Monte Carlo samples (default 1e5)
 #   gbees_l96_t      end time of the Lorenz '96 runs on the CPU, on all cores and on one
 #                    (default 0.05; 0 skips them)
+#   gbees_l96_dx     cell width of the Lorenz '96 runs (default 0.1; 0.2 gives a small grid,
+#                    7^6 initial cells instead of 13^6)
 #   gbees_l96_gpu_t  end time of the Lorenz '96 run on the GPU (default 0.3; 0 skips it)
 #   gbees_l96_bc_bins  cells per bin side for the Bhattacharyya coefficients of the GPU
 #                    Lorenz '96 run against gbees_mc_n Monte Carlo samples, e.g. 1,4,8
@@ -25,6 +27,12 @@
 #   gbees_l96_kde    sampled cells for the kernel-smoothed coefficient of that run (with its
 #                    standard error, the one-sided variant and the exact-agreement reference;
 #                    default 0: none; it needs gbees_l96_bc_bins > 0)
+#   gbees_threads    thread counts of the CPU runs, e.g. 1,16 (default: all cores, then 1)
+#   gbees_gpu        0 skips the GPU runs (default 1: run them where there is a GPU)
+#   gbees_bc         0 skips the Monte Carlo reference and the coefficients (default 1)
+#
+# The CPU path's scaling alone, per phase, on 1 and 16 threads:
+#   Rscript inst/bench/gbees.R --gbees_threads=1,16 --gbees_gpu=0 --gbees_bc=0
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
@@ -38,16 +46,19 @@ bench_gbees_l63 <- function(device, threads, model = lorenz63()) {
         measurements = gbees_measurements(1, -8, 3, 1), threshold = 1e-7, device = device)
 }
 
-bench_gbees_l96 <- function(device, t_end, threads = NULL) {
+bench_gbees_l96 <- function(device, t_end, threads = NULL, dx = 0.1) {
   old <- options(gpustats.threads = threads)
   on.exit(options(old))
-  gbees(lorenz96(6, 4), x0 = c(4.5, 4, 4, 4, 4, 4), cov = diag(0.04, 6), dx = 0.1, times = t_end,
+  gbees(lorenz96(6, 4), x0 = c(4.5, 4, 4, 4, 4, 4), cov = diag(0.04, 6), dx = dx, times = t_end,
         threshold = 8e-9, device = device)
 }
 
 bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("gbees_mc_n", 1e5, 1e4),
-                        l96_t = bench_opt("gbees_l96_t", 0.05, 0), l96_gpu_t = bench_opt("gbees_l96_gpu_t", 0.3, 0),
-                        l96_bc_bins = bench_opt("gbees_l96_bc_bins", 0, 0), l96_kde = bench_opt("gbees_l96_kde", 0, 0)) {
+                        l96_t = bench_opt("gbees_l96_t", 0.05, 0), l96_dx = bench_opt("gbees_l96_dx", 0.1),
+                        l96_gpu_t = bench_opt("gbees_l96_gpu_t", 0.3, 0),
+                        l96_bc_bins = bench_opt("gbees_l96_bc_bins", 0, 0), l96_kde = bench_opt("gbees_l96_kde", 0, 0),
+                        cpu_threads = bench_opt("gbees_threads", 0), use_gpu = bench_opt("gbees_gpu", 1),
+                        with_bc = bench_opt("gbees_bc", 1)) {
   rows <- list()
   add <- function(case, device, threads, fit, seconds, setup = 0, bc = NA, bc4 = NA) {
     rows[[length(rows) + 1L]] <<- cbind(data.frame(
@@ -56,10 +67,12 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
       bc_4 = bc4), as.data.frame(as.list(stats::setNames(fit$info$phase_seconds,
                                                         paste0("phase_", names(fit$info$phase_seconds))))))
   }
-  gpu <- bench_gpu_ok("GBEES GPU benchmarks")
+  gpu <- use_gpu != 0 && bench_gpu_ok("GBEES GPU benchmarks")
   all_threads <- bench_cpu_threads()
+  if (all(cpu_threads > 0)) all_threads <- as.integer(max(cpu_threads))
+  thread_counts <- if (all(cpu_threads > 0)) as.integer(cpu_threads) else unique(c(all_threads, 1L))
   runs <- rbind(if (gpu) data.frame(device = "gpu", threads = NA_integer_),
-                data.frame(device = "cpu", threads = unique(c(all_threads, 1L))))
+                data.frame(device = "cpu", threads = thread_counts))
   mc <- NULL
   for (r in seq_len(nrow(runs))) {
     device <- runs$device[r]
@@ -69,7 +82,7 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
     seconds <- bench_time(function() fit <<- bench_gbees_l63(device, threads), reps = reps,
                           warmup = as.integer(device == "gpu"))
     bc <- bc4 <- NA
-    if (r == 1L || (device == "cpu" && threads == all_threads)) {
+    if (with_bc != 0 && (r == 1L || (device == "cpu" && threads == all_threads))) {
       if (is.null(mc)) {
         set.seed(1)
         mc_device <- if (gpu) "gpu" else "cpu"
@@ -89,16 +102,16 @@ bench_gbees <- function(reps = bench_opt("gbees_reps", 3, 1), mc_n = bench_opt("
   }
   l96_bc <- NULL
   l96_runs <- rbind(if (gpu && l96_gpu_t > 0) data.frame(device = "gpu", threads = NA_integer_),
-                    if (l96_t > 0) data.frame(device = "cpu", threads = unique(c(all_threads, 1L))))
+                    if (l96_t > 0) data.frame(device = "cpu", threads = thread_counts))
   for (r in seq_len(NROW(l96_runs))) {
     device <- l96_runs$device[r]
     threads <- if (is.na(l96_runs$threads[r])) all_threads else l96_runs$threads[r]
     t_end <- if (device == "gpu") l96_gpu_t else l96_t
     fit <- NULL
     # the initial grid (13^6 cells) on its own, to separate it from the steps
-    setup <- system.time(bench_gbees_l96(device, 0, threads))[["elapsed"]]
-    seconds <- system.time(fit <- bench_gbees_l96(device, t_end, threads))[["elapsed"]]
-    add(sprintf("Lorenz '96 6-D, to t = %g", t_end), device, l96_runs$threads[r], fit, seconds, setup = setup)
+    setup <- system.time(bench_gbees_l96(device, 0, threads, l96_dx))[["elapsed"]]
+    seconds <- system.time(fit <- bench_gbees_l96(device, t_end, threads, l96_dx))[["elapsed"]]
+    add(sprintf("Lorenz '96 6-D%s, to t = %g", if (l96_dx != 0.1) sprintf(" (cells %g)", l96_dx) else "", t_end), device, l96_runs$threads[r], fit, seconds, setup = setup)
     if (device == "gpu" && any(l96_bc_bins > 0)) l96_bc <- bench_gbees_l96_bc(fit, t_end, mc_n, l96_bc_bins, l96_kde)
   }
   res <- do.call(rbind, rows)

@@ -15,17 +15,23 @@
 #   gbees_mc_n        Monte Carlo samples (default 1e5)
 #   gbees_acc_bins    cells per bin side of the binned coefficient (default 1,4)
 #   gbees_l96_t       end time of the Lorenz '96 case (default 1.3)
+#   gbees_l96_dx      cell width of the Lorenz '96 case (default 0.1)
 #   gbees_acc_max_cells  cells at which the kernel sums run exactly; a larger grid is
 #                     estimated from this many sampled cells (default 1e6)
+#
+# GPUSTATS_BENCH_QUICK=1 checks the script in about a minute on one core: 1e4
+# samples, a coarse Lorenz '96 grid (cells 0.2 wide, 7^6 initial cells instead
+# of 13^6) to t = 0.1, and kernel-smoothed coefficients estimated from 2,000
+# sampled cells; its figures are not the cases'.
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
-gbees_acc_case <- function(case, t_l96) {
+gbees_acc_case <- function(case, t_l96, dx_l96) {
   switch(case,
          l63 = list(name = "Lorenz '63", model = lorenz63(), x0 = c(-11.5, -10, 9.5), cov = diag(3), dx = 0.5,
                     threshold = 1e-7, time = 1),
          l96 = list(name = "Lorenz '96 6-D", model = lorenz96(6, 4), x0 = c(4.5, rep(4, 5)), cov = diag(0.04, 6),
-                    dx = 0.1, threshold = 8e-9, time = t_l96),
+                    dx = dx_l96, threshold = 8e-9, time = t_l96),
          stop("unknown case ", case))
 }
 
@@ -62,10 +68,11 @@ gbees_acc_run <- function(case, device, n, bins, max_cells) {
 bench_gbees_accuracy <- function(cases = bench_opt("gbees_acc_cases", "l63,l96"),
                                  device = bench_opt("gbees_acc_device", "auto"),
                                  n = bench_opt("gbees_mc_n", 1e5, 1e4), bins = bench_opt("gbees_acc_bins", c(1, 4)),
-                                 t_l96 = bench_opt("gbees_l96_t", 1.3, 0.2),
-                                 max_cells = bench_opt("gbees_acc_max_cells", 1e6, 1e5)) {
+                                 t_l96 = bench_opt("gbees_l96_t", 1.3, 0.1),
+                                 dx_l96 = bench_opt("gbees_l96_dx", 0.1, 0.2),
+                                 max_cells = bench_opt("gbees_acc_max_cells", 1e6, 2e3)) {
   cases <- strsplit(cases, ",", fixed = TRUE)[[1]]
-  do.call(rbind, lapply(cases, function(k) gbees_acc_run(gbees_acc_case(k, t_l96), device, n, bins, max_cells)))
+  do.call(rbind, lapply(cases, function(k) gbees_acc_run(gbees_acc_case(k, t_l96, dx_l96), device, n, bins, max_cells)))
 }
 
 gbees_accuracy_table <- function(res) {

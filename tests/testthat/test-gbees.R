@@ -285,6 +285,32 @@ test_that("1 and 2 threads give the same cells and probabilities through growth,
   expect_gt(sum(one$info$phase_seconds[c("growth", "advect", "prune")]), 0)
 })
 
+test_that("1 and 2 threads agree for a field that depends on time, compiled or given as an R function", {
+  run <- function(threads, model) {
+    old <- options(gpustats.threads = threads)
+    on.exit(options(old))
+    gbees(model, x0 = c(1, 0), cov = diag(0.01, 2), dx = 0.02, times = c(0.2, 0.4), threshold = 1e-8,
+          prune_every = 4L, device = "cpu")
+  }
+  duffing_r <- gbees_model(function(x, t) cbind(x[, 2], -0.25 * x[, 2] + x[, 1] - x[, 1]^3 + 0.3 * cos(t)), n = 2,
+                           autonomous = FALSE)
+  models <- list(duffing_r)
+  if (gpustats:::gbees_has_c_compiler()) models <- c(models, list(duffing))
+  for (model in models) {
+    one <- run(1L, model)
+    two <- run(2L, model)
+    expect_gt(one$info$steps, 8)
+    expect_gt(one$info$pruned_mass, 0)
+    expect_gt(one$info$phase_seconds[["field"]], 0)
+    expect_equal(two$info$steps, one$info$steps)
+    for (k in seq_along(one$snapshots)) {
+      expect_gt(length(one$snapshots[[k]]$prob), 1000) # several of the ranges that sums are split into
+      expect_identical(two$snapshots[[k]]$keys, one$snapshots[[k]]$keys)
+      expect_identical(two$snapshots[[k]]$prob, one$snapshots[[k]]$prob)
+    }
+  }
+})
+
 # CPU and GPU: the same cells in the same order, probabilities to rounding
 # (relative, in cells above `floor`; absolute below).
 # abs: the bound on every cell's absolute difference (probabilities add to 1).

@@ -35,11 +35,6 @@ static void note_size(gs_gbees *g)
   if ((size_t)g->n_cells > g->info.peak_cells) g->info.peak_cells = (size_t)g->n_cells;
 }
 
-/* The longest stable step of the grid as it is on the host. */
-static double courant_step(const gs_gbees *g)
-{
-  return g->max_rate > 0.0 ? g->opt.cfl / g->max_rate : INFINITY;
-}
 
 double gbees_lap(gs_gbees *g, int phase, double since)
 {
@@ -60,7 +55,7 @@ static gs_status initial_grid(gs_gbees *g, const double *prec, const int *half_w
     gbees_grid_link(g, 0);
   } else {
     st = gbees_settle(g, 0, NULL, t0, gbees_team(g, g->n_cells), msg);
-    g->dt = courant_step(g);
+    g->dt = gbees_courant_step(g->opt.cfl, g->max_rate);
   }
   if (st == GS_OK) gbees_normalize(g);
   return st;
@@ -103,38 +98,6 @@ void gs_gbees_free(gs_gbees *g)
   free(g);
 }
 
-/* One step, shortened to end at t_end if it would pass it. */
-static gs_status step(gs_gbees *g, double t_end, char *msg)
-{
-  gs_status st = gbees_grow(g, msg);
-  double since = gs_wall_seconds();
-  if (st == GS_OK && !g->model.autonomous) {
-    st = gbees_velocities(g, 0, g->time, msg);
-    since = gbees_lap(g, GS_GBEES_PHASE_FIELD, since);
-  }
-  if (st != GS_OK) return st;
-  g->dt = courant_step(g);
-  if ((st = gbees_step_guard(g, g->dt, t_end, msg)) != GS_OK) return st;
-  double dt = t_end - g->time;
-  int last = 1;
-  if (g->dt < dt) {
-    dt = g->dt;
-    last = 0;
-  }
-  gbees_advect(g, dt);
-  since = gbees_lap(g, GS_GBEES_PHASE_ADVECT, since);
-  g->time = last ? t_end : g->time + dt;
-  g->info.steps++;
-  g->info.cell_updates += g->n_cells;
-  note_size(g);
-  if (++g->steps_since_prune >= g->opt.prune_every) {
-    st = gbees_prune(g, msg);
-    gbees_normalize(g);
-    gbees_lap(g, GS_GBEES_PHASE_PRUNE, since);
-  }
-  return st;
-}
-
 gs_status gbees_step_guard(const gs_gbees *g, double dt, double t_end, char *msg)
 {
   if (!(dt < INFINITY)) return GS_OK; /* nothing moves, or the step is not known yet */
@@ -171,7 +134,7 @@ gs_status gs_gbees_propagate(gs_gbees *g, double t_end, char *msg)
   if (g->gpu) return gbees_gpu_propagate(g, t_end, msg);
   double t_start = g->time;
   while (g->time < t_end) {
-    gs_status st = step(g, t_end, msg);
+    gs_status st = gbees_cpu_step(g, t_end, msg);
     if (st != GS_OK) return st;
     double since = gs_wall_seconds();
     int stop = gbees_progress(g, t_start, t_end);

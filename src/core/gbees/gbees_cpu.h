@@ -85,17 +85,64 @@ struct gbees_scratch {
   gbees_lane lane[GS_CPU_MAX_THREADS];
   int32_t *listed;       /* the growth targets of a step in cell order, dim each */
   int64_t listed_capacity;
-  int32_t *first_of;     /* table of listed keys: the first listing of each */
-  int64_t first_slots, first_capacity;
-  int32_t *fresh;        /* the keys of the new cells in order, dim each */
-  int64_t fresh_capacity;
-  int32_t *index;        /* a flag, then a new index, per cell (pruning) */
+  int32_t *first_of;     /* table of listed keys: the first listing of each; all
+                            first_capacity slots are empty between growths */
+  int64_t first_capacity;
+  int32_t *index;        /* a flag, then a new index, per cell (pruning): as many as the grid holds */
   int64_t index_capacity;
   double part[4][GBEES_MAX_PARTS]; /* sums over parts */
   int64_t part_count[GBEES_MAX_PARTS + 1];
   int64_t part_start[GBEES_MAX_PARTS]; /* where a part's listings start in its lane */
   int32_t part_lane[GBEES_MAX_PARTS];  /* the lane that listed a part */
 };
+
+/* One time step on the CPU, shared by the threads of its team (one
+ * parallel region; the callback of a field given as an R function runs
+ * between two). A value a thread decides for all is written between two
+ * barriers and read after the second; every other value here is set before
+ * the region. The master thread times the phases after barriers. */
+typedef struct {
+  gs_gbees *g;
+  double t_end;
+  char *msg;              /* the caller's, written by one thread */
+  gs_status status;       /* of the step so far, the same for every thread after a barrier */
+  int32_t first;          /* the cells before growth */
+  double top;             /* the largest CFL rate of the cells before first (or of all, for an R field) */
+  int64_t listed_capacity, first_capacity, capacity; /* the scratch's and grid's when the step began */
+  int velocities_of_all;  /* 1: every cell's velocities, each step (a field that depends on time) */
+  int r_field;            /* 1: a field given as an R function (called between two regions) */
+  int prune;              /* 1: the step ends with pruning */
+  int64_t fresh;          /* the new cells */
+  double dt;              /* the step taken */
+  int32_t cells;          /* the cells advanced */
+  double since;           /* the master thread's clock at its last lap */
+} gbees_step;
+
+/* Parts of a step, on its team (orphaned work sharing). */
+/* Lists the growth targets missing from the grid and adds them as cells,
+ * stored and linked (gbees_grow.c); velocities of the new cells too for a
+ * compiled or built-in autonomous field. */
+void gbees_team_grow(gbees_step *s);
+/* Velocities of every cell for a compiled field that depends on time,
+ * the step's size (and its check), the flux update with the normalization,
+ * and the pruning when it is due (gbees_step_cpu.c). */
+void gbees_team_advance(gbees_step *s);
+/* The flux update of a step of dt and the normalization. */
+void gbees_team_advect(gs_gbees *g, double dt);
+/* Divides the probabilities by their sum (when positive). */
+void gbees_team_normalize(gs_gbees *g);
+/* Pruning and the compaction of the cells (gbees_prune.c); an error (out of
+ * memory) goes to *status for every thread. */
+void gbees_team_prune(gs_gbees *g, gs_status *status, char *msg);
+/* Compaction of the grid (gbees_grid.c): keeps the cells with index[c] != 0
+ * in order, renumbers links, rebuilds the hash table and the largest CFL
+ * rate. */
+void gbees_team_compact(gs_gbees *g, int32_t *index);
+/* Empties the hash table and puts cells 0 .. n-1 in it. */
+void gbees_team_fill_table(gs_gbees *g, int32_t n);
+/* gbees_grid_reserve without refilling a replaced hash table: *refill is
+ * set then, and the caller refills it (gbees_team_fill_table). */
+gs_status gbees_grid_reserve_unfilled(gs_gbees *g, int64_t cells, int *refill, char *msg);
 
 /* Grows the array *p of *capacity elements of `size` bytes to at least n
  * (doubling); 0 when out of memory. */
@@ -117,7 +164,7 @@ static inline void gbees_slot_claim(int32_t *slot, int64_t n_slots, const int32_
 
 /* Orphaned worksharing: these run on the team of the enclosing parallel
  * region (or alone outside one). */
-/* Empties the n_slots slots. */
+/* Empties the n_slots slots (no barrier at its end). */
 void gbees_team_clear_slots(int32_t *slot, int64_t n_slots);
 /* Stores cells first .. n_cells-1 with these keys (dim each, from cell
  * first on), probability and velocities 0 and no links, and puts them in

@@ -22,25 +22,22 @@ double gbees_grid_bytes(const gs_gbees *g)
 void gbees_team_clear_slots(int32_t *slot, int64_t n_slots)
 {
   const int64_t chunk = 16384;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
   for (int64_t s = 0; s < n_slots; s += chunk)
     memset(slot + s, 0xff, (size_t)(n_slots - s < chunk ? n_slots - s : chunk) * sizeof(int32_t)); /* GBEES_NONE */
 }
 
-/* Empties the table and puts cells 0 .. n_cells-1 in it (a unit of work
- * per slot: a table is enlarged before the cells arrive). */
-static void fill_table(gs_gbees *g)
+void gbees_team_fill_table(gs_gbees *g, int32_t n)
 {
   int d = g->dim;
-#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, (double)g->n_slots))
-  {
-    gbees_team_clear_slots(g->slot, g->n_slots);
+  gbees_team_clear_slots(g->slot, g->n_slots);
+#pragma omp barrier
 #pragma omp for schedule(static)
-    for (int32_t c = 0; c < g->n_cells; c++) gbees_slot_claim(g->slot, g->n_slots, g->key + (size_t)c * d, d, c);
-  }
+  for (int32_t c = 0; c < n; c++) gbees_slot_claim(g->slot, g->n_slots, g->key + (size_t)c * d, d, c);
 }
 
-static gs_status rehash(gs_gbees *g, int64_t n_slots, char *msg)
+/* A new, empty table of n_slots slots, filled by the caller. */
+static gs_status new_table(gs_gbees *g, int64_t n_slots, char *msg)
 {
   int32_t *slot = (int32_t *)malloc((size_t)n_slots * sizeof(int32_t));
   if (!slot)
@@ -49,7 +46,6 @@ static gs_status rehash(gs_gbees *g, int64_t n_slots, char *msg)
   free(g->slot);
   g->slot = slot;
   g->n_slots = n_slots;
-  fill_table(g);
   return GS_OK;
 }
 
@@ -76,9 +72,10 @@ gs_status gbees_grid_size(int64_t current, int64_t cells, int64_t *capacity, int
   return GS_OK;
 }
 
-gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
+gs_status gbees_grid_reserve_unfilled(gs_gbees *g, int64_t cells, int *refill, char *msg)
 {
   int64_t cap = g->capacity, slots = g->n_slots;
+  *refill = 0;
   if (cells > g->capacity || g->n_slots < 2 * (int64_t)g->capacity) {
     gs_status st = gbees_grid_size(g->capacity, cells, &cap, &slots, msg);
     if (st != GS_OK) return st;
@@ -97,18 +94,32 @@ gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
     if (!grow_array((void **)&g->key, n * d * sizeof(int32_t)) || !grow_array((void **)&g->prob, n * sizeof(double)) ||
         !grow_array((void **)&g->v, n * d * sizeof(double)) || !grow_array((void **)&g->rate, n * sizeof(double)) ||
         !grow_array((void **)&g->nbr, n * 2 * d * sizeof(int32_t)) ||
-        !grow_array((void **)&g->face, n * d * sizeof(double)) || !grow_array((void **)&g->flux, n * d * sizeof(double)))
+        !grow_array((void **)&g->face, n * d * sizeof(double)) || !grow_array((void **)&g->flux, n * d * sizeof(double)) ||
+        !gbees_scratch_fit((void **)&g->scratch->index, &g->scratch->index_capacity, cap, sizeof(int32_t)))
       return gs_set_msg(msg, GS_ERR_NOMEM, "the GBEES grid needs %.0f cells (%.2f GB); host memory ran out",
                         (double)cells, (double)cap * (double)cell_bytes(d) / 1e9);
     g->capacity = (int32_t)cap;
   }
   if (g->n_slots < slots) {
-    gs_status st = rehash(g, slots, msg);
+    gs_status st = new_table(g, slots, msg);
     if (st != GS_OK) return st;
+    *refill = 1;
   }
   double bytes = gbees_grid_bytes(g);
   if (bytes > g->info.peak_memory_bytes) g->info.peak_memory_bytes = bytes;
   return GS_OK;
+}
+
+gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg)
+{
+  int refill;
+  gs_status st = gbees_grid_reserve_unfilled(g, cells, &refill, msg);
+  /* a unit of work per slot: a table is enlarged before the cells arrive */
+  if (refill) {
+#pragma omp parallel num_threads(gs_cpu_threads_for(g->opt.threads, (double)g->n_slots))
+    gbees_team_fill_table(g, g->n_cells);
+  }
+  return st;
 }
 
 int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key)
@@ -242,33 +253,34 @@ static void team_move_rows(const gbees_parts *p, const int32_t *index, const int
   }
 }
 
-void gbees_grid_compact(gs_gbees *g, int32_t *index)
+void gbees_team_compact(gs_gbees *g, int32_t *index)
 {
   int d = g->dim;
   gbees_parts parts = gbees_parts_of(g->n_cells);
   int64_t *start = g->scratch->part_count;
-  int32_t kept = 0;
   double top = 0.0;
   /* face (dim doubles per cell, recomputed every step) holds a row of any array on its way */
-#pragma omp parallel num_threads(gbees_team(g, g->n_cells)) reduction(max : top)
-  {
-    int32_t n_kept = team_number_kept(&parts, index, start);
-#pragma omp single nowait
-    kept = n_kept;
-    team_move_rows(&parts, index, start, g->key, g->face, d * sizeof(int32_t), 0);
-    team_move_rows(&parts, index, start, g->v, g->face, d * sizeof(double), 0);
-    team_move_rows(&parts, index, start, g->nbr, g->face, 2 * d * sizeof(int32_t), 1);
-    team_move_rows(&parts, index, start, g->prob, g->face, sizeof(double), 0);
-    team_move_rows(&parts, index, start, g->rate, g->face, sizeof(double), 0);
-    gbees_team_clear_slots(g->slot, g->n_slots);
-#pragma omp for schedule(static)
-    for (int32_t c = 0; c < n_kept; c++) {
-      gbees_slot_claim(g->slot, g->n_slots, g->key + (size_t)c * d, d, c);
-      top = g->rate[c] > top ? g->rate[c] : top;
-    }
+  int32_t kept = team_number_kept(&parts, index, start);
+  team_move_rows(&parts, index, start, g->key, g->face, d * sizeof(int32_t), 0);
+  team_move_rows(&parts, index, start, g->v, g->face, d * sizeof(double), 0);
+  team_move_rows(&parts, index, start, g->nbr, g->face, 2 * d * sizeof(int32_t), 1);
+  team_move_rows(&parts, index, start, g->prob, g->face, sizeof(double), 0);
+  team_move_rows(&parts, index, start, g->rate, g->face, sizeof(double), 0);
+  gbees_team_clear_slots(g->slot, g->n_slots);
+#pragma omp barrier
+#pragma omp for schedule(static) nowait
+  for (int32_t c = 0; c < kept; c++) {
+    gbees_slot_claim(g->slot, g->n_slots, g->key + (size_t)c * d, d, c);
+    top = g->rate[c] > top ? g->rate[c] : top;
   }
-  g->n_cells = kept;
-  g->max_rate = top;
+  g->scratch->lane[GBEES_THREAD_NUM()].max_rate = top;
+#pragma omp barrier
+#pragma omp single
+  {
+    for (int t = 0; t < GBEES_TEAM_SIZE(); t++) top = g->scratch->lane[t].max_rate > top ? g->scratch->lane[t].max_rate : top;
+    g->max_rate = top;
+    g->n_cells = kept;
+  }
 }
 
 void gbees_grid_free(gs_gbees *g)

@@ -3,6 +3,7 @@
 #ifndef GBEES_INTERNAL_H
 #define GBEES_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "gbees_kde_math.h"
@@ -48,6 +49,12 @@ struct gs_gbees {
   gbees_gpu *gpu;
 };
 
+/* The longest stable step, cfl over the largest CFL rate. */
+static inline double gbees_courant_step(double cfl, double max_rate)
+{
+  return max_rate > 0.0 ? cfl / max_rate : INFINITY;
+}
+
 /* The host arrays as the shared arithmetic sees them. */
 gbees_cells gbees_host_cells(const gs_gbees *g);
 
@@ -63,9 +70,6 @@ gs_status gbees_grid_reserve(gs_gbees *g, int64_t cells, char *msg);
 int32_t gbees_grid_find(const gs_gbees *g, const int32_t *key);
 /* Links cells first .. n_cells-1 with their face neighbours (both ways). */
 void gbees_grid_link(gs_gbees *g, int32_t first);
-/* Keeps the cells with index[c] != 0, in order, and rebuilds table and
- * links; index[c] becomes the cell's new index (GBEES_NONE if removed). */
-void gbees_grid_compact(gs_gbees *g, int32_t *index);
 /* The box of keys |k_i| <= half_width[i] (the first key varying fastest)
  * with probabilities exp(-q/2), q the quadratic form of prec in the cell
  * centre's offset. */
@@ -77,18 +81,15 @@ void gbees_grid_free(gs_gbees *g);
  * gbees_prune.c) */
 gs_status gbees_scratch_new(gs_gbees *g, char *msg);
 void gbees_scratch_free(gs_gbees *g);
-/* Adds the growth targets missing from the grid, with their velocities and links. */
-gs_status gbees_grow(gs_gbees *g, char *msg);
+/* One time step on the CPU, shortened to end at t_end if it would pass it:
+ * growth, velocities, the flux update and, when due, pruning. */
+gs_status gbees_cpu_step(gs_gbees *g, double t_end, char *msg);
 /* Velocities, rates and links of cells first .. n_cells-1 at time t, on
  * `threads` threads; with keys (dim per cell), the cells are stored and put
  * in the hash table first, else they are there already. */
 gs_status gbees_settle(gs_gbees *g, int32_t first, const int32_t *keys, double t, int threads, char *msg);
-/* Velocities and rates of cells first .. n_cells-1 at time t. */
-gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg);
 /* The error for a field that is not finite at the cell with this key. */
 gs_status gbees_nonfinite_field(const gs_gbees *g, const int32_t *key, char *msg);
-/* The flux update of a step of dt, then the normalization. */
-void gbees_advect(gs_gbees *g, double dt);
 void gbees_normalize(gs_gbees *g);
 gs_status gbees_prune(gs_gbees *g, char *msg);
 

@@ -17,7 +17,7 @@
 
 #include "gbees_cpu.h"
 
-/* Marks of the cells (0 is removed, anything else kept by gbees_grid_compact) */
+/* Marks of the cells (0 is removed, anything else kept by gbees_team_compact) */
 #define PRUNE_GONE 0
 #define PRUNE_KEEP 1
 #define PRUNE_CANDIDATE 2
@@ -37,41 +37,38 @@ static int candidate_order(const void *a, const void *b)
 
 /* Marks every cell kept or candidate and removes the sure candidates;
  * part k's removed mass goes to gone[k] and its candidates left to left[k]. */
-static void mark_cells(gs_gbees *g, const gbees_parts *parts, int32_t *mark, double *gone, int64_t *left)
+static void team_mark_cells(gs_gbees *g, const gbees_parts *parts, int32_t *mark, double *gone, int64_t *left)
 {
   gbees_cells cells = gbees_host_cells(g);
   double threshold = g->opt.threshold, *mass = g->scratch->part[2];
-#pragma omp parallel num_threads(gbees_team(g, parts->n))
-  {
 #pragma omp for schedule(static)
-    for (int k = 0; k < parts->count; k++) {
-      double m = 0.0;
-      for (int32_t c = gbees_part_begin(parts, k); c < gbees_part_end(parts, k); c++) {
-        int candidate = g->prob[c] < threshold && !gbees_receives_inflow(&cells, c, threshold);
-        mark[c] = candidate ? PRUNE_CANDIDATE : PRUNE_KEEP;
-        if (candidate) m += g->prob[c];
-      }
-      mass[k] = m;
+  for (int k = 0; k < parts->count; k++) {
+    double m = 0.0;
+    for (int32_t c = gbees_part_begin(parts, k); c < gbees_part_end(parts, k); c++) {
+      int candidate = g->prob[c] < threshold && !gbees_receives_inflow(&cells, c, threshold);
+      mark[c] = candidate ? PRUNE_CANDIDATE : PRUNE_KEEP;
+      if (candidate) m += g->prob[c];
     }
-    /* every thread adds the parts in the same order */
-    double all = gbees_parts_total(mass, parts->count);
-    int bounded = all < 1.0;
+    mass[k] = m;
+  }
+  /* every thread adds the parts in the same order */
+  double all = gbees_parts_total(mass, parts->count);
+  int bounded = all < 1.0;
 #pragma omp for schedule(static)
-    for (int k = 0; k < parts->count; k++) {
-      double m = 0.0;
-      int64_t l = 0;
-      for (int32_t c = gbees_part_begin(parts, k); c < gbees_part_end(parts, k); c++) {
-        if (mark[c] != PRUNE_CANDIDATE) continue;
-        if (bounded && gbees_prune_removable(g->prob[c], all, threshold)) {
-          mark[c] = PRUNE_GONE;
-          m += g->prob[c];
-        } else {
-          l++;
-        }
+  for (int k = 0; k < parts->count; k++) {
+    double m = 0.0;
+    int64_t l = 0;
+    for (int32_t c = gbees_part_begin(parts, k); c < gbees_part_end(parts, k); c++) {
+      if (mark[c] != PRUNE_CANDIDATE) continue;
+      if (bounded && gbees_prune_removable(g->prob[c], all, threshold)) {
+        mark[c] = PRUNE_GONE;
+        m += g->prob[c];
+      } else {
+        l++;
       }
-      gone[k] = m;
-      left[k] = l;
     }
+    gone[k] = m;
+    left[k] = l;
   }
 }
 
@@ -95,23 +92,28 @@ static gs_status cut_in_order(gs_gbees *g, int32_t *mark, int64_t n_left, double
   return GS_OK;
 }
 
+void gbees_team_prune(gs_gbees *g, gs_status *status, char *msg)
+{
+  gbees_scratch *s = g->scratch;
+  gbees_parts parts = gbees_parts_of(g->n_cells);
+  team_mark_cells(g, &parts, s->index, s->part[0], s->part_count);
+  /* the candidates left after the sure cut are usually none */
+#pragma omp single
+  {
+    double removed = gbees_parts_total(s->part[0], parts.count);
+    int64_t n_left = 0;
+    for (int k = 0; k < parts.count; k++) n_left += s->part_count[k];
+    if (n_left > 0) *status = cut_in_order(g, s->index, n_left, &removed, msg);
+    g->info.pruned_mass += removed;
+    g->steps_since_prune = 0;
+  }
+  if (*status == GS_OK) gbees_team_compact(g, s->index);
+}
+
 gs_status gbees_prune(gs_gbees *g, char *msg)
 {
-  int32_t n = g->n_cells;
-  gbees_scratch *s = g->scratch;
-  g->steps_since_prune = 0;
-  if (!gbees_scratch_fit((void **)&s->index, &s->index_capacity, n, sizeof(int32_t)))
-    return gs_set_msg(msg, GS_ERR_NOMEM, "pruning %d GBEES cells ran out of host memory", n);
-  gbees_parts parts = gbees_parts_of(n);
-  mark_cells(g, &parts, s->index, s->part[0], s->part_count);
-  double removed = gbees_parts_total(s->part[0], parts.count);
-  int64_t n_left = 0;
-  for (int k = 0; k < parts.count; k++) n_left += s->part_count[k];
-  if (n_left > 0) {
-    gs_status st = cut_in_order(g, s->index, n_left, &removed, msg);
-    if (st != GS_OK) return st;
-  }
-  g->info.pruned_mass += removed;
-  gbees_grid_compact(g, s->index);
-  return GS_OK;
+  gs_status st = GS_OK;
+#pragma omp parallel num_threads(gbees_team(g, g->n_cells))
+  gbees_team_prune(g, &st, msg);
+  return st;
 }

@@ -1,6 +1,10 @@
-/* The GBEES CPU step's velocities, conservative flux update (gbees_math.h
- * says how fluxes are owned) and normalization, and the scratch the step
- * keeps; growth is in gbees_grow.c, pruning in gbees_prune.c. */
+/* The GBEES CPU step: one parallel region per step (two for a field given
+ * as an R function, which is called between them by the thread that entered
+ * the core), so that a step pays for one start of its team and the barriers
+ * its stages need, not a region per stage. Here: the step, velocities, the
+ * step's size, the conservative flux update (gbees_math.h says how fluxes
+ * are owned) and normalization, and the scratch the step keeps; growth is in
+ * gbees_grow.c, pruning in gbees_prune.c, compaction in gbees_grid.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +47,6 @@ void gbees_scratch_free(gs_gbees *g)
   for (int t = 0; t < GS_CPU_MAX_THREADS; t++) free(s->lane[t].keys);
   free(s->listed);
   free(s->first_of);
-  free(s->fresh);
   free(s->index);
   free(s);
   g->scratch = NULL;
@@ -155,19 +158,6 @@ static gs_status callback_rates(gs_gbees *g, int32_t first, char *msg)
   return GS_OK;
 }
 
-gs_status gbees_velocities(gs_gbees *g, int32_t first, double t, char *msg)
-{
-  if (g->model.kind == GS_GBEES_CALLBACK && !g->model.velocities) {
-    gs_status st = callback_velocities(g, first, t, msg);
-    return st != GS_OK ? st : callback_rates(g, first, msg);
-  }
-  int threads = gbees_team(g, g->n_cells - first);
-  gbees_lanes_reset(g, threads);
-#pragma omp parallel num_threads(threads)
-  gbees_team_velocities(g, first, t);
-  return gbees_lanes_rates(g, threads, first, msg);
-}
-
 gs_status gbees_settle(gs_gbees *g, int32_t first, const int32_t *keys, double t, int threads, char *msg)
 {
   int compiled = g->model.kind != GS_GBEES_CALLBACK || g->model.velocities;
@@ -189,7 +179,7 @@ gs_status gbees_settle(gs_gbees *g, int32_t first, const int32_t *keys, double t
  * from their mean, in neighbours to read), so every thread gets old and new
  * cells alike, and keeps its parts from loop to loop. */
 GS_CPU_DISPATCH
-void gbees_advect(gs_gbees *g, double dt)
+void gbees_team_advect(gs_gbees *g, double dt)
 {
   int d = g->dim;
   int32_t n = g->n_cells;
@@ -197,76 +187,184 @@ void gbees_advect(gs_gbees *g, double dt)
   gbees_parts parts = gbees_parts_of(n);
   double *before = g->scratch->part[0], *after = g->scratch->part[1], *clipped = g->scratch->part[2],
          *mass = g->scratch->part[3];
-
-#pragma omp parallel num_threads(gbees_team(g, n))
-  {
 #pragma omp for schedule(static, 1)
-    for (int k = 0; k < parts.count; k++) {
-      double s = 0.0;
-      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) {
-        s += g->prob[c];
-        gbees_face_jumps(&cells, c, g->face + (size_t)c * d);
-      }
-      before[k] = s;
+  for (int k = 0; k < parts.count; k++) {
+    double s = 0.0;
+    for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) {
+      s += g->prob[c];
+      gbees_face_jumps(&cells, c, g->face + (size_t)c * d);
     }
+    before[k] = s;
+  }
+#pragma omp for schedule(static, 1)
+  for (int k = 0; k < parts.count; k++)
+    for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++)
+      for (int j = 0; j < d; j++) g->flux[(size_t)c * d + j] = gbees_upper_face_flux(&cells, c, j, dt);
+  /* a cell's update reads only its own probability and the fluxes */
+#pragma omp for schedule(static, 1)
+  for (int k = 0; k < parts.count; k++) {
+    double a = 0.0, cl = 0.0, m = 0.0;
+    for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) {
+      double p = gbees_updated_prob(&cells, g->flux, c, dt);
+      a += p;
+      if (p < 0.0) {
+        cl -= p;
+        p = 0.0;
+      }
+      g->prob[c] = p;
+      m += p;
+    }
+    after[k] = a;
+    clipped[k] = cl;
+    mass[k] = m;
+  }
+#pragma omp master
+  {
+    g->info.mass_error =
+        fmax(g->info.mass_error, fabs(gbees_parts_total(after, parts.count) - gbees_parts_total(before, parts.count)));
+    g->info.clipped_mass += gbees_parts_total(clipped, parts.count);
+  }
+  /* the normalization, as gbees_team_normalize: after the loop's barrier
+   * every thread adds the parts in the same order, so all get the same
+   * total and all or none share the division; its barrier keeps the sums
+   * of the parts until the master has read them */
+  double total = gbees_parts_total(mass, parts.count);
+  if (total > 0.0) {
 #pragma omp for schedule(static, 1)
     for (int k = 0; k < parts.count; k++)
-      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++)
-        for (int j = 0; j < d; j++) g->flux[(size_t)c * d + j] = gbees_upper_face_flux(&cells, c, j, dt);
-    /* a cell's update reads only its own probability and the fluxes */
-#pragma omp for schedule(static, 1)
-    for (int k = 0; k < parts.count; k++) {
-      double a = 0.0, cl = 0.0, m = 0.0;
-      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) {
-        double p = gbees_updated_prob(&cells, g->flux, c, dt);
-        a += p;
-        if (p < 0.0) {
-          cl -= p;
-          p = 0.0;
-        }
-        g->prob[c] = p;
-        m += p;
-      }
-      after[k] = a;
-      clipped[k] = cl;
-      mass[k] = m;
-    }
-    /* the normalization, as gbees_normalize: after the loop's barrier every
-     * thread adds the parts in the same order, so all get the same total
-     * and all or none share the division */
-    double total = gbees_parts_total(mass, parts.count);
-    if (total > 0.0) {
-#pragma omp for schedule(static, 1)
-      for (int k = 0; k < parts.count; k++)
-        for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) g->prob[c] /= total;
-    }
+      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) g->prob[c] /= total;
+  } else {
+#pragma omp barrier
   }
-  g->info.mass_error =
-      fmax(g->info.mass_error, fabs(gbees_parts_total(after, parts.count) - gbees_parts_total(before, parts.count)));
-  g->info.clipped_mass += gbees_parts_total(clipped, parts.count);
 }
 
-void gbees_normalize(gs_gbees *g)
+void gbees_team_normalize(gs_gbees *g)
 {
   int32_t n = g->n_cells;
   gbees_parts parts = gbees_parts_of(n);
   double *part = g->scratch->part[0];
-  /* one team for the sum and the division: a parallel region per step costs as much as a small grid's loop */
-#pragma omp parallel num_threads(gbees_team(g, n))
-  {
 #pragma omp for schedule(static)
-    for (int k = 0; k < parts.count; k++) {
-      double s = 0.0;
-      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) s += g->prob[c];
-      part[k] = s;
-    }
-    /* after the loop's barrier every thread adds the parts in the same order,
-     * so all get the same total and all or none share the division */
-    double total = gbees_parts_total(part, parts.count);
-    if (total > 0.0) {
-#pragma omp for schedule(static)
-      for (int k = 0; k < parts.count; k++)
-        for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) g->prob[c] /= total;
-    }
+  for (int k = 0; k < parts.count; k++) {
+    double s = 0.0;
+    for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) s += g->prob[c];
+    part[k] = s;
   }
+  /* after the loop's barrier every thread adds the parts in the same order,
+   * so all get the same total and all or none share the division */
+  double total = gbees_parts_total(part, parts.count);
+  if (total > 0.0) {
+#pragma omp for schedule(static)
+    for (int k = 0; k < parts.count; k++)
+      for (int32_t c = gbees_part_begin(&parts, k); c < gbees_part_end(&parts, k); c++) g->prob[c] /= total;
+  }
+}
+
+void gbees_normalize(gs_gbees *g)
+{
+#pragma omp parallel num_threads(gbees_team(g, g->n_cells))
+  gbees_team_normalize(g);
+}
+
+/* The step's size, by every thread alike from the lanes of the velocities
+ * computed in this step (none: the rate st->top stands); the error of a
+ * non-finite field or of a step the clock cannot take, its message written
+ * by the master thread. */
+static gs_status team_courant(gbees_step *st, int folded, double *dt)
+{
+  gs_gbees *g = st->g;
+  char *msg = GBEES_THREAD_NUM() == 0 ? st->msg : NULL;
+  double top = st->top;
+  int32_t bad = INT32_MAX;
+  for (int t = 0; folded && t < GBEES_TEAM_SIZE(); t++) {
+    const gbees_lane *lane = &g->scratch->lane[t];
+    top = lane->max_rate > top ? lane->max_rate : top;
+    bad = lane->bad < bad ? lane->bad : bad;
+  }
+  if (bad != INT32_MAX) return gbees_nonfinite_field(g, g->key + (size_t)bad * g->dim, msg);
+  *dt = gbees_courant_step(g->opt.cfl, top);
+  gs_status st_guard = gbees_step_guard(g, *dt, st->t_end, msg);
+  if (st_guard != GS_OK) return st_guard;
+  /* no thread reads these in the region */
+#pragma omp master
+  {
+    g->max_rate = top;
+    g->dt = *dt;
+  }
+  if (st->t_end - g->time <= *dt) *dt = st->t_end - g->time;
+  return GS_OK;
+}
+
+void gbees_team_advance(gbees_step *st)
+{
+  gs_gbees *g = st->g;
+  if (st->status != GS_OK) return;
+  int compiled = !st->r_field;
+  if (st->velocities_of_all && compiled) {
+    gbees_team_velocities(g, 0, g->time);
+#pragma omp barrier
+#pragma omp master
+    st->since = gbees_lap(g, GS_GBEES_PHASE_FIELD, st->since);
+  }
+  double dt = 0.0;
+  gs_status status = team_courant(st, compiled && (st->velocities_of_all || st->fresh > 0), &dt);
+  if (status != GS_OK) {
+#pragma omp master
+    st->status = status;
+    return;
+  }
+  gbees_team_advect(g, dt);
+#pragma omp master
+  {
+    st->dt = dt;
+    st->cells = g->n_cells;
+    st->since = gbees_lap(g, GS_GBEES_PHASE_ADVECT, st->since);
+  }
+  if (!st->prune) return;
+  gbees_team_prune(g, &st->status, st->msg);
+  if (st->status == GS_OK) gbees_team_normalize(g);
+#pragma omp master
+  st->since = gbees_lap(g, GS_GBEES_PHASE_PRUNE, st->since);
+}
+
+/* The callback of a field given as an R function, between the growth and
+ * the rest of the step, by the thread that entered the core. */
+static gs_status r_field_velocities(gbees_step *st)
+{
+  gs_gbees *g = st->g;
+  int32_t first = st->velocities_of_all ? 0 : st->first;
+  if (first == g->n_cells) return GS_OK;
+  gs_status status = callback_velocities(g, first, g->time, st->msg);
+  if (status == GS_OK) status = callback_rates(g, first, st->msg);
+  st->top = g->max_rate;
+  st->since = gbees_lap(g, st->velocities_of_all ? GS_GBEES_PHASE_FIELD : GS_GBEES_PHASE_NEW_CELLS, st->since);
+  return status;
+}
+
+gs_status gbees_cpu_step(gs_gbees *g, double t_end, char *msg)
+{
+  gbees_scratch *s = g->scratch;
+  gbees_step st = {.g = g, .t_end = t_end, .msg = msg, .status = GS_OK, .first = g->n_cells, .top = g->max_rate,
+                   .listed_capacity = s->listed_capacity, .first_capacity = s->first_capacity,
+                   .capacity = g->capacity, .velocities_of_all = !g->model.autonomous,
+                   .r_field = g->model.kind == GS_GBEES_CALLBACK && !g->model.velocities,
+                   .prune = g->steps_since_prune + 1 >= g->opt.prune_every, .since = gs_wall_seconds()};
+  if (st.velocities_of_all) st.top = 0.0;
+  int threads = gbees_team(g, g->n_cells);
+#pragma omp parallel num_threads(threads)
+  {
+    gbees_team_grow(&st);
+    if (!st.r_field) gbees_team_advance(&st);
+  }
+  if (st.r_field && st.status == GS_OK) {
+    st.status = r_field_velocities(&st);
+#pragma omp parallel num_threads(threads)
+    gbees_team_advance(&st);
+  }
+  if (st.status != GS_OK) return st.status;
+  g->time = st.t_end - g->time <= st.dt ? st.t_end : g->time + st.dt;
+  g->info.steps++;
+  g->info.cell_updates += st.cells;
+  if ((size_t)st.cells > g->info.peak_cells) g->info.peak_cells = (size_t)st.cells;
+  if (!st.prune) g->steps_since_prune++;
+  return GS_OK;
 }
