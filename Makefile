@@ -55,10 +55,11 @@ install: deps
 	$(INSTALL_PKG)
 
 # The R-free core (tables, Bessel, the covariance model, the map's Matérn and stable ops, the tile
-# plan, the dense forward solve) compiled and tested without R, so that it stays usable from C alone.
+# plan and its run on the CPU, the dense forward solve) compiled and tested without R, so that it
+# stays usable from C alone.
 CORE_TEST_SOURCES = tools/core-test/core_test.c src/core/common/gs_common.c src/core/common/cpu.c \
   src/core/map/map_cpu.c src/core/matern/matern_model.c src/core/tile/tile_plan.c src/core/dense/dense_chol.c \
-  src/core/dense/dense_gemm.c
+  src/core/dense/dense_gemm.c src/core/tile/tile_chol_cpu.c src/core/tile/tile_format.c
 CORE_INCLUDE_DIRS = $(patsubst %/,-I%,$(wildcard src/core/*/))
 core-test:
 	@mkdir -p $(LIB)

@@ -15,8 +15,10 @@
 #' the diagonal) or solved against \eqn{L_{kk}} (TRSM). The schedule is
 #' static: the tile rows below the diagonal are dealt round-robin to four GPU
 #' streams and the diagonal tiles, the critical path, go to a fifth of higher
-#' priority (on the CPU, the tiles of a column are shared among the threads);
-#' events carry the dependencies between streams. On the GPU the solves
+#' priority; events carry the dependencies between streams. The CPU runs the
+#' same schedule: each of its operations is a task that a thread takes as soon
+#' as the tiles it reads are finished, while the updates of a tile keep the
+#' schedule's order, so the factor does not depend on the number of threads. On the GPU the solves
 #' multiply by the inverse of the diagonal tile (inverted recursively, nearly
 #' all in GEMMs) in a triangular product, since cuBLAS's triangular solve
 #' runs at a fraction of the GEMM rate. Out of core the updates of a column

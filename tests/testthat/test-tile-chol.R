@@ -22,6 +22,24 @@ test_that("the CPU factor equals chol() for any tile size", {
   }
 })
 
+test_that("the CPU factor is the same on one thread as on several, in FP64 and in mixed precision", {
+  old <- options(gpustats.threads = 1L)
+  on.exit(options(old))
+  A <- random_spd(700, 6)
+  set.seed(6)
+  locs <- matrix(runif(1400), ncol = 2)
+  spec <- matern_spec(locs[morton_order(locs), ], range = 0.05, smoothness = 0.5)
+  one <- list(tile_chol(A, tile = 96, device = "cpu"),
+              tile_chol(spec, tile = 64, precision = "mixed", accuracy = 1e-6, device = "cpu"))
+  options(gpustats.threads = 2L)
+  two <- list(tile_chol(A, tile = 96, device = "cpu"),
+              tile_chol(spec, tile = 64, precision = "mixed", accuracy = 1e-6, device = "cpu"))
+  expect_true(any(one[[2]]$precision != "double", na.rm = TRUE))
+  expect_identical(one[[1]]$info$workers, 1)
+  for (w in 1:2) expect_identical(as.matrix(two[[w]]), as.matrix(one[[w]]))
+  expect_matches_chol(two[[1]], A)
+})
+
 test_that("a Matérn spec is factored without building the matrix, as its matrix would be", {
   set.seed(3)
   locs <- matrix(runif(900), ncol = 3)

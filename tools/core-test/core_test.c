@@ -15,6 +15,7 @@
 #include "gs_dense.h"
 #include "gs_map.h"
 #include "gs_matern.h"
+#include "tile_internal.h"
 #include "tile_plan.h"
 #include "tridiag_math.h"
 
@@ -201,6 +202,188 @@ static void test_plan(int nt, int slots)
   tile_plan_free(&plan);
 }
 
+/* ---- the tile Cholesky on the CPU, run from the plan ----------------------------- */
+
+/* A = B B' / n + I for a fixed B with entries in [-1, 1]: n x n, column-major. */
+static double *spd_matrix(int n)
+{
+  double *a = malloc(sizeof(double) * n * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) {
+      double s = 0.0;
+      for (int c = 0; c < n; ++c) s += sin(1.0 + 3.0 * i + 0.7 * c) * sin(1.0 + 3.0 * j + 0.7 * c);
+      a[i + j * n] = a[j + i * n] = s / n + (i == j);
+    }
+  return a;
+}
+
+/* The textbook Cholesky factor of a, column by column, in the lower
+ * triangle of l (the reference: no tiles, no packed kernels). */
+static void chol_reference(int n, const double *a, double *l)
+{
+  for (int j = 0; j < n; ++j) {
+    double d = a[j + j * n];
+    for (int c = 0; c < j; ++c) d -= l[j + c * n] * l[j + c * n];
+    l[j + j * n] = sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double s = a[i + j * n];
+      for (int c = 0; c < j; ++c) s -= l[i + c * n] * l[j + c * n];
+      l[i + j * n] = s / l[j + j * n];
+    }
+  }
+}
+
+/* The lower triangle of a in nb x nb tiles, the tiles at least `low` tile
+ * rows below the diagonal in FP32 (low = 0: all FP64). */
+static gs_tile_matrix tiles_of(int n, int nb, const double *a, int low)
+{
+  gs_tile_matrix m = {.n = n, .nb = nb, .nt = (n + nb - 1) / nb};
+  const long ntiles = gs_tile_count(m.nt);
+  size_t bytes = 0;
+  m.offset = malloc(sizeof(size_t) * ntiles), m.precision = malloc(ntiles), m.scale = malloc(sizeof(float) * ntiles);
+  m.overflow = calloc(ntiles, 1);
+  for (long t = 0; t < ntiles; ++t) {
+    int i, j;
+    gs_tile_coords(t, &i, &j);
+    m.precision[t] = low > 0 && i - j >= low ? GS_TILE_FP32 : GS_TILE_FP64;
+    m.low_tiles += m.precision[t] != GS_TILE_FP64;
+    m.scale[t] = 1.0f;
+    m.offset[t] = bytes;
+    bytes += sizeof(double) * gs_tile_rows(&m, i) * gs_tile_rows(&m, j);
+  }
+  m.data = malloc(bytes);
+  double *x = malloc(sizeof(double) * nb * nb);
+  for (long t = 0; t < ntiles; ++t) {
+    int i, j;
+    gs_tile_coords(t, &i, &j);
+    const int ri = gs_tile_rows(&m, i), rj = gs_tile_rows(&m, j);
+    for (int c = 0; c < rj; ++c)
+      for (int r = 0; r < ri; ++r) x[r + c * ri] = a[i * nb + r + (size_t)(j * nb + c) * n];
+    gs_tile_write(&m, i, j, x);
+  }
+  free(x);
+  return m;
+}
+
+static void tiles_free(gs_tile_matrix *m)
+{
+  free(m->offset), free(m->precision), free(m->scale), free(m->overflow), free(m->data);
+}
+
+/* max |L - ref| / max |ref| over the lower triangle of the tiles' factor. */
+static double factor_error(const gs_tile_matrix *m, const double *ref)
+{
+  const int n = (int)m->n, nb = m->nb;
+  double worst = 0.0, top = 0.0, x[64 * 64];
+  for (int i = 0; i < m->nt; ++i)
+    for (int j = 0; j <= i; ++j) {
+      const int ri = gs_tile_rows(m, i), rj = gs_tile_rows(m, j);
+      const double *t = gs_tile_read(m, i, j, x);
+      for (int c = 0; c < rj; ++c)
+        for (int r = i == j ? c : 0; r < ri; ++r) {
+          const double want = ref[i * nb + r + (size_t)(j * nb + c) * n];
+          worst = fmax(worst, fabs(t[r + c * ri] - want));
+          top = fmax(top, fabs(want));
+        }
+    }
+  return worst / top;
+}
+
+/* Runs the plan of an n x n matrix in nb tiles (nb <= 64) on two threads,
+ * without its op `skip` (-1: none); the factor's error against the
+ * reference, or 1 when the run failed. */
+static double plan_run_error(int n, int nb, int low, long skip)
+{
+  char msg[GS_MSG_LEN];
+  double *a = spd_matrix(n), *ref = calloc((size_t)n * n, sizeof(double));
+  chol_reference(n, a, ref);
+  gs_tile_matrix m = tiles_of(n, nb, a, low);
+  tile_plan plan;
+  gs_tile_info info = {0};
+  double err = 1.0;
+  CHECK(tile_plan_build(m.nt, 1, (int)gs_tile_count(m.nt), 1, 0, &plan, msg) == GS_OK);
+  if (skip >= 0) { /* the plan without op `skip`, its columns' ends moved */
+    memmove(plan.ops + skip, plan.ops + skip + 1, sizeof *plan.ops * (plan.nops - skip - 1));
+    plan.nops--;
+    for (int k = 0; k < plan.nt; ++k) plan.column_end[k] -= plan.column_end[k] > skip;
+  }
+  if (gs_tile_plan_run_cpu(&m, &plan, &(gs_tile_options){.threads = 2}, &info, msg) == GS_OK)
+    err = factor_error(&m, ref);
+  tile_plan_free(&plan);
+  tiles_free(&m);
+  free(a), free(ref);
+  return err;
+}
+
+/* The CPU factor from the plan equals the textbook Cholesky factor, whole
+ * tiles or a ragged last tile row, and FP32 tiles to their rounding. */
+static void test_plan_cpu(void)
+{
+  const int cases[][2] = {{1, 1}, {7, 3}, {64, 64}, {96, 32}, {130, 32}, {150, 17}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    CHECK(plan_run_error(cases[c][0], cases[c][1], 0, -1) < 1e-13);
+  CHECK(plan_run_error(150, 17, 2, -1) < 1e-5);
+  CHECK(plan_run_error(150, 17, 2, -1) > 1e-10); /* the FP32 tiles were rounded */
+}
+
+/* Every compute op of the plan counts: without any one of them the factor
+ * is wrong (or the run fails). */
+static void test_plan_cpu_skip(int n, int nb)
+{
+  char msg[GS_MSG_LEN];
+  tile_plan plan;
+  int ok = 1, computes = 0;
+  CHECK(tile_plan_build((n + nb - 1) / nb, 1, (int)gs_tile_count((n + nb - 1) / nb), 1, 0, &plan, msg) == GS_OK);
+  for (long q = 0; q < plan.nops; ++q)
+    if (plan.ops[q].kind != TILE_OP_LOAD && plan.ops[q].kind != TILE_OP_STORE) {
+      ok &= plan_run_error(n, nb, 0, q) > 1e-6;
+      ++computes;
+    }
+  CHECK(ok);
+  CHECK(computes > 0);
+  tile_plan_free(&plan);
+}
+
+static int progress_calls;
+static double progress_last;
+
+/* Records the fraction done; asks to stop at the third call. */
+static int progress_stop_third(double done)
+{
+  const int ok = done > progress_last && done < 1.0;
+  progress_last = ok ? done : 2.0; /* 2: out of order, every later call fails the check */
+  return ++progress_calls == 3;
+}
+
+/* The run stops at the progress callback's request and at the first
+ * leading minor that is not positive, which it reports as the textbook
+ * factorization finds it. */
+static void test_plan_cpu_stops(void)
+{
+  const int n = 120, nb = 16, nt = (n + nb - 1) / nb;
+  char msg[GS_MSG_LEN];
+  double *a = spd_matrix(n);
+  tile_plan plan;
+  gs_tile_info info = {0};
+  CHECK(tile_plan_build(nt, 1, (int)gs_tile_count(nt), 1, 0, &plan, msg) == GS_OK);
+  gs_tile_matrix m = tiles_of(n, nb, a, 0);
+  CHECK(gs_tile_plan_run_cpu(&m, &plan, &(gs_tile_options){.threads = 2, .progress = progress_stop_third}, &info,
+                             msg) == GS_ERR_INTERRUPTED);
+  CHECK(progress_calls == 3 && progress_last < 1.0);
+  tiles_free(&m);
+  /* A_77,77 lowered below sum_c L_77,c^2: the minor of order 78 fails */
+  double *l = calloc((size_t)n * n, sizeof(double)), d = a[77 + 77 * n];
+  chol_reference(n, a, l);
+  for (int c = 0; c < 77; ++c) d -= l[77 + c * n] * l[77 + c * n];
+  a[77 + 77 * n] -= 1.5 * d;
+  m = tiles_of(n, nb, a, 0);
+  CHECK(gs_tile_plan_run_cpu(&m, &plan, &(gs_tile_options){.threads = 2}, &info, msg) == GS_ERR_NOT_PD);
+  CHECK(info.failed_minor == 78 && strstr(msg, "order 78") != NULL);
+  tiles_free(&m);
+  tile_plan_free(&plan);
+  free(a), free(l);
+}
+
 /* The packed forward solve with many right-hand sides: L X = B to rounding,
  * over more than one panel of rows and an odd number of columns. */
 static void test_dense_trsm(int n, int k)
@@ -278,6 +461,9 @@ int main(void)
   test_plan(7, 40); /* in core: every tile fits */
   test_plan(9, 6);  /* out of core: tiles are evicted and loaded again */
   CHECK(tile_plan_build(5, 4, 2, 1, 0, &(tile_plan){0}, (char[GS_MSG_LEN]){0}) != GS_OK);
+  test_plan_cpu();
+  test_plan_cpu_skip(50, 12); /* 5 tile rows, the last of 2 */
+  test_plan_cpu_stops();
   const int tridiag_orders[] = {1, 2, 3, 31, 64, 96, 97, 1000, 1024, 1025, 5000};
   for (size_t i = 0; i < sizeof tridiag_orders / sizeof tridiag_orders[0]; ++i) test_tridiag_partition(tridiag_orders[i]);
   printf("core-test: %d passed, %d failed\n", passed, failed);

@@ -1,7 +1,15 @@
-/* Left-looking tile Cholesky on all CPU cores: the tiles of a column are
- * updated in parallel (one tile per thread, the packed dense kernels of
- * gs_dense.h inside, on that thread), then the diagonal tile is factored
- * and the column solved in parallel.
+/* Left-looking tile Cholesky on the CPU cores: the ops of the plan that the
+ * GPU runs (tile_plan.h), made for a cache of every tile, since the tiles in
+ * host memory are the CPU's slots. Its loads and stores are no-ops; each
+ * compute op is an OpenMP task that depends on its tiles: it updates or
+ * finishes tile[0] and reads finished tiles, so any thread runs any op whose
+ * operands are finished, while the updates of one tile run in the plan's
+ * order (the order of the sums, and with it the rounding, is the same for
+ * any number of threads). The kernels of gs_dense.h run on the thread of
+ * their op. The thread that issues the ops stays TILE_CPU_LAG columns ahead
+ * of the factored diagonal, so that the updates of the next columns keep
+ * the threads busy while a diagonal tile is factored, and behind it sees a
+ * failed POTRF, reports progress and checks for an interrupt.
  *
  * In mixed precision the tiles stay in their formats in memory (so the
  * matrix takes less of it); a tile that is not FP64 is read into FP64 for
@@ -18,106 +26,220 @@
 #include <omp.h>
 #endif
 
-typedef struct {
-  double *acc;  /* the accumulators of a column's tiles that are not FP64: tile i at (i - k - 1) * nb^2 */
-  double *work; /* two tiles per thread for the operands that are not FP64 */
-} cpu_work;
+/* How many columns the issue of the ops runs ahead of the factored
+ * diagonal: the threads take the updates of the next columns while a
+ * diagonal tile is factored. */
+#define TILE_CPU_LAG 2
 
-static double *operand_work(const gs_tile_matrix *m, const cpu_work *w, int which)
+typedef struct {
+  gs_tile_matrix *m;
+  /* The FP64 accumulators of the tiles that are not FP64: tile (i, k) at
+   * ((k % 2) nt + i) nb^2. The plan issues the first update of a tile of
+   * column k + 2 after the solve of every tile of column k, so two columns
+   * of accumulators cover the issue order; the tasks wait for the solve. */
+  double *acc;
+  double *work;         /* two tiles per thread for the operands that are not FP64 */
+  /* What the tasks depend on: one byte per tile, one for no tile, and one
+   * per accumulator in acc. */
+  unsigned char *deps;
+  int threads;
+  int failed;           /* an op failed: the ops still to run skip */
+  gs_status st;         /* the first failure, its message in msg */
+  long failed_minor;    /* of a failed POTRF, in the matrix */
+  char *msg;
+} cpu_run;
+
+static double *operand_work(const cpu_run *r, int which)
 {
 #ifdef _OPENMP
   const size_t thread = (size_t)omp_get_thread_num();
 #else
   const size_t thread = 0;
 #endif
-  return w->work ? w->work + (2 * thread + which) * m->nb * m->nb : NULL;
+  return r->work ? r->work + (2 * thread + which) * r->m->nb * r->m->nb : NULL;
 }
 
-/* Where tile (i, k) of column k accumulates: in place when it is FP64. */
-static double *accumulator(const gs_tile_matrix *m, const cpu_work *w, int i, int k)
+/* Where tile (i, k) accumulates: in place when it is FP64. */
+static double *accumulator(const cpu_run *r, int i, int k)
 {
+  const gs_tile_matrix *m = r->m;
   if (m->precision[gs_tile_index(i, k)] == GS_TILE_FP64) return gs_tile_at(m, i, k);
-  return w->acc + (size_t)(i - k - 1) * m->nb * m->nb;
+  return r->acc + ((size_t)(k % 2) * m->nt + i) * m->nb * m->nb;
 }
 
-/* A_ik -= sum_{j<k} L_ij L_kj' (its lower triangle on the diagonal), on
- * the calling thread. */
-static gs_status tile_update(gs_tile_matrix *m, const cpu_work *w, int i, int k, char *msg)
+/* The accumulator of tile (i, k) before its first op (the update with
+ * j = 0, or the solve of column 0): the tile's value, unless it is the tile. */
+static double *accumulator_start(const cpu_run *r, int i, int k)
 {
-  const int ri = gs_tile_rows(m, i), rk = gs_tile_rows(m, k), nb = m->nb;
-  double *c = accumulator(m, w, i, k);
-  gs_status st = GS_OK;
-  if (c != gs_tile_ptr(m, i, k)) gs_tile_read(m, i, k, c);
-  for (int j = 0; j < k && st == GS_OK; ++j) {
-    const double *b = gs_tile_read(m, k, j, operand_work(m, w, 1));
-    const double *a = i == k ? b : gs_tile_read(m, i, j, operand_work(m, w, 0));
-    st = gs_dense_gemm_nt(ri, rk, nb, a, ri, b, rk, c, ri, i == k, 1, msg);
-  }
+  double *c = accumulator(r, i, k);
+  if (c != gs_tile_ptr(r->m, i, k)) gs_tile_read(r->m, i, k, c);
+  return c;
+}
+
+/* SYRK or GEMM: A_ik -= L_ij L_kj' (its lower triangle on the diagonal). */
+static gs_status op_update(const cpu_run *r, const tile_op *op, char *msg)
+{
+  const gs_tile_matrix *m = r->m;
+  const int i = op->i, j = op->j, k = op->k;
+  double *c = j == 0 ? accumulator_start(r, i, k) : accumulator(r, i, k);
+  const double *b = gs_tile_read(m, k, j, operand_work(r, 1));
+  const double *a = op->kind == TILE_OP_SYRK ? b : gs_tile_read(m, i, j, operand_work(r, 0));
+  const int ri = gs_tile_rows(m, i), rk = gs_tile_rows(m, k);
+  return gs_dense_gemm_nt(ri, rk, m->nb, a, ri, b, rk, c, ri, op->kind == TILE_OP_SYRK, 1, msg);
+}
+
+/* TRSM: L_ik = A_ik L_kk'^-1, then in its format. */
+static gs_status op_solve(cpu_run *r, const tile_op *op, char *msg)
+{
+  gs_tile_matrix *m = r->m;
+  const int i = op->i, k = op->k, ri = gs_tile_rows(m, i), rk = gs_tile_rows(m, k);
+  double *c = k == 0 ? accumulator_start(r, i, k) : accumulator(r, i, k);
+  const gs_status st = gs_dense_trsm_rlt(ri, rk, gs_tile_at(m, k, k), rk, c, ri, 1, msg);
+  if (c != gs_tile_ptr(m, i, k)) gs_tile_write(m, i, k, c);
   return st;
 }
 
-/* The first failure of a parallel loop's iterations, its message kept. */
-static void keep_failure(gs_status st, const char *mine, gs_status *first, char *msg)
+/* POTRF: L_kk = chol(A_kk); a diagonal tile is FP64. */
+static gs_status op_factor(cpu_run *r, const tile_op *op, char *msg)
 {
-  if (st == GS_OK) return;
-#pragma omp critical(gs_tile_cpu_status)
-  if (*first == GS_OK) *first = gs_set_msg(msg, st, "%s", mine);
+  const int k = op->k, rk = gs_tile_rows(r->m, k);
+  long fail = 0;
+  const gs_status st = gs_dense_potrf(rk, gs_tile_at(r->m, k, k), rk, 1, &fail, msg);
+  if (st == GS_ERR_NOT_PD) r->failed_minor = (long)k * r->m->nb + fail;
+  return st;
 }
 
-static gs_status factor_columns(gs_tile_matrix *m, const gs_tile_options *opt, int threads, const cpu_work *w,
-                                gs_tile_info *info, char *msg)
+/* Stops the ops still to run: the first failure, st with message `why`,
+ * is the run's. */
+static void run_stop(cpu_run *r, gs_status st, const char *why)
 {
-  const int nt = m->nt;
-  for (int k = 0; k < nt; ++k) {
-    const int rk = gs_tile_rows(m, k);
-    long fail = 0;
-    gs_status st = GS_OK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = k; i < nt; ++i) {
-      char mine[GS_MSG_LEN];
-      keep_failure(tile_update(m, w, i, k, mine), mine, &st, msg);
-    }
-    if (st == GS_OK) st = gs_dense_potrf(rk, gs_tile_at(m, k, k), rk, threads, &fail, msg);
-    if (st == GS_ERR_NOT_PD) {
-      info->failed_minor = (long)k * m->nb + fail;
-      return gs_set_msg(msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", info->failed_minor);
-    }
-    if (st != GS_OK) return st;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = k + 1; i < nt; ++i) {
-      const int ri = gs_tile_rows(m, i);
-      double *c = accumulator(m, w, i, k);
-      char mine[GS_MSG_LEN];
-      keep_failure(gs_dense_trsm_rlt(ri, rk, gs_tile_at(m, k, k), rk, c, ri, 1, mine), mine, &st, msg);
-      if (c != gs_tile_ptr(m, i, k)) gs_tile_write(m, i, k, c);
-    }
-    if (st != GS_OK) return st;
-    if (opt->progress && k + 1 < nt) {
-      const double done = 1.0 - (double)(nt - k - 1) * (nt - k - 1) * (nt - k - 1) / ((double)nt * nt * nt);
-      if (opt->progress(done)) return gs_interrupted(msg);
+#pragma omp critical(gs_tile_cpu_status)
+  if (!r->failed) {
+    r->st = gs_set_msg(r->msg, st, "%s", why);
+#pragma omp atomic write
+    r->failed = 1;
+  }
+}
+
+/* Runs a compute op unless an earlier one failed. */
+static void op_run(cpu_run *r, const tile_op *op)
+{
+  char mine[GS_MSG_LEN];
+  int failed;
+#pragma omp atomic read
+  failed = r->failed;
+  if (failed) return;
+  const gs_status st = op->kind == TILE_OP_POTRF ? op_factor(r, op, mine)
+                       : op->kind == TILE_OP_TRSM ? op_solve(r, op, mine)
+                                                  : op_update(r, op, mine);
+  if (st != GS_OK) run_stop(r, st, mine);
+}
+
+/* The byte of tile t that the tasks depend on; a missing operand (t < 0)
+ * has one that no op writes. */
+static inline unsigned char *op_dep(const cpu_run *r, int t)
+{
+  return r->deps + (t >= 0 ? t : gs_tile_count(r->m->nt));
+}
+
+/* The byte of the accumulator of the op's tile: that of the tile when it
+ * accumulates in place, else that of its place in acc, which tile (i, k + 2)
+ * takes over only after tile (i, k) is finished. */
+static inline unsigned char *op_acc_dep(const cpu_run *r, const tile_op *op)
+{
+  const gs_tile_matrix *m = r->m;
+  if (m->precision[op->tile[0]] == GS_TILE_FP64) return op_dep(r, op->tile[0]);
+  return r->deps + gs_tile_count(m->nt) + 1 + (op->k % 2) * m->nt + op->i;
+}
+
+/* A compute op as a task after the ops that write its tiles (and its
+ * accumulator) before it in the plan; loads and stores do nothing, as every
+ * tile is in host memory. */
+static void op_issue(cpu_run *r, const tile_op *op)
+{
+  if (op->kind == TILE_OP_LOAD || op->kind == TILE_OP_STORE) return;
+#pragma omp task firstprivate(r, op) depend(inout : op_dep(r, op->tile[0])[0], op_acc_dep(r, op)[0]) \
+  depend(in : op_dep(r, op->tile[1])[0], op_dep(r, op->tile[2])[0])
+  op_run(r, op);
+}
+
+/* Waits for the factorization of diagonal tile c, running ops meanwhile:
+ * an undeferred task that depends on it (OpenMP 4.5 has no wait for a
+ * single task). */
+static void column_wait(cpu_run *r, int c)
+{
+#pragma omp task if (0) depend(in : op_dep(r, (int)gs_tile_index(c, c))[0])
+  {
+  }
+}
+
+/* Issues the plan's sections, column by column, on the thread that called
+ * (R's, for the progress callback); after issuing section k it waits for
+ * column k - TILE_CPU_LAG, whose failure stops the issue and whose end is
+ * the progress reported. */
+static void run_issue(cpu_run *r, const tile_plan *plan, const gs_tile_options *opt)
+{
+  const int nt = r->m->nt;
+  for (int k = 0; k < nt + TILE_CPU_LAG; ++k) {
+    for (long p = k ? plan->column_end[k - 1] : 0; k < nt && p < plan->column_end[k]; ++p) op_issue(r, &plan->ops[p]);
+    const int c = k - TILE_CPU_LAG;
+    if (c < 0) continue;
+    column_wait(r, c);
+    int failed;
+#pragma omp atomic read
+    failed = r->failed;
+    if (failed) return;
+    const double left = (double)(nt - c - 1) / nt;
+    if (opt->progress && c + 1 < nt && opt->progress(1.0 - left * left * left)) {
+      run_stop(r, GS_ERR_INTERRUPTED, "interrupted");
+      return;
     }
   }
-  return GS_OK;
+}
+
+/* The plan on r->threads threads: the issuing thread runs ops too while it
+ * waits, and the other threads from the start. */
+static gs_status run_plan(cpu_run *r, const tile_plan *plan, const gs_tile_options *opt, gs_tile_info *info)
+{
+#pragma omp parallel num_threads(r->threads)
+#pragma omp master
+  run_issue(r, plan, opt);
+  if (r->st == GS_ERR_INTERRUPTED) return gs_interrupted(r->msg);
+  if (r->st == GS_ERR_NOT_PD) {
+    info->failed_minor = r->failed_minor;
+    return gs_set_msg(r->msg, GS_ERR_NOT_PD, "the leading minor of order %ld is not positive", r->failed_minor);
+  }
+  return r->st;
+}
+
+gs_status gs_tile_plan_run_cpu(gs_tile_matrix *m, const tile_plan *plan, const gs_tile_options *opt,
+                               gs_tile_info *info, char *msg)
+{
+  info->workers = gs_cpu_threads(opt->threads);
+  const size_t tile = (size_t)m->nb * m->nb;
+  cpu_run r = {.m = m, .threads = info->workers, .st = GS_OK, .msg = msg};
+  r.deps = (unsigned char *)calloc((size_t)gs_tile_count(m->nt) + 1 + 2 * (size_t)m->nt, 1);
+  if (m->low_tiles) {
+    r.acc = (double *)malloc((size_t)2 * m->nt * tile * sizeof(double));
+    r.work = (double *)malloc((size_t)r.threads * 2 * tile * sizeof(double));
+  }
+  gs_status st = GS_OK;
+  if (!r.deps || (m->low_tiles && (!r.acc || !r.work)))
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the work tiles of the factorization");
+  else
+    st = run_plan(&r, plan, opt, info);
+  free(r.deps);
+  free(r.acc);
+  free(r.work);
+  return st;
 }
 
 gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg)
 {
-  info->workers = gs_cpu_threads(opt->threads);
-  const int threads = info->workers;
-  const size_t tile = (size_t)m->nb * m->nb;
-  cpu_work w = {NULL, NULL};
-  gs_status st;
-  if (m->low_tiles) {
-    w.acc = (double *)malloc((size_t)(m->nt - 1) * tile * sizeof(double));
-    w.work = (double *)malloc((size_t)threads * 2 * tile * sizeof(double));
-    if (!w.acc || !w.work) {
-      free(w.acc);
-      free(w.work);
-      return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory for the mixed-precision work tiles");
-    }
-  }
-  st = factor_columns(m, opt, threads, &w, info, msg);
-  free(w.acc);
-  free(w.work);
+  tile_plan plan;
+  gs_status st = tile_plan_build(m->nt, 1, (int)gs_tile_count(m->nt), 1, 0, &plan, msg);
+  if (st != GS_OK) return st;
+  st = gs_tile_plan_run_cpu(m, &plan, opt, info, msg);
+  tile_plan_free(&plan);
   return st;
 }

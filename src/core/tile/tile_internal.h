@@ -6,6 +6,7 @@
 #define GS_TILE_INTERNAL_H
 
 #include "gs_tile.h"
+#include "tile_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +73,10 @@ double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src)
 
 /* The backends of gs_tile_chol. */
 gs_status gs_tile_chol_cpu(gs_tile_matrix *m, const gs_tile_options *opt, gs_tile_info *info, char *msg);
+/* The CPU backend's run of a plan made for every tile of m (slots: all of
+ * them, one owner); gs_tile_chol_cpu makes the plan and calls it. */
+gs_status gs_tile_plan_run_cpu(gs_tile_matrix *m, const tile_plan *plan, const gs_tile_options *opt,
+                               gs_tile_info *info, char *msg);
 gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_tile_source *src, const gs_tile_options *opt,
                            gs_tile_info *info, char *msg);
 

@@ -23,7 +23,9 @@
  * previous column, the solves move to the diagonal worker, that of row
  * k + 1 in column k first, and the finished tiles of other devices' rows are
  * loaded a few columns before they are read. The plan is plain C, so the
- * cache decisions are tested without a GPU. */
+ * cache decisions are tested without a GPU, and the CPU factorization runs
+ * the plan made for a cache of every tile (tile_chol_cpu.c), where the
+ * loads and stores are no-ops. */
 #ifndef GS_TILE_PLAN_H
 #define GS_TILE_PLAN_H
 
