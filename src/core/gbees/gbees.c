@@ -35,7 +35,6 @@ static void note_size(gs_gbees *g)
   if ((size_t)g->n_cells > g->info.peak_cells) g->info.peak_cells = (size_t)g->n_cells;
 }
 
-
 double gbees_lap(gs_gbees *g, int phase, double since)
 {
   double now = gs_wall_seconds();

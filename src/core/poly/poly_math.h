@@ -190,18 +190,16 @@ static inline GS_HD double alp_seed(int m)
   return alp_seed_of(c, m);
 }
 
-/* The recurrence in l of Pbar_l^m at one x = cos(theta): the value is u * f,
- * u the mantissa the recurrence runs on and f = 2^e its scale. Below
+/* The start of the recurrence in l of Pbar_l^m at one x = cos(theta):
+ * Pbar_m^m = u 2^e, u the mantissa the recurrence runs on. Below
  * 2^ALP_MIN_EXP times the largest mantissa (2^400) a value is < 2^-600
- * and is dropped (f = 0), as SHTns and libsharp drop them. */
+ * and is dropped, as SHTns and libsharp drop them (the CPU's sht_block and
+ * the GPU's lane_state keep a lane scaled until then). */
 #define ALP_MIN_EXP (-1000)
 typedef struct {
-  double u, um1, f;
+  double u;
   int e;
 } alp_iter;
-
-/* The scale 2^e of a mantissa, 0 below 2^ALP_MIN_EXP (the value dropped). */
-static inline GS_HD double alp_scale(int e) { return e >= ALP_MIN_EXP ? ldexp(1.0, e) : 0.0; }
 
 /* sin(theta) at the node x + x_lo. */
 static inline GS_HD double alp_sin(double x, double x_lo)
@@ -214,8 +212,6 @@ static inline GS_HD alp_iter alp_start(int m, double s, double seed)
   alp_iter it;
   it.e = 0;
   it.u = seed * (m > 0 ? poly_pow_scaled(s, m, &it.e) : 1.0);
-  it.um1 = 0.0;
-  it.f = alp_scale(it.e);
   return it;
 }
 
@@ -228,16 +224,6 @@ static inline GS_HD alp_iter alp_start(int m, double s, double seed)
 static inline GS_HD double alp_step(double u, double um1, double A, double B, double x, double x_lo)
 {
   return A * (fma(x, u, x_lo * u) - B * um1);
-}
-
-static inline GS_HD void alp_next(alp_iter *it, double A, double B, double x, double x_lo)
-{
-  const double next = alp_step(it->u, it->um1, A, B, x, x_lo);
-  it->um1 = it->u;
-  it->u = next;
-  const int e0 = it->e;
-  poly_rescale(&it->u, &it->um1, &it->e);
-  if (it->e != e0) it->f = alp_scale(it->e);
 }
 
 #endif

@@ -9,9 +9,10 @@
  * instruction-level parallelism); the recurrence coefficients and the
  * synthesis coefficients of 128 degrees at a time are computed or read once
  * per block into shared memory. Analysis sums each thread's K lanes in
- * registers for 32 degrees at a time, then reduces over the warp with 31
- * shuffles per 32 sums (each lane ends with one degree's sum), over the
- * block in shared memory, and adds the block's sums with one atomic each.
+ * registers for SHT_SUB = 16 degrees at a time, then reduces the 32 sums
+ * (cos and sin) over the warp with 31 shuffles (each lane ends with one of
+ * them), over the block in shared memory, and adds the block's sums with
+ * one atomic each.
  * Blocks whose lanes are all dropped (nearer a pole than where Pbar_l^m
  * passes 2^-600 for any l <= lmax) are found first, from their most
  * equatorial lane, and skipped, as the CPU stops at its first such block. */
@@ -114,9 +115,9 @@ static __device__ inline double warp_sum(double v)
 }
 
 /* The per-thread part of a block: K lanes, their nodes and sums. For
- * synthesis acc[k] holds the cos and sin sums of even (0, 1) and odd (2, 3)
- * l - m; for analysis q[k] the weighted longitude integrals (cos, sin) for
- * even (0, 1) and odd (2, 3) l - m. */
+ * synthesis v[k] holds the cos and sin sums of even (0, 1) and odd (2, 3)
+ * l - m; for analysis the weighted longitude integrals (cos, sin) for even
+ * (0, 1) and odd (2, 3) l - m. */
 template <int K>
 struct lanes_k {
   lane_state s[K];

@@ -72,7 +72,7 @@ void sht_lanes_free(sht_lanes *ln)
 }
 
 /* The recurrence state of a block. A lane stays scaled (on = 0, its values
- * dropped, as alp_iter's f = 0) until its exponent reaches ALP_MIN_EXP; its
+ * dropped) until its exponent reaches ALP_MIN_EXP; its
  * mantissas are then multiplied by their scale (exact, a power of 2) and it
  * runs on the values themselves (on = 1), which stay below a few units. */
 typedef struct {
