@@ -22,7 +22,7 @@ SEXP gs_r_all_finite(SEXP x, SEXP threads_)
   need_double(x, "x");
   const double *v = REAL(x);
   const R_xlen_t n = XLENGTH(x);
-  const int nt = gs_cpu_threads_for(gs_r_int(threads_, "threads"), (double)n);
+  const int nt = gs_cpu_threads_for(gs_r_int(threads_, "threads"), (double)n * sizeof(double) / GS_CPU_BYTES_PER_WORK);
   int bad = 0;
 #pragma omp parallel for num_threads(nt) reduction(| : bad) schedule(static)
   for (R_xlen_t i = 0; i < n; ++i) bad |= !isfinite(v[i]);
