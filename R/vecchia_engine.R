@@ -24,7 +24,7 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   if (is.null(latent)) latent <- n + 1L
   blocks <- if (group) neighbors$blocks %||% vecchia_group(nn, call)
   ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, nn, as.integer(latent), blocks, dev, gs_threads(call)), call)
-  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = neighbors$order, neighbors = nn, blocks = blocks,
+  list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = as.integer(neighbors$order), neighbors = nn, blocks = blocks,
        ordering = neighbors$ordering, distance = distance)
 }
 
@@ -77,7 +77,7 @@ vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_t
   bits <- sum(2L^gs_code("cov_param", deriv))
   bar <- vecchia_progress_bar(vc, "vecchia_loglik", call)
   sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, cov_model(params, vc$distance), as.integer(bits),
-                                 as.double(y[vc$order]), X[vc$order, , drop = FALSE], bar), call),
+                                 as.double(y), X, vc$order, bar), call),
                    gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else e)
   if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)
   all <- names(gs_table("cov_param"))

@@ -181,19 +181,26 @@ SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
 
 /* The sums of gs_vecchia_grad_info for y, X (a double matrix with n rows and
  * p >= 0 columns) and the derivative bits `deriv`. */
-SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP model, SEXP deriv, SEXP y, SEXP X, SEXP progress)
+SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP model, SEXP deriv, SEXP y, SEXP X, SEXP order, SEXP progress)
 {
   gs_vecchia *v = vecchia_get(ptr);
   const gs_cov_model p = gs_r_cov_model(model);
   const long n = gs_vecchia_size(v);
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != n) Rf_error("y must be a double vector with a value per location");
   if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");
+  if (TYPEOF(order) != INTSXP || XLENGTH(order) != n) Rf_error("order must be an integer vector with n entries");
+  for (long i = 0; i < n; ++i)
+    if (INTEGER(order)[i] < 1 || INTEGER(order)[i] > n) Rf_error("order must hold indices from 1 to n");
   const int bits = gs_r_int(deriv, "deriv"), ncov = Rf_ncols(X);
+  /* y and X in the object's order, freed by R when the call returns */
+  double *yx = (double *)R_alloc((size_t)n * (1 + ncov), sizeof(double));
+  gs_vecchia_gather(INTEGER(order), 1, n, REAL(y), 1, yx);
+  if (ncov) gs_vecchia_gather(INTEGER(order), 1, n, REAL(X), ncov, yx + n);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, gs_vecchia_sums_size(ncov, bits)));
   long failed = 0;
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
-  gs_status st = gs_vecchia_grad_info(v, &p, bits, REAL(y), ncov ? REAL(X) : NULL, ncov, REAL(out), &failed, msg);
+  gs_status st = gs_vecchia_grad_info(v, &p, bits, yx, ncov ? yx + n : NULL, ncov, REAL(out), &failed, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

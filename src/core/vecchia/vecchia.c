@@ -176,3 +176,13 @@ gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_cov_model *prm, int deriv
   const matern_deriv_model md = matern_deriv_prepare(prm);
   return gs_vecchia_cpu_run(v, &pr, &md, NULL, sums, failed_point, msg);
 }
+
+void gs_vecchia_gather(const int *order, int base, long n, const double *x, int cols, double *out)
+{
+  const double work = (double)n * cols * 2.0 * sizeof(double) / GS_CPU_BYTES_PER_WORK;
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(0, work))
+  for (long i = 0; i < n; ++i) {
+    const long from = order[i] - base;
+    for (int c = 0; c < cols; ++c) out[i + (long)c * n] = x[from + (long)c * n];
+  }
+}

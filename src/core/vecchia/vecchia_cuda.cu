@@ -5,12 +5,13 @@
  * the CPU runs with one lane). The locations, the neighbour array, the
  * blocks and the factor stay on the device; each call uploads y and X, and
  * the blocks run in batches with an interrupt check between them. Sets too
- * large for shared memory (above about 115 points with derivatives, 165
- * without, on an H100; for grouped blocks the largest set decides) get
- * their warp's work area in global memory instead, served by the L2 cache:
- * slower, but any m that fits the device runs. Each block adds its warps'
- * sums in a fixed order and the host adds the blocks' in block order, so
- * that a result does not change from run to run. */
+ * large for shared memory (above about 120 points with the four
+ * derivatives, 135 without the smoothness one, 165 without any, on an H100;
+ * for grouped blocks the largest set decides) get their warp's work area in
+ * global memory instead, served by the L2 cache: slower, but any m that fits
+ * the device runs. Each block adds its warps' sums in a fixed order and the
+ * host adds the blocks' in block order, so that a result does not change
+ * from run to run. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -46,22 +47,33 @@ struct gs_vecchia_gpu {
 /* Bytes of shared memory per warp: its workspace, its accumulator and idx. */
 static size_t warp_bytes(const vecchia_problem *pr, int K)
 {
-  return (size_t)(vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv != 0) + K) * sizeof(double) +
+  return (size_t)(vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv) + K) * sizeof(double) +
          (size_t)(pr->ld + 1) / 2 * sizeof(double);
 }
 
-__global__ void vecchia_blocks_kernel(vecchia_problem pr, matern_deriv_model md, long t0, long t1, double *w,
-                                      double *part, int K, unsigned long long *failed, double *spill)
+/* min_blocks: the blocks a multiprocessor must hold at once, which caps the
+ * registers (uncapped, the kernel takes 184 and a multiprocessor runs two
+ * blocks). Where shared memory holds VECCHIA_GPU_DENSE blocks (without the
+ * smoothness derivative at m = 30: 16 warps a multiprocessor instead of
+ * 12), a few spilled registers cost less than the latency the extra warps
+ * hide. */
+#define VECCHIA_GPU_BLOCKS 3
+#define VECCHIA_GPU_DENSE 4
+
+template <int min_blocks>
+__global__ void __launch_bounds__(32 * VECCHIA_GPU_WARPS, min_blocks)
+    vecchia_blocks_kernel(vecchia_problem pr, matern_deriv_model md, long t0, long t1, double *w, double *part, int K,
+                          unsigned long long *failed, double *spill)
 {
   extern __shared__ double smem[];
   const int lane = threadIdx.x, warp = threadIdx.y, warps = blockDim.y;
   const int ld = pr.ld;
-  const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.deriv != 0);
+  const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.deriv);
   const long per_warp = wd + K + (ld + 1) / 2;
   double *pool = spill ? spill + (long)blockIdx.x * warps * per_warp : smem;
   double *base = pool + warp * per_warp;
   double *acc = base + wd;
-  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.deriv != 0);
+  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.deriv);
   for (int k = lane; k < K; k += 32) acc[k] = 0.0;
   __syncwarp();
   for (long t = t0 + (long)blockIdx.x * warps + warp; t < t1; t += (long)gridDim.x * warps) {
@@ -237,6 +249,29 @@ done:
   return st;
 }
 
+typedef void (*blocks_kernel)(vecchia_problem, matern_deriv_model, long, long, double *, double *, int,
+                              unsigned long long *, double *);
+
+/* The kernel's instance for blocks of `warps` warps and `shared` bytes: the
+ * one capped for VECCHIA_GPU_DENSE blocks a multiprocessor where they fit,
+ * else the one for VECCHIA_GPU_BLOCKS. */
+static gs_status choose_kernel(int warps, size_t shared, blocks_kernel *kernel, char *msg)
+{
+  gs_status st = GS_OK;
+  int resident = 0;
+  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_blocks_kernel<VECCHIA_GPU_DENSE>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  GS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, vecchia_blocks_kernel<VECCHIA_GPU_DENSE>,
+                                                            32 * warps, shared));
+  *kernel = vecchia_blocks_kernel<VECCHIA_GPU_DENSE>;
+  if (resident < VECCHIA_GPU_DENSE || warps < VECCHIA_GPU_WARPS) {
+    *kernel = vecchia_blocks_kernel<VECCHIA_GPU_BLOCKS>;
+    GS_CUDA_TRY(cudaFuncSetAttribute(*kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  }
+done:
+  return st;
+}
+
 /* Launches the batches of blocks [t_begin, t_end), each with a workspace of
  * pr->ld; adds their sums to sums (K). */
 static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
@@ -255,18 +290,18 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const mat
   double *spill = NULL;
   double *host = (double *)malloc(part_bytes);
   unsigned long long failed = ~0ULL;
+  blocks_kernel kernel = NULL;
   if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   if (!fits) {
     GS_TRY(device_buffer(&g->spill, &g->spill_bytes, per_warp * warps * blocks, msg));
     spill = g->spill;
   }
   GS_TRY(device_buffer(&g->part, &g->part_bytes, part_bytes, msg));
-  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  GS_TRY(choose_kernel(warps, shared, &kernel, msg));
   GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
   for (long t0 = t_begin; t0 < t_end; t0 += VECCHIA_GPU_BATCH) {
     const long t1 = t0 + VECCHIA_GPU_BATCH < t_end ? t0 + VECCHIA_GPU_BATCH : t_end;
-    vecchia_blocks_kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, t0, t1, w, g->part, K, g->failed,
-                                                                     spill);
+    kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, t0, t1, w, g->part, K, g->failed, spill);
     GS_CUDA_TRY(cudaGetLastError());
     GS_CUDA_TRY(cudaMemcpyAsync(host, g->part, part_bytes, cudaMemcpyDeviceToHost, s));
     GS_CUDA_TRY(cudaMemcpyAsync(&failed, g->failed, sizeof failed, cudaMemcpyDeviceToHost, s));

@@ -43,6 +43,19 @@ GS_HD static inline double vecchia_lane_sum(double x)
   return x;
 }
 
+/* Pair t of a triangle enumerated by rows, t = r (r + 1) / 2 + c, c <= r:
+ * a warp's lanes take pairs t = lane, lane + 32, ... without a walk whose
+ * length depends on the lane (the float root is exact to one, corrected
+ * below, for the triangles of any set that fits a device). */
+GS_HD static inline void vecchia_pair(int t, int *r, int *c)
+{
+  int q = (int)((sqrtf(8.0f * (float)t + 1.0f) - 1.0f) * 0.5f);
+  if ((q + 1) * (q + 2) / 2 <= t) ++q;
+  else if (q * (q + 1) / 2 > t) --q;
+  *r = q;
+  *c = t - q * (q + 1) / 2;
+}
+
 /* What the blocks share. nn: n x mp1, 0-based, entry (i, j) at
  * nn[i * nn_row + j * nn_col] (column-major on the CPU, row-major on a GPU,
  * where a warp then reads its row at once); row i is i itself, then its
@@ -72,31 +85,50 @@ typedef struct {
   int params[GS_COV_NPAR];
 } vecchia_problem;
 
+/* Entry (r, c), r > c, of a strict lower triangle packed by rows. */
+GS_HD static inline long vecchia_packed(int r, int c)
+{
+  return (long)r * (r - 1) / 2 + c;
+}
+
 /* One block's workspace, leading dimension ld: a (ld x ld: L in the lower
- * triangle, the correlations above it), dm (ld x ld when range or
- * smoothness derivatives are wanted: dC/drange below the diagonal,
- * dC/dnu above), rhs (ld x (1 + p + q): y, X and dS w, solved by L in
- * place), w (ld), dzx (p), idx (ld). */
+ * triangle, the correlations above it), drange and dnu (dC/drange and
+ * dC/dnu off the diagonal, packed, each where its derivative is wanted:
+ * shared memory bounds how many warps a multiprocessor runs), rhs (ld x (1
+ * + p + q): y, X and dS w, solved by L in place), w (ld), dinv (ld: 1 /
+ * diag(L)), dzx (p), idx (ld). */
 typedef struct {
-  double *a, *dm, *rhs, *w, *dzx;
+  double *a, *drange, *dnu, *rhs, *w, *dinv, *dzx;
   int *idx;
 } vecchia_work;
 
-/* Doubles of one workspace, and of the accumulator (vecchia_accumulate). */
-GS_HD static inline long vecchia_work_doubles(int ld, int p, int q, int dm)
+/* Doubles of the packed derivative triangles that `deriv` asks for. */
+GS_HD static inline long vecchia_dm_doubles(int ld, int deriv)
 {
-  return (long)ld * ld * (dm ? 2 : 1) + (long)ld * (2 + p + q) + p;
+  const int wanted = ((deriv >> GS_COV_RANGE) & 1) + ((deriv >> GS_COV_SMOOTHNESS) & 1);
+  return wanted * vecchia_packed(ld, 0);
+}
+
+/* Doubles of one workspace, and of the accumulator (vecchia_accumulate). */
+GS_HD static inline long vecchia_work_doubles(int ld, int p, int q, int deriv)
+{
+  return (long)ld * ld + vecchia_dm_doubles(ld, deriv) + (long)ld * (3 + p + q) + p;
 }
 
 /* The workspace at base (vecchia_work_doubles(ld, ...) doubles) and idx. */
-GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld, int p, int q, int dm)
+GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld, int p, int q, int deriv)
 {
   vecchia_work w;
+  double *next = base + (long)ld * ld;
   w.a = base;
-  w.dm = dm ? base + (long)ld * ld : NULL;
-  w.rhs = base + (long)ld * ld * (dm ? 2 : 1);
+  w.drange = (deriv >> GS_COV_RANGE) & 1 ? next : NULL;
+  next += w.drange ? vecchia_packed(ld, 0) : 0;
+  w.dnu = (deriv >> GS_COV_SMOOTHNESS) & 1 ? next : NULL;
+  next += w.dnu ? vecchia_packed(ld, 0) : 0;
+  w.rhs = next;
   w.w = w.rhs + (long)ld * (1 + p + q);
-  w.dzx = w.w + ld;
+  w.dinv = w.w + ld;
+  w.dzx = w.dinv + ld;
   w.idx = idx;
   return w;
 }
@@ -137,9 +169,20 @@ GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int
     return b;
   }
   const long i = t;
-  int b = 1;
   const int *row = pr->nn + i * pr->nn_row;
+#ifdef __CUDA_ARCH__
+  /* the row's entries up to the first -1, counted by the warp at once */
+  int b = 0;
+  for (int k0 = 0; k0 < pr->mp1; k0 += 32) {
+    const int k = k0 + lane;
+    const unsigned ok = __ballot_sync(0xffffffffu, k < pr->mp1 && row[k * pr->nn_col] >= 0);
+    b += __popc(ok);
+    if (ok != 0xffffffffu) break;
+  }
+#else
+  int b = 1;
   while (b < pr->mp1 && row[b * pr->nn_col] >= 0) ++b;
+#endif
   for (int k = lane; k < b; k += lanes) idx[k] = row[(b - 1 - k) * pr->nn_col];
   VECCHIA_SYNC();
   return b;
@@ -151,11 +194,12 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
                                            int b, int lane, int lanes)
 {
   const int ld = pr->ld;
-  /* pair t = r (r + 1) / 2 + c, c <= r, from t = lane in steps of lanes */
-  int r = 0, c = lane;
-  for (; r < b; c += lanes) {
-    while (c > r) c -= ++r;
-    if (r >= b) break;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1 /* unrolled, this kernel's code grows and runs slower */
+#endif
+  for (int t = lane; t < b * (b + 1) / 2; t += lanes) {
+    int r, c;
+    vecchia_pair(t, &r, &c);
     if (r == c) {
       w->a[r + r * ld] = v->cov.sigma2 + (w->idx[r] < pr->latent ? v->cov.nugget : 0.0);
       continue;
@@ -165,32 +209,50 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
     double m = matern_deriv_pair(v, d, pr->deriv, &drange, &dnu);
     w->a[r + c * ld] = v->cov.sigma2 * m;
     w->a[c + r * ld] = m;
-    if (w->dm) {
-      w->dm[r + c * ld] = drange;
-      w->dm[c + r * ld] = dnu;
-    }
+    if (w->drange) w->drange[vecchia_packed(r, c)] = drange;
+    if (w->dnu) w->dnu[vecchia_packed(r, c)] = dnu;
   }
   VECCHIA_SYNC();
 }
 
-/* a = L L' in the lower triangle; 0, or the order (1-based) of the first
- * leading minor that is not positive definite. */
-GS_HD static inline int vecchia_chol(double *a, int ld, int b, int lane, int lanes)
+/* a = L L' in the lower triangle, dinv = 1 / diag(L), and rhs = L^-1 rhs
+ * for `cols` columns on the way (the solve needs column k of L only after
+ * step k); 0, or the order (1-based) of the first leading minor that is not
+ * positive definite. */
+GS_HD static inline int vecchia_chol(double *a, int ld, int b, double *dinv, double *rhs, int cols, int lane, int lanes)
 {
   for (int k = 0; k < b; ++k) {
     const double akk = a[k + k * ld];
     if (!(akk > 0.0) || isinf(akk)) return k + 1;
-    const double lkk = sqrt(akk);
+    const double lkk = sqrt(akk), inv = 1.0 / lkk;
     VECCHIA_SYNC();
-    for (int r = k + lane; r < b; r += lanes) a[r + k * ld] = (r == k) ? lkk : a[r + k * ld] / lkk;
+    for (int r = k + 1 + lane; r < b; r += lanes) a[r + k * ld] *= inv;
+    for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] *= inv;
+    if (lane == 0) {
+      a[k + k * ld] = lkk;
+      dinv[k] = inv;
+    }
     VECCHIA_SYNC();
-    /* the trailing update a pair (r, c), k < c <= r, per lane: by rows, the
-     * lane of the last row would do all the work of a warp */
+    /* the trailing update: a pair (r, c), k < c <= r, per lane on a device
+     * (by rows, the lane of the last row would do all the work of a warp);
+     * by columns on the CPU */
+    double *t0 = a + (k + 1) * (ld + 1);
+    const double *lk = a + k + 1 + k * ld;
     const int s = b - k - 1;
-    for (int r = 0, c = lane; r < s; c += lanes) {
-      while (c > r) c -= ++r;
-      if (r >= s) break;
-      a[k + 1 + r + (k + 1 + c) * ld] -= a[k + 1 + r + k * ld] * a[k + 1 + c + k * ld];
+#ifdef __CUDA_ARCH__
+#pragma unroll 1 /* as in vecchia_point_cov */
+    for (int t = lane; t < s * (s + 1) / 2; t += lanes) {
+      int r, c;
+      vecchia_pair(t, &r, &c);
+      t0[r + c * ld] -= lk[r] * lk[c];
+    }
+#else
+    for (int c = 0; c < s; ++c)
+      for (int r = c; r < s; ++r) t0[r + c * ld] -= lk[r] * lk[c];
+#endif
+    for (int r = k + 1 + lane; r < b; r += lanes) {
+      const double lrk = a[r + k * ld];
+      for (int j = 0; j < cols; ++j) rhs[r + j * ld] -= lrk * rhs[k + j * ld];
     }
     VECCHIA_SYNC();
   }
@@ -198,12 +260,13 @@ GS_HD static inline int vecchia_chol(double *a, int ld, int b, int lane, int lan
 }
 
 /* w = L^-T e_b, by columns of L from the last. */
-GS_HD static inline void vecchia_last_row(const double *a, int ld, int b, double *w, int lane, int lanes)
+GS_HD static inline void vecchia_last_row(const double *a, const double *dinv, int ld, int b, double *w, int lane,
+                                          int lanes)
 {
   for (int k = lane; k < b; k += lanes) w[k] = (k == b - 1) ? 1.0 : 0.0;
   VECCHIA_SYNC();
   for (int r = b - 1; r >= 0; --r) {
-    const double wr = w[r] / a[r + r * ld];
+    const double wr = w[r] * dinv[r];
     VECCHIA_SYNC();
     if (lane == 0) w[r] = wr;
     for (int k = lane; k < r; k += lanes) w[k] -= a[r + k * ld] * wr;
@@ -213,11 +276,11 @@ GS_HD static inline void vecchia_last_row(const double *a, int ld, int b, double
 
 /* rhs = L^-1 rhs for `cols` columns, by columns of L, a row per lane (a
  * pair (row, column) per lane would cost two integer divisions each). */
-GS_HD static inline void vecchia_forward(const double *a, int ld, int b, double *rhs, int cols, int lane, int lanes)
+GS_HD static inline void vecchia_forward(const double *a, const double *dinv, int ld, int b, double *rhs, int cols,
+                                         int lane, int lanes)
 {
   for (int k = 0; k < b; ++k) {
-    const double lkk = a[k + k * ld];
-    for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] /= lkk;
+    for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] *= dinv[k];
     VECCHIA_SYNC();
     for (int r = k + 1 + lane; r < b; r += lanes) {
       const double lrk = a[r + k * ld];
@@ -227,34 +290,43 @@ GS_HD static inline void vecchia_forward(const double *a, int ld, int b, double 
   }
 }
 
-/* Row r of A x without the diagonal, A symmetric and stored in one
- * triangle of a (entry (r, c) at a[min + max ld] when `upper`, else at
- * a[max + min ld]), as a row to the left of the diagonal and a column below
- * or above it. */
-GS_HD static inline double vecchia_sym_row(const double *a, int ld, int upper, int r, int b, const double *x)
+/* Row r of R x without the diagonal, R the correlations of the set, kept
+ * above the diagonal of a (entry (r, c), r < c, at a[r + c ld]). */
+GS_HD static inline double vecchia_corr_row(const double *a, int ld, int r, int b, const double *x)
 {
-  const double *left = upper ? a + (long)r * ld : a + r, *right = upper ? a + r : a + (long)r * ld;
-  const long step_left = upper ? 1 : ld, step_right = upper ? ld : 1;
+  const double *left = a + (long)r * ld;
   double s = 0.0;
-  for (int c = 0; c < r; ++c) s += left[c * step_left] * x[c];
-  for (int c = r + 1; c < b; ++c) s += right[c * step_right] * x[c];
+  for (int c = 0; c < r; ++c) s += left[c] * x[c];
+  for (int c = r + 1; c < b; ++c) s += a[r + (long)c * ld] * x[c];
   return s;
 }
 
-/* Row r of dS w for parameter `param`, from the triangles vecchia_point_cov
- * stored: the correlations (dS/dsigma2, 1 on the diagonal) above the
- * diagonal of a, dC/drange below that of dm, dC/dnu above it; dS/dnugget = I. */
+/* Row r of A x without the diagonal, A symmetric with its strict lower
+ * triangle packed in tri. */
+GS_HD static inline double vecchia_packed_row(const double *tri, int r, int b, const double *x)
+{
+  const double *left = tri + vecchia_packed(r, 0);
+  double s = 0.0;
+  for (int c = 0; c < r; ++c) s += left[c] * x[c];
+  for (int c = r + 1; c < b; ++c) s += tri[vecchia_packed(c, r)] * x[c];
+  return s;
+}
+
+/* Row r of dS w for parameter `param`, from what vecchia_point_cov stored:
+ * the correlations (dS/dsigma2, 1 on the diagonal) above the diagonal of a,
+ * the triangles of dC/drange and dC/dnu; dS/dnugget = I. */
 GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b)
 {
   switch (param) {
-  case GS_COV_SIGMA2: return w->w[r] + vecchia_sym_row(w->a, ld, 1, r, b, w->w);
-  case GS_COV_RANGE: return vecchia_sym_row(w->dm, ld, 0, r, b, w->w);
-  case GS_COV_SMOOTHNESS: return vecchia_sym_row(w->dm, ld, 1, r, b, w->w);
+  case GS_COV_SIGMA2: return w->w[r] + vecchia_corr_row(w->a, ld, r, b, w->w);
+  case GS_COV_RANGE: return vecchia_packed_row(w->drange, r, b, w->w);
+  case GS_COV_SMOOTHNESS: return vecchia_packed_row(w->dnu, r, b, w->w);
   default: return w->w[r];
   }
 }
 
-/* u = L^-1 y and L^-1 X over the set: the first 1 + p columns of rhs. */
+/* y and X over the set: the first 1 + p columns of rhs (vecchia_chol turns
+ * them into u = L^-1 y and L^-1 X). */
 GS_HD static inline void vecchia_block_data(const vecchia_problem *pr, const vecchia_work *w, int b, int lane, int lanes)
 {
   const int ld = pr->ld;
@@ -264,7 +336,6 @@ GS_HD static inline void vecchia_block_data(const vecchia_problem *pr, const vec
     for (int k = 0; k < pr->p; ++k) w->rhs[r + (1 + k) * ld] = pr->X[g + k * pr->n];
   }
   VECCHIA_SYNC();
-  vecchia_forward(w->a, ld, b, w->rhs, 1 + pr->p, lane, lanes);
 }
 
 /* g_j = L^-1 dS_j w per parameter, over the first b points of the set (the
@@ -277,7 +348,7 @@ GS_HD static inline void vecchia_response_grad(const vecchia_problem *pr, const 
   for (int r = lane; r < b; r += lanes)
     for (int j = 0; j < pr->q; ++j) g[r + (long)j * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b);
   VECCHIA_SYNC();
-  vecchia_forward(w->a, ld, b, g, pr->q, lane, lanes);
+  vecchia_forward(w->a, w->dinv, ld, b, g, pr->q, lane, lanes);
 }
 
 /* The dot product of two columns of rhs over the set, on every lane. */
@@ -357,15 +428,15 @@ GS_HD static inline int vecchia_block(const vecchia_problem *pr, const matern_de
   const int ld = pr->ld;
   const int b = vecchia_block_set(pr, t, w->idx, lane, lanes);
   vecchia_point_cov(pr, v, w, b, lane, lanes);
-  const int failed = vecchia_chol(w->a, ld, b, lane, lanes);
-  if (failed) return failed;
   if (pr->y) vecchia_block_data(pr, w, b, lane, lanes);
+  const int failed = vecchia_chol(w->a, ld, b, w->dinv, w->rhs, pr->y ? 1 + pr->p : 0, lane, lanes);
+  if (failed) return failed;
   const int responses = vecchia_block_responses(pr, t);
   for (int r = 0; r < responses; ++r) {
     const int k = vecchia_block_response(pr, t, r, b);
     if (lane == 0) acc[0] += 2.0 * log(w->a[k + k * ld]);
     /* w is needed for the factor and for the derivatives only */
-    if (wrow || (pr->y && pr->q)) vecchia_last_row(w->a, ld, k + 1, w->w, lane, lanes);
+    if (wrow || (pr->y && pr->q)) vecchia_last_row(w->a, w->dinv, ld, k + 1, w->w, lane, lanes);
     if (wrow)
       for (int c = lane; c < pr->mp1; c += lanes) wrow[c] = (c < b) ? w->w[b - 1 - c] : 0.0;
     if (!pr->y) continue;
