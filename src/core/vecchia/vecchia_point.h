@@ -188,12 +188,30 @@ GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int
   return b;
 }
 
+/* The locations of the set, copied column-major (leading dimension ld)
+ * into the workspace from rhs on, which is free until the data come and
+ * holds ld (3 + p + q) doubles; NULL where they do not fit (more than
+ * three coordinates). The pairs read each location b times: from the
+ * workspace, not from scattered addresses of the whole array. */
+GS_HD static inline const double *vecchia_set_locs(const vecchia_problem *pr, const vecchia_work *w, int b, int lane,
+                                                   int lanes)
+{
+  const int ld = pr->ld;
+  if (pr->dim > 3 + pr->p + pr->q) return NULL;
+  for (int k = lane; k < b; k += lanes)
+    for (int d = 0; d < pr->dim; ++d) w->rhs[k + (long)d * ld] = pr->locs[w->idx[k] + (long)d * pr->n];
+  VECCHIA_SYNC();
+  return w->rhs;
+}
+
 /* The covariance of the set (lower triangle of a), the correlations above
- * it, and the range and smoothness derivatives in dm; one pair per lane. */
+ * it, and the range and smoothness derivative triangles; one pair per
+ * lane. */
 GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const matern_deriv_model *v, const vecchia_work *w,
                                            int b, int lane, int lanes)
 {
   const int ld = pr->ld;
+  const double *set = vecchia_set_locs(pr, w, b, lane, lanes);
 #ifdef __CUDA_ARCH__
 #pragma unroll 1 /* unrolled, this kernel's code grows and runs slower */
 #endif
@@ -205,7 +223,8 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
       continue;
     }
     double drange, dnu;
-    double d = matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, v->cov.metric);
+    double d = set ? matern_distance(set, ld, r, set, ld, c, pr->dim, v->cov.metric)
+                   : matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, v->cov.metric);
     double m = matern_deriv_pair(v, d, pr->deriv, &drange, &dnu);
     w->a[r + c * ld] = v->cov.sigma2 * m;
     w->a[c + r * ld] = m;
