@@ -41,6 +41,7 @@ struct gs_vecchia_gpu {
   double *spill;  /* blocks x warps work areas where shared memory is too small */
   size_t spill_bytes;
   unsigned long long *failed;
+  unsigned *pairs; /* the triangles' pairs for the largest set (vecchia_problem) */
   int blocks, shared_optin;
 };
 
@@ -130,6 +131,23 @@ static gs_status upload_neighbors(gs_vecchia *v, char *msg)
   return st;
 }
 
+/* The pairs (r, c), c <= r, of the triangle of the largest set, by rows. */
+static gs_status upload_pairs(gs_vecchia *v, char *msg)
+{
+  gs_status st = GS_OK;
+  const int ld = v->set ? v->ld : v->mp1;
+  const size_t count = (size_t)ld * (ld + 1) / 2, bytes = count * sizeof(unsigned);
+  unsigned *host = (unsigned *)malloc(bytes);
+  if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  for (int r = 0, t = 0; r < ld; ++r)
+    for (int c = 0; c <= r; ++c) host[t++] = (unsigned)r | (unsigned)c << 16;
+  GS_CUDA_TRY(cudaMalloc(&v->gpu->pairs, bytes));
+  GS_TRY(gs_gpu_copy_to_device(v->gpu->ctx, v->gpu->pairs, host, bytes, 0, msg));
+done:
+  free(host);
+  return st;
+}
+
 /* The blocks of the grouped approximation, where there are. */
 static gs_status upload_blocks(gs_vecchia *v, char *msg)
 {
@@ -180,6 +198,7 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
     GS_TRY(upload_neighbors(v, msg));
   }
   GS_TRY(upload_blocks(v, msg));
+  GS_TRY(upload_pairs(v, msg));
 done:
   if (st != GS_OK) gs_vecchia_gpu_release(v);
   return st;
@@ -204,6 +223,7 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
   cudaFree(g->part);
   cudaFree(g->spill);
   cudaFree(g->failed);
+  cudaFree(g->pairs);
   free(g);
   v->gpu = NULL;
 }
@@ -361,6 +381,7 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, 
     pr.resp = g->resp;
     pr.set_start = g->set_start;
     pr.resp_start = g->resp_start;
+    pr.pairs = g->pairs;
     const matern_deriv_model md = matern_deriv_prepare(prm);
     const int K = y ? vecchia_acc_size(pr.p, pr.q) : 1;
     st = run_blocks(v, &pr, &md, keep_factor ? g->w : NULL, K, sums, failed_point, msg);

@@ -46,7 +46,9 @@ GS_HD static inline double vecchia_lane_sum(double x)
 /* Pair t of a triangle enumerated by rows, t = r (r + 1) / 2 + c, c <= r:
  * a warp's lanes take pairs t = lane, lane + 32, ... without a walk whose
  * length depends on the lane (the float root is exact to one, corrected
- * below, for the triangles of any set that fits a device). */
+ * below, for the triangles of any set that fits a device). A GPU reads the
+ * pairs from a table instead (vecchia_problem's pairs): computed, they were
+ * a quarter of the kernel's instructions. */
 GS_HD static inline void vecchia_pair(int t, int *r, int *c)
 {
   int q = (int)((sqrtf(8.0f * (float)t + 1.0f) - 1.0f) * 0.5f);
@@ -83,7 +85,24 @@ typedef struct {
   int p;
   int deriv, q;
   int params[GS_COV_NPAR];
+  /* GPU: pair t of the triangles (vecchia_pair) as r | c << 16, for t <
+   * ld (ld + 1) / 2; NULL: computed */
+  const unsigned *pairs;
 } vecchia_problem;
+
+GS_HD static inline void vecchia_pair_of(const unsigned *pairs, int t, int *r, int *c)
+{
+#ifdef __CUDA_ARCH__
+  if (pairs) {
+    const unsigned rc = __ldg(pairs + t);
+    *r = (int)(rc & 0xffffu);
+    *c = (int)(rc >> 16);
+    return;
+  }
+#endif
+  (void)pairs;
+  vecchia_pair(t, r, c);
+}
 
 /* Entry (r, c), r > c, of a strict lower triangle packed by rows. */
 GS_HD static inline long vecchia_packed(int r, int c)
@@ -217,7 +236,7 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
 #endif
   for (int t = lane; t < b * (b + 1) / 2; t += lanes) {
     int r, c;
-    vecchia_pair(t, &r, &c);
+    vecchia_pair_of(pr->pairs, t, &r, &c);
     if (r == c) {
       w->a[r + r * ld] = v->cov.sigma2 + (w->idx[r] < pr->latent ? v->cov.nugget : 0.0);
       continue;
@@ -238,7 +257,8 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
  * for `cols` columns on the way (the solve needs column k of L only after
  * step k); 0, or the order (1-based) of the first leading minor that is not
  * positive definite. */
-GS_HD static inline int vecchia_chol(double *a, int ld, int b, double *dinv, double *rhs, int cols, int lane, int lanes)
+GS_HD static inline int vecchia_chol(double *a, int ld, int b, double *dinv, double *rhs, int cols,
+                                     const unsigned *pairs, int lane, int lanes)
 {
   for (int k = 0; k < b; ++k) {
     const double akk = a[k + k * ld];
@@ -262,10 +282,11 @@ GS_HD static inline int vecchia_chol(double *a, int ld, int b, double *dinv, dou
 #pragma unroll 1 /* as in vecchia_point_cov */
     for (int t = lane; t < s * (s + 1) / 2; t += lanes) {
       int r, c;
-      vecchia_pair(t, &r, &c);
+      vecchia_pair_of(pairs, t, &r, &c);
       t0[r + c * ld] -= lk[r] * lk[c];
     }
 #else
+    (void)pairs;
     for (int c = 0; c < s; ++c)
       for (int r = c; r < s; ++r) t0[r + c * ld] -= lk[r] * lk[c];
 #endif
@@ -448,7 +469,7 @@ GS_HD static inline int vecchia_block(const vecchia_problem *pr, const matern_de
   const int b = vecchia_block_set(pr, t, w->idx, lane, lanes);
   vecchia_point_cov(pr, v, w, b, lane, lanes);
   if (pr->y) vecchia_block_data(pr, w, b, lane, lanes);
-  const int failed = vecchia_chol(w->a, ld, b, w->dinv, w->rhs, pr->y ? 1 + pr->p : 0, lane, lanes);
+  const int failed = vecchia_chol(w->a, ld, b, w->dinv, w->rhs, pr->y ? 1 + pr->p : 0, pr->pairs, lane, lanes);
   if (failed) return failed;
   const int responses = vecchia_block_responses(pr, t);
   for (int r = 0; r < responses; ++r) {
