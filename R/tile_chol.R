@@ -178,13 +178,11 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
     gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, tile, devices, as.double(memory %||% 0), used_accuracy,
                   fp8, gs_threads(call), trace, bar), call)
   }
-  info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
-                                               "cache_tiles", "workers", "attempts")))
-  structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev, gpus = devices[devices >= 0],
-                 precision = tile_precision_map(res[[6L]]), accuracy = if (precision == "mixed") accuracy,
+  structure(list(ptr = res$ptr, n = n, tile = res$tile, logdet = res$logdet, device = dev, gpus = devices[devices >= 0],
+                 precision = tile_precision_map(res$precision), accuracy = if (precision == "mixed") accuracy,
                  fp8 = precision == "mixed" && fp8,
-                 dimnames = if (spec) NULL else dimnames(A), info = info,
-                 trace = tile_trace(res[[4L]], devices)),
+                 dimnames = if (spec) NULL else dimnames(A), info = as.list(res$info),
+                 trace = tile_trace(res$trace, devices)),
             class = "tile_chol")
 }
 
