@@ -122,10 +122,14 @@
 #'   `determinant()` (the log-determinant of \eqn{A}, from the factor),
 #'   `solve(a, b)` (\eqn{A^{-1} b}, or \eqn{A^{-1}} without `b`) and
 #'   `as.matrix()` (the upper triangular factor \eqn{L^\top}, as [chol()]
-#'   returns it). Its element `info` holds the factorization time in seconds,
-#'   the bytes copied to and from the GPU, the number of tiles loaded or
-#'   generated there and the number of tile slots of the cache. With `trace =
-#'   TRUE`, element `trace` is a data frame with one row per operation:
+#'   returns it). Its element `info` holds the time of the call in seconds
+#'   (`seconds`), which includes `host_seconds`, the time spent obtaining the
+#'   factor's host memory (allocating it and, for a GPU, touching and
+#'   page-locking it), so that the factorization proper took
+#'   `seconds - host_seconds`; the bytes copied to and from the GPU, the
+#'   number of tiles loaded or generated there and the number of tile slots
+#'   of the cache. With `trace = TRUE`, element `trace` is a data frame with
+#'   one row per operation:
 #'   `stream` (four compute streams, the diagonal stream and one copy stream
 #'   per direction),
 #'   `op` (load, syrk, gemm, potrf, trsm, store), the tile coordinates `i`,

@@ -34,6 +34,7 @@ static SEXP tile_info_numbers(const gs_tile_info *info)
 {
   const gs_r_number numbers[] = {
     {.name = "seconds", .value = info->seconds},
+    {.name = "host_seconds", .value = info->host_seconds},
     {.name = "bytes_to_gpu", .value = info->bytes_to_device},
     {.name = "bytes_from_gpu", .value = info->bytes_to_host},
     {.name = "tile_loads", .value = (double)info->tile_loads},
