@@ -134,7 +134,7 @@ gbees_update <- function(ptr, measurements, native, k, spec, call) {
   }
   since <- proc.time()[["elapsed"]]
   cells <- .Call(gs_r_gbees_cells, ptr)
-  ll <- gbees_loglik(measurements, k, gbees_centers(cells[[1L]], spec), call)
+  ll <- gbees_loglik(measurements, k, gbees_centers(cells$keys, spec), call)
   in_r <- proc.time()[["elapsed"]] - since
   gs_call(.Call(gs_r_gbees_reweight, ptr, ll), call)
   in_r
@@ -204,20 +204,20 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
     abort_arg("The initial box of +-3 standard deviations has {format(prod(2 * half_width + 1))} cells; use wider cells.", call)
   }
   half_width <- as.integer(half_width)
-  c(start, list(dx = dx, native = list(start$x0, dx, chol2inv(start$cov_chol), half_width, as.double(threshold),
-                                       as.double(cfl), as.integer(prune_every), as.double(t0))))
+  native <- list(center = start$x0, dx = dx, prec = chol2inv(start$cov_chol), half_width = half_width,
+                 threshold = as.double(threshold), cfl = as.double(cfl), prune_every = as.integer(prune_every),
+                 t0 = as.double(t0))
+  c(start, list(dx = dx, native = native))
 }
 
 gbees_snapshot_take <- function(ptr, time, posterior) {
   cells <- .Call(gs_r_gbees_cells, ptr)
-  list(time = time, posterior = posterior, keys = cells[[1L]], prob = cells[[2L]], info = gbees_info(ptr))
+  list(time = time, posterior = posterior, keys = cells$keys, prob = cells$prob, info = gbees_info(ptr))
 }
 
 gbees_info <- function(ptr) {
   info <- .Call(gs_r_gbees_info, ptr)
-  c(as.list(stats::setNames(info[[1L]], c("time", "cells", "peak_cells", "steps", "cell_updates", "memory_bytes",
-                                          "peak_memory_bytes", "mass_error", "clipped_mass", "pruned_mass"))),
-    list(phase_seconds = info[[2L]]))
+  c(as.list(info$values), list(phase_seconds = info$phase_seconds))
 }
 
 # Cell centres of integer keys (one row per cell).

@@ -14,10 +14,11 @@ gbees_jit <- new.env(parent = emptyenv())
 gbees_jit$libraries <- list() # md5 of the program -> its entry points
 gbees_jit$compilations <- 0L
 
-# The native entry points of expressions compiled for the CPU: of a model's
-# field (gs_gbees_velocities_fn, gs_gbees_rk4_fn) or of a measurement
-# function (gs_gbees_loglik_fn), whose source (gbees_expression_source) was made
-# from `expressions`, on a grid of `dim` states.
+# The native entry points of expressions compiled for the CPU, a list named
+# by their symbols: of a model's field (gs_gbees_velocities_fn,
+# gs_gbees_rk4_fn) or of a measurement function (gs_gbees_loglik_fn), whose
+# source (gbees_expression_source) was made from `expressions`, on a grid of
+# `dim` states.
 gbees_program_entries <- list(model = c("gbees_user_velocities", "gbees_user_rk4"), measurement = "gbees_user_loglik")
 
 gbees_compiled_program <- function(source, expressions, dim, call, kind = "model") {
@@ -41,7 +42,8 @@ gbees_compiled_program <- function(source, expressions, dim, call, kind = "model
                      i = "Is {.fn tempdir} on a file system that allows running code from it?"),
                    class = c("gpustats_error_compile", "gpustats_error"), call = call)
   })
-  native <- lapply(gbees_program_entries[[kind]], function(name) getNativeSymbolInfo(name, dll)$address)
+  entries <- gbees_program_entries[[kind]]
+  native <- stats::setNames(lapply(entries, function(name) getNativeSymbolInfo(name, dll)$address), entries)
   gbees_jit$libraries[[hash]] <- native
   gbees_jit$compilations <- gbees_jit$compilations + 1L
   native

@@ -146,7 +146,7 @@ gbees_check_measurements <- function(meas, model, call) {
 gbees_measurement_native <- function(meas, device, model, call) {
   if (is.null(meas) || (is.null(meas$index) && is.null(meas$source))) return(NULL)
   compiled <- if (device < 0 && !is.null(meas$source)) {
-    gbees_compiled_program(meas$source, meas$expressions, model$dim, call, kind = "measurement")[[1L]]
+    gbees_compiled_program(meas$source, meas$expressions, model$dim, call, kind = "measurement")$gbees_user_loglik
   }
   gs_call(.Call(gs_r_gbees_measurement_new, meas$index, t(meas$cov_chol), meas$source, compiled, model$dim, device),
           call)

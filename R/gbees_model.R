@@ -171,7 +171,8 @@ with_time_argument <- function(f) {
 # expressions on the CPU, their compiled functions (gbees_compile.R).
 gbees_model_native <- function(model, device, call) {
   compiled <- if (device < 0 && !is.null(model$source)) gbees_compiled_program(model$source, model$expressions, model$dim, call)
-  list(model$kind, model$dim, model$par, model$autonomous, model$fn, model$source, compiled)
+  list(kind = model$kind, dim = model$dim, par = model$par, autonomous = model$autonomous, fn = model$fn,
+       source = model$source, compiled = compiled)
 }
 
 #' @export

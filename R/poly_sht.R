@@ -102,7 +102,7 @@ sht_synthesis <- function(coef, grid = coef$grid, device = getOption("gpustats.d
   if (dev < 0L) check_fftw("sht_synthesis()", call)
   bar <- gs_progress_bar(work, "sht_synthesis", call)
   as_double <- function(x) if (is.double(x)) x else as.double(x) # no copy of a double array
-  gs_call(.Call(gs_r_sht, list(as_double(coef$cos), as_double(coef$sin)), grid$cos_colat, grid$cos_colat_lo,
+  gs_call(.Call(gs_r_sht, list(cos = as_double(coef$cos), sin = as_double(coef$sin)), grid$cos_colat, grid$cos_colat_lo,
                 grid$weights, coef$lmax, grid$nlon, FALSE, dev, gs_threads(call), bar), call)
 }
 

@@ -122,10 +122,14 @@
 #'   `determinant()` (the log-determinant of \eqn{A}, from the factor),
 #'   `solve(a, b)` (\eqn{A^{-1} b}, or \eqn{A^{-1}} without `b`) and
 #'   `as.matrix()` (the upper triangular factor \eqn{L^\top}, as [chol()]
-#'   returns it). Its element `info` holds the factorization time in seconds,
-#'   the bytes copied to and from the GPU, the number of tiles loaded or
-#'   generated there and the number of tile slots of the cache. With `trace =
-#'   TRUE`, element `trace` is a data frame with one row per operation:
+#'   returns it). Its element `info` holds the time of the call in seconds
+#'   (`seconds`), which includes `host_seconds`, the time spent obtaining the
+#'   factor's host memory (allocating it and, for a GPU, touching and
+#'   page-locking it), so that the factorization proper took
+#'   `seconds - host_seconds`; the bytes copied to and from the GPU, the
+#'   number of tiles loaded or generated there and the number of tile slots
+#'   of the cache. With `trace = TRUE`, element `trace` is a data frame with
+#'   one row per operation:
 #'   `stream` (four compute streams, the diagonal stream and one copy stream
 #'   per direction),
 #'   `op` (load, syrk, gemm, potrf, trsm, store), the tile coordinates `i`,
@@ -178,13 +182,11 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
     gs_call(.Call(gs_r_tile_chol, A, NULL, NULL, tile, devices, as.double(memory %||% 0), used_accuracy,
                   fp8, gs_threads(call), trace, bar), call)
   }
-  info <- as.list(stats::setNames(res[[3L]], c("seconds", "bytes_to_gpu", "bytes_from_gpu", "tile_loads",
-                                               "cache_tiles", "workers", "attempts")))
-  structure(list(ptr = res[[1L]], n = n, tile = res[[5L]], logdet = res[[2L]], device = dev, gpus = devices[devices >= 0],
-                 precision = tile_precision_map(res[[6L]]), accuracy = if (precision == "mixed") accuracy,
+  structure(list(ptr = res$ptr, n = n, tile = res$tile, logdet = res$logdet, device = dev, gpus = devices[devices >= 0],
+                 precision = tile_precision_map(res$precision), accuracy = if (precision == "mixed") accuracy,
                  fp8 = precision == "mixed" && fp8,
-                 dimnames = if (spec) NULL else dimnames(A), info = info,
-                 trace = tile_trace(res[[4L]], devices)),
+                 dimnames = if (spec) NULL else dimnames(A), info = as.list(res$info),
+                 trace = tile_trace(res$trace, devices)),
             class = "tile_chol")
 }
 

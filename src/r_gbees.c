@@ -71,29 +71,32 @@ static gs_status field_from_r(void *ctx, double t, const double *x, size_t n_poi
 /* model: list(kind, dim, par, autonomous, fn, source, compiled) (validated
  * in R; the source, the field's code or NULL, stays alive in that list while
  * the core reads it; compiled: NULL or the native symbols of the field
- * compiled for the CPU, gbees_user_velocities and gbees_user_rk4, whose
+ * compiled for the CPU, named gbees_user_velocities and gbees_user_rk4, whose
  * library R keeps loaded). Returns a
  * protected external pointer that owns the callback context of a user
  * model and keeps its function alive; the caller unprotects it. */
 static SEXP model_from_r(SEXP model, gs_gbees_model *mod)
 {
+  const char *what = "the GBEES model";
   memset(mod, 0, sizeof *mod);
-  mod->kind = Rf_asInteger(VECTOR_ELT(model, 0));
-  mod->dim = Rf_asInteger(VECTOR_ELT(model, 1));
-  SEXP par = VECTOR_ELT(model, 2);
+  mod->kind = Rf_asInteger(gs_r_field(model, "kind", what));
+  mod->dim = Rf_asInteger(gs_r_field(model, "dim", what));
+  SEXP par = gs_r_field(model, "par", what);
   for (int i = 0; i < Rf_length(par) && i < 4; i++) mod->par[i] = REAL(par)[i];
-  mod->autonomous = Rf_asLogical(VECTOR_ELT(model, 3));
+  mod->autonomous = Rf_asLogical(gs_r_field(model, "autonomous", what));
   if (mod->dim < 1 || mod->dim > GS_GBEES_MAX_DIM) Rf_error("GBEES needs 1 to %d dimensions", GS_GBEES_MAX_DIM);
-  SEXP fn = VECTOR_ELT(model, 4);
+  SEXP fn = gs_r_field(model, "fn", what);
   SEXP ctx_ptr = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, fn));
   R_RegisterCFinalizerEx(ctx_ptr, field_context_finalize, TRUE);
   if (mod->kind == GS_GBEES_CALLBACK) {
-    SEXP source = VECTOR_ELT(model, 5), compiled = VECTOR_ELT(model, 6);
+    SEXP source = gs_r_field(model, "source", what), compiled = gs_r_field(model, "compiled", what);
     if (TYPEOF(source) == STRSXP && Rf_length(source) == 1) mod->device_source = CHAR(STRING_ELT(source, 0));
-    if (TYPEOF(compiled) == VECSXP && Rf_length(compiled) == 2) {
+    if (compiled != R_NilValue) {
+      const char *entries = "the compiled model";
       /* through void (*)(void), the type that converts to any function type without a warning */
-      mod->velocities = (gs_gbees_velocities_fn)(void (*)(void))R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 0));
-      mod->rk4 = (gs_gbees_rk4_fn)(void (*)(void))R_ExternalPtrAddrFn(VECTOR_ELT(compiled, 1));
+      mod->velocities = (gs_gbees_velocities_fn)(void (*)(void))R_ExternalPtrAddrFn(
+        gs_r_field(compiled, "gbees_user_velocities", entries));
+      mod->rk4 = (gs_gbees_rk4_fn)(void (*)(void))R_ExternalPtrAddrFn(gs_r_field(compiled, "gbees_user_rk4", entries));
     }
   }
   if (Rf_isFunction(fn)) {
@@ -115,23 +118,24 @@ SEXP gs_r_gbees_new(SEXP model, SEXP grid, SEXP threads, SEXP device, SEXP progr
   gs_r_progress_set(progress);
   gs_gbees_model mod;
   SEXP ctx_ptr = model_from_r(model, &mod);
-  gs_gbees_options opt;
-  memset(&opt, 0, sizeof opt);
+  const char *what = "the GBEES grid";
+  const double *center = REAL(gs_r_field(grid, "center", what)), *dx = REAL(gs_r_field(grid, "dx", what));
+  gs_gbees_options opt = {.threshold = Rf_asReal(gs_r_field(grid, "threshold", what)),
+                          .cfl = Rf_asReal(gs_r_field(grid, "cfl", what)),
+                          .prune_every = Rf_asInteger(gs_r_field(grid, "prune_every", what)),
+                          .threads = gs_r_int(threads, "threads"),
+                          .device = gs_r_int(device, "device"),
+                          .progress = gs_r_progress};
   for (int i = 0; i < mod.dim; i++) {
-    opt.center[i] = REAL(VECTOR_ELT(grid, 0))[i];
-    opt.dx[i] = REAL(VECTOR_ELT(grid, 1))[i];
+    opt.center[i] = center[i];
+    opt.dx[i] = dx[i];
   }
-  opt.threshold = Rf_asReal(VECTOR_ELT(grid, 4));
-  opt.cfl = Rf_asReal(VECTOR_ELT(grid, 5));
-  opt.prune_every = Rf_asInteger(VECTOR_ELT(grid, 6));
-  opt.threads = gs_r_int(threads, "threads");
-  opt.device = gs_r_int(device, "device");
-  opt.progress = gs_r_progress;
 
   char msg[GS_MSG_LEN];
   gs_gbees *g = NULL;
-  gs_status st = gs_gbees_create(&mod, &opt, REAL(VECTOR_ELT(grid, 2)), INTEGER(VECTOR_ELT(grid, 3)),
-                                 Rf_asReal(VECTOR_ELT(grid, 7)), &g, msg);
+  gs_status st = gs_gbees_create(&mod, &opt, REAL(gs_r_field(grid, "prec", what)),
+                                 INTEGER(gs_r_field(grid, "half_width", what)), Rf_asReal(gs_r_field(grid, "t0", what)),
+                                 &g, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP ptr = PROTECT(R_MakeExternalPtr(g, Rf_install("gs_gbees"), ctx_ptr));
   R_RegisterCFinalizerEx(ptr, gbees_finalize, TRUE);
@@ -223,44 +227,52 @@ SEXP gs_r_gbees_cells(SEXP ptr)
   size_t n = gs_gbees_cell_count(g);
   int d = gs_gbees_dim(g);
   int32_t *rowwise = (int32_t *)R_alloc(n * d + 1, sizeof(int32_t));
-  SEXP keys = PROTECT(Rf_allocMatrix(INTSXP, (int)n, d));
-  SEXP prob = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n));
+  const char *names[] = {"keys", "prob", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SEXP keys = gs_r_set_field(out, "keys", Rf_allocMatrix(INTSXP, (int)n, d));
+  SEXP prob = gs_r_set_field(out, "prob", Rf_allocVector(REALSXP, (R_xlen_t)n));
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_cells(g, rowwise, REAL(prob), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   int *k = INTEGER(keys);
   for (size_t c = 0; c < n; c++)
     for (int i = 0; i < d; i++) k[c + i * n] = rowwise[c * d + i];
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-  SET_VECTOR_ELT(out, 0, keys);
-  SET_VECTOR_ELT(out, 1, prob);
-  UNPROTECT(3);
+  UNPROTECT(1);
   return out;
 }
 
-/* list(c(time, cells, peak_cells, steps, cell_updates, memory_bytes,
- *        peak_memory_bytes, mass_error, clipped_mass, pruned_mass),
- *      the seconds of each phase, named as GS_GBEES_PHASES) */
+/* list(values = the counts and mass balances of gs_gbees_info, named as R
+ * reads them, phase_seconds = the seconds of each phase, named as
+ * GS_GBEES_PHASES) */
 SEXP gs_r_gbees_info(SEXP ptr)
 {
   gs_gbees_info info;
   gs_gbees_get_info(gbees_get(ptr), &info);
-  double v[] = {info.time, (double)info.cells, (double)info.peak_cells, (double)info.steps, info.cell_updates,
-                info.memory_bytes, info.peak_memory_bytes, info.mass_error, info.clipped_mass, info.pruned_mass};
+  const gs_r_number values[] = {
+    {.name = "time", .value = info.time},
+    {.name = "cells", .value = (double)info.cells},
+    {.name = "peak_cells", .value = (double)info.peak_cells},
+    {.name = "steps", .value = (double)info.steps},
+    {.name = "cell_updates", .value = info.cell_updates},
+    {.name = "memory_bytes", .value = info.memory_bytes},
+    {.name = "peak_memory_bytes", .value = info.peak_memory_bytes},
+    {.name = "mass_error", .value = info.mass_error},
+    {.name = "clipped_mass", .value = info.clipped_mass},
+    {.name = "pruned_mass", .value = info.pruned_mass},
+  };
   static const char *phase_names[] = {
 #define GS_GBEES_PHASE_NAME(code, name) name,
       GS_GBEES_PHASES(GS_GBEES_PHASE_NAME)
 #undef GS_GBEES_PHASE_NAME
   };
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-  SEXP values = SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, sizeof v / sizeof v[0]));
-  memcpy(REAL(values), v, sizeof v);
-  SEXP phases = SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, GS_GBEES_PHASE_COUNT));
-  memcpy(REAL(phases), info.phase_seconds, sizeof info.phase_seconds);
-  SEXP names = PROTECT(Rf_allocVector(STRSXP, GS_GBEES_PHASE_COUNT));
-  for (int k = 0; k < GS_GBEES_PHASE_COUNT; k++) SET_STRING_ELT(names, k, Rf_mkChar(phase_names[k]));
-  Rf_setAttrib(phases, R_NamesSymbol, names);
-  UNPROTECT(2);
+  gs_r_number phases[GS_GBEES_PHASE_COUNT];
+  for (int k = 0; k < GS_GBEES_PHASE_COUNT; k++)
+    phases[k] = (gs_r_number){.name = phase_names[k], .value = info.phase_seconds[k]};
+  const char *names[] = {"values", "phase_seconds", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  gs_r_set_field(out, "values", gs_r_numbers(values, (int)(sizeof values / sizeof values[0])));
+  gs_r_set_field(out, "phase_seconds", gs_r_numbers(phases, GS_GBEES_PHASE_COUNT));
+  UNPROTECT(1);
   return out;
 }
 

@@ -87,6 +87,13 @@ SEXP gs_r_gp_apply(SEXP ptr, SEXP what, SEXP b)
   return out;
 }
 
+/* v, a double vector, with every element NA. */
+static SEXP all_na(SEXP v)
+{
+  for (R_xlen_t j = 0; j < XLENGTH(v); ++j) REAL(v)[j] = NA_REAL;
+  return v;
+}
+
 /* The derivatives of gs_gp_derivatives with the last factor (that of
  * model, R's cov_model()): deriv its bits, X a double matrix with n rows (no columns: P is
  * Sigma^-1), U a double matrix with n rows, info TRUE for the information.
@@ -99,32 +106,25 @@ SEXP gs_r_gp_derivatives(SEXP ptr, SEXP model, SEXP deriv, SEXP X, SEXP U, SEXP 
   if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");
   if (!Rf_isMatrix(U) || TYPEOF(U) != REALSXP || Rf_nrows(U) != n) Rf_error("U must be a double matrix with n rows");
   const int want_info = Rf_asLogical(info) == TRUE;
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
-  SEXP names = PROTECT(Rf_allocVector(STRSXP, 3));
-  const char *labels[3] = {"trace", "quad", "info"};
-  for (int i = 0; i < 3; ++i) SET_STRING_ELT(names, i, Rf_mkChar(labels[i]));
-  Rf_setAttrib(out, R_NamesSymbol, names);
-  SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, 4));
-  SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, 4));
-  if (want_info) SET_VECTOR_ELT(out, 2, Rf_allocMatrix(REALSXP, 4, 4));
-  for (int i = 0; i < 3; ++i) {
-    SEXP v = VECTOR_ELT(out, i);
-    for (R_xlen_t j = 0; v != R_NilValue && j < XLENGTH(v); ++j) REAL(v)[j] = NA_REAL;
-  }
+  const char *names[] = {"trace", "quad", "info", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SEXP trace = gs_r_set_field(out, "trace", all_na(Rf_allocVector(REALSXP, 4)));
+  SEXP quad = gs_r_set_field(out, "quad", all_na(Rf_allocVector(REALSXP, 4)));
+  SEXP fisher = want_info ? gs_r_set_field(out, "info", all_na(Rf_allocMatrix(REALSXP, 4, 4))) : R_NilValue;
   const gs_gp_deriv_args a = {.model = gs_r_cov_model(model),
                               .deriv = gs_r_int(deriv, "deriv"),
                               .x = Rf_ncols(X) ? REAL(X) : NULL,
                               .p = Rf_ncols(X),
                               .u = Rf_ncols(U) ? REAL(U) : NULL,
                               .k = Rf_ncols(U),
-                              .trace = REAL(VECTOR_ELT(out, 0)),
-                              .quad = REAL(VECTOR_ELT(out, 1)),
-                              .info = want_info ? REAL(VECTOR_ELT(out, 2)) : NULL};
+                              .trace = REAL(trace),
+                              .quad = REAL(quad),
+                              .info = want_info ? REAL(fisher) : NULL};
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
   gs_status st = gs_gp_derivatives(gp, &a, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  UNPROTECT(2);
+  UNPROTECT(1);
   return out;
 }
 

@@ -32,8 +32,14 @@ SEXP gs_r_gpu_info(void)
     SET_STRING_ELT(rt, d, Rf_mkChar(buf));
     INTEGER(sms)[d] = p.multiprocessors;
   }
-  SEXP cols[] = {id, name, total, free_m, cc, drv, rt, sms};
-  for (int k = 0; k < 8; ++k) SET_VECTOR_ELT(res, k, cols[k]);
+  gs_r_set_field(res, "id", id);
+  gs_r_set_field(res, "name", name);
+  gs_r_set_field(res, "total_memory", total);
+  gs_r_set_field(res, "free_memory", free_m);
+  gs_r_set_field(res, "compute_capability", cc);
+  gs_r_set_field(res, "driver_version", drv);
+  gs_r_set_field(res, "runtime_version", rt);
+  gs_r_set_field(res, "multiprocessors", sms);
   UNPROTECT(9);
   return res;
 }

@@ -144,9 +144,13 @@ SEXP gs_r_jwt_plan_info(SEXP ptr)
   const gs_jwt_plan_args a = gs_jwt_plan_get_args(p);
   const char *names[] = {"lmin", "lmax", "n", "nr", "method", "device", "bytes", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-  const int ints[] = {a.lmin, a.lmax, (int)a.ncoef, (int)a.nr, a.method, a.device};
-  for (int i = 0; i < 6; ++i) SET_VECTOR_ELT(out, i, Rf_ScalarInteger(ints[i]));
-  SET_VECTOR_ELT(out, 6, Rf_ScalarReal((double)gs_jwt_plan_bytes(p)));
+  gs_r_set_field(out, "lmin", Rf_ScalarInteger(a.lmin));
+  gs_r_set_field(out, "lmax", Rf_ScalarInteger(a.lmax));
+  gs_r_set_field(out, "n", Rf_ScalarInteger((int)a.ncoef));
+  gs_r_set_field(out, "nr", Rf_ScalarInteger((int)a.nr));
+  gs_r_set_field(out, "method", Rf_ScalarInteger(a.method));
+  gs_r_set_field(out, "device", Rf_ScalarInteger(a.device));
+  gs_r_set_field(out, "bytes", Rf_ScalarReal((double)gs_jwt_plan_bytes(p)));
   UNPROTECT(1);
   return out;
 }
@@ -258,15 +262,18 @@ SEXP gs_r_legcheb_rank(SEXP n, SEXP to_chebyshev, SEXP parity)
   return Rf_ScalarInteger(gs_legcheb_rank(gs_r_int(n, "n"), Rf_asLogical(to_chebyshev), gs_r_int(parity, "parity")));
 }
 
-/* list(x = nodes, w = weights) of the n-point Gauss-Legendre rule. */
+/* list(x = nodes, w = weights, x_lo = the nodes' low parts) of the n-point
+ * Gauss-Legendre rule. */
 SEXP gs_r_gauss_legendre(SEXP n_)
 {
   const int n = gs_r_int(n_, "n");
   const char *names[] = {"x", "w", "x_lo", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-  for (int k = 0; k < 3; ++k) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, n));
+  SEXP x = gs_r_set_field(out, "x", Rf_allocVector(REALSXP, n));
+  SEXP w = gs_r_set_field(out, "w", Rf_allocVector(REALSXP, n));
+  SEXP x_lo = gs_r_set_field(out, "x_lo", Rf_allocVector(REALSXP, n));
   char msg[GS_MSG_LEN];
-  gs_status st = gs_gauss_legendre(n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 2)), REAL(VECTOR_ELT(out, 1)), msg);
+  gs_status st = gs_gauss_legendre(n, REAL(x), REAL(x_lo), REAL(w), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;
@@ -285,29 +292,31 @@ SEXP gs_r_sht(SEXP data, SEXP x, SEXP x_lo, SEXP w, SEXP lmax_, SEXP nlon_, SEXP
   const int lmax = gs_r_int(lmax_, "lmax"), analysis = Rf_asLogical(analysis_);
   const long L2 = (long)(lmax + 1) * (lmax + 1), nlat = Rf_xlength(x), nlon = gs_r_int(nlon_, "nlon");
   if (Rf_xlength(w) != nlat || (!Rf_isNull(x_lo) && Rf_xlength(x_lo) != nlat)) Rf_error("x, x_lo and w differ in length");
-  SEXP values = analysis ? data : R_NilValue, cs = analysis ? R_NilValue : data;
-  if (analysis) need_double(values, "values");
-  else if (TYPEOF(cs) != VECSXP || Rf_length(cs) != 2) Rf_error("coef must be a list of two arrays");
-  const long nfield = analysis ? Rf_xlength(values) / (nlat * nlon) : Rf_xlength(VECTOR_ELT(cs, 0)) / L2;
-  if (analysis && Rf_xlength(values) != nlat * nlon * nfield) Rf_error("values do not match the grid");
-  SEXP out;
+  SEXP values, cos_part, sin_part, out;
+  long nfield;
   if (analysis) {
+    values = data;
+    need_double(values, "values");
+    nfield = Rf_xlength(values) / (nlat * nlon);
+    if (Rf_xlength(values) != nlat * nlon * nfield) Rf_error("values do not match the grid");
     const char *names[] = {"cos", "sin", ""};
     out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, alloc_array(lmax + 1, lmax + 1, nfield, 1));
-    SET_VECTOR_ELT(out, 1, alloc_array(lmax + 1, lmax + 1, nfield, 1));
-    cs = out;
+    cos_part = gs_r_set_field(out, "cos", alloc_array(lmax + 1, lmax + 1, nfield, 1));
+    sin_part = gs_r_set_field(out, "sin", alloc_array(lmax + 1, lmax + 1, nfield, 1));
   } else {
-    for (int k = 0; k < 2; ++k) {
-      need_double(VECTOR_ELT(cs, k), "coef");
-      if (Rf_xlength(VECTOR_ELT(cs, k)) != L2 * nfield) Rf_error("coef does not match lmax");
-    }
+    cos_part = gs_r_field(data, "cos", "coef");
+    sin_part = gs_r_field(data, "sin", "coef");
+    need_double(cos_part, "coef");
+    need_double(sin_part, "coef");
+    nfield = Rf_xlength(cos_part) / L2;
+    if (Rf_xlength(cos_part) != L2 * nfield || Rf_xlength(sin_part) != L2 * nfield)
+      Rf_error("coef does not match lmax");
     out = PROTECT(alloc_array(nlat, nlon, nfield, 0));
     values = out;
   }
-  gs_sht_args a = {.lmax = lmax, .nlat = nlat, .nlon = nlon, .nfield = nfield, .x = REAL(x), .w = REAL(w),
-                   .x_lo = Rf_isNull(x_lo) ? NULL : REAL(x_lo),
-                   .values = REAL(values), .cos_part = REAL(VECTOR_ELT(cs, 0)), .sin_part = REAL(VECTOR_ELT(cs, 1))};
+  gs_sht_args a = {.lmax = lmax, .nlat = nlat, .nlon = nlon, .nfield = nfield, .x = REAL(x),
+                   .w = REAL(w), .x_lo = Rf_isNull(x_lo) ? NULL : REAL(x_lo), .values = REAL(values),
+                   .cos_part = REAL(cos_part), .sin_part = REAL(sin_part)};
   char msg[GS_MSG_LEN];
   const int threads = gs_r_int(threads_, "threads"), device = gs_r_int(device_, "device");
   gs_status st;

@@ -28,6 +28,23 @@ static void tile_finalize(SEXP ptr)
   }
 }
 
+/* The numbers of a factorization's info, named as R's tile_chol() reports
+ * them in its element info. */
+static SEXP tile_info_numbers(const gs_tile_info *info)
+{
+  const gs_r_number numbers[] = {
+    {.name = "seconds", .value = info->seconds},
+    {.name = "host_seconds", .value = info->host_seconds},
+    {.name = "bytes_to_gpu", .value = info->bytes_to_device},
+    {.name = "bytes_from_gpu", .value = info->bytes_to_host},
+    {.name = "tile_loads", .value = (double)info->tile_loads},
+    {.name = "cache_tiles", .value = (double)info->cache_tiles},
+    {.name = "workers", .value = (double)info->workers},
+    {.name = "attempts", .value = (double)info->attempts},
+  };
+  return gs_r_numbers(numbers, (int)(sizeof numbers / sizeof numbers[0]));
+}
+
 /* device_: -1 (the CPU), or the GPUs to factor on, the first holding the
  * factor's bookkeeping; memory: bytes each device's cache may use (0: all
  * free memory).
@@ -35,10 +52,10 @@ static void tile_finalize(SEXP ptr)
  * validated in R) for a Matérn covariance;
  * tile <= 0 chooses the tile size; accuracy > 0: mixed precision, with FP8
  * tiles allowed when fp8 is TRUE. Returns
- * list(ptr, logdet, info, trace, tile, precision) with info = c(seconds,
- * bytes to device, bytes to host, tile loads, cache tiles, workers, attempts),
- * trace a matrix with GS_TILE_TRACE_COLS columns (NULL without a trace) and
- * precision the gs_tile_precision of every tile, in gs_tile_index order. */
+ * list(ptr, logdet, info, trace, tile, precision) with info the numbers of
+ * gs_tile_info (tile_info_numbers), trace a matrix with GS_TILE_TRACE_COLS
+ * columns (NULL without a trace) and precision the gs_tile_precision of
+ * every tile, in gs_tile_index order. */
 SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP model, SEXP tile, SEXP device_, SEXP memory,
                     SEXP accuracy, SEXP fp8, SEXP threads, SEXP trace, SEXP progress)
 {
@@ -94,27 +111,22 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP model, SEXP tile, SEXP device_, SEXP
   }
   SEXP ptr = PROTECT(R_MakeExternalPtr(m, Rf_install("gs_tile_matrix"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, tile_finalize, TRUE);
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));
-  SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(m->nb));
-  const long ntiles = gs_tile_count(m->nt);
-  SEXP prec = Rf_allocVector(INTSXP, (R_xlen_t)ntiles);
-  SET_VECTOR_ELT(out, 5, prec);
-  for (long t = 0; t < ntiles; ++t) INTEGER(prec)[t] = m->precision[t];
+  const char *names[] = {"ptr", "logdet", "info", "trace", "tile", "precision", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  gs_r_set_field(out, "ptr", ptr);
+  gs_r_set_field(out, "logdet", Rf_ScalarReal(info.logdet));
+  gs_r_set_field(out, "info", tile_info_numbers(&info));
   if (info.trace) { /* row-major in the core, column-major in R */
-    SEXP tr = Rf_allocMatrix(REALSXP, (int)info.trace_rows, GS_TILE_TRACE_COLS);
-    SET_VECTOR_ELT(out, 3, tr);
+    SEXP tr = gs_r_set_field(out, "trace", Rf_allocMatrix(REALSXP, (int)info.trace_rows, GS_TILE_TRACE_COLS));
     for (long r = 0; r < info.trace_rows; ++r)
       for (int c = 0; c < GS_TILE_TRACE_COLS; ++c)
         REAL(tr)[r + c * info.trace_rows] = info.trace[r * GS_TILE_TRACE_COLS + c];
     free(info.trace);
   }
-  SET_VECTOR_ELT(out, 0, ptr);
-  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(info.logdet));
-  SEXP v = Rf_allocVector(REALSXP, 7);
-  SET_VECTOR_ELT(out, 2, v);
-  const double values[7] = {info.seconds, info.bytes_to_device, info.bytes_to_host, (double)info.tile_loads,
-                            (double)info.cache_tiles, (double)info.workers, (double)info.attempts};
-  memcpy(REAL(v), values, sizeof values);
+  gs_r_set_field(out, "tile", Rf_ScalarInteger(m->nb));
+  const long ntiles = gs_tile_count(m->nt);
+  SEXP prec = gs_r_set_field(out, "precision", Rf_allocVector(INTSXP, (R_xlen_t)ntiles));
+  for (long t = 0; t < ntiles; ++t) INTEGER(prec)[t] = m->precision[t];
   UNPROTECT(2);
   return out;
 }

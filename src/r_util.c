@@ -41,8 +41,8 @@ void gs_r_stop(gs_status status, const char *msg)
 {
   const char *names[] = {"message", "call", "status", ""};
   SEXP cond = PROTECT(Rf_mkNamed(VECSXP, names));
-  SET_VECTOR_ELT(cond, 0, Rf_mkString(msg));
-  SET_VECTOR_ELT(cond, 2, Rf_ScalarInteger((int)status));
+  gs_r_set_field(cond, "message", Rf_mkString(msg));
+  gs_r_set_field(cond, "status", Rf_ScalarInteger((int)status));
   SEXP cls = PROTECT(Rf_allocVector(STRSXP, 3));
   SET_STRING_ELT(cls, 0, Rf_mkChar("gpustats_status"));
   SET_STRING_ELT(cls, 1, Rf_mkChar("error"));
@@ -107,19 +107,42 @@ static R_xlen_t named_index(SEXP x, const char *name, const char *what)
   SEXP names = Rf_getAttrib(x, R_NamesSymbol);
   for (R_xlen_t k = 0; k < XLENGTH(x) && names != R_NilValue; ++k)
     if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0) return k;
-  Rf_error("%s have no element '%s'", what, name);
+  Rf_error("no element '%s' in %s", name, what);
   return -1; /* not reached */
+}
+
+SEXP gs_r_field(SEXP list, const char *name, const char *what)
+{
+  if (TYPEOF(list) != VECSXP) Rf_error("%s must be a list", what);
+  return VECTOR_ELT(list, named_index(list, name, what));
+}
+
+SEXP gs_r_set_field(SEXP list, const char *name, SEXP value)
+{
+  return SET_VECTOR_ELT(list, named_index(list, name, "a list made for R"), value);
+}
+
+SEXP gs_r_numbers(const gs_r_number *numbers, int n)
+{
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, n));
+  for (int k = 0; k < n; ++k) {
+    REAL(out)[k] = numbers[k].value;
+    SET_STRING_ELT(names, k, Rf_mkChar(numbers[k].name));
+  }
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  UNPROTECT(2);
+  return out;
 }
 
 gs_cov_model gs_r_cov_model(SEXP model)
 {
-  if (TYPEOF(model) != VECSXP) Rf_error("the covariance model must be a list");
-  const char *what = "the covariance model's fields";
-  SEXP params = VECTOR_ELT(model, named_index(model, "params", what));
+  const char *what = "the covariance model";
+  SEXP params = gs_r_field(model, "params", what);
   if (TYPEOF(params) != REALSXP || XLENGTH(params) != GS_COV_NPAR)
     Rf_error("the covariance parameters must be %d doubles", GS_COV_NPAR);
-  gs_cov_model m = {.family = gs_r_int(VECTOR_ELT(model, named_index(model, "family", what)), "family"),
-                    .metric = gs_r_int(VECTOR_ELT(model, named_index(model, "metric", what)), "metric"),
+  gs_cov_model m = {.family = gs_r_int(gs_r_field(model, "family", what), "family"),
+                    .metric = gs_r_int(gs_r_field(model, "metric", what), "metric"),
                     .par = {0}};
 #define COV_PARAM_NAME(code, name) name,
   static const char *const names[] = {GS_COV_PARAMS(COV_PARAM_NAME)};

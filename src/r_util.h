@@ -25,6 +25,24 @@ void *gs_r_handle(SEXP ptr, const char *what);
 /* An integer argument (device id, thread count, size) from R. */
 int gs_r_int(SEXP x, const char *what);
 
+/* Lists cross the boundary by name: the glue reads the element `name` of a
+ * list R made with gs_r_field (an R error naming the field and `what` the
+ * list is when it has none), and hands R lists made with Rf_mkNamed and
+ * filled with gs_r_set_field, so that neither side depends on the order of
+ * the other's elements. */
+SEXP gs_r_field(SEXP list, const char *name, const char *what);
+/* Sets the element `name` of a list made with Rf_mkNamed to value and
+ * returns value, as SET_VECTOR_ELT does. */
+SEXP gs_r_set_field(SEXP list, const char *name, SEXP value);
+/* A number of a record the glue hands R (the counts and timings of a
+ * core's info struct), with the name R reads it by. */
+typedef struct {
+  const char *name;
+  double value;
+} gs_r_number;
+/* The n numbers as a double vector named by their names, in their order. */
+SEXP gs_r_numbers(const gs_r_number *numbers, int n);
+
 /* The covariance model of R's cov_model(): list(family, metric, params),
  * the family and metric as codes of the tables R reads at load, the
  * parameters a double vector named as in GS_COV_PARAMS (read by name). */

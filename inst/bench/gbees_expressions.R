@@ -94,7 +94,7 @@ bench_gbees_measurements <- function(t_end = bench_opt("gbees_meas_t", 1, 1),
       cells <- 0
       seconds <- stats::median(vapply(seq_len(reps + 1L), function(r) {
         grid <- bench_l63_grid(t_end, device)
-        cells <<- .Call(gpustats:::gs_r_gbees_info, grid$ptr)[[2L]]
+        cells <<- gpustats:::gbees_info(grid$ptr)$cells
         system.time(gpustats:::gbees_update(grid$ptr, meas, native, 1L, grid$spec, NULL))[["elapsed"]]
       }, 0)[-1L]) # the first update warms up
       data.frame(measurement = name, device = dev_name, threads = as.integer(threads), cells = cells,

@@ -40,6 +40,16 @@ test_that("the CPU factor is the same on one thread as on several, in FP64 and i
   expect_matches_chol(two[[1]], A)
 })
 
+test_that("info$host_seconds, the time spent on the factor's host memory, is part of info$seconds", {
+  for (precision in c("double", "mixed")) {
+    f <- tile_chol(random_spd(300, 7), tile = 64, precision = precision, device = "cpu")
+    host <- f$info$host_seconds
+    expect_true(is.double(host) && length(host) == 1L && is.finite(host))
+    expect_gte(host, 0)
+    expect_lte(host, f$info$seconds)
+  }
+})
+
 test_that("a Matérn spec is factored without building the matrix, as its matrix would be", {
   set.seed(3)
   locs <- matrix(runif(900), ncol = 3)

@@ -45,6 +45,10 @@ typedef struct {
   size_t bytes;           /* allocated at data, >= layout_bytes once gs_tile_matrix_host has run */
   int want_pinned;
   int pinned; /* data is page-locked (GPU builds), so copies run at bus speed */
+  /* Wall time gs_tile_matrix_host has spent obtaining data (allocation,
+   * first touch, page-locking), summed over the matrix's life: a
+   * factorization reports its share (gs_tile_info.host_seconds). */
+  double host_seconds;
   gs_tile_resident *resident;
 } gs_tile_matrix;
 
@@ -153,6 +157,10 @@ typedef struct {
   double logdet;        /* log det A = 2 sum log diag L */
   long failed_minor;    /* > 0: the order of the first leading minor that is not positive */
   double seconds;       /* wall time of the factorization */
+  /* Of seconds, those spent obtaining the factor's host memory (every
+   * attempt); 0 when the memory of an earlier factorization of the same
+   * matrix was reused, as a Gaussian-process fit does between factorizations. */
+  double host_seconds;
   double bytes_to_device, bytes_to_host;
   long tile_loads;      /* tiles copied (or generated) into device memory */
   int cache_tiles;      /* slots used */

@@ -17,7 +17,8 @@ extern "C" {
 void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const double *max_abs);
 /* Host memory for the tiles in their layout; reallocated only when it is
  * too small, so that a changing precision map does not page-lock the tiles
- * again on every factorization. */
+ * again on every factorization. The time a reallocation takes is added to
+ * m->host_seconds. */
 gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg);
 /* Releases the device memory of a resident factor (a no-op without one). */
 void gs_tile_resident_free(gs_tile_matrix *m);
