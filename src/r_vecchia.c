@@ -35,7 +35,8 @@ SEXP gs_r_vecchia_maxmin(SEXP locs, SEXP exact, SEXP progress)
       REAL(locs), n, Rf_ncols(locs), order, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   SEXP out = PROTECT(Rf_allocVector(INTSXP, n));
-  for (long i = 0; i < n; ++i) INTEGER(out)[i] = (int)order[i] + 1;
+  int *one_based = INTEGER(out);
+  for (long i = 0; i < n; ++i) one_based[i] = (int)order[i] + 1;
   UNPROTECT(1);
   return out;
 }
@@ -90,7 +91,8 @@ SEXP gs_r_vecchia_group(SEXP nn, SEXP threads, SEXP progress)
   gs_status st = gs_vecchia_group(rows, n, mp1, nthreads, INTEGER(out), gs_r_progress, msg);
   free(rows);
   if (st != GS_OK) gs_r_stop(st, msg);
-  for (long i = 0; i < n; ++i) INTEGER(out)[i] += 1;
+  int *one_based = INTEGER(out);
+  for (long i = 0; i < n; ++i) one_based[i] += 1;
   UNPROTECT(1);
   return out;
 }
@@ -189,13 +191,14 @@ SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP model, SEXP deriv, SEXP y, SEXP X, SE
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != n) Rf_error("y must be a double vector with a value per location");
   if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || Rf_nrows(X) != n) Rf_error("X must be a double matrix with n rows");
   if (TYPEOF(order) != INTSXP || XLENGTH(order) != n) Rf_error("order must be an integer vector with n entries");
+  const int *ord = INTEGER(order); /* once: INTEGER() is a function call, 20 ms over 1e6 entries */
   for (long i = 0; i < n; ++i)
-    if (INTEGER(order)[i] < 1 || INTEGER(order)[i] > n) Rf_error("order must hold indices from 1 to n");
+    if (ord[i] < 1 || ord[i] > n) Rf_error("order must hold indices from 1 to n");
   const int bits = gs_r_int(deriv, "deriv"), ncov = Rf_ncols(X);
   /* y and X in the object's order, freed by R when the call returns */
   double *yx = (double *)R_alloc((size_t)n * (1 + ncov), sizeof(double));
-  gs_vecchia_gather(INTEGER(order), 1, n, REAL(y), 1, yx);
-  if (ncov) gs_vecchia_gather(INTEGER(order), 1, n, REAL(X), ncov, yx + n);
+  gs_vecchia_gather(ord, 1, n, REAL(y), 1, yx);
+  if (ncov) gs_vecchia_gather(ord, 1, n, REAL(X), ncov, yx + n);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, gs_vecchia_sums_size(ncov, bits)));
   long failed = 0;
   char msg[GS_MSG_LEN];
