@@ -97,10 +97,10 @@
 #'   triangle is read), or a Matérn covariance from `matern_spec()`.
 #' @param tile Tile size (rows and columns of a tile); `NULL` chooses one for
 #'   the device and the size of the matrix: 1024 or 2048 on a GPU; on the CPU
-#'   512 when R's BLAS is multi-threaded (each BLAS call then uses all cores),
-#'   else about `n / 4` (a multiple of 32 from 64 to 512), with one tile per
-#'   thread; never from the number of threads, so that the result does not
-#'   depend on it.
+#'   about `n / 4` up to n = 2048 (a multiple of 32, at least 64), above it
+#'   about `n / 16` (a multiple of 32 from 256 to 512), so that the tile
+#'   operations keep the threads busy; never from the number of threads, so
+#'   that the result does not depend on it.
 #' @param precision `"double"` (every tile in FP64) or `"mixed"` (each tile
 #'   in the lowest precision that `accuracy` allows; see Details).
 #' @param accuracy For `precision = "mixed"`: the relative accuracy, in

@@ -266,10 +266,13 @@ int gs_tile_default_size(long n, int device)
   long nb;
   if (device >= 0)
     nb = n >= 32768 ? 2048 : 1024;
-  else { /* about four tile rows up to n = 2048, 512 beyond: never from the thread count, so that the tiles, and
-          * with them the rounding, are the same for any number of threads */
-    nb = (n / 4 + 31) / 32 * 32;
-    nb = nb < 64 ? 64 : nb > 512 ? 512 : nb;
+  else if (n <= 2048) /* about four tile rows */
+    nb = (n / 4 + 31) / 32 * 32 < 64 ? 64 : (n / 4 + 31) / 32 * 32;
+  else { /* about 16 tile rows, 256 to 512: the ops of the plan are the CPU's tasks, and four to eight rows
+          * leave most of 16 threads idle. Never from the thread count, so that the tiles, and with them the
+          * rounding, are the same for any number of threads. */
+    nb = (n / 16 + 31) / 32 * 32;
+    nb = nb < 256 ? 256 : nb > 512 ? 512 : nb;
   }
   return (int)(nb < n ? nb : n);
 }

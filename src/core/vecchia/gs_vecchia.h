@@ -70,8 +70,7 @@ int gs_vecchia_sums_size(int p, int deriv);
 
 /* out (n x cols, column-major) = the rows of x (n x cols) in the object's
  * order: out[i + c n] = x[order[i] - base + c n], on the package's threads
- * (R's subsetting of y and X took more than the GPU's evaluation of the
- * likelihood it feeds at n = 1e6). */
+ * (R's subsetting runs on one, at every evaluation of a fit). */
 void gs_vecchia_gather(const int *order, int base, long n, const double *x, int cols, double *out);
 
 /* For y (n) and X (n x p, may be NULL with p = 0), in the object's order,

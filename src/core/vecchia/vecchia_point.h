@@ -47,8 +47,8 @@ GS_HD static inline double vecchia_lane_sum(double x)
  * a warp's lanes take pairs t = lane, lane + 32, ... without a walk whose
  * length depends on the lane (the float root is exact to one, corrected
  * below, for the triangles of any set that fits a device). A GPU reads the
- * pairs from a table instead (vecchia_problem's pairs): computed, they were
- * a quarter of the kernel's instructions. */
+ * pairs from a table instead (vecchia_problem's pairs): computed, they cost
+ * more instructions than the products they index. */
 GS_HD static inline void vecchia_pair(int t, int *r, int *c)
 {
   int q = (int)((sqrtf(8.0f * (float)t + 1.0f) - 1.0f) * 0.5f);
