@@ -49,8 +49,9 @@ struct gs_gbees {
   gbees_gpu *gpu;
 };
 
-/* The longest stable step, cfl over the largest CFL rate. */
-static inline double gbees_courant_step(double cfl, double max_rate)
+/* The longest stable step, cfl over the largest CFL rate (the CPU step and
+ * the GPU's choose_dt). */
+static inline GS_HD double gbees_courant_step(double cfl, double max_rate)
 {
   return max_rate > 0.0 ? cfl / max_rate : INFINITY;
 }

@@ -233,14 +233,14 @@ __global__ void choose_dt(const __grid_constant__ gbees_cells g, gbees_gpu_state
   if (!last_block(st)) return;
   double top = reduce_partials(partial, 1);
   if (threadIdx.x != 0) return;
-  st->courant_dt = top > 0.0 ? cfl / top : INFINITY;
+  st->courant_dt = gbees_courant_step(cfl, top);
   int32_t n = live_cells(st);
   st->steps++;
   st->cell_updates += n;
   if (n > st->peak_cells) st->peak_cells = n;
   double dt = st->t_end - st->time;
-  if (top > 0.0 && cfl / top < dt) {
-    st->dt = cfl / top;
+  if (st->courant_dt < dt) {
+    st->dt = st->courant_dt;
     st->time += st->dt;
   } else {
     st->dt = dt;
