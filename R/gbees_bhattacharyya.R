@@ -141,9 +141,11 @@ bc_bins <- function(object, s, x, bin) {
 # The kernel-smoothed coefficients. Positions are taken relative to the
 # grid's centre and whitened by H = R'R (rows times R^-1), so that the core
 # sums an isotropic unit kernel; the kernel's constant cancels in the
-# normalisation. The cells evaluated are all of them, or max_cells drawn
-# with probability q, and each sum over cells is estimated by the mean of
-# its terms over q (the ratio estimates of bc_ratio).
+# normalisation. The glue whitens: the cells from their integer keys (times
+# dx R^-1), in one pass over what may be tens of millions of cells. The
+# cells evaluated are all of them, or max_cells drawn with probability q,
+# and each sum over cells is estimated by the mean of its terms over q (the
+# ratio estimates of bc_ratio).
 bc_kde <- function(object, s, x, cutoff, max_cells, dev, label, call) {
   d <- object$dim
   x <- x[rowSums(!is.finite(x)) == 0, , drop = FALSE]
@@ -154,22 +156,21 @@ bc_kde <- function(object, s, x, cutoff, max_cells, dev, label, call) {
   if (is.null(R)) {
     abort_arg("The samples' covariance is singular: the kernel density needs samples that span all {d} states.", call)
   }
-  whiten <- function(m) t(backsolve(R, t(m), transpose = TRUE))
-  cells <- whiten(s$keys * rep(object$dx, each = nrow(s$keys)))
-  src <- whiten(x - rep(object$center, each = n))
+  whiten <- backsolve(R, diag(d))
   p <- pmax(s$prob, 0) / sum(pmax(s$prob, 0))
   N <- length(p)
   exact <- N <= max_cells
   q <- if (exact) rep(1 / N, N) else (p + 1 / N) / 2
   at <- if (exact) seq_len(N) else sort(sample.int(N, max_cells, replace = TRUE, prob = q))
   bar <- gs_progress_bar(2 * as.double(length(at)) * (N + n) / 100, label, call)
-  sums <- function(src, w, part) {
+  sums <- function(src, w, eval, map, part) {
     progress <- if (!is.null(bar)) function(done) bar((part + done) / 2)
-    gs_call(.Call(gs_r_gbees_kernel_sums, src, w, cells[at, , drop = FALSE], as.double(cutoff), gs_threads(call),
-                  dev, progress), call)
+    gs_call(.Call(gs_r_gbees_kernel_sums, src, w, eval, map, as.double(cutoff), gs_threads(call), dev, progress),
+            call)
   }
-  A <- sums(cells, p, 0)
-  B <- sums(src, NULL, 1)
+  keys <- s$keys[at, , drop = FALSE]
+  A <- sums(s$keys, p, keys, object$dx * whiten, 0)
+  B <- sums(x - rep(object$center, each = n), NULL, keys * rep(object$dx, each = nrow(keys)), whiten, 1)
   both <- bc_ratio(sqrt(A * B) / q[at], list(A / q[at], B / q[at]), exact)
   one <- bc_ratio(sqrt(p[at] * B) / q[at], list(B / q[at]), exact)
   dimnames(H) <- list(object$model$state_names, object$model$state_names)

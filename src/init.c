@@ -65,7 +65,7 @@ SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_legcheb_rank(SEXP, SEXP, SEXP);
 SEXP gs_r_gauss_legendre(SEXP);
 SEXP gs_r_sht(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_gbees_kernel_sums(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_gbees_kernel_sums(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* A routine and its number of arguments. The cast goes through void (*)(void),
  * the function type that converts to any other without a warning
@@ -135,7 +135,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_legcheb_rank, 3),
   CALLDEF(gs_r_gauss_legendre, 1),
   CALLDEF(gs_r_sht, 10),
-  CALLDEF(gs_r_gbees_kernel_sums, 7),
+  CALLDEF(gs_r_gbees_kernel_sums, 8),
   {NULL, NULL, 0}};
 
 void R_init_gpustats(DllInfo *dll)

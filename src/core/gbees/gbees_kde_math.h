@@ -10,8 +10,9 @@
  * are one contiguous run of keys, found by two binary searches. So the work
  * per point follows the sources within a few radii of it, in any dimension,
  * and the index is linear in the sources. Box indices are clamped to
- * [0, box_max]: box 0 reaches down to minus infinity and box box_max up to
- * infinity (a far outlier only joins an edge box). Box edges are widened by
+ * [0, box_max[i]], the box of the highest source in coordinate i: box 0
+ * reaches down to minus infinity and box box_max[i] up to infinity (a far
+ * outlier only joins an edge box). Box edges are widened by
  * a slack far above rounding, so no pair within the radius is missed; the
  * pair test itself is exact. Every point visits its sources in the same
  * order on either device. */
@@ -30,7 +31,9 @@
  * grid of 3e6 cells, 2e4 of them in a ball) 3 was the fastest of 1 to 4. */
 #define GBEES_KDE_BOX_SPLIT 3
 /* Bits of all box indices together: with the last index one past its
- * largest, a key stays below 2^62. */
+ * largest, a key stays below 2^62. Keys are mixed-radix numbers with one
+ * place per coordinate of box_max[i] + 1 values, so that they take only the
+ * bits that the sources' spread needs (a sort of the keys is then short). */
 #define GBEES_KDE_KEY_BITS 62
 #define GBEES_KDE_SLACK 1e-9
 
@@ -39,7 +42,7 @@
 typedef struct {
   int dim;
   double radius, width;         /* the cut-off and the box side */
-  int64_t box_max;              /* the largest box index in each coordinate */
+  int64_t box_max[GS_GBEES_MAX_DIM]; /* the largest box index in each coordinate */
   double lo[GS_GBEES_MAX_DIM];  /* the lowest source coordinate: box 0 starts there */
   const double *z;
   const double *w;
@@ -51,7 +54,7 @@ static inline GS_HD int64_t gbees_kde_box(const gbees_kde_sources *s, int i, dou
 {
   double b = floor((y - s->lo[i]) / s->width);
   if (!(b > 0.0)) return 0;
-  return b < (double)s->box_max ? (int64_t)b : s->box_max;
+  return b < (double)s->box_max[i] ? (int64_t)b : s->box_max[i];
 }
 
 /* Box indices in mixed radix; an index of box_max + 1 in the last place
@@ -59,7 +62,7 @@ static inline GS_HD int64_t gbees_kde_box(const gbees_kde_sources *s, int i, dou
 static inline GS_HD int64_t gbees_kde_key(const gbees_kde_sources *s, const int64_t *box)
 {
   int64_t key = 0;
-  for (int i = 0; i < s->dim; i++) key = key * (s->box_max + 1) + box[i];
+  for (int i = 0; i < s->dim; i++) key = key * (s->box_max[i] + 1) + box[i];
   return key;
 }
 
