@@ -187,8 +187,8 @@ test_that("the GPU's kernel sums equal the CPU's", {
   set.seed(6)
   cpu <- bhattacharyya(l96, x, device = "cpu", reference = FALSE, max_cells = 2000)
   expect_equal(gpu$coefficient, cpu$coefficient, tolerance = 1e-12)
-  # the core's sums, boxed in every coordinate, in every dimension (one
-  # kernel instance each); 500 points leave the last group of 32 part-filled
+  # the core's sums, boxed in every coordinate, in every dimension, at 500
+  # points (not a whole number of warps)
   set.seed(22)
   for (d in 1:8) {
     z <- matrix(runif(3000 * d, -3, 3), ncol = d)
