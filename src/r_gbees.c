@@ -276,16 +276,30 @@ SEXP gs_r_gbees_info(SEXP ptr)
   return out;
 }
 
-/* A column-major n x d double matrix as n rows of d (R_alloc'ed). */
-static double *rows_of(SEXP m, int d, const char *what)
+/* The rows of m (an integer or double matrix with d columns, column-major)
+ * times the d x d matrix t (R_NilValue: as they are), as n rows of d
+ * (R_alloc'ed): whitened coordinates made in one pass from a grid's integer
+ * keys, where R's own products of tens of millions of rows make several
+ * copies. */
+static double *transformed_rows(SEXP m, SEXP t, int d, const char *what)
 {
-  if (TYPEOF(m) != REALSXP || !Rf_isMatrix(m) || Rf_ncols(m) != d)
-    Rf_error("%s must be a double matrix with %d columns", what, d);
+  if ((TYPEOF(m) != REALSXP && TYPEOF(m) != INTSXP) || !Rf_isMatrix(m) || Rf_ncols(m) != d)
+    Rf_error("%s must be a numeric matrix with %d columns", what, d);
+  if (t != R_NilValue && (TYPEOF(t) != REALSXP || !Rf_isMatrix(t) || Rf_nrows(t) != d || Rf_ncols(t) != d))
+    Rf_error("the transform must be a %d x %d double matrix", d, d);
   size_t n = (size_t)Rf_nrows(m);
   double *rowwise = (double *)R_alloc(n * d + 1, sizeof(double));
-  const double *px = REAL(m);
-  for (size_t p = 0; p < n; p++)
-    for (int i = 0; i < d; i++) rowwise[p * d + i] = px[p + i * n];
+  const double *pt = t == R_NilValue ? NULL : REAL(t), *real = TYPEOF(m) == REALSXP ? REAL(m) : NULL;
+  const int *whole = real ? NULL : INTEGER(m);
+  for (size_t p = 0; p < n; p++) {
+    double x[GS_GBEES_MAX_DIM];
+    for (int i = 0; i < d; i++) x[i] = real ? real[p + i * n] : (double)whole[p + i * n];
+    for (int j = 0; j < d; j++) {
+      double z = pt ? 0.0 : x[j];
+      for (int i = 0; pt && i < d; i++) z += x[i] * pt[i + j * d];
+      rowwise[p * d + j] = z;
+    }
+  }
   return rowwise;
 }
 
@@ -300,7 +314,7 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
   model_from_r(model, &mod); /* protected until the UNPROTECT below: it keeps the callback alive */
   int d = mod.dim;
   size_t n = (size_t)Rf_nrows(x);
-  double *rowwise = rows_of(x, d, "the states");
+  double *rowwise = transformed_rows(x, R_NilValue, d, "the states");
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_monte_carlo(&mod, gs_r_int(threads, "threads"), gs_r_int(device, "device"), rowwise, n,
                                       Rf_asReal(t0), Rf_asReal(t1), Rf_asReal(step), gs_r_progress, msg);
@@ -311,32 +325,6 @@ SEXP gs_r_gbees_monte_carlo(SEXP model, SEXP x, SEXP t0, SEXP t1, SEXP step, SEX
     for (int i = 0; i < d; i++) po[p + i * n] = rowwise[p * d + i];
   UNPROTECT(2);
   return out;
-}
-
-/* The rows of m (an integer or double matrix with d columns) times the
- * d x d matrix t, as rows (p * d + j): whitened coordinates made in one pass
- * from a grid's integer keys, where R's own products of tens of millions of
- * rows make several copies. */
-static double *transformed_rows(SEXP m, SEXP t, int d, const char *what)
-{
-  if ((TYPEOF(m) != REALSXP && TYPEOF(m) != INTSXP) || !Rf_isMatrix(m) || Rf_ncols(m) != d)
-    Rf_error("%s must be a numeric matrix with %d columns", what, d);
-  if (TYPEOF(t) != REALSXP || !Rf_isMatrix(t) || Rf_nrows(t) != d || Rf_ncols(t) != d)
-    Rf_error("the transform must be a %d x %d double matrix", d, d);
-  size_t n = (size_t)Rf_nrows(m);
-  double *rowwise = (double *)R_alloc(n * d + 1, sizeof(double));
-  const double *pt = REAL(t), *real = TYPEOF(m) == REALSXP ? REAL(m) : NULL;
-  const int *whole = real ? NULL : INTEGER(m);
-  for (size_t p = 0; p < n; p++) {
-    double x[GS_GBEES_MAX_DIM];
-    for (int i = 0; i < d; i++) x[i] = real ? real[p + i * n] : (double)whole[p + i * n];
-    for (int j = 0; j < d; j++) {
-      double z = 0.0;
-      for (int i = 0; i < d; i++) z += x[i] * pt[i + j * d];
-      rowwise[p * d + j] = z;
-    }
-  }
-  return rowwise;
 }
 
 /* Gaussian kernel sums at the rows of eval from the rows of src, both times
