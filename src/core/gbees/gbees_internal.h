@@ -141,10 +141,14 @@ gs_status gbees_gpu_measurement_loglik(const gs_gbees *g, const gbees_gpu_measur
                                        const gbees_observation *obs, double *loglik, char *msg);
 void gbees_gpu_measurement_free(gbees_gpu_measurement *h);
 
-/* Kernel sums at the n_eval points from the sorted sources
- * (gbees_kde_math.h) on a GPU. */
-gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const double *eval, size_t n_eval,
-                                gs_progress_fn progress, double *out, char *msg);
+/* The groups of points in box order that a GPU warp sums together
+ * (gbees_kde.c); group has room for n + 1 entries. */
+size_t gbees_kde_groups(const gbees_kde_sources *s, const double *y, size_t n, int64_t *group);
+
+/* Kernel sums from the sorted sources (gbees_kde_math.h) at the points of
+ * eval, in the groups of gbees_kde_groups, on a GPU. */
+gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const double *eval, const int64_t *group,
+                                size_t groups, gs_progress_fn progress, double *out, char *msg);
 
 #ifdef __cplusplus
 }

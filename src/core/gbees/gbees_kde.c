@@ -12,6 +12,7 @@
 #include "gs_cpu.h"
 
 #define GBEES_KDE_BATCH_SECONDS 0.2
+#define GBEES_KDE_GROUP_SPAN 2.0
 
 /* Digits of the radix sort: 11 bits, 2,048 counters. */
 #define GBEES_KDE_RADIX_BITS 11
@@ -100,6 +101,50 @@ static gs_status sort_sources(int dim, const double *src, const double *weight, 
   return GS_OK;
 }
 
+/* Box indices of the reach of [lo, hi] in coordinate i, the walk's count. */
+static double reach_boxes(const gbees_kde_sources *s, int i, double lo, double hi)
+{
+  return (double)(gbees_kde_box(s, i, hi + s->radius) - gbees_kde_box(s, i, lo - s->radius) + 1);
+}
+
+/* Splits n points (in box order) into the groups of consecutive points
+ * that a GPU warp sums together over one walk (gbees_kde_cuda.cu): a point
+ * joins the group while the boxes that the group's walk spans (the product
+ * over coordinates of the boxes in reach) stay within GBEES_KDE_GROUP_SPAN
+ * times those of the first point's own walk, up to GBEES_KDE_GROUP points.
+ * Every point of a group tests every source of the group's walk, so a group
+ * must not span much more than one point: points far apart (sparse
+ * evaluation points, an outlier) keep to their own walks, while points whose
+ * balls cover the same sources share one. group[k] is the first point of
+ * group k, group[count] = n; returns count. */
+size_t gbees_kde_groups(const gbees_kde_sources *s, const double *y, size_t n, int64_t *group)
+{
+  int dim = s->dim;
+  double lo[GS_GBEES_MAX_DIM], hi[GS_GBEES_MAX_DIM], alone = 0.0;
+  size_t count = 0;
+  for (size_t p = 0; p < n; p++) {
+    const double *yp = y + p * dim;
+    int joins = count > 0 && p - (size_t)group[count - 1] < GBEES_KDE_GROUP;
+    if (joins) {
+      double span = 1.0;
+      for (int i = 0; i < dim; i++) span *= reach_boxes(s, i, fmin(lo[i], yp[i]), fmax(hi[i], yp[i]));
+      joins = span <= GBEES_KDE_GROUP_SPAN * alone;
+    }
+    if (joins) {
+      for (int i = 0; i < dim; i++) lo[i] = fmin(lo[i], yp[i]), hi[i] = fmax(hi[i], yp[i]);
+    } else {
+      group[count++] = (int64_t)p;
+      alone = 1.0;
+      for (int i = 0; i < dim; i++) {
+        lo[i] = hi[i] = yp[i];
+        alone *= reach_boxes(s, i, yp[i], yp[i]);
+      }
+    }
+  }
+  group[count] = (int64_t)n;
+  return count;
+}
+
 GS_CPU_DISPATCH
 static void cpu_sums(const gbees_kde_sources *s, const double *eval, size_t first, size_t count, int threads,
                      double *out)
@@ -135,17 +180,23 @@ static gs_status sums_in_box_order(const gbees_kde_sources *s, const double *eva
   int dim = s->dim;
   keyed_source *order = (keyed_source *)malloc(2 * n_eval * sizeof *order);
   double *sorted = (double *)malloc(n_eval * (dim + 1) * sizeof(double));
-  if (!order || !sorted) {
-    free(order), free(sorted);
+  int64_t *group = (int64_t *)malloc((n_eval + 1) * sizeof(int64_t));
+  if (!order || !sorted || !group) {
+    free(order), free(sorted), free(group);
     return gs_set_msg(msg, GS_ERR_NOMEM, "%.0f kernel evaluation points do not fit in host memory", (double)n_eval);
   }
   sort_by_box(s, eval, n_eval, threads, order);
   for (size_t p = 0; p < n_eval; p++) memcpy(sorted + p * dim, eval + order[p].index * dim, dim * sizeof(double));
   double *sums = sorted + n_eval * dim;
-  gs_status st = device >= 0 ? gbees_gpu_kernel_sums(device, s, sorted, n_eval, progress, sums, msg)
-                             : cpu_batches(s, sorted, n_eval, threads, progress, sums, msg);
+  gs_status st = GS_OK;
+  if (device >= 0) {
+    size_t groups = gbees_kde_groups(s, sorted, n_eval, group);
+    st = gbees_gpu_kernel_sums(device, s, sorted, group, groups, progress, sums, msg);
+  } else {
+    st = cpu_batches(s, sorted, n_eval, threads, progress, sums, msg);
+  }
   for (size_t p = 0; st == GS_OK && p < n_eval; p++) out[order[p].index] = sums[p];
-  free(order), free(sorted);
+  free(order), free(sorted), free(group);
   return st;
 }
 

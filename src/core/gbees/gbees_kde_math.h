@@ -14,8 +14,10 @@
  * reaches down to minus infinity and box box_max[i] up to infinity (a far
  * outlier only joins an edge box). Box edges are widened by
  * a slack far above rounding, so no pair within the radius is missed; the
- * pair test itself is exact. Every point visits its sources in the same
- * order on either device. */
+ * pair test itself is exact. The same walk serves a region of points (the
+ * GPU walks once for a group of points and tests every source of its runs
+ * against each): the runs then cover every point's ball, and each point
+ * still adds the terms within its radius in key order, as alone. */
 #ifndef GBEES_KDE_MATH_H
 #define GBEES_KDE_MATH_H
 
@@ -36,6 +38,8 @@
  * bits that the sources' spread needs (a sort of the keys is then short). */
 #define GBEES_KDE_KEY_BITS 62
 #define GBEES_KDE_SLACK 1e-9
+/* The most points a GPU warp sums over one walk, a lane each. */
+#define GBEES_KDE_GROUP 32
 
 /* The sources in box order: dim coordinates per source in z, weights w
  * (NULL: all 1) and box keys. */
@@ -86,81 +90,124 @@ static inline GS_HD int64_t gbees_kde_lower_bound(const int64_t *keys, int64_t f
 }
 
 /* How far apart rounding could leave a computed box edge and coordinate
- * in coordinate i, with a wide margin. */
+ * in coordinate i, with a wide margin, for coordinates up to |y|. */
 static inline GS_HD double gbees_kde_slack(const gbees_kde_sources *s, int i, double y)
 {
   return GBEES_KDE_SLACK * (fabs(y) + fabs(s->lo[i]) + s->radius);
 }
 
-/* A lower bound of the distance in coordinate i from y to the sources of
- * box b, when y lies in box at. */
-static inline GS_HD double gbees_kde_gap(const gbees_kde_sources *s, int i, double y, int64_t at, int64_t b)
+/* The walk over the runs of sources whose boxes meet the points within the
+ * radius of the region [lo, hi] (a point: lo = hi), depth first over the
+ * leading coordinates' boxes; the state of gbees_kde_walk_next. */
+typedef struct {
+  const gbees_kde_sources *s;
+  double lo[GS_GBEES_MAX_DIM], hi[GS_GBEES_MAX_DIM], part[GS_GBEES_MAX_DIM];
+  double slack[GS_GBEES_MAX_DIM]; /* gbees_kde_slack for the region's coordinates */
+  int64_t at_lo[GS_GBEES_MAX_DIM], at_hi[GS_GBEES_MAX_DIM], bottom[GS_GBEES_MAX_DIM], top[GS_GBEES_MAX_DIM];
+  int64_t box[GS_GBEES_MAX_DIM];
+  int64_t from; /* where the next run's search starts: runs come in increasing key order */
+  int depth;    /* the coordinate whose box moves next; -1 when the walk is over */
+} gbees_kde_walk;
+
+static inline GS_HD void gbees_kde_walk_start(gbees_kde_walk *w, const gbees_kde_sources *s, const double *lo,
+                                              const double *hi)
 {
+  w->s = s;
+  for (int k = 0; k < s->dim; k++) {
+    w->lo[k] = lo[k], w->hi[k] = hi[k];
+    w->slack[k] = gbees_kde_slack(s, k, fmax(fabs(lo[k]), fabs(hi[k])));
+  }
+  for (int k = 0; k + 1 < s->dim; k++) {
+    double reach = s->radius + w->slack[k];
+    w->at_lo[k] = gbees_kde_box(s, k, lo[k]);
+    w->at_hi[k] = gbees_kde_box(s, k, hi[k]);
+    w->bottom[k] = w->box[k] = gbees_kde_box(s, k, lo[k] - reach);
+    w->top[k] = gbees_kde_box(s, k, hi[k] + reach);
+  }
+  w->part[0] = 0.0;
+  w->from = 0;
+  w->depth = 0;
+}
+
+/* A lower bound of the distance in coordinate i from the region to the
+ * sources of box b. */
+static inline GS_HD double gbees_kde_gap(const gbees_kde_walk *w, int i, int64_t b)
+{
+  const gbees_kde_sources *s = w->s;
   double gap = 0.0;
-  if (b < at) gap = y - (s->lo[i] + (double)(b + 1) * s->width);
-  else if (b > at) gap = s->lo[i] + (double)b * s->width - y;
-  gap -= gbees_kde_slack(s, i, y);
+  if (b < w->at_lo[i]) gap = w->lo[i] - (s->lo[i] + (double)(b + 1) * s->width);
+  else if (b > w->at_hi[i]) gap = s->lo[i] + (double)b * s->width - w->hi[i];
+  gap -= w->slack[i];
   return gap > 0.0 ? gap : 0.0;
 }
 
-static inline GS_HD double gbees_kde_range_sum(const gbees_kde_sources *s, const double *y, int64_t first,
-                                               int64_t end)
+/* The run of sources in the boxes along the last coordinate that meet the
+ * region's reach, for the leading boxes in w->box at squared distance gap2. */
+static inline GS_HD void gbees_kde_row(gbees_kde_walk *w, double gap2, int64_t *first, int64_t *end)
 {
-  double r2 = s->radius * s->radius, sum = 0.0;
-  for (int64_t j = first; j < end; j++) {
-    const double *z = s->z + j * s->dim;
-    double d2 = 0.0;
-    for (int i = 0; i < s->dim; i++) d2 += (y[i] - z[i]) * (y[i] - z[i]);
-    if (d2 <= r2) sum += (s->w ? s->w[j] : 1.0) * exp(-0.5 * d2);
-  }
-  return sum;
-}
-
-/* The sources in the boxes along the last coordinate that meet the ball,
- * for the leading box indices in box and their squared distance gap2 from
- * y; *from is where the search starts (rows come in increasing key order). */
-static inline GS_HD double gbees_kde_row(const gbees_kde_sources *s, const double *y, int64_t *box, double gap2,
-                                         int64_t *from)
-{
+  const gbees_kde_sources *s = w->s;
   int last = s->dim - 1;
-  double reach = sqrt(fmax(s->radius * s->radius - gap2, 0.0)) + gbees_kde_slack(s, last, y[last]);
-  box[last] = gbees_kde_box(s, last, y[last] - reach);
-  int64_t first = gbees_kde_lower_bound(s->key, *from, s->n, gbees_kde_key(s, box));
-  box[last] = gbees_kde_box(s, last, y[last] + reach) + 1;
-  int64_t end = gbees_kde_lower_bound(s->key, first, s->n, gbees_kde_key(s, box));
-  *from = end;
-  return gbees_kde_range_sum(s, y, first, end);
+  double reach = sqrt(fmax(s->radius * s->radius - gap2, 0.0)) + w->slack[last];
+  w->box[last] = gbees_kde_box(s, last, w->lo[last] - reach);
+  *first = gbees_kde_lower_bound(s->key, w->from, s->n, gbees_kde_key(s, w->box));
+  w->box[last] = gbees_kde_box(s, last, w->hi[last] + reach) + 1;
+  *end = gbees_kde_lower_bound(s->key, *first, s->n, gbees_kde_key(s, w->box));
+  w->from = *end;
 }
 
-/* Depth first over the leading coordinates' boxes that meet the ball. */
-static inline GS_HD double gbees_kde_sum(const gbees_kde_sources *s, const double *y)
+/* The next run [first, end) of the walk; 0 when there is none. */
+static inline GS_HD int gbees_kde_walk_next(gbees_kde_walk *w, int64_t *first, int64_t *end)
 {
-  int last = s->dim - 1, i = 0;
-  double r2 = s->radius * s->radius, part[GS_GBEES_MAX_DIM], sum = 0.0;
-  int64_t at[GS_GBEES_MAX_DIM], bottom[GS_GBEES_MAX_DIM], top[GS_GBEES_MAX_DIM], box[GS_GBEES_MAX_DIM], from = 0;
-  for (int k = 0; k < last; k++) {
-    double reach = s->radius + gbees_kde_slack(s, k, y[k]);
-    at[k] = gbees_kde_box(s, k, y[k]);
-    bottom[k] = box[k] = gbees_kde_box(s, k, y[k] - reach);
-    top[k] = gbees_kde_box(s, k, y[k] + reach);
+  int last = w->s->dim - 1;
+  double r2 = w->s->radius * w->s->radius;
+  if (w->depth < 0) return 0;
+  if (last == 0) {
+    gbees_kde_row(w, 0.0, first, end);
+    w->depth = -1;
+    return 1;
   }
-  if (last == 0) return gbees_kde_row(s, y, box, 0.0, &from);
-  part[0] = 0.0;
   for (;;) {
-    if (box[i] > top[i]) {
-      if (i == 0) break;
-      box[--i]++;
+    int i = w->depth;
+    if (w->box[i] > w->top[i]) {
+      if (i == 0) {
+        w->depth = -1;
+        return 0;
+      }
+      w->box[--w->depth]++;
       continue;
     }
-    double gap = gbees_kde_gap(s, i, y[i], at[i], box[i]), g2 = part[i] + gap * gap;
+    double gap = gbees_kde_gap(w, i, w->box[i]), g2 = w->part[i] + gap * gap;
     if (g2 > r2) {
-      box[i]++;
+      w->box[i]++;
     } else if (i + 1 < last) {
-      part[++i] = g2;
-      box[i] = bottom[i];
+      w->part[++w->depth] = g2;
+      w->box[w->depth] = w->bottom[w->depth];
     } else {
-      sum += gbees_kde_row(s, y, box, g2, &from);
-      box[i]++;
+      gbees_kde_row(w, g2, first, end);
+      w->box[i]++;
+      return 1;
+    }
+  }
+}
+
+static inline GS_HD double gbees_kde_dist2(int dim, const double *y, const double *z)
+{
+  double d2 = 0.0;
+  for (int i = 0; i < dim; i++) d2 += (y[i] - z[i]) * (y[i] - z[i]);
+  return d2;
+}
+
+/* The sum at one point y over its own walk. */
+static inline GS_HD double gbees_kde_sum(const gbees_kde_sources *s, const double *y)
+{
+  gbees_kde_walk w;
+  int64_t first, end;
+  double r2 = s->radius * s->radius, sum = 0.0;
+  gbees_kde_walk_start(&w, s, y, y);
+  while (gbees_kde_walk_next(&w, &first, &end)) {
+    for (int64_t j = first; j < end; j++) {
+      double d2 = gbees_kde_dist2(s->dim, y, s->z + j * s->dim);
+      if (d2 <= r2) sum += (s->w ? s->w[j] : 1.0) * exp(-0.5 * d2);
     }
   }
   return sum;

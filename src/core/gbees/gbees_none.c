@@ -55,10 +55,10 @@ void gbees_gpu_mc_free(gbees_gpu_mc *mc)
   (void)mc;
 }
 
-gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const double *eval, size_t n_eval,
-                                gs_progress_fn progress, double *out, char *msg)
+gs_status gbees_gpu_kernel_sums(int device, const gbees_kde_sources *s, const double *eval, const int64_t *group,
+                                size_t groups, gs_progress_fn progress, double *out, char *msg)
 {
-  (void)device, (void)s, (void)eval, (void)n_eval, (void)progress, (void)out;
+  (void)device, (void)s, (void)eval, (void)group, (void)groups, (void)progress, (void)out;
   return gs_gpu_missing(msg);
 }
 
