@@ -123,10 +123,12 @@
 #'   `solve(a, b)` (\eqn{A^{-1} b}, or \eqn{A^{-1}} without `b`) and
 #'   `as.matrix()` (the upper triangular factor \eqn{L^\top}, as [chol()]
 #'   returns it). Its element `info` holds the time of the call in seconds
-#'   (`seconds`), which includes `host_seconds`, the time spent obtaining the
-#'   factor's host memory (allocating it and, for a GPU, touching and
-#'   page-locking it), so that the factorization proper took
-#'   `seconds - host_seconds`; the bytes copied to and from the GPU, the
+#'   (`seconds`), which includes `host_seconds`, the time the factor's host
+#'   memory took on the calling thread: allocating it and, for a GPU,
+#'   first-touching and page-locking it. On a GPU that stores the factor as
+#'   it goes, background threads touch the memory ahead of the stores and
+#'   each store page-locks its piece while the GPU works, so this time
+#'   overlaps the factorization; the bytes copied to and from the GPU, the
 #'   number of tiles loaded or generated there and the number of tile slots
 #'   of the cache. With `trace = TRUE`, element `trace` is a data frame with
 #'   one row per operation:

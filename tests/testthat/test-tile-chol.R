@@ -343,6 +343,24 @@ test_that("GPU and CPU factors agree, in core and out of core", {
   }
 })
 
+test_that("a factor whose host memory is page-locked in several pieces is right, with tiles across their ends", {
+  skip_without_gpu()
+  # 110 MB of tiles of 3.9 MB: the host memory takes two pieces of 64 MB and a tile crosses between them,
+  # which a single copy could not (its part in each piece is copied on its own)
+  set.seed(15)
+  locs <- matrix(runif(2 * 5000), ncol = 2)
+  spec <- matern_spec(locs, range = 0.1, smoothness = 0.5, nugget = 0.01)
+  in_core <- tile_chol(spec, tile = 700, device = "gpu")
+  b <- rnorm(5000)
+  x <- solve(in_core, b)
+  for (source in list(spec, matern_cov(locs, range = 0.1, smoothness = 0.5, nugget = 0.01, device = "cpu"))) {
+    g <- tile_chol(source, tile = 700, memory = 8 * 700^2 * 6, device = "gpu")
+    expect_gt(g$info$bytes_from_gpu, 64 * 2^20)
+    expect_equal(determinant(g)$modulus, determinant(in_core)$modulus, tolerance = 1e-12)
+    expect_equal(solve(g, b), x, tolerance = 1e-10)
+  }
+})
+
 test_that("the GPU reports a matrix that is not positive definite", {
   skip_without_gpu()
   A <- random_spd(700, 4)

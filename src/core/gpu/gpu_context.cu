@@ -1,7 +1,6 @@
 /* Device queries and the lazily created per-device state. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -223,47 +222,4 @@ gs_status gs_gpu_copy_to_host(gs_gpu_ctx *c, void *dst, const void *src, size_t 
   }
 done:
   return st;
-}
-
-/* Writes every page, on all cores: the kernel zeroes a page on its first
- * touch, and cudaHostRegister would otherwise fault them all in on one
- * thread. */
-static void parallel_first_touch(void *p, size_t bytes)
-{
-  const size_t page = 4096;
-  const long long npages = (long long)((bytes + page - 1) / page);
-#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(0, (double)npages))
-  for (long long q = 0; q < npages; ++q) ((volatile char *)p)[(size_t)q * page] = 0;
-}
-
-/* Page-locked memory is allocated in 2 MB-aligned blocks that the kernel
- * may back with huge pages (transparent huge pages), first touched on all
- * cores and then registered with CUDA: cudaHostAlloc zeroes and locks 4 KB
- * pages on one thread, an order of magnitude slower to allocate and to
- * release at tens of gigabytes. */
-static const size_t huge_page = (size_t)2 << 20;
-
-extern "C" void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)
-{
-  *pinned = 0;
-  if (!bytes) bytes = 1;
-  if (!want_pinned || gs_gpu_count() == 0) return malloc(bytes);
-  const size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;
-  void *p = NULL;
-  if (posix_memalign(&p, huge_page, rounded) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-  madvise(p, rounded, MADV_HUGEPAGE); /* advice only: without huge pages it is slower, not wrong */
-#endif
-  parallel_first_touch(p, rounded);
-  if (cudaHostRegister(p, rounded, cudaHostRegisterPortable) == cudaSuccess)
-    *pinned = 1;
-  else
-    cudaGetLastError(); /* too much to lock: plain memory still works, at a lower bus speed */
-  return p;
-}
-
-extern "C" void gs_host_free(void *p, int pinned)
-{
-  if (pinned) cudaHostUnregister(p);
-  free(p);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "gs_gpu.h"
+#include "gs_host_pages.h"
 
 gs_status gs_gpu_missing(char *msg)
 {
@@ -20,15 +21,38 @@ gs_status gs_gpu_props_get(int device, gs_gpu_props *p, char *msg)
 
 void gs_gpu_release_all(void) {}
 
-void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned)
+/* Plain memory: without CUDA there is nothing to lock. */
+struct gs_host_pages {
+  unsigned char *data;
+};
+
+gs_host_pages *gs_host_pages_alloc(size_t bytes, int want_pinned)
 {
   (void)want_pinned;
-  *pinned = 0;
-  return malloc(bytes ? bytes : 1);
+  gs_host_pages *h = (gs_host_pages *)malloc(sizeof *h);
+  if (h && !(h->data = (unsigned char *)malloc(bytes ? bytes : 1))) free(h), h = NULL;
+  return h;
 }
 
-void gs_host_free(void *p, int pinned)
+unsigned char *gs_host_pages_data(const gs_host_pages *h) { return h->data; }
+
+void gs_host_pages_touch_ahead(gs_host_pages *h, const size_t *offset, const size_t *bytes, size_t count)
 {
-  (void)pinned;
-  free(p);
+  (void)h, (void)offset, (void)bytes, (void)count;
+}
+
+void gs_host_pages_lock(gs_host_pages *h, size_t offset, size_t bytes) { (void)h, (void)offset, (void)bytes; }
+
+void gs_host_pages_settle(gs_host_pages *h) { (void)h; }
+
+double gs_host_pages_seconds(const gs_host_pages *h)
+{
+  (void)h;
+  return 0.0;
+}
+
+void gs_host_pages_free(gs_host_pages *h)
+{
+  if (h) free(h->data);
+  free(h);
 }

@@ -1,4 +1,4 @@
-/* GPU queries, per-device state and host memory for copies. Implemented by
+/* GPU queries and per-device state. Implemented by
  * gpu_context.cu when the package is built with CUDA, and by gpu_none.c (no
  * devices) otherwise; each domain's *_none.c stubs its own GPU entry points
  * with gs_gpu_missing. */
@@ -54,11 +54,6 @@ static inline size_t gs_gpu_budget(size_t free_bytes)
 #define GS_TILE_STREAM_ENUM_ENTRY(code, name, first) code = first,
 enum { GS_TILE_STREAM_KINDS(GS_TILE_STREAM_ENUM_ENTRY) };
 #undef GS_TILE_STREAM_ENUM_ENTRY
-
-/* Page-locked host memory where a GPU build can have it, plain otherwise;
- * *pinned says which, for gs_host_free. */
-void *gs_host_alloc(size_t bytes, int want_pinned, int *pinned);
-void gs_host_free(void *p, int pinned);
 
 /* The error of a GPU entry point in a build without CUDA. */
 gs_status gs_gpu_missing(char *msg);

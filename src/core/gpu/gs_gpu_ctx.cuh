@@ -9,6 +9,7 @@
 #include <cusolverDn.h>
 
 #include "gs_gpu.h"
+#include "gs_host_pages.h"
 
 #define GS_GPU_STREAMS 2
 
@@ -58,6 +59,12 @@ gs_status gs_gpu_copy_to_device(gs_gpu_ctx *ctx, void *dst, const void *src, siz
                                 char *msg);
 gs_status gs_gpu_copy_to_host(gs_gpu_ctx *ctx, void *dst, const void *src, size_t bytes, int stream,
                               char *msg);
+
+/* A copy between [offset, offset + bytes) of h and device memory, on
+ * `stream`: the range page-locked first, the copy split at its pieces'
+ * ends (gs_host_pages.h). */
+cudaError_t gs_host_pages_copy(gs_host_pages *h, size_t offset, void *device, size_t bytes, cudaMemcpyKind kind,
+                               cudaStream_t stream);
 
 /* A cuBLAS or cuSOLVER call's status as a gs_status: GS_OK, out of memory,
  * or a failure that names the call (`what`) and the status. */

@@ -8,6 +8,7 @@
 #define GS_TILE_H
 
 #include "gs_common.h"
+#include "gs_host_pages.h"
 #include "gs_matern.h"
 #include "tile_precision.h"
 
@@ -44,10 +45,11 @@ typedef struct {
   size_t layout_bytes;    /* the tiles in their formats */
   size_t bytes;           /* allocated at data, >= layout_bytes once gs_tile_matrix_host has run */
   int want_pinned;
-  int pinned; /* data is page-locked (GPU builds), so copies run at bus speed */
-  /* Wall time gs_tile_matrix_host has spent obtaining data (allocation,
-   * first touch, page-locking), summed over the matrix's life: a
-   * factorization reports its share (gs_tile_info.host_seconds). */
+  gs_host_pages *pages; /* data's memory, page-locked by pieces in GPU builds */
+  /* Wall time spent allocating data, summed over the matrix's life; with
+   * the pages' own (first touch and page-locking on the calling thread,
+   * gs_tile_host_seconds) a factorization reports its share
+   * (gs_tile_info.host_seconds). */
   double host_seconds;
   gs_tile_resident *resident;
 } gs_tile_matrix;

@@ -216,7 +216,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   if (!src->a && (st = gs_cov_model_check(&src->model, msg)) != GS_OK) return st;
   if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
-  const double t0 = gs_wall_seconds(), host_seconds = m->host_seconds;
+  const double t0 = gs_wall_seconds(), host_seconds = gs_tile_host_seconds(m);
   if (opt->accuracy > 0.0 && m->nt > 1 &&
       (st = gs_tile_map_build(device, m, src, opt->accuracy, opt->fp8 ? GS_TILE_FP8 : GS_TILE_FP16, opt->threads,
                               &map, msg)) != GS_OK)
@@ -255,7 +255,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   if (st == GS_OK && passed && opt->precision_floor) tile_rows_next(m, opt, &map, &pivots);
 done:
   info->seconds = gs_wall_seconds() - t0;
-  info->host_seconds = m->host_seconds - host_seconds;
+  info->host_seconds = gs_tile_host_seconds(m) - host_seconds;
   gs_tile_map_free(&map);
   tile_pivot_test_free(&pivots);
   return st;

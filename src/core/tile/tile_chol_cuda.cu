@@ -199,6 +199,7 @@ extern "C" gs_status gs_tile_chol_gpu(int device, gs_tile_matrix *m, const gs_ti
   }
 done:
   st = runs_finish(runs, ndev, infos, st, info, msg);
+  if (m->pages) gs_host_pages_settle(m->pages);
   if (shared.stored)
     for (long t = 0; t < ntiles; ++t)
       if (shared.stored[t]) cudaEventDestroy(shared.stored[t]);

@@ -15,11 +15,20 @@ extern "C" {
 /* The format of every tile (NULL: all FP64), and the scales of the FP16 and
  * FP8 tiles from the largest entries of the tiles of A (NULL: 1). */
 void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, const double *max_abs);
-/* Host memory for the tiles in their layout; reallocated only when it is
- * too small, so that a changing precision map does not page-lock the tiles
+/* Host memory for the tiles in their layout, touched and page-locked in
+ * full, for tiles written on the CPU; reallocated only when it is too
+ * small, so that a changing precision map does not page-lock the tiles
  * again on every factorization. The time a reallocation takes is added to
  * m->host_seconds. */
 gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg);
+/* The same memory for a GPU factorization that stores its tiles as it
+ * goes: touched on background threads in the order of the stores (column
+ * by column) and page-locked by the copies (gs_host_pages_copy), so that
+ * neither delays the factorization's start. gs_host_pages_settle(m->pages)
+ * must follow the factorization. */
+gs_status gs_tile_matrix_host_ahead(gs_tile_matrix *m, char *msg);
+/* The host memory's time so far (m->host_seconds and the pages'). */
+double gs_tile_host_seconds(const gs_tile_matrix *m);
 /* Releases the device memory of a resident factor (a no-op without one). */
 void gs_tile_resident_free(gs_tile_matrix *m);
 

@@ -45,7 +45,8 @@ static cudaError_t load_initial(tile_run *r, int q, int t, int s, int generate)
   gs_tile_coords(t, &i, &j);
   if (p == GS_TILE_FP64) {
     if (generate) return load_generate(r, q, i, j, (double *)slot);
-    return cudaMemcpyAsync(slot, gs_tile_ptr(m, i, j), gs_tile_bytes(m, t), cudaMemcpyHostToDevice, run_stream(r, q));
+    return gs_host_pages_copy(m->pages, m->offset[t], slot, gs_tile_bytes(m, t), cudaMemcpyHostToDevice,
+                              run_stream(r, q));
   }
   if (generate) {
     double *values = scratch_ptr(r, q);
@@ -57,8 +58,8 @@ static cudaError_t load_initial(tile_run *r, int q, int t, int s, int generate)
                             run_stream(r, q))) != cudaSuccess)
       return err;
   } else {
-    err = cudaMemcpyAsync(p == GS_TILE_FP32 ? slot : upper, gs_tile_ptr(m, i, j), gs_tile_bytes(m, t),
-                          cudaMemcpyHostToDevice, run_stream(r, q));
+    err = gs_host_pages_copy(m->pages, m->offset[t], p == GS_TILE_FP32 ? slot : upper, gs_tile_bytes(m, t),
+                             cudaMemcpyHostToDevice, run_stream(r, q));
     if (err != cudaSuccess || p == GS_TILE_FP32) return err;
   }
   return tile_convert(upper, p, m->scale[t], slot, GS_TILE_FP32, 1.0f, count, r->overflow + t, run_stream(r, q));
@@ -90,10 +91,8 @@ static cudaError_t load_final(tile_run *r, int q, int t, int s)
   const int p = m->precision[t];
   const size_t count = tile_entries(m, t);
   void *slot = slot_ptr(r, s), *bytes = tile_transfer_ptr(slot, p, count);
-  int i, j;
-  gs_tile_coords(t, &i, &j);
-  cudaError_t err = cudaMemcpyAsync(bytes, gs_tile_ptr(m, i, j), gs_tile_bytes(m, t), cudaMemcpyHostToDevice,
-                                    run_stream(r, q));
+  cudaError_t err = gs_host_pages_copy(m->pages, m->offset[t], bytes, gs_tile_bytes(m, t), cudaMemcpyHostToDevice,
+                                       run_stream(r, q));
   if (err != cudaSuccess || bytes == slot) return err;
   return tile_convert(bytes, p, m->scale[t], slot, tile_device_format(p), m->scale[t], count, NULL, run_stream(r, q));
 }
@@ -133,9 +132,9 @@ gs_status tile_op_store(tile_run *r, const tile_op *op, char *msg)
   if (!r->store) return GS_OK;
   GS_CUDA_TRY(tile_wait(r, q, t));
   GS_CUDA_TRY(tile_trace_mark(r, q, 0));
-  GS_CUDA_TRY(cudaMemcpyAsync(gs_tile_ptr(r->m, op->i, op->k),
-                              tile_transfer_ptr(slot_ptr(r, s), r->m->precision[t], tile_entries(r->m, t)),
-                              gs_tile_bytes(r->m, t), cudaMemcpyDeviceToHost, run_stream(r, q)));
+  GS_CUDA_TRY(gs_host_pages_copy(r->m->pages, r->m->offset[t],
+                                 tile_transfer_ptr(slot_ptr(r, s), r->m->precision[t], tile_entries(r->m, t)),
+                                 gs_tile_bytes(r->m, t), cudaMemcpyDeviceToHost, run_stream(r, q)));
   GS_CUDA_TRY(tile_trace_mark(r, q, 1));
   GS_CUDA_TRY(event_record(&r->shared->stored[t], run_stream(r, q)));
   GS_CUDA_TRY(slot_use(r, q, s));

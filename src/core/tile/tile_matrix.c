@@ -41,7 +41,7 @@ void gs_tile_matrix_free(gs_tile_matrix *m)
 {
   if (!m) return;
   gs_tile_resident_free(m);
-  gs_host_free(m->data, m->pinned);
+  gs_host_pages_free(m->pages);
   free(m->offset);
   free(m->precision);
   free(m->overflow);
@@ -71,7 +71,9 @@ void gs_tile_matrix_layout(gs_tile_matrix *m, const unsigned char *precision, co
 static gs_status host_replace(gs_tile_matrix *m, char *msg)
 {
   const size_t total = m->layout_bytes;
-  gs_host_free(m->data, m->pinned);
+  if (m->pages) m->host_seconds += gs_host_pages_seconds(m->pages);
+  gs_host_pages_free(m->pages);
+  m->pages = NULL;
   m->data = NULL;
   m->bytes = 0;
   char what[96];
@@ -79,23 +81,53 @@ static gs_status host_replace(gs_tile_matrix *m, char *msg)
   /* Linux would promise more than it has and fail on first touch */
   gs_status st = gs_host_memory_check((double)total, what, msg);
   if (st != GS_OK) return st;
-  m->data = (unsigned char *)gs_host_alloc(total, m->want_pinned, &m->pinned);
-  if (!m->data)
+  m->pages = gs_host_pages_alloc(total, m->want_pinned);
+  if (!m->pages)
     return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate %.1f GB of host memory for the tiles of the %ld x %ld matrix",
                       total / 1e9, m->n, m->n);
+  m->data = gs_host_pages_data(m->pages);
   m->bytes = total;
   return GS_OK;
 }
 
-gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg)
+/* The memory, allocated when there is none or too little; timed so that a
+ * factorization can tell the memory's cost from its own. */
+static gs_status host_ensure(gs_tile_matrix *m, char *msg)
 {
   if (m->data && m->layout_bytes <= m->bytes) return GS_OK;
-  /* timed so that a factorization can tell the memory's cost from its own: touching and page-locking the
-   * memory of a large factor take seconds */
   const double t0 = gs_wall_seconds();
   const gs_status st = host_replace(m, msg);
   m->host_seconds += gs_wall_seconds() - t0;
   return st;
+}
+
+gs_status gs_tile_matrix_host(gs_tile_matrix *m, char *msg)
+{
+  gs_status st = host_ensure(m, msg);
+  if (st == GS_OK) gs_host_pages_lock(m->pages, 0, m->bytes);
+  return st;
+}
+
+gs_status gs_tile_matrix_host_ahead(gs_tile_matrix *m, char *msg)
+{
+  gs_status st = host_ensure(m, msg);
+  if (st != GS_OK) return st;
+  const long ntiles = gs_tile_count(m->nt);
+  size_t *offset = (size_t *)malloc(2 * (size_t)ntiles * sizeof(size_t)), *bytes = offset + ntiles, k = 0;
+  if (!offset) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  for (int j = 0; j < m->nt; ++j)
+    for (int i = j; i < m->nt; ++i) {
+      const long t = gs_tile_index(i, j);
+      offset[k] = m->offset[t], bytes[k++] = gs_tile_bytes(m, t);
+    }
+  gs_host_pages_touch_ahead(m->pages, offset, bytes, (size_t)ntiles);
+  free(offset);
+  return GS_OK;
+}
+
+double gs_tile_host_seconds(const gs_tile_matrix *m)
+{
+  return m->host_seconds + (m->pages ? gs_host_pages_seconds(m->pages) : 0.0);
 }
 
 double *gs_tile_locs_blocked(const gs_tile_matrix *m, const gs_tile_source *src)

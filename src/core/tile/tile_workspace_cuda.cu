@@ -69,7 +69,7 @@ static gs_status slots_alloc(tile_run *r, const gs_tile_options *opt, int *slots
   gs_tile_resident_free(m); /* its memory goes to the cache */
   GS_TRY(slots_fit(r, opt, resident, slots, msg));
   r->store = !(resident && *slots == gs_tile_count(m->nt));
-  if (r->store) GS_TRY(gs_tile_matrix_host(m, msg));
+  if (r->store) GS_TRY(gs_tile_matrix_host_ahead(m, msg));
 done:
   return st;
 }
