@@ -16,8 +16,9 @@
  * a slack far above rounding, so no pair within the radius is missed; the
  * pair test itself is exact. The same walk serves a region of points (the
  * GPU walks once for a group of points and tests every source of its runs
- * against each): the runs then cover every point's ball, and each point
- * still adds the terms within its radius in key order, as alone. */
+ * against each): the runs then cover every point's ball, so each point gets
+ * the terms of its own walk; the CPU adds them in key order, the GPU's lanes
+ * in parts added in a fixed order. */
 #ifndef GBEES_KDE_MATH_H
 #define GBEES_KDE_MATH_H
 

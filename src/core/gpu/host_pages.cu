@@ -10,7 +10,6 @@
  * two pieces registered apart fails with "invalid argument" (same tool),
  * so gs_host_pages_copy splits copies at the pieces' ends. */
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
