@@ -14,6 +14,9 @@
 #                    configurations); fails on any warning
 #   make vignette-data   install, then recompute the vignettes' precomputed results
 #                    (inst/extdata/vignette-*.rds; VIGNETTES=names for some of them)
+#   make gbees-threads   build tools/gbees-threads.c (the GBEES CPU path on 1 and on all
+#                    threads, per phase, from C alone) with gcc into .lib/gbees-threads;
+#                    it needs neither R nor a GPU
 #   make check       R CMD build (vignettes included) and R CMD check --as-cran of the
 #                    tarball, CPU build, offline (gpustats.Rcheck/); installs the tools
 #                    the check runs (qpdf, checkbashisms, tidy, LaTeX) when missing;
@@ -44,7 +47,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install core-test test demo bench gpu-check docs vignette-data check check-hard warnings clean
+.PHONY: all deps install core-test gbees-threads test demo bench gpu-check docs vignette-data check check-hard warnings clean
 
 all: test
 
@@ -66,6 +69,12 @@ core-test:
 	$$($(R) CMD config CC) -std=gnu99 -O2 -fopenmp -Wall -Wextra $(CORE_INCLUDE_DIRS) $(CORE_TEST_SOURCES) \
 	  -o $(LIB)/core-test -lm -ldl
 	$(LIB)/core-test
+
+GBEES_THREADS_SOURCES = tools/gbees-threads.c src/core/common/gs_common.c src/core/common/cpu.c \
+  src/core/gpu/gpu_none.c $(filter-out %/gbees_field_program.c,$(wildcard src/core/gbees/*.c))
+gbees-threads:
+	@mkdir -p $(LIB)
+	gcc -std=gnu99 -O2 -fopenmp -Wall -Wextra $(CORE_INCLUDE_DIRS) $(GBEES_THREADS_SOURCES) -o $(LIB)/gbees-threads -lm -ldl
 
 test: install core-test
 	$(RUN_TESTS)

@@ -16,7 +16,8 @@
  *            Lorenz '63 grid's size) runs 1,138 steps, as that case does;
  *            larger cubes fewer, for the same work.
  * Each kind runs the same total work on 1 and on T threads; the rates and
- * the ratio are printed.
+ * the ratio are printed, then what a barrier and a parallel region cost on
+ * T threads.
  *
  *   gcc -O2 -fopenmp tools/cpu-scaling.c -o /tmp/cpu-scaling
  *   /tmp/cpu-scaling [THREADS [MEGABYTES [SIDE]]]   (default: all cores, 1024 MB, 35) */
@@ -117,6 +118,30 @@ static double stencil(int threads, stencil_grid *g)
   return g->a[0];
 }
 
+/* What a team's synchronisation costs, in seconds: an OpenMP barrier
+ * (*barrier) and the start and end of a parallel region (*region), each the
+ * faster of two runs of 20,000. */
+static void sync_costs(int threads, double *barrier, double *region)
+{
+  const int n = 20000;
+  *barrier = *region = 1e300;
+  for (int rep = 0; rep < 2; rep++) {
+    double t0 = now();
+#pragma omp parallel num_threads(threads)
+    for (int k = 0; k < n; k++) {
+#pragma omp barrier
+    }
+    double t1 = now();
+    for (int k = 0; k < n; k++) {
+#pragma omp parallel num_threads(threads)
+      __asm__ volatile("");
+    }
+    double t2 = now();
+    *barrier = (t1 - t0) / n < *barrier ? (t1 - t0) / n : *barrier;
+    *region = (t2 - t1) / n < *region ? (t2 - t1) / n : *region;
+  }
+}
+
 /* Seconds of the faster of two runs of one kind. */
 static double best_seconds(int kind, int threads, const double *x, const uint32_t *at, size_t n, stencil_grid *g,
                            double *sink)
@@ -160,6 +185,9 @@ static void run(int threads, double *x, uint32_t *at, size_t n, uint32_t *place,
     double one = best_seconds(kind, 1, x, at, n, grids, &sink), all = best_seconds(kind, threads, x, at, n, grids, &sink);
     printf("%-24s  %10.3f  %12.3f  %7.1fx\n", names[kind], one, all, one / all);
   }
+  double barrier, region;
+  sync_costs(threads, &barrier, &region);
+  printf("on %d threads: a barrier %.2f us, a parallel region %.2f us\n", threads, 1e6 * barrier, 1e6 * region);
   printf("(checksum %g)\n", sink);
 }
 
