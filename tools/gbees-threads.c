@@ -1,11 +1,13 @@
 /* The GBEES CPU path on 1 and on T threads, from C alone (no R), with the
- * time of each phase: the benchmark's Lorenz '63 case (x0 = (-11.5, -10,
+ * time of each phase, on the cases of inst/bench/gbees.R (bench_gbees_l63
+ * and bench_gbees_l96, which these must follow): Lorenz '63 (x0 = (-11.5, -10,
  * 9.5), identity covariance, cells 0.5, threshold 1e-7, to t = 1, the update
  * with y = -8 on state 3 of variance 1, then to t = 2) and Lorenz '96 (n = 6,
  * F = 4, x0 = (4.5, 4, ..., 4), covariance 0.04 I, cells 0.1, threshold 8e-9)
  * to a short end time (none if L96_T_END is 0). Each case runs PAIRS pairs,
  * one thread then THREADS, and prints every run's seconds per phase, its
- * cells and a checksum of the final density (the same on any number of
+ * cells, its cell updates per second over the whole run (the set-up of the
+ * initial box included) and a checksum of the final density (the same on any number of
  * threads), every pair's ratio, and the ratios of the fastest runs and of
  * the medians: on a host shared with other work, the time of one run, even
  * on one thread, moves by more than the effects measured, so a speed-up is
