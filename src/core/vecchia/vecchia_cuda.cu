@@ -247,14 +247,6 @@ done:
   return st;
 }
 
-/* Warps per block that the shared memory holds; 0 when not even one. */
-static int block_warps(const gs_vecchia_gpu *g, size_t per_warp)
-{
-  int warps = VECCHIA_GPU_WARPS;
-  while (warps > 0 && per_warp * warps > (size_t)g->shared_optin) --warps;
-  return warps;
-}
-
 /* A device buffer of at least `bytes`, kept between calls. */
 static gs_status device_buffer(double **buf, size_t *have, size_t bytes, char *msg)
 {
@@ -272,22 +264,37 @@ done:
 typedef void (*blocks_kernel)(vecchia_problem, matern_deriv_model, long, long, double *, double *, int,
                               unsigned long long *, double *);
 
-/* The kernel's instance for blocks of `warps` warps and `shared` bytes: the
- * one capped for VECCHIA_GPU_DENSE blocks a multiprocessor where they fit,
- * else the one for VECCHIA_GPU_BLOCKS. */
-static gs_status choose_kernel(int warps, size_t shared, blocks_kernel *kernel, char *msg)
+/* The launch of blocks whose warps take per_warp bytes of shared memory
+ * each (0: their work areas are in global memory): of 1 to
+ * VECCHIA_GPU_WARPS warps a block and the two register caps, the one that
+ * keeps the most warps resident on a multiprocessor, ties to the larger
+ * block and the looser cap (fewer spilled registers). Grouped blocks' large
+ * sets need it: at a set of 46, one block of four warps fills a
+ * multiprocessor's shared memory where three blocks of two fit, 6 warps
+ * instead of 4. */
+static gs_status choose_launch(const gs_vecchia_gpu *g, size_t per_warp, int *warps, size_t *shared,
+                               blocks_kernel *kernel, char *msg)
 {
   gs_status st = GS_OK;
-  int resident = 0;
-  GS_CUDA_TRY(cudaFuncSetAttribute(vecchia_blocks_kernel<VECCHIA_GPU_DENSE>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
-  GS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, vecchia_blocks_kernel<VECCHIA_GPU_DENSE>,
-                                                            32 * warps, shared));
-  *kernel = vecchia_blocks_kernel<VECCHIA_GPU_DENSE>;
-  if (resident < VECCHIA_GPU_DENSE || warps < VECCHIA_GPU_WARPS) {
-    *kernel = vecchia_blocks_kernel<VECCHIA_GPU_BLOCKS>;
-    GS_CUDA_TRY(cudaFuncSetAttribute(*kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  const blocks_kernel kinds[2] = {vecchia_blocks_kernel<VECCHIA_GPU_BLOCKS>, vecchia_blocks_kernel<VECCHIA_GPU_DENSE>};
+  int best = 0;
+  for (int w = VECCHIA_GPU_WARPS; w >= 1; --w) {
+    const size_t bytes = per_warp * w;
+    if (bytes > (size_t)g->shared_optin) continue;
+    for (int k = 0; k < 2; ++k) {
+      int resident = 0;
+      GS_CUDA_TRY(cudaFuncSetAttribute(kinds[k], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+      GS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kinds[k], 32 * w, bytes));
+      if (resident * w > best) {
+        best = resident * w;
+        *warps = w;
+        *shared = bytes;
+        *kernel = kinds[k];
+      }
+    }
   }
+  if (!best) st = gs_set_msg(msg, GS_ERR_NOMEM, "no launch of the Vecchia kernel fits the GPU");
+  else GS_CUDA_TRY(cudaFuncSetAttribute(*kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*shared));
 done:
   return st;
 }
@@ -301,23 +308,24 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const mat
   gs_vecchia_gpu *g = v->gpu;
   cudaStream_t s = g->ctx->stream[0];
   const size_t per_warp = warp_bytes(pr, K);
-  const int fits = block_warps(g, per_warp) > 0;
-  const int warps = fits ? block_warps(g, per_warp) : VECCHIA_GPU_WARPS;
-  const size_t shared = fits ? per_warp * warps : 0;
+  const int fits = per_warp <= (size_t)g->shared_optin;
+  int warps = 0;
+  size_t shared = 0;
+  blocks_kernel kernel = NULL;
+  st = choose_launch(g, fits ? per_warp : 0, &warps, &shared, &kernel, msg);
+  if (st != GS_OK) return st;
   int blocks = g->blocks;
   while (!fits && blocks > g->ctx->multiprocessors && per_warp * warps * blocks > VECCHIA_GPU_SPILL) blocks /= 2;
   const size_t part_bytes = (size_t)blocks * K * sizeof(double);
   double *spill = NULL;
   double *host = (double *)malloc(part_bytes);
   unsigned long long failed = ~0ULL;
-  blocks_kernel kernel = NULL;
   if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
   if (!fits) {
     GS_TRY(device_buffer(&g->spill, &g->spill_bytes, per_warp * warps * blocks, msg));
     spill = g->spill;
   }
   GS_TRY(device_buffer(&g->part, &g->part_bytes, part_bytes, msg));
-  GS_TRY(choose_kernel(warps, shared, &kernel, msg));
   GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
   for (long t0 = t_begin; t0 < t_end; t0 += VECCHIA_GPU_BATCH) {
     const long t1 = t0 + VECCHIA_GPU_BATCH < t_end ? t0 + VECCHIA_GPU_BATCH : t_end;
