@@ -39,7 +39,15 @@ vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n
 vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL) {
   bar <- vecchia_progress_bar(vc, "vecchia_factor", call)
   tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, cov_model(params, vc$distance), bar), call),
-           gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else not_pd)
+           gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else not_pd)
+}
+
+# The error of a conditioning set that is not positive definite, or
+# numerically singular, with what to do about it.
+vecchia_abort_not_pd <- function(e, call) {
+  cli::cli_abort(c("{conditionMessage(e)}",
+                   i = "A very smooth or long-range covariance makes nearby points nearly determine each other; a small nugget makes the sets positive definite."),
+                 class = c("gpustats_error_not_pd", "gpustats_error"), call = call)
 }
 
 # W b ("forward") or W^-1 b ("inverse") for b with a row per location. The
@@ -68,17 +76,19 @@ vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inv
 # conditioning sets. Returns a list: loglik, grad, info (named by `deriv`),
 # beta, betacov (the GLS covariance of beta), logdet, quadform. A
 # conditioning set whose covariance is not positive definite gets an error
-# of class gpustats_error_not_pd, or `not_pd` where given.
+# of class gpustats_error_not_pd, or `not_pd` where given. `label` names the
+# progress bar after what the user asked for.
 vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_table("cov_param")),
-                                     method = c("ml", "reml"), call = parent.frame(), not_pd = NULL) {
+                                     method = c("ml", "reml"), call = parent.frame(), not_pd = NULL,
+                                     label = "vecchia_loglik") {
   method <- match.arg(method)
   X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
   storage.mode(X) <- "double"
   bits <- sum(2L^gs_code("cov_param", deriv))
-  bar <- vecchia_progress_bar(vc, "vecchia_loglik", call)
+  bar <- vecchia_progress_bar(vc, label, call)
   sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, cov_model(params, vc$distance), as.integer(bits),
                                  as.double(y), X, vc$order, bar), call),
-                   gpustats_error_not_pd = function(e) if (is.null(not_pd)) stop(e) else e)
+                   gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else e)
   if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)
   all <- names(gs_table("cov_param"))
   vecchia_profile(sums, vc$n, ncol(X), all[all %in% deriv], method)

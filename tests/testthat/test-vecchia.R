@@ -141,7 +141,7 @@ test_that("W whitens: W'W is the inverse of the covariance at m = n - 1, W y giv
   vc10 <- gpustats:::vecchia_open(case$locs, 10, device = "cpu")
   on.exit(gpustats:::vecchia_close(vc10), add = TRUE)
   ld10 <- gpustats:::vecchia_factor(vc10, p)
-  v <- vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 10, device = "cpu")
+  v <- vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 10, device = "cpu", group = FALSE)
   wy <- gpustats:::vecchia_apply(vc10, cbind(case$y, 2 * case$y))
   expect_equal(colSums(wy^2), c(1, 4) * attr(v, "quadform"), tolerance = 1e-12)
   expect_equal(ld10, attr(v, "logdet"), tolerance = 1e-12)
@@ -203,6 +203,41 @@ test_that("a covariance that is not positive definite is reported, or returns no
   expect_error(gpustats:::vecchia_factor(vc, p), class = "gpustats_error_not_pd", regexp = "conditioning set of point")
   expect_identical(gpustats:::vecchia_loglik_grad_info(vc, p, rnorm(20), not_pd = -Inf), -Inf)
   expect_identical(gpustats:::vecchia_factor(vc, p, not_pd = NA), NA)
+})
+
+test_that("a numerically singular conditioning set is reported, not a likelihood of rounding noise", {
+  set.seed(1)
+  y <- rnorm(20)
+  locs <- matrix(runif(40), 20)
+  # the exact path's rule per set: gp_loglik refuses the same covariance
+  expect_error(gp_loglik(y, locs, 1, 50, 2.5, device = "cpu"), "numerically singular", class = "gpustats_error_not_pd")
+  for (group in c(FALSE, TRUE)) {
+    expect_error(vecchia_loglik(y, locs, 1, 50, 2.5, m = 19, device = "cpu", group = group), "numerically singular",
+                 class = "gpustats_error_not_pd")
+  }
+  # a nugget makes the sets positive definite again
+  expect_true(is.finite(vecchia_loglik(y, locs, 1, 50, 2.5, 1e-6, m = 19, device = "cpu")))
+  vc <- gpustats:::vecchia_open(locs, 19, device = "cpu")
+  on.exit(gpustats:::vecchia_close(vc))
+  expect_error(gpustats:::vecchia_factor(vc, c(sigma2 = 1, range = 50, smoothness = 2.5, nugget = 0)),
+               "numerically singular", class = "gpustats_error_not_pd")
+  if (gpu_available()) {
+    expect_error(vecchia_loglik(y, locs, 1, 50, 2.5, m = 19, device = "gpu"), "numerically singular",
+                 class = "gpustats_error_not_pd")
+  }
+})
+
+test_that("the progress of a likelihood evaluation reaches 100 %", {
+  case <- vecchia_case(3000, seed = 3)
+  for (group in c(FALSE, TRUE)) {
+    vc <- gpustats:::vecchia_open(case$locs, 10, device = "cpu", group = group)
+    done <- numeric()
+    bar <- function(fraction) done <<- c(done, fraction)
+    .Call(gpustats:::gs_r_vecchia_grad_info, vc$ptr, gpustats:::cov_model(case$params, "euclidean"), 0L,
+          as.double(case$y), matrix(0, 3000, 0), vc$order, bar)
+    gpustats:::vecchia_close(vc)
+    expect_identical(done[length(done)], 1, label = paste("group =", group))
+  }
 })
 
 test_that("great-circle distances: m = n - 1 is the exact likelihood", {

@@ -338,11 +338,13 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const mat
       for (int k = 0; k < K; ++k) sums[k] += host[(long)b * K + k];
     if (failed != ~0ULL) {
       *failed_point = (long)failed;
-      st = gs_set_msg(msg, GS_ERR_NOT_PD, "the covariance of the conditioning set of point %ld is not positive definite",
+      st = gs_set_msg(msg, GS_ERR_NOT_PD, "the covariance of the conditioning set of point %ld is not positive definite, "
+                      "or numerically singular (the point's conditional variance within rounding of 0)",
                       (long)failed);
       goto done;
     }
-    if (v->progress && t1 < pr->blocks && v->progress((double)t1 / pr->blocks)) {
+    /* up to 1 at the end, so that the bar of each evaluation completes */
+    if (v->progress && v->progress((double)t1 / pr->blocks)) {
       st = gs_interrupted(msg);
       goto done;
     }
