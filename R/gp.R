@@ -80,8 +80,10 @@
 #' @param approx `"exact"`, or `"vecchia"` for the Vecchia approximation
 #'   with conditioning sets of size `m` ([vecchia_loglik()]).
 #' @param m For `approx = "vecchia"`: the size of the conditioning sets.
-#' @param group For `approx = "vecchia"`: `TRUE` for the grouped
-#'   approximation (Guinness 2021; see [vecchia_loglik()]).
+#' @param group For `approx = "vecchia"`: `TRUE` (the default) for the
+#'   grouped approximation, `FALSE` for the classic one; see
+#'   [vecchia_loglik()]. The exact likelihood has no conditioning sets to
+#'   group and ignores it.
 #' @return `gp_loglik()`: the log-likelihood (one per column of `y`), with
 #'   attributes `logdet` (\eqn{\log|\Sigma|}) and `quadform`
 #'   (\eqn{y^\top \Sigma^{-1} y}).
@@ -95,14 +97,13 @@
 gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
                       distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
                       accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                      approx = c("exact", "vecchia"), m = 30, group = FALSE) {
+                      approx = c("exact", "vecchia"), m = 30, group = TRUE) {
   call <- environment()
   check_flag(group, "group", call)
   if (match_choice(approx, c("exact", "vecchia"), "approx", call) == "vecchia") {
     return(vecchia_loglik(y, locs, sigma2, range, smoothness, nugget, m = m, distance = distance, device = device,
                           group = group))
   }
-  if (group) abort_arg("{.arg group} applies to {.code approx = \"vecchia\"} only.", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)

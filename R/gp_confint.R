@@ -119,7 +119,7 @@ profile_loglik <- function(fit, name, value) {
                                    nugget = s$nugget, start = start, lower = s$lower, upper = s$upper, fixed = fixed,
                                    distance = fit$distance, precision = fit$precision, accuracy = fit$accuracy %||% 1e-8,
                                    device = fit$device, control = list(trace = FALSE, hessian = FALSE),
-                                   approx = fit$approx %||% "exact", m = fit$m %||% 30))
+                                   approx = fit$approx %||% "exact", m = fit$m %||% 30, group = fit$group %||% TRUE))
   refit$loglik
 }
 

@@ -172,7 +172,8 @@
 #'   stopped without converging, which also gives a warning of class
 #'   `gpustats_warning_not_converged`), `message`, `seconds`, `device`,
 #'   `backend` (the device, and whether the tile Cholesky factored the
-#'   covariance, in which precision), `precision` and `accuracy`.
+#'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
+#'   for a Vecchia fit `m` and `group`.
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
 #' @examples
 #' set.seed(2)
@@ -192,7 +193,7 @@
 gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), nugget = TRUE, start = NULL,
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = NULL) {
+                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
   distance_given <- !missing(distance)
@@ -238,7 +239,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   structure(list(
     beta = f$beta, covariance = f$covariance, coefficients = c(f$beta, f$covariance), loglik = f$loglik,
     vcov = structure(f$vcov, type = NULL), vcov_type = f$vcov_type %||% if (approx == "vecchia") "fisher", vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
-    approx = approx, m = if (approx == "vecchia") as.integer(m),
+    approx = approx, m = if (approx == "vecchia") as.integer(m), group = if (approx == "vecchia") f$group,
     n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
     coords = d$coords, dropped = d$dropped, distance = distance,
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),

@@ -5,15 +5,9 @@
 # here: its derivatives are as cheap as the others').
 
 #' @rdname gp_fit
-#' @param group For `approx = "vecchia"`: `TRUE` for the grouped
-#'   approximation (Guinness 2021; see [vecchia_neighbors()]), closer to the
-#'   exact likelihood than the ungrouped one for the same `m` (at n = 20,000,
-#'   m = 30, half its error, at 1.4 times its time on 16 CPU threads);
-#'   `FALSE` for each observation conditioned on its own `m` neighbours
-#'   only. `NULL` (the default) groups on the CPU, as GpGp's `fit_model`
-#'   does, and not on a GPU, where a grouped likelihood took 7 times the
-#'   ungrouped one's time (larger sets, fewer warps per multiprocessor) and
-#'   the grouping itself is a pass on the CPU threads (see BENCHMARKS.md).
+#' @param group For `approx = "vecchia"`: `TRUE` (the default, on every
+#'   device) for the grouped approximation, `FALSE` for each observation
+#'   conditioned on its own `m` neighbours only; see [vecchia_loglik()].
 #' @name gp_fit
 NULL
 
@@ -32,8 +26,7 @@ gp_approx <- function(approx, n, device, call) {
 # The Vecchia fit: the estimates, the log-likelihood, the inverse Fisher
 # information of the free covariance parameters (natural scale) and the GLS
 # trend, as gp_fit's list needs them.
-vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = NULL) {
-  if (is.null(group)) group <- resolve_device(device, as.double(nrow(d$locs)) * (m + 1)^2, "matrix", call) < 0
+vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = TRUE) {
   check_flag(group, "group", call)
   if (model$geometry != "isotropic") {
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
@@ -55,7 +48,8 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = N
     if (!is.null(last) && identical(last$phi, phi)) return(last)
     p <- natural
     p[free] <- exp(phi)
-    r <- vecchia_loglik_grad_info(vc, p, d$y, d$X, deriv = free, method = method, call = call, not_pd = NULL)
+    r <- vecchia_loglik_grad_info(vc, p, d$y, d$X, deriv = free, method = method, call = call, not_pd = NULL,
+                                  label = "gp_fit: likelihood")
     last <<- c(r, list(phi = phi, p = p))
     last
   }
@@ -90,7 +84,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = N
                       nugget = r$p[["nugget"]]),
        loglik = r$loglik, vcov = V, info = r$info[free, free, drop = FALSE], beta = stats::setNames(r$beta, colnames(d$X)),
        vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
-       evaluations = evaluations, backend = sprintf("%s, Vecchia m = %d%s, %s ordering", if (vc$device >= 0) "gpu" else "cpu", vc$m,
+       evaluations = evaluations, group = group, backend = sprintf("%s, Vecchia m = %d%s, %s ordering", if (vc$device >= 0) "gpu" else "cpu", vc$m,
                                                  if (group) ", grouped" else "", sub("_", " ", vc$ordering)),
        device = if (vc$device >= 0) "gpu" else "cpu")
 }

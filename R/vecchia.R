@@ -199,14 +199,22 @@ check_vecchia_m <- function(m, n, call) {
 #'   (include a column of ones for a constant mean), or `NULL` for a
 #'   zero-mean process.
 #' @param ordering The ordering of the locations; see [vecchia_neighbors()].
-#' @param group `TRUE` for the grouped approximation (Guinness 2021; see
-#'   [vecchia_neighbors()]): each block of nearby points from one
-#'   factorization of the union of their conditioning sets, each point
-#'   conditioned on the points of that union before it, which is closer to
-#'   the exact likelihood for the same `m`. `FALSE` (the default here) for
-#'   the classic approximation, each point on its own `m` neighbours, as
-#'   GpGp's `vecchia_meanzero_loglik` and `vecchia_profbeta_loglik` compute
-#'   it.
+#' @param group `TRUE` (the default, on every device) for the grouped
+#'   approximation (Guinness 2021; see [vecchia_neighbors()]): each block of
+#'   nearby points from one factorization of the union of their conditioning
+#'   sets, each point conditioned on the points of that union before it,
+#'   which is closer to the exact likelihood for the same `m`, as GpGp's
+#'   `fit_model` computes it by default. `FALSE` for the classic
+#'   approximation, each point on its own `m` neighbours, as GpGp's
+#'   `vecchia_meanzero_loglik` and `vecchia_profbeta_loglik` compute it.
+#'   The same call gives the same approximation, and the same
+#'   log-likelihood to rounding, on the CPU and on a GPU. This rule holds
+#'   for every likelihood of the package's Vecchia path: [gp_loglik()],
+#'   [gp_fit()] and the profiles of [confint.gp_fit()], which use the fit's
+#'   own choice. Predictions and draws ([predict.gp_fit()],
+#'   [simulate.gp_fit()]) condition each point on its own nearest
+#'   neighbours, as GpGp's predictions and `fast_Gp_sim` do: grouping
+#'   changes the likelihood, not the law they are drawn from.
 #' @return The log-likelihood, with attributes `logdet` (the log-determinant
 #'   of the approximate covariance), `quadform` (the quadratic form of the
 #'   residuals) and, with `X`, `beta`.
@@ -217,12 +225,12 @@ check_vecchia_m <- function(m, n, call) {
 #' y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
 #' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10)
 #' gp_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
-#' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10, group = TRUE)
+#' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10, group = FALSE)
 #' @export
 vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 30, X = NULL,
                            ordering = c("maxmin", "maxmin_exact", "maxmin_approx", "random", "none"),
                            distance = c("euclidean", "great_circle"),
-                           device = getOption("gpustats.device", "auto"), group = FALSE) {
+                           device = getOption("gpustats.device", "auto"), group = TRUE) {
   call <- environment()
   ordering <- match_choice(ordering, vecchia_orderings, "ordering", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)

@@ -429,12 +429,14 @@ test_that("the Vecchia fit with every earlier point conditioned on is the exact 
   # the grouped approximation through gp_loglik: that of vecchia_loglik, exact at m = n - 1
   grouped <- gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = 10, group = TRUE, device = "cpu")
   expect_identical(grouped, vecchia_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, m = 10, group = TRUE, device = "cpu"))
+  expect_identical(grouped, gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = 10, device = "cpu"))
   expect_false(isTRUE(all.equal(as.numeric(grouped), as.numeric(
-    gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = 10, device = "cpu")), tolerance = 1e-10)))
+    gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = 10, group = FALSE, device = "cpu")), tolerance = 1e-10)))
   expect_equal(as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, approx = "vecchia", m = n - 1, group = TRUE,
                                     device = "cpu")),
                as.numeric(gp_loglik(y - 2, locs, 1, 0.2, 0.8, 0.1, device = "cpu")), tolerance = 1e-10)
-  expect_error(gp_loglik(y, locs, 1, 0.2, 0.8, group = TRUE), "vecchia", class = "gpustats_error_argument")
+  # the exact likelihood has no sets to group
+  expect_identical(gp_loglik(y, locs, 1, 0.2, 0.8, group = FALSE, device = "cpu"), gp_loglik(y, locs, 1, 0.2, 0.8, device = "cpu"))
   expect_error(gp_loglik(y, locs, 1, 0.2, 0.8, approx = "vecchia", group = NA), class = "gpustats_error_argument")
 })
 

@@ -189,6 +189,46 @@ test_that("the grouped approximation gives no factor, and gp_fit takes group", {
   expect_error(gp_fit(case$y, case$locs, approx = "vecchia", m = 10, group = 1, device = "cpu"), class = "gpustats_error_argument")
 })
 
+test_that("the grouped approximation is the default of every Vecchia likelihood", {
+  case <- vecchia_case(300, seed = 8)
+  p <- case$params
+  expect_identical(vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 8, device = "cpu"),
+                   vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 8, device = "cpu", group = TRUE))
+  quiet <- list(trace = FALSE)
+  fit <- gp_fit(case$y, case$locs, approx = "vecchia", m = 8, method = "ml", device = "cpu", control = quiet)
+  expect_true(fit$group)
+  expect_match(fit$backend, "grouped")
+  expect_identical(fit$loglik, gp_fit(case$y, case$locs, approx = "vecchia", m = 8, method = "ml", group = TRUE,
+                                      device = "cpu", control = quiet)$loglik)
+  # the fit's log-likelihood is the grouped one at its estimates
+  cv <- fit$covariance
+  ll <- vecchia_loglik(case$y, case$locs, cv[["sigma2"]], cv[["range"]], cv[["smoothness"]], cv[["nugget"]], m = 8,
+                       X = matrix(1, 300, 1), device = "cpu")
+  expect_equal(fit$loglik, as.numeric(ll), tolerance = 1e-10)
+  # a profile refits with the fit's own approximation: at the estimate it is the maximum
+  ungrouped <- gp_fit(case$y, case$locs, approx = "vecchia", m = 8, method = "ml", group = FALSE, device = "cpu",
+                      control = quiet)
+  expect_false(ungrouped$group)
+  at_estimate <- gpustats:::profile_loglik(ungrouped, "range", ungrouped$covariance[["range"]])
+  expect_lt(abs(at_estimate - ungrouped$loglik), 1e-3)
+})
+
+test_that("the same gp_fit() call fits the same approximation on the CPU and a GPU", {
+  skip_without_gpu()
+  set.seed(21)
+  n <- 20000
+  locs <- matrix(runif(2 * n), ncol = 2)
+  y <- 1 + gp_simulate(locs, sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1, device = "gpu")
+  fits <- lapply(c("cpu", "gpu"), function(dev) {
+    gp_fit(y, locs, approx = "vecchia", m = 30, method = "ml", device = dev, control = list(trace = FALSE))
+  })
+  expect_true(fits[[2]]$group)
+  expect_lt(abs(fits[[2]]$loglik / fits[[1]]$loglik - 1), 1e-8)
+  expect_lt(max(abs(fits[[2]]$covariance / fits[[1]]$covariance - 1)), 1e-6)
+  se <- lapply(fits, function(f) sqrt(diag(vcov(f))))
+  expect_lt(max(abs(se[[2]] / se[[1]] - 1)), 1e-6)
+})
+
 test_that("the GPU gives the CPU's grouped likelihood, gradient and information", {
   skip_without_gpu()
   p <- c(sigma2 = 1.1, range = 0.05, smoothness = 1.3, nugget = 0.2)
