@@ -45,3 +45,85 @@ match_choice <- function(x, choices, arg, call) {
   }
   choices[[i]]
 }
+
+# ---- objects given to methods ----------------------------------------------
+
+# Checks the object `x`, the argument `arg` of a method, against the rules of
+# its class `cls`: every method of a class calls the class's validator,
+# which calls this first, so that an object altered or built by hand gets an
+# error that names the bad field instead of a failure deep inside the
+# method. `fields` is a named list of field_rule()s, checked in order, so a
+# rule may rely on the fields checked before it.
+check_object <- function(x, cls, fields, arg, call) {
+  if (!inherits(x, cls) || !is.list(x)) {
+    abort_arg("{.arg {arg}} must be a {.cls {cls}} object, not {.obj_type_friendly {x}}.", call)
+  }
+  for (name in names(fields)) {
+    rule <- fields[[name]]
+    if (isTRUE(rule$ok(x[[name]], x))) next
+    what <- cli::format_inline(rule$what, .envir = list2env(list(x = x)))
+    abort_arg(c("{.arg {arg}} is not a valid {.cls {cls}}: its field {.field {name}} must be {what}, not {describe_value(x[[name]])}.",
+                i = "Was it changed after it was made? Make it again with the function that made it."), call)
+  }
+  invisible(x)
+}
+
+# A rule for one field of an object: `ok(value, object)` says whether the
+# value is valid; `what` says what it must be (a cli template that may use
+# `x`, the object).
+field_rule <- function(what, ok) list(what = what, ok = ok)
+
+# The shape and type of a value, for an error message.
+describe_value <- function(v) {
+  if (is.null(v)) return("absent (NULL)")
+  if (is.matrix(v)) return(sprintf("a %d x %d %s matrix", nrow(v), ncol(v), typeof(v)))
+  if (is.atomic(v) && length(v) > 1L) return(sprintf("a %s vector of length %d", typeof(v), length(v)))
+  type <- cli::format_inline("{.obj_type_friendly {v}}")
+  if (is.atomic(v) && length(v) == 1L) paste0(type, " (", format(v), ")") else type
+}
+
+# Predicates that field rules share.
+is_number <- function(v) is.numeric(v) && length(v) == 1L && !is.na(v)
+is_count <- function(v, min = 0) is_number(v) && is.finite(v) && v >= min && v == round(v)
+is_string <- function(v) is.character(v) && length(v) == 1L && !is.na(v)
+is_flag <- function(v) is.logical(v) && length(v) == 1L && !is.na(v)
+is_finite_numbers <- function(v) is.numeric(v) && all(is.finite(v))
+is_finite_matrix <- function(v, rows, cols = ncol(v)) {
+  is.matrix(v) && is.numeric(v) && nrow(v) == rows && ncol(v) == cols && all(is.finite(v))
+}
+rule_choice <- function(choices, null_ok = FALSE) {
+  field_rule(paste0(if (null_ok) "NULL or ", "one of ", paste0('"', choices, '"', collapse = ", ")),
+             function(v, x) null_ok && is.null(v) || is_string(v) && v %in% choices)
+}
+rule_number <- function(null_ok = FALSE) {
+  field_rule(if (null_ok) "NULL or one number" else "one number", function(v, x) null_ok && is.null(v) || is_number(v))
+}
+rule_count <- function(min = 0, null_ok = FALSE) {
+  field_rule(sprintf("%sa whole number from %d", if (null_ok) "NULL or " else "", min),
+             function(v, x) null_ok && is.null(v) || is_count(v, min))
+}
+rule_flag <- function(null_ok = FALSE) {
+  field_rule(if (null_ok) "NULL, TRUE or FALSE" else "TRUE or FALSE", function(v, x) null_ok && is.null(v) || is_flag(v))
+}
+rule_string <- function(null_ok = FALSE) {
+  field_rule(if (null_ok) "NULL or one string" else "one string", function(v, x) null_ok && is.null(v) || is_string(v))
+}
+
+# Arguments that reached the `...` of a method and that it does not take:
+# an error naming them (a misspelt argument would otherwise be dropped in
+# silence, `predict(fit, newlocs = X)` returning the fitted values). `fn`
+# names the method's generic, `known` its own arguments (for the hint) and
+# `allowed` the names that its `...` takes (graphical parameters of a plot),
+# `hint` what it takes, already formatted.
+check_dots_unused <- function(fn, known, call, ..., allowed = character(),
+                              hint = cli::format_inline("Its arguments are {.arg {known}}.")) {
+  if (!...length()) return(invisible())
+  # the names as written, without evaluating the arguments
+  labels <- names(as.list(substitute(list(...))))[-1L] %||% rep("", ...length())
+  unknown <- labels[nzchar(labels) & !labels %in% allowed]
+  unnamed <- sum(!nzchar(labels))
+  if (!length(unknown) && !unnamed) return(invisible())
+  what <- c(if (length(unknown)) cli::format_inline("unknown argument{?s} {.arg {unknown}}"),
+            if (unnamed) sprintf("%d unnamed argument%s too many", unnamed, if (unnamed == 1L) "" else "s"))
+  abort_arg(c("{.fn {fn}} got {paste(what, collapse = ' and ')}.", i = "{hint}"), call)
+}

@@ -156,6 +156,7 @@ gbees_check_start <- function(model, x0, cov, times, t0, call) {
   if (!inherits(model, "gbees_model")) {
     abort_arg("{.arg model} must be a GBEES model such as {.code lorenz63()} or one made by {.fn gbees_model}.", call)
   }
+  validate_gbees_model(model, "model", call)
   n <- model$dim
   check_numeric_arg(x0, "x0", call)
   if (length(x0) != n || any(!is.finite(x0))) abort_arg("{.arg x0} must be {n} finite number{?s} (the model has {n} state{?s}).", call)
@@ -184,6 +185,7 @@ gbees_spec <- function(model, x0, cov, dx, times, measurements, threshold, cfl, 
     if (!inherits(measurements, "gbees_measurements")) {
       abort_arg("{.arg measurements} must come from {.fn gbees_measurements}.", call)
     }
+    validate_gbees_measurements(measurements, "measurements", call)
     if (measurements$time[1L] < t0 || max(measurements$time) > max(times)) {
       abort_arg("Measurement times must lie between {.arg t0} and the last of {.arg times}.", call)
     }

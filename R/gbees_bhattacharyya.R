@@ -73,7 +73,7 @@ bhattacharyya <- function(object, samples, time = NULL, method = c("kde", "bins"
                           reference = TRUE, cutoff = 8, max_cells = 1e6,
                           device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  if (!inherits(object, "gbees")) abort_arg("{.arg object} must be a {.fn gbees} result.", call)
+  validate_gbees(object, "object", call)
   method <- match_choice(method, c("kde", "bins"), "method", call)
   check_scalar(bin, "bin", call, 1)
   if (bin != trunc(bin)) abort_arg("{.arg bin} must be a whole number of cells, not {bin}.", call)
@@ -104,6 +104,7 @@ bhattacharyya <- function(object, samples, time = NULL, method = c("kde", "bins"
 # The samples at `time` as a matrix with the model's columns.
 bc_samples <- function(object, samples, time, call) {
   if (inherits(samples, "gbees_mc")) {
+    validate_gbees_mc(samples, "samples", call)
     k <- which(abs(samples$times - time) <= 1e-9 * max(1, abs(time)))
     if (!length(k)) abort_arg("The Monte Carlo run has no samples at time {time}.", call)
     samples <- samples$samples[[k[1L]]]
@@ -192,6 +193,7 @@ bc_ratio <- function(num, dens, exact) {
 
 #' @export
 print.gbees_bhattacharyya <- function(x, ...) {
+  validate_gbees_bhattacharyya(x, "x", environment())
   se <- function(v) if (is.finite(v) && v > 0) sprintf(" (standard error %.2g)", v) else ""
   what <- if (x$method == "kde") sprintf("kernel-smoothed (Scott, cut-off %g sd)", x$cutoff) else
     sprintf("binned on blocks of %g cell%s a side", x$bin, if (x$bin == 1) "" else "s")
@@ -209,4 +211,7 @@ print.gbees_bhattacharyya <- function(x, ...) {
 }
 
 #' @export
-as.double.gbees_bhattacharyya <- function(x, ...) x$coefficient
+as.double.gbees_bhattacharyya <- function(x, ...) {
+  validate_gbees_bhattacharyya(x, "x", environment())
+  x$coefficient
+}

@@ -122,6 +122,7 @@ gbees_measurement_function <- function(h, m, par, state_names, call) {
 
 #' @export
 print.gbees_measurements <- function(x, ...) {
+  validate_gbees_measurements(x, "x", environment())
   cat(sprintf("<gbees_measurements> %d time%s (%s), %d observed quantit%s\n", length(x$time),
               if (length(x$time) == 1L) "" else "s", paste(format(x$time), collapse = ", "), ncol(x$y),
               if (ncol(x$y) == 1L) "y" else "ies"))

@@ -2,6 +2,7 @@
 
 #' @export
 print.gbees <- function(x, ...) {
+  validate_gbees(x, "x", environment())
   cat(sprintf("<gbees> %s\n", x$model$name))
   cat(sprintf("  cells of width %s, threshold %g, cfl %g, %s\n", paste(format(x$dx), collapse = " x "),
               x$threshold, x$cfl, x$device))
@@ -27,6 +28,7 @@ print.gbees <- function(x, ...) {
 #'   clipping negative cells and removed by pruning.
 #' @export
 summary.gbees <- function(object, ...) {
+  validate_gbees(object, "object", environment())
   nm <- object$model$state_names
   rows <- lapply(object$snapshots, function(s) {
     x <- gbees_centers(s$keys, object)
@@ -48,6 +50,7 @@ summary.gbees <- function(object, ...) {
 
 #' @export
 print.summary.gbees <- function(x, ...) {
+  validate_summary_gbees(x, "x", environment())
   cat(sprintf("GBEES density of %s\n\n", x$model))
   print(x$table, row.names = FALSE, digits = 5)
   i <- x$info
@@ -62,6 +65,7 @@ print.summary.gbees <- function(x, ...) {
 
 #' @export
 as.data.frame.gbees <- function(x, row.names = NULL, optional = FALSE, ...) {
+  validate_gbees(x, "x", environment())
   vol <- prod(x$dx)
   do.call(rbind, lapply(x$snapshots, function(s) {
     centers <- gbees_centers(s$keys, x)
@@ -90,6 +94,7 @@ marginal <- function(object, ...) UseMethod("marginal")
 #' @export
 marginal.gbees <- function(object, dims = 1:2, time = NULL, posterior = TRUE, ...) {
   call <- environment()
+  validate_gbees(object, "object", call)
   dims <- gbees_dims(object, dims, call)
   s <- gbees_snapshot(object, time, posterior, call)
   keys <- s$keys[, dims, drop = FALSE]
@@ -142,6 +147,7 @@ gbees_key_code <- function(keys) {
 #' @export
 plot.gbees <- function(x, dims = c(1, 2), times = NULL, ...) {
   call <- environment()
+  validate_gbees(x, "x", call)
   dims <- gbees_dims(x, dims, call)
   snaps <- x$snapshots
   if (!is.null(times) && (!is.numeric(times) || is.object(times) || anyNA(times))) {

@@ -55,7 +55,7 @@ new_gbees_model <- function(kind, dim, par = numeric(), name, state_names, fn = 
 #'   of the time: `f(x, t)` (or `f(x)`) returns the matrix of derivatives,
 #'   of the same shape. It is called with many states at once, and only for
 #'   new cells when the model is autonomous.
-#' @param name A label for printing.
+#' @param name A label for printing: one string.
 #' @param autonomous Whether `f` does not depend on `t` (then the velocities
 #'   of a cell are computed once). For expressions, by default, whether they
 #'   do not use `t`.
@@ -107,6 +107,7 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
   }
   check_scalar(n, "n", call, 1)
   if (n != round(n) || n > gbees_max_dim) abort_arg("{.arg n} must be a whole number from 1 to {gbees_max_dim}.", call)
+  if (!is_string(name)) abort_arg("{.arg name} must be one string, a label for printing, not {.obj_type_friendly {name}}.", call)
   check_flag(autonomous, "autonomous", call)
   state_names <- gbees_state_names(state_names %||% paste0("x", seq_len(n)), n, call)
   if (is.function(f) && !length(formals(f))) {
@@ -114,7 +115,7 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
   }
   if (is.function(f)) {
     if (!is.null(par)) abort_arg("{.arg par} is for expressions; an R function carries its own constants.", call)
-    return(new_gbees_model("user", n, numeric(), as.character(name), state_names,
+    return(new_gbees_model("user", n, numeric(), name, state_names,
                            fn = gbees_field_wrapper(f, as.integer(n)), autonomous = autonomous))
   }
   par <- par %||% numeric()
@@ -123,7 +124,7 @@ gbees_model <- function(f, n, name = "user model", autonomous = TRUE, state_name
   uses_time <- gbees_expression_uses_time(exprs)
   if (missing(autonomous)) autonomous <- !uses_time
   if (autonomous && uses_time) abort_arg("The expressions use {.code t}, so the model is not autonomous.", call)
-  new_gbees_model("user", n, numeric(), as.character(name), state_names, autonomous = autonomous,
+  new_gbees_model("user", n, numeric(), name, state_names, autonomous = autonomous,
                   expressions = as.character(f),
                   source = gbees_expression_source(exprs, state_names, par))
 }
@@ -177,6 +178,7 @@ gbees_model_native <- function(model, device, call) {
 
 #' @export
 print.gbees_model <- function(x, ...) {
+  validate_gbees_model(x, "x", environment())
   cat(sprintf("<gbees_model> %s: %d states (%s)%s\n", x$name, x$dim, paste(x$state_names, collapse = ", "),
               if (x$autonomous) "" else ", time-dependent"))
   if (!is.null(x$expressions)) cat(sprintf("  d%s/dt = %s\n", x$state_names, x$expressions), sep = "")

@@ -27,6 +27,7 @@
 #' @export
 confint.gp_fit <- function(object, parm, level = 0.95, method = c("profile", "wald"), ...) {
   call <- environment()
+  validate_gp_fit(object, "object", call)
   method <- match_choice(method, c("profile", "wald"), "method", call)
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)

@@ -47,8 +47,11 @@ gp_data_formula <- function(formula, data, coords, call) {
   table <- sp$table
   mf <- tryCatch(stats::model.frame(formula, table, na.action = stats::na.pass),
                  error = function(e) abort_arg(c("The formula cannot be evaluated in {.arg data}.", x = conditionMessage(e)), call))
-  y <- stats::model.response(mf, "numeric")
+  y <- stats::model.response(mf)
   if (is.null(y)) abort_arg("The formula has no response: write it as {.code response ~ covariates}.", call)
+  if (!(is.numeric(y) || is.logical(y)) || is.object(y)) {
+    abort_arg("The response must be numeric, not {.obj_type_friendly {y}}.", call)
+  }
   terms <- attr(mf, "terms")
   X <- stats::model.matrix(terms, mf)
   keep <- stats::complete.cases(y, X, sp$locs)
@@ -56,6 +59,7 @@ gp_data_formula <- function(formula, data, coords, call) {
     cli::cli_inform("gp_fit: dropped {sum(!keep)} row{?s} with a missing response, covariate or coordinate.")
   }
   y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
+  check_observations_left(sum(keep), sum(!keep), call)
   list(y = drop_rows(y, keep), locs = sp$locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = terms,
        xlevels = stats::.getXlevels(terms, mf), contrasts = attr(X, "contrasts"), coords = sp$names,
        longlat = sp$longlat, dropped = sum(!keep))
@@ -73,6 +77,7 @@ gp_data_matrix <- function(y, locs, X, distance, call) {
   X <- if (is.null(X)) matrix(1, n, 1L, dimnames = list(NULL, "(Intercept)")) else as_design(X, n, call)
   keep <- if (is.matrix(y)) stats::complete.cases(y) else !is.na(y)
   if (!all(keep)) inform_dropped(sum(!keep), is.matrix(y))
+  check_observations_left(sum(keep), sum(!keep), call)
   y <- drop_rows(y, keep)
   if (any(!is.finite(y))) abort_arg("{.arg y} contains infinite values.", call)
   list(y = y, locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
@@ -100,6 +105,16 @@ unname_rows <- function(y) {
   storage.mode(y) <- "double"
   rownames(y) <- NULL
   y
+}
+
+# A fit needs observations: none given, or none left once the `dropped`
+# rows with a missing value are gone, is an error that says which.
+check_observations_left <- function(left, dropped, call) {
+  if (left > 0L) return(invisible())
+  if (!dropped) abort_arg("{.arg y} has no observations.", call)
+  abort_arg(c("No observations are left: all {dropped} row{?s} of the data ha{?s/ve} a missing value.",
+              i = "A row is dropped when its response (for replicates, that of any replicate), or in the formula form a covariate or coordinate, is missing."),
+            call)
 }
 
 # The rows `keep` of a response vector or replicate matrix.

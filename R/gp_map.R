@@ -12,7 +12,7 @@
 #' @param fit A `gp_fit` with 2-D locations.
 #' @param newdata Optional prediction points on a regular grid, as for
 #'   [predict.gp_fit()].
-#' @param n Grid cells per side without `newdata`.
+#' @param n Grid cells per side without `newdata`: a whole number from 2.
 #' @param X For a matrix fit with covariates: their values at `newdata`.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param x A `gp_map`.
@@ -32,7 +32,7 @@
 #' @export
 gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  if (!inherits(fit, "gp_fit")) abort_arg("{.arg fit} must be a {.cls gp_fit}, not {.obj_type_friendly {fit}}.", call)
+  validate_gp_fit(fit, "fit", call)
   if (ncol(fit$locs) != 2L) abort_arg("{.fn gp_map} maps 2-D fits; this one has {ncol(fit$locs)}-D locations.", call)
   if ((fit$replicates %||% 1L) > 1L) {
     abort_arg(c("{.fn gp_map} maps one data set; this fit has {fit$replicates} replicates.",
@@ -40,7 +40,7 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
   }
   if (is.null(newdata)) {
     check_scalar(n, "n", call, 2)
-    n <- floor(n)
+    if (n != round(n)) abort_arg("{.arg n} must be a whole number of cells per side, not {n}.", call)
     # the grid, its predictions and standard errors, and the kriging weights of a block
     check_host_memory(8 * 6 * n^2, sprintf("A map of %.0f x %.0f points", n, n), call)
     axes <- lapply(1:2, function(j) seq(min(fit$locs[, j]), max(fit$locs[, j]), length.out = n))
@@ -74,6 +74,7 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
 #' @rdname gp_map
 #' @export
 plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, ...) {
+  validate_gp_map(x, "x", environment())
   what <- match.arg(what, several.ok = TRUE)
   if (length(what) > 1L) {
     old <- graphics::par(mfrow = c(1L, length(what)))
@@ -97,4 +98,7 @@ plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, ...) {
 #' @rdname gp_map
 #' @param row.names,optional Unused.
 #' @export
-as.data.frame.gp_map <- function(x, row.names = NULL, optional = FALSE, ...) x$points
+as.data.frame.gp_map <- function(x, row.names = NULL, optional = FALSE, ...) {
+  validate_gp_map(x, "x", environment())
+  x$points
+}

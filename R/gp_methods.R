@@ -10,8 +10,17 @@
 #' smoothed field, as fields' `fitted.values`) and `residuals()` the data
 #' minus those (`type = "response"`) or minus the trend alone (`"trend"`,
 #' what [gp_variogram()] uses). `anova()` compares nested fits by their
-#' likelihood ratio; REML likelihoods of different trends are not
-#' comparable, so those need `method = "ml"`.
+#' likelihood ratio: fits of the same data (responses and locations), each
+#' the next with some parameters held (its trend within the next's, its
+#' covariance a special case: a parameter held or the ranges of an
+#' anisotropic or space-time model equal), of one likelihood (exact, or
+#' Vecchia with one `m`); other fits are an error that says why. REML
+#' likelihoods of different trends are not comparable, so those need
+#' `method = "ml"`. A larger model's log-likelihood below a smaller one's by
+#' more than 1e-6 (relative) means its search stopped short, and is an
+#' error; a smaller shortfall is two equal maxima found to the search's
+#' tolerance (the extra parameters at the values of the smaller model, a
+#' nugget of 0, say), tested as a statistic of 0.
 #'
 #' For a fit of \eqn{r} replicates (`y` an \eqn{n \times r} matrix in
 #' [gp_fit()]), `fitted()` and `residuals()` are \eqn{n \times r} matrices
@@ -27,6 +36,7 @@ NULL
 #' @rdname gp_fit-methods
 #' @export
 print.gp_fit <- function(x, ...) {
+  validate_gp_fit(x, "x", environment())
   cat(sprintf("Gaussian process: %s covariance, %s trend, fitted by %s\n", x$model$name, gp_trend_label(x),
               toupper(x$method)))
   cat(sprintf("%s, log-likelihood = %.6g, %s, %.3g s\n", fit_size_label(x), x$loglik, x$backend, x$seconds))
@@ -51,11 +61,15 @@ fit_converged <- function(x) x$converged %||% (x$convergence == 0L)
 
 #' @rdname gp_fit-methods
 #' @export
-coef.gp_fit <- function(object, ...) c(object$beta, object$covariance)
+coef.gp_fit <- function(object, ...) {
+  validate_gp_fit(object, "object", environment())
+  c(object$beta, object$covariance)
+}
 
 #' @rdname gp_fit-methods
 #' @export
 vcov.gp_fit <- function(object, type = NULL, ...) {
+  validate_gp_fit(object, "object", environment())
   names <- c(names(object$beta), object$estimated)
   V <- matrix(0, length(names), length(names), dimnames = list(names, names))
   b <- names(object$beta)
@@ -88,11 +102,15 @@ fit_vcov_of_type <- function(object, type, call) {
 
 #' @rdname gp_fit-methods
 #' @export
-nobs.gp_fit <- function(object, ...) object$n * fit_replicates(object)
+nobs.gp_fit <- function(object, ...) {
+  validate_gp_fit(object, "object", environment())
+  object$n * fit_replicates(object)
+}
 
 #' @rdname gp_fit-methods
 #' @export
 logLik.gp_fit <- function(object, ...) {
+  validate_gp_fit(object, "object", environment())
   structure(object$loglik, df = length(object$estimated) + length(object$beta), nobs = stats::nobs(object), class = "logLik")
 }
 
@@ -100,6 +118,7 @@ logLik.gp_fit <- function(object, ...) {
 #' @export
 fitted.gp_fit <- function(object, ...) {
   call <- environment()
+  validate_gp_fit(object, "object", call)
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call)
   } else {
@@ -116,6 +135,7 @@ fitted.gp_fit <- function(object, ...) {
 #'   central-difference Hessian; exact fits only).
 #' @export
 residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
+  validate_gp_fit(object, "object", environment())
   type <- match_choice(type, c("response", "trend"), "type", environment())
   if (type == "trend") return(object$y - drop(object$X %*% object$beta))
   object$y - stats::fitted(object)
@@ -126,25 +146,27 @@ residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
 anova.gp_fit <- function(object, ...) {
   call <- environment()
   fits <- c(list(object), list(...))
-  if (length(fits) < 2L || !all(vapply(fits, inherits, TRUE, "gp_fit"))) {
-    abort_arg("{.fn anova} compares two or more {.cls gp_fit} objects.", call)
-  }
-  if (length(unique(vapply(fits, nobs, 1L))) > 1L) abort_arg("The fits have different numbers of observations.", call)
+  if (length(fits) < 2L) abort_arg("{.fn anova} compares two or more {.cls gp_fit} objects.", call)
+  for (i in seq_along(fits)) validate_gp_fit(fits[[i]], if (i == 1L) "object" else sprintf("..%d", i - 1L), call)
+  check_same_data(fits, call)
   methods <- unique(vapply(fits, `[[`, "", "method"))
   if (length(methods) > 1L) abort_arg("The fits mix ML and REML; refit them with one {.arg method}.", call)
-  trends <- unique(lapply(fits, function(f) colnames(f$X)))
-  if (methods == "reml" && length(trends) > 1L) {
-    abort_arg(c("REML likelihoods of different trends are not comparable.", i = "Refit with {.code method = \"ml\"} to compare trends."), call)
+  likelihoods <- unique(vapply(fits, function(f) paste(f$approx %||% "exact", f$m %||% ""), ""))
+  if (length(likelihoods) > 1L) {
+    abort_arg("The fits maximise different likelihoods (exact, or Vecchia approximations with other {.arg m}): their log-likelihoods are not comparable.", call)
   }
   ll <- vapply(fits, function(f) as.numeric(stats::logLik(f)), 1)
   df <- vapply(fits, function(f) attr(stats::logLik(f), "df"), 1)
   o <- order(df)
+  for (k in seq_along(o)[-1L]) check_nested(fits, o[k - 1L], o[k], methods, call)
+  stat <- 2 * diff(ll[o])
+  check_larger_fits_higher(ll[o], o, call)
+  stat <- pmax(stat, 0) # equal maxima to the search's tolerance (see check_larger_fits_higher)
   ll <- ll[o]
   df <- df[o]
-  stat <- c(NA, 2 * diff(ll))
-  ddf <- c(NA, diff(df))
-  table <- data.frame(Df = df, logLik = ll, AIC = -2 * ll + 2 * df, Chisq = stat, `Chi Df` = ddf,
-                      `Pr(>Chisq)` = stats::pchisq(stat, ddf, lower.tail = FALSE), check.names = FALSE,
+  ddf <- diff(df)
+  table <- data.frame(Df = df, logLik = ll, AIC = -2 * ll + 2 * df, Chisq = c(NA, stat), `Chi Df` = c(NA, ddf),
+                      `Pr(>Chisq)` = c(NA, stats::pchisq(stat, ddf, lower.tail = FALSE)), check.names = FALSE,
                       row.names = paste("Model", o))
   structure(table, heading = "Likelihood-ratio tests of nested Gaussian-process fits\n", class = c("anova", "data.frame"))
 }
@@ -152,6 +174,7 @@ anova.gp_fit <- function(object, ...) {
 #' @rdname gp_fit-methods
 #' @export
 summary.gp_fit <- function(object, type = NULL, ...) {
+  validate_gp_fit(object, "object", environment())
   se_beta <- sqrt(pmax(diag(object$vcov_beta), 0))
   z <- object$beta / se_beta
   trend <- cbind(Estimate = object$beta, `Std. Error` = se_beta, `z value` = z,
@@ -176,6 +199,7 @@ summary.gp_fit <- function(object, type = NULL, ...) {
 #' @rdname gp_fit-methods
 #' @export
 print.summary.gp_fit <- function(x, ...) {
+  validate_summary_gp_fit(x, "x", environment())
   cat(sprintf("Gaussian process, %s covariance, fitted by %s\n\nCall:\n", x$model, toupper(x$method)))
   print(x$call)
   if (nrow(x$trend)) {

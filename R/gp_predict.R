@@ -33,7 +33,8 @@
 #'   fit's `m`, at least 60, at most the observations). With every
 #'   observation it is exact kriging under the fitted parameters.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
-#' @param ... Unused.
+#' @param ... Nothing: any other argument is an error that names it (a
+#'   misspelt `newdata` would otherwise give the fitted values).
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with
 #'   `se.fit = TRUE` a list with components `fit` (either of those) and
@@ -56,6 +57,8 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
                            level = 0.95, X = NULL, m_pred = NULL, device = getOption("gpustats.device", "auto"),
                            ...) {
   call <- environment()
+  validate_gp_fit(object, "object", call)
+  check_dots_unused("predict", setdiff(names(formals(predict.gp_fit)), "..."), call, ...)
   check_flag(se.fit, "se.fit", call)
   interval <- match_choice(interval, c("none", "confidence", "prediction"), "interval", call)
   check_scalar(level, "level", call, 0, open = TRUE)
@@ -162,13 +165,15 @@ pool_coefficients <- function(B, r) {
 #'   conditioned on its `m_pred` nearest observed and earlier drawn points
 #'   (GpGp's `cond_sim`), the trend held at its estimate.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
-#' @param ... Unused.
+#' @param ... Nothing: any other argument is an error that names it.
 #' @return A data frame with one column per draw (`sim_1`, ...) and a row
 #'   per location.
 #' @export
 simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL, m_pred = NULL,
                             device = getOption("gpustats.device", "auto"), ...) {
   call <- environment()
+  validate_gp_fit(object, "object", call)
+  check_dots_unused("simulate", setdiff(names(formals(simulate.gp_fit)), "..."), call, ...)
   if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
     abort_arg("{.arg nsim} must be a positive whole number.", call)
   }

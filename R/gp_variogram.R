@@ -42,7 +42,9 @@
 #' @param tol.hor The angular tolerance of each direction in degrees, at
 #'   most 90 (default `90 / length(alpha)`, as gstat: the directions then
 #'   share the pairs out).
-#' @param ... Unused, or graphical parameters for `plot()`.
+#' @param ... Unused, or graphical parameters for `plot()` (for a `gp_fit`,
+#'   other than those it sets: `xlab`, `ylab`, `xlim`, `ylim`, `pch`, `col`,
+#'   `cex` and `main`; other names are an error).
 #' @return `gp_variogram()`: a data frame of class `gp_variogram` with
 #'   columns `dist` (mean distance of the pairs in the bin), `gamma` and
 #'   `np` (number of pairs), one row per non-empty bin; with `alpha`, also
@@ -62,6 +64,7 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   call <- environment()
   fit <- NULL
   if (inherits(x, "gp_fit")) {
+    validate_gp_fit(x, "x", call)
     fit <- x
     z <- stats::residuals(x, type = "trend")
     locs <- x$locs
@@ -79,6 +82,7 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   check_scalar(max_points, "max_points", call, 2)
   check_directions(alpha, tol.hor, locs, distance, call)
   n <- nrow(locs)
+  if (n < 2L) abort_arg("{.fn gp_variogram} needs at least 2 locations to form a pair, not {n}.", call)
   if (n > max_points) {
     keep <- sort(sample.int(n, max_points))
     cli::cli_inform("gp_variogram: {max_points} of the {n} {if (is.matrix(z)) 'locations' else 'observations'}, chosen at random.")
@@ -172,6 +176,7 @@ pair_distance <- function(locs, pairs, distance) {
 #' @rdname gp_variogram
 #' @export
 plot.gp_variogram <- function(x, ...) {
+  validate_gp_variogram(x, "x", environment())
   fit <- attr(x, "fit")
   top <- max(x$gamma, if (!is.null(fit)) sum(fit$covariance[c("sigma2", "nugget")]))
   dirs <- if (is.null(x$dir.hor)) rep(1L, nrow(x)) else match(x$dir.hor, unique(x$dir.hor))
@@ -198,6 +203,13 @@ plot.gp_variogram <- function(x, ...) {
 #'   model, `2` residuals against fitted values.
 #' @export
 plot.gp_fit <- function(x, which = 1:2, ...) {
+  call <- environment()
+  validate_gp_fit(x, "x", call)
+  if (!is.numeric(which) || !length(which) || !all(which %in% 1:2) || anyDuplicated(which)) {
+    abort_arg("{.arg which} must be plots 1 (the semivariogram) and 2 (the residuals), or one of them, not {.obj_type_friendly {which}}{if (is.numeric(which)) paste0(' (', paste(which, collapse = ', '), ')') else ''}.", call)
+  }
+  check_dots_unused("plot", c("x", "which"), call, ..., allowed = plot_fit_graphical_parameters(),
+                    hint = cli::format_inline("Its arguments are {.arg x}, {.arg which} and graphical parameters, other than those it sets itself ({.arg {plot_fit_set_here}})."))
   if (length(which) > 1L) {
     old <- graphics::par(mfrow = c(1L, length(which)))
     on.exit(graphics::par(old))
@@ -214,3 +226,13 @@ plot.gp_fit <- function(x, which = 1:2, ...) {
   }
   invisible(x)
 }
+
+# The graphical parameters that plot() of a gp_fit passes on: those of par()
+# and plot.default(), less the ones the method sets itself (labels, limits,
+# symbols, colours, titles). It opens the device that the plot then uses.
+plot_fit_graphical_parameters <- function() {
+  setdiff(c(names(graphics::par(no.readonly = TRUE)), names(formals(graphics::plot.default))),
+          c("x", "y", "...", plot_fit_set_here))
+}
+
+plot_fit_set_here <- c("xlab", "ylab", "xlim", "ylim", "pch", "col", "cex", "main")

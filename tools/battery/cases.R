@@ -282,7 +282,31 @@ gen_special <- function() {
     list("print", "x", "matern_spec", "L", c("matern_spec(L)")),
     list("print", "x", "gbees_model", character(), c("lorenz63()")),
     list("print", "x", "gbees_measurements", character(), c("gbees_measurements(1, -8, 3, 1)")),
-    list("predict", "object", "a stable_fit", "s", c("stable_fit(s)", newlocs = "1"), TRUE)
+    list("predict", "object", "a stable_fit", "s", c("stable_fit(s)", newlocs = "1"), TRUE),
+    # data without observations, or none left once missing ones are dropped
+    list("gp_fit", "y,locs", "no observations", character(),
+         c(y = "numeric(0)", locs = "matrix(numeric(0), 0, 2)", control = "list(trace = FALSE)"), TRUE),
+    list("gp_fit", "y", "all NA", "L", c(y = "rep(NA_real_, 20)", locs = "L", control = "list(trace = FALSE)"), TRUE, TRUE),
+    list("gp_fit", "y", "an all-NA replicate", "L", c(y = "cbind(y, NA)", locs = "L", control = "list(trace = FALSE)"),
+         TRUE, TRUE),
+    list("gp_fit", "y", "a character response in a formula", "L",
+         c(y = "z ~ 1", locs = "data.frame(z = letters[1:20], a = L[, 1], b = L[, 2])", coords = "~ a + b",
+           control = "list(trace = FALSE)"), TRUE),
+    list("gp_variogram", "x,locs", "one location", character(), c(x = "1", locs = "matrix(0, 1, 2)"), TRUE),
+    # nonsense the methods of a fit used to accept
+    list("anova", "...", "a fit of other data", c("L", "fit"),
+         c("fit", "gp_fit(rev(y), L, nugget = FALSE, fixed = list(range = 0.3, smoothness = 1.5), control = list(trace = FALSE))"),
+         TRUE),
+    list("anova", "...", "the same fit", c("L", "fit"), c("fit", "fit"), TRUE),
+    list("gp_map", "n", "2.5", c("L", "fit"), c(fit = "fit", n = "2.5"), TRUE),
+    list("plot", "which", "7", c("L", "fit"), c("fit", which = "7"), TRUE),
+    list("predict", "...", "newlocs", c("L", "fit"), c("fit", newlocs = "L"), TRUE),
+    list("simulate", "...", "newlocs", c("L", "fit"), c("fit", 1, newlocs = "L"), TRUE),
+    list("plot", "...", "wich", c("L", "fit"), c("fit", wich = "1"), TRUE),
+    # a fixed step through a primary of the three-body problem
+    list("gbees_mc", "x0", "through a primary", character(),
+         c(model = "pcr3bp()", x0 = "c(-pcr3bp()$par + 0.1, 0, -1, 0)", cov = "diag(1e-4, 4)", times = "0.3", n = "200"),
+         TRUE, TRUE)
   )
   lapply(sp, function(p) {
     get_or <- function(i, default) if (length(p) >= i) p[[i]] else default
@@ -291,11 +315,43 @@ gen_special <- function() {
   })
 }
 
+# Generator 5: objects altered after they were made, given to every method
+# of their class: each must be an error that names the field.
+gen_altered <- function() {
+  fit_variants <- c(`locs removed` = "{f <- fit; f$locs <- NULL; f}", `locs transposed` = "{f <- fit; f$locs <- t(f$locs); f}",
+                    `covariance 'a'` = "{f <- fit; f$covariance <- 'a'; f}", empty = "structure(list(), class = 'gp_fit')")
+  fit_calls <- list(print = "x", summary = "x", coef = "x", vcov = "x", logLik = "x", nobs = "x", fitted = "x",
+                    residuals = "x", confint = c("x", method = "'wald'"), predict = c("x", "L[1:3, ]"),
+                    simulate = c("x", "1"), plot = "x", gp_map = c(fit = "x", n = "5"), gp_variogram = "x",
+                    anova = c("x", "fit"))
+  gb_variants <- c(`snapshots removed` = "{g <- gb; g$snapshots <- NULL; g}",
+                   `model with 1 parameter` = "{g <- gb; g$model$par <- 1; g}")
+  gb_calls <- list(print = "x", summary = "x", as.data.frame = "x", marginal = "x", plot = "x",
+                   bhattacharyya = c("x", "mc"))
+  model_variants <- c(`lorenz63 with 1 parameter` = "{m <- lorenz63(); m$par <- 4; m}",
+                      `lorenz63 with 4 states` = "{m <- lorenz63(); m$dim <- 4L; m}")
+  cases <- function(variants, calls, setup, class) {
+    unlist(lapply(names(calls), function(fn) lapply(names(variants), function(v) {
+      args <- calls[[fn]]
+      arg <- names(args)[args == "x"] # the object's argument where it is named
+      args[args == "x"] <- variants[[v]]
+      make_case("altered", fn, if (length(arg) && nzchar(arg)) arg else "object", paste(class, v), setup, args,
+                invalid = TRUE)
+    })), recursive = FALSE)
+  }
+  c(cases(fit_variants, fit_calls, c("L", "fit"), "gp_fit"),
+    cases(gb_variants, gb_calls, c("gb", "mc"), "gbees"),
+    cases(model_variants, list(print = "x", gbees_mc = c(model = "x", x0 = "c(-11.5, -10, 9.5)", cov = "diag(3)",
+                                                          times = "0.05", n = "10")), character(), "gbees_model"),
+    cases(c(`samples of 2 columns` = "{k <- mc; k$samples[[1]] <- k$samples[[1]][, 1:2]; k}"),
+          list(print = "x", bhattacharyya = c("gb", "x")), c("gb", "mc"), "gbees_mc"))
+}
+
 # The order of a run: the cases most likely to find something first, wrong
 # types (nearly always a clean error, and slow to format) last, functions in
 # turn, so that a run cut short has covered the most.
 case_priority <- function(case) {
-  if (case$generator == "special") return(1L)
+  if (case$generator %in% c("special", "altered")) return(1L)
   if (case$generator == "options") return(2L)
   if (case$label %in% wrong_types()$label) return(5L)
   if (case$generator == "mismatch") return(3L)
@@ -306,7 +362,7 @@ battery_cases <- function() {
   specs <- function_specs()
   cases <- c(unlist(lapply(specs, gen_substitute), recursive = FALSE),
              unlist(lapply(specs, gen_mismatch), recursive = FALSE),
-             gen_options(), gen_special())
+             gen_options(), gen_special(), gen_altered())
   # within a priority, functions take turns
   priority <- vapply(cases, case_priority, 1L)
   fn <- vapply(cases, `[[`, "", "fn")

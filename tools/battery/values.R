@@ -363,7 +363,10 @@ role_par <- function() {
                bv("c(x1 = 1)", TRUE), bv("c(t = 1)", TRUE))
 }
 
-role_name <- function() values_table(bv("NA"), bv("1"), bv("NULL"), bv("character(0)"), bv("c('a', 'b')"))
+# A label: one string.
+role_name <- function() {
+  values_table(bv("NA", TRUE), bv("1", TRUE), bv("NULL", TRUE), bv("character(0)", TRUE), bv("c('a', 'b')", TRUE))
+}
 
 # A gbees result where one is expected (setup: gb, fit).
 role_gbees_object <- function() {
