@@ -451,3 +451,17 @@ test_that("pm = 1 within 1e-300 of zeta: the tails are those at zeta", {
                  tolerance = 1e-12)
   }
 })
+
+test_that("qstable on the CPU stops within a second of an interrupt", {
+  # its first check for an interrupt had come after 2^18 quantiles, 8 s and
+  # more (a call on 1e6 points returned 32 s after SIGINT); the checks now
+  # come about every 0.1 s whatever an element costs
+  interrupt_now <- function(done) tools::pskill(Sys.getpid(), tools::SIGINT)
+  p <- runif(1e6)
+  t <- system.time(out <- interrupt_outcome(gpustats:::gs_call(.Call(
+    gpustats:::gs_r_map, gpustats:::gs_code("map_op", "stable_q"), list(p, 1.3, 0.4, 1, 0), -1L, 0L,
+    interrupt_now, 0L, -1, rep(1, 5)), environment())))[["elapsed"]]
+  expect_identical(out, "interrupt")
+  expect_lt(t, 1)
+  expect_equal(qstable(0.5, 2, 0), 0)
+})
