@@ -75,10 +75,14 @@
 #' is not positive definite, the standard errors are `NA` and the warning has
 #' class `gpustats_warning_information`.
 #'
-#' @param x A numeric vector (one sample), or a list of numeric vectors or a
-#'   matrix with one sample per column (each is fitted separately). Values
+#' @param x A numeric vector or univariate time series (one sample), or a
+#'   list of numeric vectors (a data frame), a matrix or a multivariate time
+#'   series with one sample per column (each is fitted separately). Values
 #'   must be finite; a sample needs at least 10 values, 5 of them distinct,
-#'   and a nonzero interquartile range. For `"mle"`, no value may be repeated
+#'   and a nonzero interquartile range. For `"mle"`, it needs at least 11
+#'   values (with fewer, the likelihood grows without bound as
+#'   \eqn{\gamma \to 0} with \eqn{\delta} at any one value and
+#'   \eqn{\alpha = 0.1}, as a tie does below), and no value may be repeated
 #'   in more than 1/11 of the sample: a stable law is continuous, and with
 #'   that many ties the likelihood grows without bound as \eqn{\gamma \to 0}
 #'   (a tied value of k copies contributes \eqn{-k \log\gamma}, the others
@@ -131,6 +135,7 @@ stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0
   check_device(device, call)
   stable_flags(pm, call = call)
   ctrl <- stable_fit_control(control, call)
+  x <- stable_fit_plain(x)
   samples <- stable_fit_samples(x, method, call)
   std <- lapply(samples, stable_standardize)
   z <- lapply(std, `[[`, "z")
@@ -199,6 +204,15 @@ stable_fit_samples <- function(x, method, call) {
   lapply(samples, as.double)
 }
 
+# A time series as its values: a univariate one a numeric vector, a
+# multivariate one a matrix with a sample per column.
+stable_fit_plain <- function(x) {
+  if (!stats::is.ts(x)) return(x)
+  attr(x, "tsp") <- NULL
+  class(x) <- NULL
+  x
+}
+
 stable_check_sample <- function(s, k, m, method, call) {
   which <- if (m > 1L) paste0("sample ", k, " of {.arg x}") else "{.arg x}"
   if (!is.numeric(s) || is.object(s)) {
@@ -209,6 +223,13 @@ stable_check_sample <- function(s, k, m, method, call) {
   }
   if (length(s) < 10L) {
     abort_arg(paste(which, "has {length(s)} value{?s}; a fit needs at least 10."), call)
+  }
+  # One value of a sample of n contributes -log(gamma) to the log-likelihood
+  # as gamma -> 0 with delta at it, the other n - 1 at least
+  # (n - 1) alpha log(gamma), alpha >= 0.1: unbounded for n <= 10.
+  if (method == "mle" && length(s) < 11L) {
+    abort_arg(c(paste(which, "has {length(s)} values; a maximum-likelihood fit needs at least 11."),
+                i = "With 10 values or fewer the stable likelihood is unbounded (gamma -> 0 at any one value, alpha -> 0.1): use {.code method = \"mcculloch\"} or {.code \"koutrouvelis\"}."), call)
   }
   if (length(unique(s)) < 5L) {
     abort_arg(paste(which, "has fewer than 5 distinct values; a stable law is continuous."), call)

@@ -277,3 +277,38 @@ test_that("the methods of a fit work on fits of every method", {
     else expect_true(all(is.na(s$table[, 2])))
   }
 })
+
+test_that("small samples of distinct values: 11 or more are fitted, 10 are refused as too small", {
+  # n = 10 distinct values had been refused as "repeats ... 1 times"
+  for (seed in 1:4) {
+    set.seed(seed)
+    x <- rstable(10, 1.5, 0)
+    err <- tryCatch(stable_fit(x, device = "cpu"), gpustats_error_argument = function(e) e)
+    expect_s3_class(err, "gpustats_error_argument")
+    msg <- conditionMessage(err)
+    expect_match(msg, "at least 11")
+    expect_no_match(msg, "repeats|tied")
+    # the other methods fit it
+    expect_s3_class(stable_fit(x, method = "mcculloch"), "stable_fit")
+    for (n in c(11, 12, 15)) {
+      fit <- suppressMessages(suppressWarnings(stable_fit(rstable(n, 1.5, 0), device = "cpu")))
+      expect_s3_class(fit, "stable_fit")
+      expect_true(all(is.finite(coef(fit))), info = paste(seed, n))
+    }
+  }
+  # a real tie is still named as one
+  expect_error(stable_fit(c(rep(0, 2), rnorm(19)), device = "cpu"), "repeats 0 2 times",
+               class = "gpustats_error_argument")
+})
+
+test_that("a time series is fitted as its values, a multivariate one per column", {
+  r <- diff(log(EuStockMarkets))
+  fit <- stable_fit(r[, "DAX"], method = "mcculloch")
+  expect_equal(coef(fit), coef(stable_fit(as.numeric(r[, "DAX"]), method = "mcculloch")))
+  set.seed(7)
+  y <- stats::ts(rstable(200, 1.6, 0.2), start = 2000, frequency = 12)
+  expect_equal(coef(stable_fit(y, device = "cpu")), coef(stable_fit(as.numeric(y), device = "cpu")))
+  tab <- stable_fit(r, method = "mcculloch")
+  expect_equal(rownames(tab), colnames(r))
+  expect_equal(unlist(tab["FTSE", 1:4]), coef(stable_fit(as.numeric(r[, "FTSE"]), method = "mcculloch")))
+})

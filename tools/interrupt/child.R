@@ -28,6 +28,19 @@ run <- switch(what,
     x <- runif(size(1e8, 4e8), -10, 10)
     function() dstable(x, 1.3, 0.4, device = device)
   },
+  qstable = {
+    p <- runif(size(1e6, 4e7))
+    function() qstable(p, 1.3, 0.4, device = device)
+  },
+  stable_fit = {
+    # 200 samples of 5,000 fitted in lockstep, and one of 2e6
+    xs <- matrix(rstable(1e6, 1.5, 0.3), ncol = 200)
+    x <- rstable(2e6, 1.7, -0.2)
+    function() {
+      stable_fit(xs, device = device, control = list(progress = FALSE))
+      stable_fit(x, device = device)
+    }
+  },
   tile_chol = {
     A <- matern_cov(matrix(runif(2 * 8000), ncol = 2), range = 0.1, nugget = 0.1, device = "cpu")
     function() tile_chol(A, device = device)

@@ -6,8 +6,13 @@
 #include "gs_map.h"
 #include "gs_cpu.h"
 
-/* Elements per interrupt check: a fraction of a second even for the slowest op. */
-#define MAP_CHUNK ((size_t)1 << 18)
+/* Seconds between interrupt checks: the elements of one check are sized to
+ * take about this long (gs_batch_resize), since an element's cost ranges
+ * from nanoseconds (a Bessel K) to a millisecond (a stable quantile); a
+ * fixed 2^18 elements had held an interrupt of qstable for 30 s. */
+#define MAP_CHECK_SECONDS 0.1
+/* Elements of the first check, before any is timed. */
+#define MAP_FIRST_CHUNK ((size_t)4096)
 /* Elements per scheduled block of the parallel loop. */
 #define MAP_BLOCK 512
 
@@ -25,14 +30,17 @@ gs_status gs_map_cpu(const gs_map_args *a, int threads, gs_progress_fn progress,
 {
   if (a->op < 0 || a->op >= GS_OP_COUNT) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", a->op);
   const int nthreads = gs_cpu_threads_for(threads, (double)a->n);
-  for (size_t start = 0; start < a->n; start += MAP_CHUNK) {
-    const size_t end = (a->n - start > MAP_CHUNK) ? start + MAP_CHUNK : a->n;
+  size_t chunk = MAP_FIRST_CHUNK;
+  for (size_t start = 0, end; start < a->n; start = end) {
+    end = (a->n - start > chunk) ? start + chunk : a->n;
     const long long s = (long long)start, e = (long long)end;
+    const double t0 = gs_wall_seconds();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (long long b = s; b < e; b += MAP_BLOCK)
       map_block(a, (size_t)b, (size_t)(e - b > MAP_BLOCK ? b + MAP_BLOCK : e));
     if (progress && end < a->n && progress((double)end / a->n))
       return gs_interrupted(msg);
+    chunk = gs_batch_resize(chunk, gs_wall_seconds() - t0, MAP_CHECK_SECONDS, MAP_BLOCK);
   }
   return GS_OK;
 }
