@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-gs_status gs_legcheb_direct(const gs_legcheb_args *a, char *msg);
+gs_status gs_legcheb_direct(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
 gs_status gs_legcheb_toeplitz_hankel(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
 
 /* One parity of the Toeplitz-Hankel method: rows and columns k = 2 i + off,
