@@ -27,12 +27,6 @@ typedef struct {
   const double *dl, *d, *du;
 } tri_matrix;
 
-/* Work of one thread for order n: 6 n doubles and n flags. */
-typedef struct {
-  double *w;
-  unsigned char *swap;
-} tri_work;
-
 /* The Thomas factorisation of the scaled rows: y_i = f_i b_i - m_i y_{i-1},
  * x_i = y_i - c_i x_{i+1}, with f = scale / pivot, m = scaled dl / pivot,
  * c = scaled du / pivot. 0 where a pivot is zero or the elimination grew. */
@@ -114,22 +108,39 @@ static void pivoted_solve(long n, const double *s, const double *d, const double
   for (long i = n - 3; i >= 0; --i) b[i] = (b[i] - u[i] * b[i + 1] - u2[i] * b[i + 2]) / d[i];
 }
 
-/* Solves A x = b for the k columns of b (leading dimension A->n) on nt
- * threads: the row of a zero pivot of the pivoted elimination (the matrix is
- * singular), or -1. */
-static long solve_system(const tri_matrix *A, double *b, long k, int nt, tri_work *wk)
+/* The pivoted solve of A x = b for the k columns of b on nt threads, with
+ * its own work (rarely needed, so not held by every call): the row of a
+ * zero pivot (the matrix is singular), -1 when solved, -2 when out of
+ * memory. */
+static long pivoted_system(const tri_matrix *A, double *b, long k, int nt)
 {
   const long n = A->n;
-  double *w = wk->w;
-  if (thomas_factor(A, w, w + n, w + 2 * n)) {
-#pragma omp parallel for num_threads(nt) schedule(static) if (k > 1)
-    for (long j = 0; j < k; ++j) thomas_solve(n, w, w + n, w + 2 * n, b + j * n);
-    return -1;
+  double *w = (double *)malloc(5 * (size_t)n * sizeof(double));
+  unsigned char *swap = (unsigned char *)malloc((size_t)n);
+  long bad = w && swap ? pivoted_factor(A, w, w + n, w + 2 * n, w + 3 * n, w + 4 * n, swap) : -2;
+  if (bad == -1 && k == 1) pivoted_solve(n, w, w + n, w + 2 * n, w + 3 * n, w + 4 * n, swap, b);
+  else if (bad == -1) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (long j = 0; j < k; ++j) pivoted_solve(n, w, w + n, w + 2 * n, w + 3 * n, w + 4 * n, swap, b + j * n);
   }
-  const long bad = pivoted_factor(A, w, w + n, w + 2 * n, w + 3 * n, w + 4 * n, wk->swap);
-  if (bad >= 0) return bad;
-#pragma omp parallel for num_threads(nt) schedule(static) if (k > 1)
-  for (long j = 0; j < k; ++j) pivoted_solve(n, w, w + n, w + 2 * n, w + 3 * n, w + 4 * n, wk->swap, b + j * n);
+  free(w);
+  free(swap);
+  return bad;
+}
+
+/* Solves A x = b for the k columns of b (leading dimension A->n) on nt
+ * threads (a parallel region only for several columns: a system of a
+ * per-system batch runs inside one), by Thomas in w (3 n doubles) or with
+ * pivoting: as pivoted_system. */
+static long solve_system(const tri_matrix *A, double *b, long k, int nt, double *w)
+{
+  const long n = A->n;
+  if (!thomas_factor(A, w, w + n, w + 2 * n)) return pivoted_system(A, b, k, nt);
+  if (k == 1) thomas_solve(n, w, w + n, w + 2 * n, b);
+  else {
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (long j = 0; j < k; ++j) thomas_solve(n, w, w + n, w + 2 * n, b + j * n);
+  }
   return -1;
 }
 
@@ -143,21 +154,15 @@ gs_status gs_tridiag_solve_cpu(const gs_tridiag_args *a, int threads, char *msg)
 {
   const long n = a->n;
   if (n < 1 || a->nrhs < 1) return GS_OK;
-  const int nt = gs_cpu_threads_for(threads, 8.0 * n * a->nrhs / POLY_FLOPS_PER_WORK);
-  const int nwork = a->per_system ? nt : 1;
-  double *w = (double *)malloc(5 * (size_t)n * nwork * sizeof(double));
-  unsigned char *swap = (unsigned char *)malloc((size_t)n * nwork);
-  if (!w || !swap) {
-    free(w);
-    free(swap);
-    return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the tridiagonal solve");
-  }
+  int nt = gs_cpu_threads_for(threads, 8.0 * n * a->nrhs / POLY_FLOPS_PER_WORK);
+  if (a->per_system && nt > a->nrhs) nt = (int)a->nrhs; /* a thread per system at most: its work is 3 n */
+  double *w = (double *)malloc(3 * (size_t)n * (a->per_system ? nt : 1) * sizeof(double));
+  if (!w) return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the tridiagonal solve");
   long bad_sys = -1, bad_row = -1;
   if (!a->per_system) {
     const tri_matrix A = {n, a->dl, a->d, a->du};
-    tri_work wk = {w, swap};
-    bad_row = solve_system(&A, a->b, a->nrhs, nt, &wk);
-    if (bad_row >= 0) bad_sys = 0;
+    bad_row = solve_system(&A, a->b, a->nrhs, nt, w);
+    if (bad_row != -1) bad_sys = 0;
   } else {
 #pragma omp parallel num_threads(nt)
     {
@@ -165,13 +170,12 @@ gs_status gs_tridiag_solve_cpu(const gs_tridiag_args *a, int threads, char *msg)
 #ifdef _OPENMP
       t = omp_get_thread_num();
 #endif
-      tri_work wk = {w + 5 * (size_t)n * t, swap + (size_t)n * t};
 #pragma omp for schedule(static)
       for (long j = 0; j < a->nrhs; ++j) {
         const size_t o = (size_t)j * n;
         const tri_matrix A = {n, a->dl + o, a->d + o, a->du + o};
-        const long row = solve_system(&A, a->b + o, 1, 1, &wk);
-        if (row >= 0) {
+        const long row = solve_system(&A, a->b + o, 1, 1, w + 3 * (size_t)n * t);
+        if (row != -1) {
 #pragma omp critical(gs_tridiag_bad)
           if (bad_sys < 0 || j < bad_sys) bad_sys = j, bad_row = row;
         }
@@ -179,6 +183,7 @@ gs_status gs_tridiag_solve_cpu(const gs_tridiag_args *a, int threads, char *msg)
     }
   }
   free(w);
-  free(swap);
-  return bad_sys >= 0 ? singular(msg, bad_sys, bad_row) : GS_OK;
+  if (bad_sys < 0) return GS_OK;
+  if (bad_row == -2) return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the pivoted tridiagonal solve");
+  return singular(msg, bad_sys, bad_row);
 }

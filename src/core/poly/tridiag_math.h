@@ -27,7 +27,8 @@
  * exponent bits rather than frexp and ldexp, which are calls on the CPU. */
 static inline GS_HD double tridiag_row_scale(double l, double g, double u)
 {
-  const double big = fmax(fabs(l), fmax(fabs(g), fabs(u)));
+  /* not fmax, a call on the CPU; the entries are finite */
+  const double al = fabs(l), ag = fabs(g), au = fabs(u), lg = al > ag ? al : ag, big = lg > au ? lg : au;
   uint64_t bits;
   memcpy(&bits, &big, sizeof bits);
   const int e = (int)(bits >> 52); /* biased: big in [2^(e - 1023), 2^(e - 1022)) */
