@@ -93,6 +93,14 @@ test_that("the GPU solves what the CPU solves", {
     expect_equal(banded_solve(lower[, 1], diag[, 1], upper[, 1], b, device = "gpu"),
                  banded_solve(lower[, 1], diag[, 1], upper[, 1], b, device = "cpu"), tolerance = 1e-13)
   }
+  # systems that need pivoting: the GPU's growth check hands them to the CPU
+  lower <- matrix(rnorm(39 * 6), 39); upper <- matrix(rnorm(39 * 6), 39)
+  diag <- matrix(rnorm(40 * 6, sd = 1e-3), 40); b <- matrix(rnorm(40 * 6), 40)
+  expect_identical(banded_solve(lower, diag, upper, b, device = "gpu"),
+                   banded_solve(lower, diag, upper, b, device = "cpu"))
+  expect_equal(banded_solve(1, c(1e-20, 1), 1, c(1, 2), device = "gpu"), c(1, 1), tolerance = 1e-15)
+  expect_equal(banded_solve(c(1e308, 1e308), c(4e307, 4e307, 4e307), c(1e307, 1e307), c(1e308, 1e308, 1e308),
+                            device = "gpu"), c(-1.875, 17.5, -41.25), tolerance = 1e-14)
   # past what a warp's shared memory holds: a classed error, not a crash
   expect_error(banded_solve(rep(1, 19999), rep(4, 20000), rep(1, 19999), rnorm(20000), device = "gpu"),
                "order up to", class = "gpustats_error_argument")
