@@ -6,22 +6,28 @@
 #' column (the diagonals are matrices with one column per system). A
 #' bidiagonal system is the case where `lower` or `upper` is zero.
 #'
-#' The CPU path runs the Thomas algorithm (Gaussian elimination without
-#' pivoting), one system per thread, with one factorisation for all columns
-#' of a shared matrix; the GPU path runs the partition method, one warp per
-#' system: the warp copies its system into shared memory with asynchronous
-#' copies all in flight at once, each lane eliminates the interior of a
-#' chunk of about \eqn{n / 32} rows, the 64 rows that join the chunks are
-#' solved by parallel cyclic reduction in registers; each row is read from
-#' device memory once and its solution written once. The GPU takes the
-#' orders whose 32 bytes a row fit a block's shared memory (about 7,200 on
-#' an H100; a larger order gets an error that says the limit). Neither
-#' pivots, so both are meant for the matrices that need
-#' no pivoting: diagonally dominant ones (splines, implicit time steps,
-#' the connection matrices of the polynomial transforms) and symmetric
-#' positive definite ones. A zero pivot is an error (class
-#' `gpustats_error_argument`) that names the system; for a general
-#' tridiagonal matrix use `solve()` or LAPACK's `dgtsv`.
+#' Each row and its right-hand side are first scaled by a power of two (no
+#' rounding) so that the largest entry of the row is near 1, and no product
+#' overflows. The CPU path then runs the Thomas algorithm (Gaussian
+#' elimination without pivoting), one system per thread, with one
+#' factorisation for all columns of a shared matrix; the GPU path runs the
+#' partition method, one warp per system: the warp copies its system into
+#' shared memory with asynchronous copies all in flight at once, each lane
+#' eliminates the interior of a chunk of about \eqn{n / 32} rows, the 64 rows
+#' that join the chunks are solved by parallel cyclic reduction in registers;
+#' each row is read from device memory once and its solution written once.
+#' The GPU takes the orders whose 32 bytes a row fit a block's shared memory
+#' (about 7,200 on an H100; a larger order gets an error that says the
+#' limit). Neither pivots, which the matrices of splines, implicit time
+#' steps, the connection matrices of the polynomial transforms and other
+#' diagonally dominant or symmetric positive definite matrices never need;
+#' both watch the growth of their elimination instead: where a step
+#' subtracts more than 16 times the largest entry of the scaled row (which
+#' loses digits), the system is solved again with partial pivoting (the
+#' algorithm of LAPACK's `dgtsv`) on the CPU, and a GPU call with such a
+#' system is solved on the CPU. So a general tridiagonal matrix gets the
+#' pivoted answer, and only a singular one (a zero pivot with pivoting) is
+#' an error (class `gpustats_error_argument`) that names the system.
 #'
 #' @param lower The sub-diagonal: length \eqn{n - 1}, or an
 #'   \eqn{(n - 1) \times k}{(n - 1) x k} matrix (one column per system), or

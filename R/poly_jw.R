@@ -20,7 +20,13 @@
 #' the recurrence carry a separate binary exponent, so that \eqn{r^l}, which
 #' underflows in double precision for large \eqn{l} near \eqn{r = 0}, does not
 #' turn values that are representable into zeros. \eqn{h_n} is computed
-#' with `lgamma` in long double.
+#' with `lgamma` in long double. At \eqn{r = 1}, the ball's surface, where the
+#' recurrence's error grows like \eqn{n^2}, the value is its closed form,
+#' exact to the last bit. Just inside it, the recurrence runs in
+#' \eqn{x = 2r^2 - 1}, whose rounding moves the value by up to about
+#' \eqn{n^2 10^{-16}} of \eqn{W_n^l(1)} (measured: \eqn{2 \times 10^{-8}} at
+#' \eqn{n = 20000}, \eqn{1.4 \times 10^{-5}} at \eqn{n = 10^6}, at
+#' \eqn{r = 1 - 10^{-14}}).
 #'
 #' **Grid.** `jw_grid(nr)` has the nodes \eqn{r_k = \cos(\pi (2k + 1) / (4 n_r))},
 #' \eqn{k = 0, \dots, n_r - 1} (descending; the Chebyshev-Gauss nodes in

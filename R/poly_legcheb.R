@@ -17,9 +17,10 @@
 #'
 #' Two methods apply them:
 #' \describe{
-#'   \item{`"direct"`}{forms the \eqn{n \times n}{n x n} triangular matrix
-#'     (entries in long double) and multiplies with BLAS: \eqn{O(n^2)} time
-#'     and memory, \eqn{n \le 46340}. The reference.}
+#'   \item{`"direct"`}{builds the \eqn{n \times n}{n x n} triangular matrix
+#'     (entries in long double) and multiplies with BLAS, a panel of its columns at a time (so that
+#'     an interrupt is taken between panels): \eqn{O(n^2)} time, \eqn{O(n)}
+#'     memory beside the data, \eqn{n \le 46340}. The reference.}
 #'   \item{`"toeplitz-hankel"`}{the fast method of Townsend, Webb and Olver
 #'     (2018): each matrix is a diagonally scaled Hadamard product
 #'     \eqn{D_1 (T \circ H) D_2} of a Toeplitz matrix \eqn{T} and a positive
@@ -127,13 +128,13 @@ leg_cheb <- function(x, to_chebyshev, method, device, call) {
       abort_arg(c("The direct method takes at most {legcheb_direct_max} coefficients, not {n}.",
                   i = "Use {.code method = \"toeplitz-hankel\"}."), call)
     }
-    check_host_memory(8 * as.double(n)^2, sprintf("The %d x %d connection matrix", n, n), call)
   } else {
     if (dev < 0L) check_fftw("The Toeplitz-Hankel method", call)
     check_host_memory(legcheb_th_bytes(n), sprintf("The Toeplitz-Hankel transform of size %d", n), call)
   }
   name <- if (to_chebyshev) "legendre_to_chebyshev" else "chebyshev_to_legendre"
-  bar <- if (method == "direct") NULL else gs_progress_bar(as.double(n) * ncol(m) * log2(n + 1) * 10, name, call)
+  work <- if (method == "direct") as.double(n)^2 * ncol(m) else as.double(n) * ncol(m) * log2(n + 1) * 10
+  bar <- gs_progress_bar(work, name, call)
   code <- gs_code("legcheb_method", method)
   out <- gs_call(.Call(gs_r_leg_cheb, m, to_chebyshev, code, dev, gs_threads(call), bar), call)
   as_input_shape(out, x)

@@ -145,6 +145,19 @@ test_that("distances whose squares underflow or overflow keep their correlation"
   }
 })
 
+test_that("coordinates whose difference overflows are infinitely far apart", {
+  # was NaN: -1e308 - 1e308 overflows, and the scaled distance took Inf / Inf
+  S <- matern_cov(matrix(c(-1e308, 1e308), 2), device = "cpu")
+  expect_identical(S, diag(2))
+  # two dimensions, one coordinate overflowing, cross-covariance; a pair
+  # near the double range whose difference does not overflow keeps its value
+  C <- matern_cov(cbind(c(-1e308, 0), c(5, 0)), cbind(c(1e308, 1e307), c(5, 1e307)), range = 1e307,
+                  device = "cpu")
+  expect_identical(C[1, 1], 0)
+  expect_equal(C[2, 2], exp(-sqrt(2)), tolerance = 1e-15)
+  expect_equal(C[1, 2], exp(-sqrt(122)), tolerance = 1e-15)
+})
+
 test_that("bad input to matern() gives NA/NaN with R's warning or a classed error", {
   expect_identical(matern(numeric(0), device = "cpu"), numeric(0))
   expect_identical(matern(1, range = numeric(0), device = "cpu"), numeric(0))

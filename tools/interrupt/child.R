@@ -47,6 +47,14 @@ run <- switch(what,
   },
   gbees = function() gbees(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.5, c(1, 2, 3), threshold = 1e-9, device = device),
   gbees_mc = function() gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 5, n = 1e6, device = device),
+  legcheb_direct = {
+    x <- matrix(rnorm(4e5), 4e4)
+    function() legendre_to_chebyshev(x, method = "direct", device = device)
+  },
+  legcheb_fast = {
+    x <- rnorm(size(2^23, 2^26))
+    function() legendre_to_chebyshev(x, method = "toeplitz-hankel", device = device)
+  },
   stop("unknown case ", what)
 )
 invisible(gc())

@@ -175,19 +175,36 @@ GS_HD static inline double matern_model_cov(const matern_model *p, double d)
 /* A sum of squares below this may have lost squares that underflowed. */
 #define MATERN_SQUARES_MIN 0x1p-900
 
+/* Coordinate k of row i of a less that of row j of b, the coordinates
+ * multiplied by `scale` (1, or 1/2 where the difference overflows). */
+GS_HD static inline double matern_coord_diff(const double *a, long n_a, long i, const double *b, long n_b, long j,
+                                             int k, double scale)
+{
+  return scale * a[i + k * n_a] - scale * b[j + k * n_b];
+}
+
 /* The Euclidean distance scaled by the largest coordinate difference, for
- * the rare pairs whose squares underflow or overflow. */
+ * the rare pairs whose squares underflow or overflow. Where a difference
+ * itself overflows (coordinates of opposite signs near the double range),
+ * the halved coordinates give it, and the distance is then Inf rather than
+ * Inf / Inf. Halving only then: it would lose the last bit of subnormal
+ * differences. */
 GS_HD static inline double matern_distance_scaled(const double *a, long n_a, long i,
                                                   const double *b, long n_b, long j, int dim)
 {
-  double big = 0.0, s = 0.0;
-  for (int k = 0; k < dim; ++k) big = fmax(big, fabs(a[i + k * n_a] - b[j + k * n_b]));
+  double scale = 1.0, big = 0.0, s = 0.0;
+  for (int k = 0; k < dim; ++k) big = fmax(big, fabs(matern_coord_diff(a, n_a, i, b, n_b, j, k, 1.0)));
   if (big == 0.0) return 0.0;
+  if (isinf(big)) {
+    scale = 0.5;
+    big = 0.0;
+    for (int k = 0; k < dim; ++k) big = fmax(big, fabs(matern_coord_diff(a, n_a, i, b, n_b, j, k, scale)));
+  }
   for (int k = 0; k < dim; ++k) {
-    double t = (a[i + k * n_a] - b[j + k * n_b]) / big;
+    double t = matern_coord_diff(a, n_a, i, b, n_b, j, k, scale) / big;
     s = fma(t, t, s);
   }
-  return big * sqrt(s);
+  return big * sqrt(s) / scale;
 }
 
 /* Distance between row i of a (n_a x dim, column-major) and row j of b.

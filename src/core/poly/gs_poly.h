@@ -28,8 +28,10 @@ gs_status gs_dct_gpu(int device, int type, long n, long batch, const double *in,
  * diagonal d and super-diagonal du (du[n-1] unused), each of length n, for
  * `nrhs` right-hand sides (the columns of b, overwritten by x). With
  * per_system = 0 one matrix serves every column; with per_system = 1 column j
- * has its own matrix in column j of dl, d and du (n x nrhs each). No
- * pivoting: a zero (or non-finite) pivot is GS_ERR_ARG, naming the system. */
+ * has its own matrix in column j of dl, d and du (n x nrhs each). Rows are
+ * scaled by powers of two; a system whose elimination without pivoting
+ * would grow is solved with partial pivoting (on the CPU; the GPU hands such
+ * a call to the CPU). A singular system is GS_ERR_ARG, naming it. */
 typedef struct {
   long n, nrhs;
   int per_system;

@@ -23,6 +23,10 @@ gs_status gs_jw_eval(long len, const int *n, const int *l, const double *r, int 
   int failed = 0;
 #pragma omp parallel for num_threads(gs_cpu_threads_for(0, 10.0 * len / POLY_FLOPS_PER_WORK)) schedule(static)
   for (long i = 0; i < len; ++i) {
+    if (r[i] == 1.0) { /* the ball's surface, exactly */
+      out[i] = gs_jw_at_one(n[i], l[i], norm);
+      continue;
+    }
     double *buf = (double *)malloc(((size_t)n[i] + 1) * sizeof(double));
     if (buf) {
       jw_unit_values(l[i], n[i] + 1, r[i], gs_jw_q0(l[i]), buf, 1);

@@ -3,7 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "gs_poly.h"
 #include "poly_internal.h"
+#include "poly_lambda.h"
 #include "poly_math.h"
 
 /* About 3 digits beyond double where long double has a 64-bit mantissa. */
@@ -15,6 +17,19 @@ long double gs_jw_log_norm(int n, int l)
 }
 
 double gs_jw_q0(int l) { return (double)expl(-0.5L * gs_jw_log_norm(0, l)); }
+
+/* At r = 1, P_n^(-1/2, b)(1) = Gamma(n + 1/2) / (sqrt(pi) n!) = Lambda(n) / sqrt(pi),
+ * and with h_n above the unit value squared is
+ * 2 (2n + l) Lambda(n) / (pi (n + l - 1/2) Lambda(n + l - 1)): ratios of
+ * gamma functions of moderate size, where the recurrence's error grows like
+ * n^2 and the lgamma of h_n loses digits in proportion to its magnitude. */
+double gs_jw_at_one(int n, int l, int norm)
+{
+  if (norm == GS_JW_NATURAL) return (double)(poly_lambda_half(2L * n) / POLY_SQRT_PI_L);
+  if (n == 0 && l == 0) return (double)sqrtl(2.0L / POLY_PI_L);
+  const long double num = 2.0L * (2.0L * n + l) * poly_lambda_half(2L * n);
+  return (double)sqrtl(num / (POLY_PI_L * (n + l - 0.5L) * poly_lambda_half(2L * (n + l - 1))));
+}
 
 int gs_jw_chain_make(gs_jw_chain *c, int l, long len)
 {

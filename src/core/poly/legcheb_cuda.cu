@@ -173,8 +173,10 @@ done:
 
 /* Both parts' factors (the host's threads for the Hankel tables, the
  * device for the rows), the padded rank and the lengths. */
-static gs_status lc_prepare(lc_call *p, const gs_legcheb_args *a, int threads, cudaStream_t s, char *msg)
+static gs_status lc_prepare(lc_call *p, const gs_legcheb_args *a, int threads, gs_progress_fn progress, cudaStream_t s,
+                            char *msg)
 {
+  const legcheb_progress at_start = {progress, 0.0};
   const long n = a->n;
   p->n = n;
   p->len = legcheb_fft_length(n) > 2 ? legcheb_fft_length(n) : 2;
@@ -184,11 +186,12 @@ static gs_status lc_prepare(lc_call *p, const gs_legcheb_args *a, int threads, c
   for (int q = 0; q < 2; ++q) {
     lc_factor_init(&p->factor[q], s);
     const legcheb_rows rows = lc_factor_rows_of(&p->factor[q]);
-    if (!legcheb_part_alloc(&p->part[q], (n + 1) / 2) ||
-        !legcheb_part_prepare(&p->part[q], a->to_chebyshev, q, n, gs_cpu_threads(threads), &rows))
-      return p->factor[q].st != GS_OK
-                 ? gs_set_msg(msg, p->factor[q].st, "%s", p->factor[q].msg)
-                 : gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
+    if (!legcheb_part_alloc(&p->part[q], (n + 1) / 2))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
+    const gs_status st = legcheb_part_prepare(&p->part[q], a->to_chebyshev, q, n, gs_cpu_threads(threads), &rows,
+                                              &at_start, msg);
+    if (p->factor[q].st != GS_OK) return gs_set_msg(msg, p->factor[q].st, "%s", p->factor[q].msg);
+    if (st != GS_OK) return st;
     if (p->part[q].rank > p->K) p->K = p->part[q].rank;
   }
   if (!a->to_chebyshev && !(p->row0 = legcheb_degree_zero_row(n)))
@@ -304,7 +307,7 @@ static gs_status lc_run(lc_call *p, const gs_legcheb_args *a, int device, int th
   gs_gpu_ctx *c = NULL;
   const long n = a->n;
   GS_TRY(gs_gpu_ctx_get(device, &c, msg));
-  GS_TRY(lc_prepare(p, a, threads, c->stream[0], msg));
+  GS_TRY(lc_prepare(p, a, threads, progress, c->stream[0], msg));
   GS_TRY(lc_layout(p, c, a->ncol, msg));
   GS_TRY(lc_upload(p, c, a->to_chebyshev, msg));
   GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0]));

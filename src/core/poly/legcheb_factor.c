@@ -124,20 +124,30 @@ GS_CPU_DISPATCH static void factor_block(legcheb_part *pt, const th_gram *g, con
   }
 }
 
+/* Whether the caller asks to stop (progress returns non-zero). */
+static int stop_asked(const legcheb_progress *progress) { return progress->fn && progress->fn(progress->done); }
+
 /* Every row of the factor, in blocks of rows on nt threads: O(m K^2); the
- * row of largest remaining diagonal (the first on a tie) and that diagonal. */
-static void factor_all_rows(legcheb_part *pt, const th_gram *g, const long *piv, const double *lpp, int ld, double *d,
-                            int nt, long *argmax, double *dmax)
+ * row of largest remaining diagonal (the first on a tie) and that diagonal.
+ * The blocks run in rounds of about 2^27 operations, a fraction of a second,
+ * with a check for an interrupt after each: 0 when the caller asks to stop. */
+static int factor_all_rows(legcheb_part *pt, const th_gram *g, const long *piv, const double *lpp, int ld, double *d,
+                           int nt, const legcheb_progress *progress, long *argmax, double *dmax)
 {
-  const long block = 128;
+  const long block = 128, per_row = 1 + (long)pt->rank * pt->rank;
+  const long round_rows = ((1L << 27) / per_row / block + 1) * block;
+  for (long r0 = 0; r0 < pt->m; r0 += round_rows) {
+    const long r1 = pt->m - r0 < round_rows ? pt->m : r0 + round_rows;
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (long b = 0; b < pt->m; b += block)
-    factor_block(pt, g, piv, lpp, ld, d, b, b + block < pt->m ? b + block : pt->m);
+    for (long b = r0; b < r1; b += block) factor_block(pt, g, piv, lpp, ld, d, b, b + block < r1 ? b + block : r1);
+    if (r1 < pt->m && stop_asked(progress)) return 0;
+  }
   long p = 0;
   for (long i = 1; i < pt->m; ++i)
     if (d[i] > d[p]) p = i;
   *argmax = p;
   *dmax = d[p];
+  return 1;
 }
 
 /* The rows the pivots are first sought in: all of them up to 1024, else the
@@ -189,7 +199,8 @@ static double hankel_table(long m, long off, int to_chebyshev, int nt, double *h
  * row whose remaining diagonal is still above the tolerance joins the
  * sample and the pivots are chosen again: the result meets the same
  * stopping rule on every row. */
-static int part_cholesky(legcheb_part *pt, int to_chebyshev, int nt, const legcheb_rows *rows_by)
+static gs_status part_cholesky(legcheb_part *pt, int to_chebyshev, int nt, const legcheb_rows *rows_by,
+                               const legcheb_progress *progress, char *msg)
 {
   const long m = pt->m;
   double *hs = (double *)malloc((size_t)(2 * m) * sizeof(double)), *lpp = NULL;
@@ -198,7 +209,7 @@ static int part_cholesky(legcheb_part *pt, int to_chebyshev, int nt, const legch
   double *d = rows_by ? NULL : (double *)malloc((size_t)m * sizeof(double));
   long *rows = (long *)malloc((size_t)m * sizeof(long)), *piv = (long *)malloc((size_t)m * sizeof(long));
   char *sampled = (char *)calloc((size_t)m, 1);
-  int ok = hs && w && (d || rows_by) && rows && piv && sampled;
+  int ok = hs && w && (d || rows_by) && rows && piv && sampled, stopped = 0;
   const double dmax = ok ? hankel_table(m, pt->off, to_chebyshev, nt, hs, w) : 0.0;
   const th_gram g = {.m = m, .hs = hs, .w = w, .tol = DBL_EPSILON * dmax * (m > 3 ? log((double)m) : 1.0)};
   long ns = ok ? initial_sample(m, rows) : 0;
@@ -213,14 +224,18 @@ static int part_cholesky(legcheb_part *pt, int to_chebyshev, int nt, const legch
     long p = 0;
     double dp = 0.0;
     if (rows_by) ok = rows_by->rows(rows_by->ctx, pt, first, hs, w, piv, lpp, K, &p, &dp);
-    else factor_all_rows(pt, &g, piv, lpp, K, d, nt, &p, &dp);
+    else stopped = !factor_all_rows(pt, &g, piv, lpp, K, d, nt, progress, &p, &dp);
+    if (stopped || (ok && stop_asked(progress))) {
+      stopped = 1;
+      break;
+    }
     /* a sampled row above the tolerance differs from its value in the sample
      * by rounding only (the vectorised arithmetic here): the rule is met */
     if (!ok || dp <= g.tol || sampled[p]) break;
     sampled[p] = 1;
     rows[ns++] = p;
   }
-  for (long i = 0; ok && i < m; ++i) {
+  for (long i = 0; ok && !stopped && i < m; ++i) {
     pt->row[i] = (double)(legcheb_row_scale(to_chebyshev, 2 * i + pt->off) / w[i]);
     pt->col[i] = (double)(legcheb_col_scale(to_chebyshev, 2 * i + pt->off) / w[i]);
   }
@@ -231,7 +246,8 @@ static int part_cholesky(legcheb_part *pt, int to_chebyshev, int nt, const legch
   free(piv);
   free(sampled);
   free(lpp);
-  return ok;
+  if (stopped) return gs_interrupted(msg);
+  return ok ? GS_OK : gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel factor of %ld rows", m);
 }
 
 long legcheb_fft_length(long n) { return smooth_length(2 * ((n + 1) / 2) - 1); }
@@ -255,12 +271,13 @@ void legcheb_part_free(legcheb_part *pt)
 /* The part of parity p (0: even degrees), its first degree off. */
 static long part_offset(int to_chebyshev, int p) { return to_chebyshev ? p : (p ? 1 : 2); }
 
-int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt, const legcheb_rows *rows)
+gs_status legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt, const legcheb_rows *rows,
+                               const legcheb_progress *progress, char *msg)
 {
   pt->off = part_offset(to_chebyshev, parity);
   pt->m = part_size(n, pt->off);
   pt->rank = 0;
-  return pt->m == 0 || part_cholesky(pt, to_chebyshev, nt, rows);
+  return pt->m == 0 ? GS_OK : part_cholesky(pt, to_chebyshev, nt, rows, progress, msg);
 }
 
 void legcheb_toeplitz_column(const legcheb_part *pt, int to_chebyshev, long len, double *c)
@@ -287,8 +304,10 @@ double legcheb_degree_zero(const double *row, long n, const double *x)
 int gs_legcheb_rank(long n, int to_chebyshev, int parity)
 {
   legcheb_part pt;
+  const legcheb_progress none = {.fn = NULL};
+  char msg[GS_MSG_LEN];
   const int ok = legcheb_part_alloc(&pt, (n + 1) / 2) &&
-                 legcheb_part_prepare(&pt, to_chebyshev, parity, n, gs_cpu_threads(0), NULL);
+                 legcheb_part_prepare(&pt, to_chebyshev, parity, n, gs_cpu_threads(0), NULL, &none, msg) == GS_OK;
   legcheb_part_free(&pt);
   return ok ? pt.rank : -1;
 }

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-gs_status gs_legcheb_direct(const gs_legcheb_args *a, char *msg);
+gs_status gs_legcheb_direct(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
 gs_status gs_legcheb_toeplitz_hankel(const gs_legcheb_args *a, int threads, gs_progress_fn progress, char *msg);
 
 /* One parity of the Toeplitz-Hankel method: rows and columns k = 2 i + off,
@@ -42,15 +42,25 @@ typedef struct {
   void *ctx;
 } legcheb_rows;
 
+/* The caller's progress callback (fn NULL: none) and the fraction of the work
+ * done that a part's preparation reports when it checks for an interrupt. */
+typedef struct {
+  gs_progress_fn fn;
+  double done;
+} legcheb_progress;
+
 /* Buffers for parts of up to mmax rows (the factor grows as needed); 0 when
  * out of memory (legcheb_part_free is still due). */
 int legcheb_part_alloc(legcheb_part *pt, long mmax);
 void legcheb_part_free(legcheb_part *pt);
 /* Sets pt to the part of parity p (0: even degrees) of size n: factor and
  * scalings, the Hankel table on nt threads and the factor's rows on them
- * (rows NULL) or by rows (pt->l then unset); 0 when out of memory or when
- * rows fails. */
-int legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt, const legcheb_rows *rows);
+ * (rows NULL) or by rows (pt->l then unset), checking for an interrupt
+ * between passes and rounds of rows. GS_ERR_NOMEM when out of memory or when
+ * rows fails (its own message is then the one to report),
+ * GS_ERR_INTERRUPTED when progress asks to stop. */
+gs_status legcheb_part_prepare(legcheb_part *pt, int to_chebyshev, int parity, long n, int nt, const legcheb_rows *rows,
+                               const legcheb_progress *progress, char *msg);
 /* The length of the circulant embedding of both parts of size n: a smooth
  * length >= 2 m - 1 for the larger part. */
 long legcheb_fft_length(long n);

@@ -33,53 +33,26 @@
 #include <math.h>
 
 #include "gs_common.h"
-
-#define LEGCHEB_SQRT_PI 1.772453850905516027298167483341145L
-#define LEGCHEB_PI 3.141592653589793238462643383279503L
-
-/* Lambda(i / 2) for i >= 0. Below z = 16 by the recurrence
- * Lambda(z + 1) = Lambda(z) (z + 1/2) / (z + 1) from Lambda(0) = sqrt(pi)
- * and Lambda(1/2) = 2 / sqrt(pi) (at most 15 steps); above by the
- * asymptotic series in w = z + 1/4, where only even powers appear:
- *   log Lambda(z) = -log(w) / 2 + sum_m c_m w^(-2m),
- *   c_m = -2 B_{2m+1}(1/4) / ((2m + 1) 2m) = (-1)^m |E_2m| / (m 2^(4m+2))
- * (Bernoulli polynomials B, Euler numbers E; from Stirling's series of
- * log Gamma(w + 1/4) - log Gamma(w + 3/4)). Seven terms leave a relative
- * error below 1e-20 for z >= 16, so the value is as accurate as long double
- * allows, with no overflow and no cancellation for any i. */
-static inline long double legcheb_lambda_half(long i)
-{
-  if (i < 32) {
-    long double v = (i % 2) ? 2.0L / LEGCHEB_SQRT_PI : LEGCHEB_SQRT_PI;
-    for (long j = i % 2; j < i; j += 2) v *= (j + 1.0L) / (j + 2.0L);
-    return v;
-  }
-  static const long double c[7] = {-1.0L / 64, 5.0L / 2048, -61.0L / 49152, 1385.0L / 1048576,
-                                   -50521.0L / 20971520, 2702765.0L / 402653184, -199360981.0L / 7516192768.0L};
-  const long double w = i / 2.0L + 0.25L, w2 = 1.0L / (w * w);
-  long double s = 0.0L;
-  for (int m = 6; m >= 0; --m) s = (s + c[m]) * w2;
-  return expl(s) / sqrtl(w);
-}
+#include "poly_lambda.h"
 
 /* The Toeplitz and Hankel factors above; d even and >= 0, s >= 1 for
  * Chebyshev -> Legendre (h(0) is infinite there; the k = n = 0 entry is
  * handled apart). */
 static inline long double legcheb_toeplitz(int to_chebyshev, long d)
 {
-  if (to_chebyshev) return legcheb_lambda_half(d);
-  return d == 0 ? LEGCHEB_SQRT_PI : -legcheb_lambda_half(d - 2) / d;
+  if (to_chebyshev) return poly_lambda_half(d);
+  return d == 0 ? POLY_SQRT_PI_L : -poly_lambda_half(d - 2) / d;
 }
 
 static inline long double legcheb_hankel(int to_chebyshev, long s)
 {
-  return to_chebyshev ? legcheb_lambda_half(s) : legcheb_lambda_half(s - 1) / (s + 1.0L);
+  return to_chebyshev ? poly_lambda_half(s) : poly_lambda_half(s - 1) / (s + 1.0L);
 }
 
 /* The row scaling: a_k (Legendre -> Chebyshev) or k + 1/2. */
 static inline long double legcheb_row_scale(int to_chebyshev, long k)
 {
-  return to_chebyshev ? (k == 0 ? 1.0L : 2.0L) / LEGCHEB_PI : k + 0.5L;
+  return to_chebyshev ? (k == 0 ? 1.0L : 2.0L) / POLY_PI_L : k + 0.5L;
 }
 
 /* The column scaling: 1 or n (with column 0 of Chebyshev -> Legendre apart). */

@@ -64,13 +64,20 @@ static void part_toeplitz(const legcheb_part *pt, int to_chebyshev, const th_fft
   for (long q = 0; q <= f->len / 2; ++q) legcheb_toeplitz_spectrum(&f->tfft[q][0], &f->tfft[q][1], f->len);
 }
 
-/* out[2 i + off] = row_i sum_r l_r(i) (T (l_r o col o x_part))_i for one column:
- * the rank terms spread over the threads, each summing into its own
- * accumulator; the accumulators are added in thread order (reproducible). */
-static void part_apply(const legcheb_part *pt, const th_fft *f, const double *x, double *y)
+/* Rank terms per round of part_apply: nt, or as many more as keep a round
+ * near 2^22 FFT points, so that short transforms do not pay for a parallel
+ * region per term and long ones check for an interrupt every nt FFTs. */
+static int terms_per_round(int nt, long len)
+{
+  const long k = (1L << 22) / len;
+  return nt * (k > 1 ? (k < 1024 ? (int)k : 1024) : 1);
+}
+
+/* Terms r0 .. r1 - 1 of the part, each thread summing into its own
+ * accumulator. */
+static void part_terms(const legcheb_part *pt, const th_fft *f, int nt, int r0, int r1, const double *x)
 {
   const long m = pt->m, len = f->len, half = len / 2 + 1;
-  const int nt = f->nt < pt->rank ? f->nt : pt->rank;
 #pragma omp parallel num_threads(nt)
   {
     int t = 0;
@@ -79,9 +86,8 @@ static void part_apply(const legcheb_part *pt, const th_fft *f, const double *x,
 #endif
     double *re = f->re + (size_t)t * f->re_stride, *acc = f->acc + (size_t)t * m;
     fftw_complex *sp = f->sp + (size_t)t * f->sp_stride;
-    for (long i = 0; i < m; ++i) acc[i] = 0.0;
 #pragma omp for schedule(static)
-    for (int r = 0; r < pt->rank; ++r) {
+    for (int r = r0; r < r1; ++r) {
       const double *lr = pt->l + (size_t)r * m;
       for (long j = 0; j < m; ++j) re[j] = legcheb_spread(lr[j], pt->col[j], x[2 * j + pt->off]);
       for (long j = m; j < len; ++j) re[j] = 0.0;
@@ -91,11 +97,30 @@ static void part_apply(const legcheb_part *pt, const th_fft *f, const double *x,
       for (long i = 0; i < m; ++i) acc[i] += lr[i] * re[i];
     }
   }
+}
+
+/* out[2 i + off] = row_i sum_r l_r(i) (T (l_r o col o x_part))_i for one column:
+ * the rank terms spread over the threads in rounds, each thread summing
+ * into its own accumulator, added in thread order at the end (reproducible
+ * for a given n and number of threads). Between rounds, a check for an
+ * interrupt: 0 when progress (reporting `done`) asks to stop. */
+static int part_apply(const legcheb_part *pt, const th_fft *f, const double *x, double *y, gs_progress_fn progress,
+                      double done)
+{
+  const long m = pt->m;
+  const int nt = f->nt < pt->rank ? f->nt : pt->rank, round = terms_per_round(nt, f->len);
+  for (size_t i = 0; i < (size_t)nt * m; ++i) f->acc[i] = 0.0;
+  for (int r0 = 0; r0 < pt->rank; r0 += round) {
+    const int r1 = pt->rank - r0 < round ? pt->rank : r0 + round;
+    part_terms(pt, f, nt, r0, r1, x);
+    if (r1 < pt->rank && progress && progress(done)) return 0;
+  }
   for (long i = 0; i < m; ++i) {
     double s = 0.0;
     for (int t = 0; t < nt; ++t) s += f->acc[(size_t)t * m + i];
     y[2 * i + pt->off] = pt->row[i] * s;
   }
+  return 1;
 }
 
 /* Plans and buffers for size n on nt threads. FFTW's planner is not
@@ -146,12 +171,14 @@ static gs_status th_run(const gs_legcheb_args *a, int threads, gs_progress_fn pr
       (!a->to_chebyshev && !(row0 = legcheb_degree_zero_row(n))))
     st = gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
   for (int p = 0; p < 2 && st == GS_OK; ++p) {
-    if (!legcheb_part_prepare(&pt, a->to_chebyshev, p, n, nt, NULL))
-      st = gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Toeplitz-Hankel transform of size %ld", n);
+    const legcheb_progress at_start = {.fn = progress, .done = p / 2.0};
+    st = legcheb_part_prepare(&pt, a->to_chebyshev, p, n, nt, NULL, &at_start, msg);
     if (st == GS_OK && pt.m > 0) part_toeplitz(&pt, a->to_chebyshev, &f);
     for (long c = 0; c < a->ncol && st == GS_OK && pt.m > 0; ++c) {
-      part_apply(&pt, &f, a->in + c * n, a->out + c * n);
-      if (progress && progress((p * a->ncol + c + 1.0) / (2.0 * a->ncol))) st = gs_interrupted(msg);
+      const double done = (p * a->ncol + c) / (2.0 * a->ncol);
+      if (!part_apply(&pt, &f, a->in + c * n, a->out + c * n, progress, done) ||
+          (progress && progress(done + 1.0 / (2.0 * a->ncol))))
+        st = gs_interrupted(msg);
     }
   }
   legcheb_part_free(&pt);

@@ -17,8 +17,8 @@ gs_status poly_dct_device(int type, long n, long cols, double *x, void *scratch,
  * in device memory, on stream s: system j has its matrix at dl, d, du +
  * j mstride (mstride 0: one matrix for all; dl[0] and du[n - 1] unused), its
  * right-hand side at rhs + j n and its solution written to x + j n (x may be
- * rhs); the device long *bad is lowered to the first system whose solution
- * is not finite. GS_ERR_ARG when n exceeds what a warp's shared memory holds. */
+ * rhs); the device long *bad is lowered to the first system whose
+ * elimination grew (tridiag_grew) or whose solution is not finite. GS_ERR_ARG when n exceeds what a warp's shared memory holds. */
 gs_status poly_tridiag_launch(long n, long nsys, long mstride, const double *dl, const double *d, const double *du,
                               const double *rhs, double *x, long *bad, cudaStream_t s, char *msg);
 

@@ -17,6 +17,10 @@ long double gs_jw_log_norm(int n, int l);
 /* The unit W_0^l(r) / r^l = h_0^(-1/2). */
 double gs_jw_q0(int l);
 
+/* W_n^l(1) in the normalisation norm (GS_JW_UNIT or GS_JW_NATURAL), from its
+ * closed form. */
+double gs_jw_at_one(int n, int l, int norm);
+
 /* The connection bidiagonals of degree l: mu_n^beta, nu_n^beta for
  * beta = l0 + b + 1/2, b = 0 .. levels - 1, at [b * len + n] (poly_math.h). */
 typedef struct {

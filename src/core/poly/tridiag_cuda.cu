@@ -11,11 +11,12 @@
  *      by cyclic reduction over warp shuffles (6 steps);
  *   4. each lane substitutes its two unknowns into its interior rows and the
  *      warp writes the solution with coalesced stores.
- * Each row is read once and written once from device memory. Like the
- * CPU's Thomas algorithm it does not pivot (diagonally dominant or
- * symmetric positive definite matrices need none); a non-finite solution
- * marks the system as needing pivoting. A shared matrix is read by every
- * warp (stride 0). */
+ * Each row is read once and written once from device memory. It does not
+ * pivot (diagonally dominant or symmetric positive definite matrices need
+ * none): an elimination step that grows (tridiag_grew) or a non-finite
+ * solution marks the system, and a call with a marked system is solved by
+ * the CPU path, which pivots where needed, so that both paths give the same
+ * answers. A shared matrix is read by every warp (stride 0). */
 #include <cuda_pipeline.h>
 #include <math.h>
 
@@ -45,25 +46,30 @@ static __device__ tridiag_row tri_shfl(tridiag_row r, int delta, int lane)
 }
 
 /* The reduced system, rows 2 lane (r0) and 2 lane + 1 (r1): on return
- * their d are the unknowns. Row 2 lane - 1 is r1 of the lane below and row
+ * their d are the unknowns; 1 where a step of this lane grew. Row 2 lane - 1 is r1 of the lane below and row
  * 2 lane + 2 r0 of the lane above; from distance 2 on, rows of one parity
  * meet rows of the same parity, t lanes away. */
-static __device__ void tri_reduced_solve(tridiag_row *r0, tridiag_row *r1, int lane)
+static __device__ int tri_reduced_solve(tridiag_row *r0, tridiag_row *r1, int lane)
 {
-  tridiag_row n0 = tridiag_reduce(*r0, tri_shfl(*r1, -1, lane), *r1);
-  tridiag_row n1 = tridiag_reduce(*r1, *r0, tri_shfl(*r0, 1, lane));
+  const tridiag_row below = tri_shfl(*r1, -1, lane), above = tri_shfl(*r0, 1, lane);
+  int grew = tridiag_reduce_grew(*r0, below, *r1) | tridiag_reduce_grew(*r1, *r0, above);
+  tridiag_row n0 = tridiag_reduce(*r0, below, *r1);
+  tridiag_row n1 = tridiag_reduce(*r1, *r0, above);
   for (int t = 1; t < 32; t *= 2) {
     const tridiag_row m0 = tri_shfl(n0, -t, lane), p0 = tri_shfl(n0, t, lane);
     const tridiag_row m1 = tri_shfl(n1, -t, lane), p1 = tri_shfl(n1, t, lane);
+    grew |= tridiag_reduce_grew(n0, m0, p0) | tridiag_reduce_grew(n1, m1, p1);
     n0 = tridiag_reduce(n0, m0, p0);
     n1 = tridiag_reduce(n1, m1, p1);
   }
   *r0 = n0;
   *r1 = n1;
+  return grew;
 }
 
 /* Step 1: the rows of the system into the warp's arrays, identity rows past
- * n, and zeros for the entries outside the matrix (dl[0], du[n - 1]). */
+ * n, and zeros for the entries outside the matrix (dl[0], du[n - 1]); each
+ * row scaled by tridiag_row_scale. */
 static __device__ void tri_stage(int n, int rows, int lane, const double *ml, const double *md, const double *mu,
                                  const double *b, double *sl, double *sg, double *su, double *sb)
 {
@@ -83,6 +89,10 @@ static __device__ void tri_stage(int n, int rows, int lane, const double *ml, co
   }
   __pipeline_commit();
   __pipeline_wait_prior(0);
+  for (int i = lane; i < n; i += 32) {
+    const double s = tridiag_row_scale(sl[i], sg[i], su[i]);
+    sl[i] *= s, sg[i] *= s, su[i] *= s, sb[i] *= s;
+  }
   __syncwarp();
 }
 
@@ -97,12 +107,12 @@ __global__ void tri_partition_kernel(int warps, int n, int M, long nsys, long ms
   double *sl = shm + (size_t)warp * 4 * rows, *sg = sl + rows, *su = sg + rows, *sb = su + rows;
   tri_stage(n, rows, lane, dl + sys * mstride, d + sys * mstride, du + sys * mstride, rhs + sys * n, sl, sg, su, sb);
   double *ca = sl + lane * M, *cc = su + lane * M, *cd = sb + lane * M;
-  tridiag_chunk_eliminate(M, ca, sg + lane * M, cc, cd);
+  int grew = tridiag_chunk_eliminate(M, ca, sg + lane * M, cc, cd);
   tridiag_row r0 = {ca[0], cc[0], cd[0]}, r1 = {ca[M - 1], cc[M - 1], cd[M - 1]};
-  tri_reduced_solve(&r0, &r1, lane);
+  grew |= tri_reduced_solve(&r0, &r1, lane);
   tridiag_chunk_substitute(M, ca, cc, cd, r0.d, r1.d);
   __syncwarp();
-  int ok = 1;
+  int ok = !grew;
   double *out = x + sys * n;
 #pragma unroll 4
   for (int i = lane; i < n; i += 32) {
@@ -184,12 +194,10 @@ extern "C" gs_status gs_tridiag_solve_gpu(int device, const gs_tridiag_args *a, 
     GS_CUDA_TRY(cudaMemcpyAsync(dbad, &none, sizeof(long), cudaMemcpyHostToDevice, c->stream[0]));
     GS_TRY(poly_tridiag_launch(n, k, a->per_system ? n : 0, dl, dd, du, db, db, dbad, c->stream[0], msg));
     GS_CUDA_TRY(cudaMemcpyAsync(&bad, dbad, sizeof(long), cudaMemcpyDeviceToHost, c->stream[0]));
-    GS_TRY(gs_gpu_copy_to_host(c, a->b, db, bbytes, 0, msg));
-    if (bad < k)
-      st = gs_set_msg(msg, GS_ERR_ARG,
-                      "the tridiagonal system %ld is singular or needs pivoting (the solver met a zero pivot); "
-                      "make the matrix diagonally dominant",
-                      bad + 1);
+    GS_CUDA_TRY(cudaStreamSynchronize(c->stream[0]));
+    /* a system that needs pivoting (or is singular): the CPU's answer, from b still on the host */
+    if (bad < k) st = gs_tridiag_solve_cpu(a, 0, msg);
+    else GS_TRY(gs_gpu_copy_to_host(c, a->b, db, bbytes, 0, msg));
   }
 done:
   if (c) cudaStreamSynchronize(c->stream[0]);

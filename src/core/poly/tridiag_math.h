@@ -7,12 +7,48 @@
  * and last unknowns; the first and last rows of all chunks form a
  * tridiagonal system of 64 unit-diagonal rows, which cyclic reduction
  * solves (tridiag_reduce at distances 1, 2, 4, ..., 32); substituting its
- * unknowns gives the interior. GS_HD, so that the C tests of the core
+ * unknowns gives the interior. The rows are scaled first
+ * (tridiag_row_scale), and a step whose elimination grows
+ * (tridiag_grew) marks the system for the CPU's pivoting solve. GS_HD, so that the C tests of the core
  * (tools/core-test) check this arithmetic on the CPU. */
 #ifndef GS_TRIDIAG_MATH_H
 #define GS_TRIDIAG_MATH_H
 
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
 #include "gs_common.h"
+
+/* The power of two that brings the largest magnitude of a row (l, g, u) into
+ * [0.5, 1) (within 2^-1022 .. 2^1021, so rows past 2^1023 come to [0.5, 4)): rows scaled by it, and their
+ * right-hand sides with them, neither overflow in the elimination nor lose
+ * a bit. A zero row keeps 1 (its zero pivot says it is singular). From the
+ * exponent bits rather than frexp and ldexp, which are calls on the CPU. */
+static inline GS_HD double tridiag_row_scale(double l, double g, double u)
+{
+  /* not fmax, a call on the CPU; the entries are finite */
+  const double al = fabs(l), ag = fabs(g), au = fabs(u), lg = al > ag ? al : ag, big = lg > au ? lg : au;
+  uint64_t bits;
+  memcpy(&bits, &big, sizeof bits);
+  const int e = (int)(bits >> 52); /* biased: big in [2^(e - 1023), 2^(e - 1022)) */
+  if (big == 0.0 || e == 0x7ff) return 1.0;
+  int se = 2045 - (e == 0 ? 1 : e); /* the biased exponent of 2^(1022 - (e - 1023) - 1023) */
+  se = se < 1 ? 1 : (se > 2045 ? 2045 : se);
+  bits = (uint64_t)se << 52;
+  double scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return scale;
+}
+
+/* Growth of the elimination without pivoting: a step subtracts
+ * s = l c (the row's multiple of the row above) from a diagonal entry of a
+ * row scaled to at most 1. Diagonally dominant and symmetric positive
+ * definite matrices keep |s| <= 1; where it exceeds this bound, the step may
+ * have lost up to log10 |s| digits, and the system is solved with pivoting
+ * instead. */
+#define TRIDIAG_GROWTH_MAX 16.0
+static inline GS_HD int tridiag_grew(double s) { return !(fabs(s) <= TRIDIAG_GROWTH_MAX); }
 
 /* A row with unit diagonal, a x_{j-s} + x_j + c x_{j+s} = d. */
 typedef struct {
@@ -41,17 +77,27 @@ static inline GS_HD tridiag_row tridiag_reduce(tridiag_row r, tridiag_row m, tri
   return o;
 }
 
+/* Whether that step grew: it subtracts r.a m.c + r.c p.a from a unit
+ * diagonal. */
+static inline GS_HD int tridiag_reduce_grew(tridiag_row r, tridiag_row m, tridiag_row p)
+{
+  return tridiag_grew(fabs(r.a * m.c) + fabs(r.c * p.a));
+}
+
 /* A chunk of M >= 3 rows l_k x_{k-1} + g_k x_k + u_k x_{k+1} = b_k, in
  * place: afterwards (l, u, b) hold unit-diagonal rows (a, c, d), row k
  * reading a_k x_0 + x_k + c_k x_{M-1} = d_k for 0 < k < M - 1, row 0
  * a_0 x_{-1} + x_0 + c_0 x_{M-1} = d_0 and row M - 1
  * a x_0 + x_{M-1} + c x_M = d: rows 0 and M - 1 are the chunk's two rows of
- * the reduced system. g is only read. One division per row. Each sweep
+ * the reduced system. g is only read. One division per row. Returns 1
+ * where an elimination step grew (tridiag_grew), for rows scaled by
+ * tridiag_row_scale. Each sweep
  * reads the next row before it stores the current one, so that those
  * loads overlap the arithmetic (the compiler cannot tell the arrays
  * apart). */
-static inline GS_HD void tridiag_chunk_eliminate(int M, double *l, const double *g, double *u, double *b)
+static inline GS_HD int tridiag_chunk_eliminate(int M, double *l, const double *g, double *u, double *b)
 {
+  int grew = 0;
   /* downward, row k in terms of x_0 and x_{k+1}; the state before row 1
    * (ap = -1, cp = dp = 0) stands for x_0 = x_0, so that row 1 keeps its
    * own coupling to x_0 */
@@ -60,6 +106,7 @@ static inline GS_HD void tridiag_chunk_eliminate(int M, double *l, const double 
   for (int k = 1; k < M; ++k) {
     const int next = k + 1 < M ? k + 1 : k;
     const double ln = l[next], gn = g[next], un = u[next], bn = b[next];
+    grew |= tridiag_grew(lk * cp);
     const double inv = 1.0 / (gk - lk * cp);
     dp = inv * (bk - lk * dp);
     ap = -inv * lk * ap;
@@ -83,6 +130,7 @@ static inline GS_HD void tridiag_chunk_eliminate(int M, double *l, const double 
   b[0] = inv * (b[0] - u0 * b[1]);
   l[0] *= inv;
   u[0] = -inv * u0 * u[1];
+  return grew | tridiag_grew(u0 * l[1]);
 }
 
 /* The solution of the chunk into d from its first and last unknowns. */
