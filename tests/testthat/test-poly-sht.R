@@ -73,7 +73,8 @@ test_that("analysis inverts synthesis on Gauss and equiangular grids, for severa
 })
 
 test_that("the Gauss grid integrates polynomials exactly and the equiangular one too", {
-  for (kind in c("gauss", "equiangular")) {
+  # the equiangular weights take a DCT (FFTW)
+  for (kind in c("gauss", if (.Call(gpustats:::gs_r_poly_have_fftw)) "equiangular")) {
     g <- sht_grid(20, kind)
     for (k in 0:20) expect_equal(sum(g$weights * g$cos_colat^(2 * k)), 2 / (2 * k + 1), tolerance = 1e-14)
   }
