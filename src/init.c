@@ -63,7 +63,7 @@ SEXP gs_r_jwt_plan_free(SEXP);
 SEXP gs_r_jwt_plan_execute(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_leg_cheb(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_legcheb_rank(SEXP, SEXP, SEXP);
-SEXP gs_r_gauss_legendre(SEXP);
+SEXP gs_r_gauss_legendre(SEXP, SEXP, SEXP);
 SEXP gs_r_sht(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gbees_kernel_sums(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
@@ -133,7 +133,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_jwt_plan_execute, 5),
   CALLDEF(gs_r_leg_cheb, 6),
   CALLDEF(gs_r_legcheb_rank, 3),
-  CALLDEF(gs_r_gauss_legendre, 1),
+  CALLDEF(gs_r_gauss_legendre, 3),
   CALLDEF(gs_r_sht, 10),
   CALLDEF(gs_r_gbees_kernel_sums, 8),
   {NULL, NULL, 0}};

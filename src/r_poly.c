@@ -263,8 +263,8 @@ SEXP gs_r_legcheb_rank(SEXP n, SEXP to_chebyshev, SEXP parity)
 }
 
 /* list(x = nodes, w = weights, x_lo = the nodes' low parts) of the n-point
- * Gauss-Legendre rule. */
-SEXP gs_r_gauss_legendre(SEXP n_)
+ * Gauss-Legendre rule; progress: a progress function or NULL. */
+SEXP gs_r_gauss_legendre(SEXP n_, SEXP threads_, SEXP progress)
 {
   const int n = gs_r_int(n_, "n");
   const char *names[] = {"x", "w", "x_lo", ""};
@@ -272,8 +272,9 @@ SEXP gs_r_gauss_legendre(SEXP n_)
   SEXP x = gs_r_set_field(out, "x", Rf_allocVector(REALSXP, n));
   SEXP w = gs_r_set_field(out, "w", Rf_allocVector(REALSXP, n));
   SEXP x_lo = gs_r_set_field(out, "x_lo", Rf_allocVector(REALSXP, n));
+  gs_r_progress_set(progress);
   char msg[GS_MSG_LEN];
-  gs_status st = gs_gauss_legendre(n, REAL(x), REAL(x_lo), REAL(w), msg);
+  gs_status st = gs_gauss_legendre(n, REAL(x), REAL(x_lo), REAL(w), gs_r_int(threads_, "threads"), gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

@@ -73,7 +73,8 @@ test_that("analysis inverts synthesis on Gauss and equiangular grids, for severa
 })
 
 test_that("the Gauss grid integrates polynomials exactly and the equiangular one too", {
-  for (kind in c("gauss", "equiangular")) {
+  # the equiangular weights take a DCT (FFTW)
+  for (kind in c("gauss", if (.Call(gpustats:::gs_r_poly_have_fftw)) "equiangular")) {
     g <- sht_grid(20, kind)
     for (k in 0:20) expect_equal(sum(g$weights * g$cos_colat^(2 * k)), 2 / (2 * k + 1), tolerance = 1e-14)
   }
@@ -96,6 +97,102 @@ test_that("the low orders keep their accuracy at high degree: the Gauss nodes' r
   a$sin[] <- 0
   b <- sht_analysis(sht_synthesis(a), grid = g)
   expect_lte(sqrt(sum((b$cos - a$cos)^2) / sum(a$cos^2)), 6e-14)
+})
+
+# One unit in the last place of each (nonzero) double of v.
+ulp <- function(v) 2^(floor(log2(abs(v))) - 52)
+
+test_that("the Gauss-Legendre nodes (with their low parts) and weights match mpmath, up to 100001 nodes", {
+  ref <- read.csv(test_path("fixtures", "poly-sht-grid.csv"))
+  ref <- ref[ref$rule == "gauss", ]
+  for (n in unique(ref$n)) {
+    r <- ref[ref$n == n, ]
+    q <- .Call(gpustats:::gs_r_gauss_legendre, as.integer(n), 0L, NULL)
+    node <- r$x != 0
+    # the double nodes correctly rounded, the nodes with their low parts
+    # within 0.01 units in the last place of the double (0.001 measured), the
+    # weights within one unit
+    expect_equal(q$x[r$i], r$x, tolerance = 0)
+    expect_lte(max(0, abs((q$x[r$i] - r$x) + (q$x_lo[r$i] - r$x_lo))[node] / ulp(r$x[node])), 0.01)
+    expect_lte(max(abs(q$w[r$i] - r$w) / ulp(r$w)), 1)
+  }
+  # the rule's size is not bound by its cost: a grid of 100001 latitudes is
+  # computed in O(nlat) (nodes next to the poles included)
+  g <- sht_grid(10, nlat = 100001)
+  r <- ref[ref$n == 100001, ]
+  expect_equal(g$weights[r$i], r$w, tolerance = 1e-15)
+  expect_equal(sum(g$weights), 2, tolerance = 1e-14)
+})
+
+test_that("the equiangular (Fejer) weights match mpmath and take one DCT", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  ref <- read.csv(test_path("fixtures", "poly-sht-grid.csv"))
+  ref <- ref[ref$rule == "fejer", ]
+  for (n in unique(ref$n)) {
+    r <- ref[ref$n == n, ]
+    g <- sht_grid((n - 1) %/% 2, "equiangular", nlat = n)
+    expect_lte(max(abs(g$cos_colat - r$x)), 4 * 2^-52) # R's cos(pi * (i - 1/2) / n)
+    # within 10 units in the last place of 2 / n, the weights' scale (7.3
+    # measured at n = 501): near the poles 1 - 2 sum cancels, whichever way
+    # the sum is taken (the direct sum erred by 5.9)
+    expect_lte(max(abs(g$weights - r$w)) / (2 / n * 2^-52), 10)
+  }
+  # 200000 latitudes: the weights as sums over 1e5 cosines each would take
+  # 1e10 terms (and 160 GB as a matrix)
+  g <- sht_grid(10, "equiangular", nlat = 200000)
+  for (k in 0:5) expect_equal(sum(g$weights * g$cos_colat^(2 * k)), 2 / (2 * k + 1), tolerance = 1e-13)
+})
+
+test_that("a grid too large for memory is refused, with the memory and the time it would take", {
+  expect_error(sht_grid(1e6), "transform of it takes about [0-9.]+ years? .*would need [0-9.]+ GB",
+               class = "gpustats_error_memory")
+  expect_error(sht_grid(10, nlat = 1e12), class = "gpustats_error")
+})
+
+test_that("sht_analysis() without a grid reuses the grid of its size, and a grid given is used", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  cache <- gpustats:::sht_grid_cache
+  g <- sht_grid(23)
+  v <- sht_synthesis(random_sht(23, 1, g, 7))
+  builds <- cache$builds
+  a <- sht_analysis(v)
+  b <- sht_analysis(v)
+  expect_equal(cache$builds, builds) # the grid of sht_grid(23), 24 x 48
+  expect_identical(a$grid, g)
+  expect_identical(sht_grid(23), g)
+  v2 <- v[, 1:47] # 47 longitudes: degree 23 on another grid, computed once
+  sht_analysis(v2)
+  sht_analysis(v2)
+  expect_equal(cache$builds, builds + 1)
+  g2 <- g
+  g2$weights <- 2 * g$weights
+  expect_equal(sht_analysis(v, grid = g2)$cos, 2 * a$cos, tolerance = 1e-15)
+})
+
+test_that("near the poles the functions keep the accuracy ?sht_analysis states (degree 2047)", {
+  skip_if_not(.Call(gpustats:::gs_r_poly_have_fftw), "built without FFTW3")
+  ref <- read.csv(test_path("fixtures", "poly-sht-polar.csv"))
+  ref <- ref[ref$l == 2047, ]
+  x <- unique(ref$x)
+  # a grid of the reference's colatitudes (exact doubles: no low parts)
+  g <- structure(list(kind = "gauss", lmax = 2047L, nlat = length(x), nlon = 4096L, cos_colat = x,
+                      cos_colat_lo = 0 * x, weights = rep(1, length(x)), lat = 0 * x, lon = 0),
+                 class = "sht_grid")
+  a <- random_sht(2047, 1, g, 8)
+  scale <- sqrt((2 * 2047 + 1) / (4 * pi))
+  for (m in unique(ref$m)) {
+    a$cos[] <- 0; a$sin[] <- 0
+    a$cos[2048, m + 1, 1] <- 1
+    r <- ref[ref$m == m, ]
+    p <- sht_synthesis(a)[match(r$x, x), 1] / if (m > 0) sqrt(2) else 1
+    err <- abs(p - r$p) / scale
+    # twice the table of ?sht_analysis at l = 2047 (measured with the FMA
+    # build; CPUs without FMA round differently)
+    expect_lte(max(err[r$theta <= 1e-4]), 2 * 4.0e-12)
+    expect_lte(max(err[r$theta > 1e-4 & r$theta <= 1e-3]), 2 * 2.8e-12)
+    expect_lte(max(err[r$theta == 0.01]), 2 * 8.5e-14)
+    expect_lte(max(err[r$theta >= 0.1]), 2 * 1.6e-15)
+  }
 })
 
 test_that("sht objects print, convert to data frames and plot", {

@@ -45,6 +45,13 @@ run <- switch(what,
     A <- matern_cov(matrix(runif(2 * 8000), ncol = 2), range = 0.1, nugget = 0.1, device = "cpu")
     function() tile_chol(A, device = device)
   },
+  sht_grid = function() sht_grid(10, nlat = size(2e7, 2e7), nlon = 22),
+  sht_analysis = {
+    lmax <- size(4095, 8191)
+    v <- matrix(rnorm((lmax + 1) * (2 * lmax + 2)), lmax + 1)
+    g <- sht_grid(lmax)
+    function() sht_analysis(v, grid = g, device = device)
+  },
   gbees = function() gbees(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.5, c(1, 2, 3), threshold = 1e-9, device = device),
   gbees_mc = function() gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 5, n = 1e6, device = device),
   legcheb_direct = {

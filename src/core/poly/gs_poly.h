@@ -152,9 +152,12 @@ gs_status gs_sht_analysis_cpu(const gs_sht_args *a, int threads, gs_progress_fn 
 gs_status gs_sht_synthesis_cpu(const gs_sht_args *a, int threads, gs_progress_fn progress, char *msg);
 gs_status gs_sht_analysis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
 gs_status gs_sht_synthesis_gpu(int device, const gs_sht_args *a, gs_progress_fn progress, char *msg);
-/* Gauss-Legendre nodes (cosines, descending) and weights of order n; x_lo
- * (or NULL): the rounding errors of x, the node less x in long double. */
-gs_status gs_gauss_legendre(long n, double *x, double *x_lo, double *w, char *msg);
+/* Gauss-Legendre nodes (cosines, descending) and weights of order n in O(n)
+ * time (sht_gauss.c); x_lo (or NULL): the rounding errors of x, the node
+ * less x in long double. The progress callback is called between batches
+ * of nodes. */
+gs_status gs_gauss_legendre(long n, double *x, double *x_lo, double *w, int threads, gs_progress_fn progress,
+                            char *msg);
 
 #ifdef __cplusplus
 }

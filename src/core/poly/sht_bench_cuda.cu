@@ -67,7 +67,7 @@ extern "C" gs_status gs_bench_sht_gpu(int device, int lmax, int reps, double out
     st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
     goto done;
   }
-  GS_TRY(gs_gauss_legendre(nlat, grid, grid + nlat, grid + 2 * nlat, msg));
+  GS_TRY(gs_gauss_legendre(nlat, grid, grid + nlat, grid + 2 * nlat, 0, NULL, msg));
   for (int m = 0; m <= lmax; ++m)
     for (int l = m; l <= lmax; ++l) {
       const size_t i = l + (size_t)L * m;

@@ -13,37 +13,6 @@
 #include "poly_math.h"
 #include "sht_internal.h"
 
-/* Newton's method on P_n(cos theta) in theta, in long double (where it has
- * a 64-bit mantissa the nodes and weights are then correctly rounded to a
- * few units in the last place of double for n in the thousands). */
-gs_status gs_gauss_legendre(long n, double *x, double *x_lo, double *w, char *msg)
-{
-  if (n < 1) return gs_set_msg(msg, GS_ERR_ARG, "a Gauss-Legendre rule needs at least one node");
-  for (long k = 0; k < (n + 1) / 2; ++k) {
-    long double theta = 3.14159265358979323846264338327950288L * (4.0L * k + 3.0L) / (4.0L * n + 2.0L), dp = 1.0L;
-    for (int it = 0; it < 100; ++it) {
-      const long double c = cosl(theta), s = sinl(theta);
-      long double p = c, pm1 = 1.0L; /* P_1, P_0 */
-      for (long j = 2; j <= n; ++j) {
-        const long double pj = ((2.0L * j - 1.0L) * c * p - (j - 1.0L) * pm1) / j;
-        pm1 = p;
-        p = pj;
-      }
-      dp = n * (c * p - pm1) / s; /* dP_n / dtheta */
-      const long double step = p / dp;
-      theta -= step;
-      if (fabsl(step) < 1e-20L) break;
-    }
-    x[k] = (double)cosl(theta);
-    x[n - 1 - k] = -x[k];
-    if (x_lo) x_lo[n - 1 - k] = -(x_lo[k] = (double)(cosl(theta) - x[k]));
-    w[k] = w[n - 1 - k] = (double)(2.0L / (dp * dp));
-  }
-  if (n % 2) x[n / 2] = 0.0;
-  if (n % 2 && x_lo) x_lo[n / 2] = 0.0;
-  return GS_OK;
-}
-
 #ifdef GS_HAVE_FFTW
 
 typedef struct {
@@ -124,6 +93,15 @@ static gs_status sht_longitude(const sht_field *f, long field, int analysis, int
   return failed ? gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the FFTs") : GS_OK;
 }
 
+/* The Legendre sums of field k, with sht_legendre's status given its message. */
+static gs_status sht_field_legendre(const gs_sht_args *a, const sht_lanes *ln, const sht_field *f, long k, int analysis,
+                                    int threads, gs_progress_fn progress, char *msg)
+{
+  const gs_status st = sht_legendre(a, ln, f->gc, f->gs, k, analysis, threads, progress);
+  if (st == GS_ERR_INTERRUPTED) return gs_interrupted(msg);
+  return st == GS_OK ? GS_OK : gs_set_msg(msg, GS_ERR_NOMEM, "no memory for the Legendre sums");
+}
+
 static gs_status sht_run(const gs_sht_args *a, int analysis, int threads, gs_progress_fn progress, char *msg)
 {
   if (a->lmax < 0 || 2L * a->lmax >= a->nlon || a->nlat < 1)
@@ -138,11 +116,10 @@ static gs_status sht_run(const gs_sht_args *a, int analysis, int threads, gs_pro
   for (long k = 0; k < a->nfield && st == GS_OK; ++k) {
     if (analysis) {
       st = sht_longitude(&f, k, 1, threads, msg);
-      if (st == GS_OK && sht_legendre(a, &ln, f.gc, f.gs, k, 1, threads) != GS_OK)
-        st = gs_set_msg(msg, GS_ERR_NOMEM, "no memory");
+      if (st == GS_OK) st = sht_field_legendre(a, &ln, &f, k, 1, threads, progress, msg);
     } else {
-      st = sht_legendre(a, &ln, f.gc, f.gs, k, 0, threads) == GS_OK ? sht_longitude(&f, k, 0, threads, msg)
-                                                                   : gs_set_msg(msg, GS_ERR_NOMEM, "no memory");
+      st = sht_field_legendre(a, &ln, &f, k, 0, threads, progress, msg);
+      if (st == GS_OK) st = sht_longitude(&f, k, 0, threads, msg);
     }
     if (st == GS_OK && progress && k + 1 < a->nfield && progress((double)(k + 1) / a->nfield))
       st = gs_interrupted(msg);

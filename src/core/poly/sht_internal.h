@@ -28,9 +28,11 @@ void sht_lanes_free(sht_lanes *ln);
 
 /* The Legendre sums of one field over all orders: analysis turns gc/gs
  * (nlat x (lmax + 1), the longitude integrals) into the coefficients,
- * synthesis the reverse. GS_ERR_NOMEM when out of memory. */
+ * synthesis the reverse. The progress callback (or NULL) is called between
+ * batches of orders; GS_ERR_INTERRUPTED when it asks to stop, GS_ERR_NOMEM
+ * when out of memory. */
 gs_status sht_legendre(const gs_sht_args *a, const sht_lanes *ln, double *gc, double *gs, long field, int analysis,
-                       int threads);
+                       int threads, gs_progress_fn progress);
 
 #ifdef __cplusplus
 }

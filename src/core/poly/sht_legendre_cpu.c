@@ -268,12 +268,27 @@ GS_CPU_DISPATCH static void sht_order(const gs_sht_args *a, const sht_lanes *ln,
   for (int l = 0; l < m; ++l) cp[l] = sp[l] = 0.0;
 }
 
+/* Lane-degree steps between two calls of the progress callback, per thread:
+ * a few hundredths of a second. */
+#define SHT_STEPS_PER_CHECK 2e7
+
+/* The first order after m0 at which the orders from m0 hold at least
+ * `steps` lane-degree steps (order m: (lmax + 1 - m) degrees on every lane). */
+static int order_batch_end(int m0, int L, long lanes, double steps)
+{
+  double done = 0.0;
+  int m = m0;
+  while (m < L && done < steps) done += (double)(L - m++) * lanes;
+  return m;
+}
+
 gs_status sht_legendre(const gs_sht_args *a, const sht_lanes *ln, double *gc, double *gs, long field, int analysis,
-                       int threads)
+                       int threads, gs_progress_fn progress)
 {
   const int L = a->lmax + 1;
   const int nt = gs_cpu_threads_for(threads, 2.0 * L * L * a->nlat / POLY_FLOPS_PER_WORK);
-  int failed = 0;
+  const double total = 0.5 * L * (L + 1.0) * ln->n, batch = SHT_STEPS_PER_CHECK * nt;
+  int failed = 0, stop = 0;
 #pragma omp parallel num_threads(nt)
   {
     double *work = (double *)malloc((2 + 3 * (size_t)NL) * L * sizeof(double));
@@ -281,10 +296,21 @@ gs_status sht_legendre(const gs_sht_args *a, const sht_lanes *ln, double *gc, do
 #pragma omp atomic write
       failed = 1;
     }
+    /* Batches of orders, the progress callback between them on the thread
+     * that entered (every thread computes the same batch ends) */
+    for (int m0 = 0; m0 < L && !stop; m0 = order_batch_end(m0, L, ln->n, batch)) {
+      const int m1 = order_batch_end(m0, L, ln->n, batch);
 #pragma omp for schedule(dynamic, 1)
-    for (int m = 0; m < L; ++m)
-      if (work) sht_order(a, ln, gc, gs, m, field, analysis, work);
+      for (int m = m0; m < m1; ++m)
+        if (work) sht_order(a, ln, gc, gs, m, field, analysis, work);
+#pragma omp master
+      {
+        const double left = 0.5 * (L - m1) * (L - m1 + 1.0) * ln->n;
+        if (progress && m1 < L && progress((field + 1.0 - left / total) / a->nfield)) stop = 1;
+      }
+#pragma omp barrier
+    }
     free(work);
   }
-  return failed ? GS_ERR_NOMEM : GS_OK;
+  return failed ? GS_ERR_NOMEM : stop ? GS_ERR_INTERRUPTED : GS_OK;
 }
