@@ -41,6 +41,12 @@ run <- switch(what,
       stable_fit(x, device = device)
     }
   },
+  vecchia_loglik = {
+    n <- size(5e5, 4e6)
+    L <- matrix(runif(2 * n), ncol = 2)
+    y <- rnorm(n)
+    function() vecchia_loglik(y, L, 1, 0.05, 1.5, 0.1, m = 30, device = device)
+  },
   tile_chol = {
     A <- matern_cov(matrix(runif(2 * 8000), ncol = 2), range = 0.1, nugget = 0.1, device = "cpu")
     function() tile_chol(A, device = device)
