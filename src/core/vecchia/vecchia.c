@@ -24,7 +24,7 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
     .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
     .set = v->set, .resp = v->resp, .set_start = v->set_start, .resp_start = v->resp_start,
     .blocks = v->set ? v->blocks : v->n, .ld = v->set ? v->ld : v->mp1,
-    .y = y, .X = X, .p = p, .deriv = deriv, .q = 0,
+    .y = y, .X = X, .p = p, .deriv = deriv, .q = 0, .rc = v->set ? VECCHIA_RESPONSES : 1,
   };
   for (int j = 0; j < GS_COV_NPAR; ++j)
     if ((deriv >> j) & 1) pr.params[pr.q++] = j;

@@ -23,11 +23,11 @@ GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
                                                const matern_deriv_model *md, double *w, double *part, int K,
                                                long c0, long c1, int nthreads, long *failed)
 {
-  const long wdoubles = vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv);
+  const long wdoubles = vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->rc, pr->deriv);
 #pragma omp parallel num_threads(nthreads)
   {
     double *ws = (double *)malloc((size_t)wdoubles * sizeof(double));
-    int *idx = (int *)malloc((size_t)pr->ld * sizeof(int));
+    int *idx = (int *)malloc((size_t)(pr->ld + pr->rc) * sizeof(int));
     /* each block's workspace packed to its own set (leading dimension) */
     vecchia_problem block = *pr;
 #pragma omp for schedule(dynamic, 1)
@@ -41,7 +41,7 @@ GS_CPU_DISPATCH static void vecchia_cpu_chunks(const vecchia_problem *pr,
           break;
         }
         if (pr->set) block.ld = (int)(pr->set_start[t + 1] - pr->set_start[t]);
-        const vecchia_work work = vecchia_work_at(ws, idx, block.ld, pr->p, pr->q, pr->deriv);
+        const vecchia_work work = vecchia_work_at(ws, idx, block.ld, pr->p, pr->q, pr->rc, pr->deriv);
         int bad = vecchia_block(&block, md, &work, t, w ? w + t * pr->mp1 : NULL, acc, 0, 1);
         if (bad) {
           const long point = vecchia_block_point(pr, t) + 1;

@@ -45,12 +45,13 @@ struct gs_vecchia_gpu {
   int blocks, shared_optin;
 };
 
-/* Bytes of shared memory per warp: its workspace, its accumulator and idx. */
-static size_t warp_bytes(const vecchia_problem *pr, int K)
+/* Doubles per warp: its workspace, its accumulator and idx. */
+GS_HD static inline long warp_doubles(const vecchia_problem *pr, int K)
 {
-  return (size_t)(vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->deriv) + K) * sizeof(double) +
-         (size_t)(pr->ld + 1) / 2 * sizeof(double);
+  return vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->rc, pr->deriv) + K + (pr->ld + pr->rc + 1) / 2;
 }
+
+static size_t warp_bytes(const vecchia_problem *pr, int K) { return (size_t)warp_doubles(pr, K) * sizeof(double); }
 
 /* min_blocks: the blocks a multiprocessor must hold at once, which caps the
  * registers (uncapped, the kernel takes 184 and a multiprocessor runs two
@@ -69,12 +70,12 @@ __global__ void __launch_bounds__(32 * VECCHIA_GPU_WARPS, min_blocks)
   extern __shared__ double smem[];
   const int lane = threadIdx.x, warp = threadIdx.y, warps = blockDim.y;
   const int ld = pr.ld;
-  const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.deriv);
-  const long per_warp = wd + K + (ld + 1) / 2;
+  const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.rc, pr.deriv);
+  const long per_warp = warp_doubles(&pr, K);
   double *pool = spill ? spill + (long)blockIdx.x * warps * per_warp : smem;
   double *base = pool + warp * per_warp;
   double *acc = base + wd;
-  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.deriv);
+  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.rc, pr.deriv);
   for (int k = lane; k < K; k += 32) acc[k] = 0.0;
   __syncwarp();
   for (long t = t0 + (long)blockIdx.x * warps + warp; t < t1; t += (long)gridDim.x * warps) {

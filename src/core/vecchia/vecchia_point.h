@@ -22,7 +22,14 @@
  *   d log L_kk^2 = w' dS w = g_k,
  *   d z = -g'u + z g_k / 2,
  * and the Fisher information of the product of conditional laws adds
- * g_j'g_l - g_jk g_lk / 2 (Guinness 2021). */
+ * g_j'g_l - g_jk g_lk / 2 (Guinness 2021).
+ *
+ * w is row k of L^-1 (the back substitution from e_k leaves the rows below
+ * k zero) and the first k + 1 rows of L^-1 dS w do not depend on the rows
+ * below: the w and g of several responses of a block come from one back
+ * and one forward substitution over the set with a column per response,
+ * each row's operations those of the response alone (the extra terms add
+ * zeros), in about the sequential steps of one response. */
 #ifndef GS_VECCHIA_POINT_H
 #define GS_VECCHIA_POINT_H
 
@@ -60,6 +67,10 @@ GS_HD static inline void vecchia_pair(int t, int *r, int *c)
   *c = t - q * (q + 1) / 2;
 }
 
+/* Responses of a grouped block solved together: more take fewer
+ * sequential steps and more workspace (ld (1 + q) doubles each). */
+#define VECCHIA_RESPONSES 4
+
 /* What the blocks share. nn: n x mp1, 0-based, entry (i, j) at
  * nn[i * nn_row + j * nn_col] (column-major on the CPU, row-major on a GPU,
  * where a warp then reads its row at once); row i is i itself, then its
@@ -87,6 +98,8 @@ typedef struct {
   int p;
   int deriv, q;
   int params[GS_COV_NPAR];
+  /* responses solved together (the columns of w and of g per parameter) */
+  int rc;
   /* GPU: pair t of the triangles (vecchia_pair) as r | c << 16, for t <
    * ld (ld + 1) / 2; NULL: computed */
   const unsigned *pairs;
@@ -116,8 +129,8 @@ GS_HD static inline long vecchia_packed(int r, int c)
  * triangle, the correlations above it), drange and dnu (dC/drange and
  * dC/dnu off the diagonal, packed, each where its derivative is wanted:
  * shared memory bounds how many warps a multiprocessor runs), rhs (ld x (1
- * + p + q): y, X and dS w, solved by L in place), w (ld), dinv (ld: 1 /
- * diag(L)), dzx (p), idx (ld). */
+ * + p + rc q): y, X and dS w per response and parameter, solved by L in
+ * place), w (ld x rc), dinv (ld: 1 / diag(L)), dzx (p), idx (ld). */
 typedef struct {
   double *a, *drange, *dnu, *rhs, *w, *dinv, *dzx;
   int *idx;
@@ -131,13 +144,13 @@ GS_HD static inline long vecchia_dm_doubles(int ld, int deriv)
 }
 
 /* Doubles of one workspace, and of the accumulator (vecchia_accumulate). */
-GS_HD static inline long vecchia_work_doubles(int ld, int p, int q, int deriv)
+GS_HD static inline long vecchia_work_doubles(int ld, int p, int q, int rc, int deriv)
 {
-  return (long)ld * ld + vecchia_dm_doubles(ld, deriv) + (long)ld * (3 + p + q) + p;
+  return (long)ld * ld + vecchia_dm_doubles(ld, deriv) + (long)ld * (2 + p + rc * (1 + q)) + p;
 }
 
 /* The workspace at base (vecchia_work_doubles(ld, ...) doubles) and idx. */
-GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld, int p, int q, int deriv)
+GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld, int p, int q, int rc, int deriv)
 {
   vecchia_work w;
   double *next = base + (long)ld * ld;
@@ -147,8 +160,8 @@ GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld,
   w.dnu = (deriv >> GS_COV_SMOOTHNESS) & 1 ? next : NULL;
   next += w.dnu ? vecchia_packed(ld, 0) : 0;
   w.rhs = next;
-  w.w = w.rhs + (long)ld * (1 + p + q);
-  w.dinv = w.w + ld;
+  w.w = w.rhs + (long)ld * (1 + p + rc * q);
+  w.dinv = w.w + (long)ld * rc;
   w.dzx = w.dinv + ld;
   w.idx = idx;
   return w;
@@ -309,19 +322,22 @@ GS_HD static inline int vecchia_chol(double *a, int ld, int b, double tiny, doub
   return 0;
 }
 
-/* w = L^-T e_b, by columns of L from the last. */
-GS_HD static inline void vecchia_last_row(const double *a, const double *dinv, int ld, int b, double *w, int lane,
-                                          int lanes)
+/* Column j of w (ld x c) = L^-T e_pos[j] over the first b rows (pos[j] <
+ * b), by columns of L from the last: rows of L^-1. */
+GS_HD static inline void vecchia_inverse_rows(const double *a, const double *dinv, int ld, int b, const int *pos,
+                                              int c, double *w, int lane, int lanes)
 {
-  for (int k = lane; k < b; k += lanes) w[k] = (k == b - 1) ? 1.0 : 0.0;
+  for (int k = lane; k < b; k += lanes)
+    for (int j = 0; j < c; ++j) w[k + j * ld] = (k == pos[j]) ? 1.0 : 0.0;
   VECCHIA_SYNC();
   for (int r = b - 1; r >= 0; --r) {
-    const double wr = w[r] * dinv[r];
+    const double *ar = a + r;
+    for (int k = lane; k < r; k += lanes)
+      for (int j = 0; j < c; ++j) w[k + j * ld] -= ar[k * ld] * (w[r + j * ld] * dinv[r]);
     VECCHIA_SYNC();
-    if (lane == 0) w[r] = wr;
-    for (int k = lane; k < r; k += lanes) w[k] -= a[r + k * ld] * wr;
-    VECCHIA_SYNC();
+    for (int j = lane; j < c; j += lanes) w[r + j * ld] *= dinv[r];
   }
+  VECCHIA_SYNC();
 }
 
 /* rhs = L^-1 rhs for `cols` columns, by columns of L, a row per lane (a
@@ -362,16 +378,16 @@ GS_HD static inline double vecchia_packed_row(const double *tri, int r, int b, c
   return s;
 }
 
-/* Row r of dS w for parameter `param`, from what vecchia_point_cov stored:
+/* Row r of dS x for parameter `param`, from what vecchia_point_cov stored:
  * the correlations (dS/dsigma2, 1 on the diagonal) above the diagonal of a,
  * the triangles of dC/drange and dC/dnu; dS/dnugget = I. */
-GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b)
+GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b, const double *x)
 {
   switch (param) {
-  case GS_COV_SIGMA2: return w->w[r] + vecchia_corr_row(w->a, ld, r, b, w->w);
-  case GS_COV_RANGE: return vecchia_packed_row(w->drange, r, b, w->w);
-  case GS_COV_SMOOTHNESS: return vecchia_packed_row(w->dnu, r, b, w->w);
-  default: return w->w[r];
+  case GS_COV_SIGMA2: return x[r] + vecchia_corr_row(w->a, ld, r, b, x);
+  case GS_COV_RANGE: return vecchia_packed_row(w->drange, r, b, x);
+  case GS_COV_SMOOTHNESS: return vecchia_packed_row(w->dnu, r, b, x);
+  default: return x[r];
   }
 }
 
@@ -388,17 +404,20 @@ GS_HD static inline void vecchia_block_data(const vecchia_problem *pr, const vec
   VECCHIA_SYNC();
 }
 
-/* g_j = L^-1 dS_j w per parameter, over the first b points of the set (the
- * response last): the last q columns of rhs. */
-GS_HD static inline void vecchia_response_grad(const vecchia_problem *pr, const vecchia_work *w, int b, int lane,
-                                               int lanes)
+/* g = L^-1 dS_j w_i per column i of w (c of them) and parameter j, over
+ * the first b points of the set: the last c q columns of rhs, column i q +
+ * j. */
+GS_HD static inline void vecchia_response_grad(const vecchia_problem *pr, const vecchia_work *w, int b, int c,
+                                               int lane, int lanes)
 {
   const int ld = pr->ld;
   double *g = w->rhs + (long)(1 + pr->p) * ld;
   for (int r = lane; r < b; r += lanes)
-    for (int j = 0; j < pr->q; ++j) g[r + (long)j * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b);
+    for (int i = 0; i < c; ++i)
+      for (int j = 0; j < pr->q; ++j)
+        g[r + (long)(i * pr->q + j) * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b, w->w + (long)i * ld);
   VECCHIA_SYNC();
-  vecchia_forward(w->a, w->dinv, ld, b, g, pr->q, lane, lanes);
+  vecchia_forward(w->a, w->dinv, ld, b, g, c * pr->q, lane, lanes);
 }
 
 /* The dot product of two columns of rhs over the set, on every lane. */
@@ -409,14 +428,14 @@ GS_HD static inline double vecchia_dot(const double *x, const double *y, int b, 
   return vecchia_lane_sum(s);
 }
 
-/* Adds the contributions of the response at position b - 1 to acc (written
- * by lane 0). */
-GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vecchia_work *w, int b, double *acc,
-                                            int lane, int lanes)
+/* Adds the contributions of the response at position b - 1, whose g are
+ * the q columns from g, to acc (written by lane 0). */
+GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vecchia_work *w, const double *g, int b,
+                                            double *acc, int lane, int lanes)
 {
   const int ld = pr->ld, p = pr->p, q = pr->q, last = b - 1;
   const vecchia_acc_layout o = vecchia_acc_offsets(p, q);
-  const double *u = w->rhs, *ux = w->rhs + ld, *g = w->rhs + (long)(1 + p) * ld;
+  const double *u = w->rhs, *ux = w->rhs + ld;
   const double z = u[last];
   if (lane == 0) {
     acc[1] += z * z;
@@ -483,16 +502,26 @@ GS_HD static inline int vecchia_block(const vecchia_problem *pr, const matern_de
   const int failed = vecchia_chol(w->a, ld, b, tiny, w->dinv, w->rhs, pr->y ? 1 + pr->p : 0, pr->pairs, lane, lanes);
   if (failed) return failed;
   const int responses = vecchia_block_responses(pr, t);
-  for (int r = 0; r < responses; ++r) {
-    const int k = vecchia_block_response(pr, t, r, b);
-    if (lane == 0) acc[0] += 2.0 * log(w->a[k + k * ld]);
-    /* w is needed for the factor and for the derivatives only */
-    if (wrow || (pr->y && pr->q)) vecchia_last_row(w->a, w->dinv, ld, k + 1, w->w, lane, lanes);
+  /* w is needed for the factor and for the derivatives only */
+  const int rows = wrow || (pr->y && pr->q);
+  for (int r0 = 0; r0 < responses; r0 += pr->rc) {
+    const int c = responses - r0 < pr->rc ? responses - r0 : pr->rc;
+    const int *pos = w->idx + ld; /* the responses' positions, after the set */
+    if (lane == 0)
+      for (int i = 0; i < c; ++i) {
+        const int k = vecchia_block_response(pr, t, r0 + i, b);
+        w->idx[ld + i] = k;
+        acc[0] += 2.0 * log(w->a[k + k * ld]);
+      }
+    VECCHIA_SYNC();
+    const int end = pos[c - 1] + 1; /* positions increase */
+    if (rows) vecchia_inverse_rows(w->a, w->dinv, ld, end, pos, c, w->w, lane, lanes);
     if (wrow)
-      for (int c = lane; c < pr->mp1; c += lanes) wrow[c] = (c < b) ? w->w[b - 1 - c] : 0.0;
+      for (int k = lane; k < pr->mp1; k += lanes) wrow[k] = (k < b) ? w->w[b - 1 - k] : 0.0;
     if (!pr->y) continue;
-    if (pr->q) vecchia_response_grad(pr, w, k + 1, lane, lanes);
-    vecchia_accumulate(pr, w, k + 1, acc, lane, lanes);
+    if (pr->q) vecchia_response_grad(pr, w, end, c, lane, lanes);
+    const double *g = w->rhs + (long)(1 + pr->p) * ld;
+    for (int i = 0; i < c; ++i) vecchia_accumulate(pr, w, g + (long)i * pr->q * ld, pos[i] + 1, acc, lane, lanes);
   }
   return 0;
 }
