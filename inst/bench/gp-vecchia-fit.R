@@ -4,7 +4,7 @@
 # grouped (gp_fit's default, Guinness 2021) and not (--gpv_group=1,0).
 #
 #   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu] [--gpv_group=1,0] [--gpv_sim_ordering=random]
-#                                       [--gpv_recovery_reps=50] [--gpv_recovery_n=1e5]
+#                                       [--gpv_recovery_reps=50] [--gpv_recovery_n=1e5] [--gpv_parts_n=1e5,1e6]
 #
 # and the recovery of the parameters over replicates (below).
 #
@@ -82,14 +82,43 @@ bench_gp_vecchia_fit <- function(sizes = bench_opt("gpv_n", c(1e5, 1e6), 5000),
                                    control = list(trace = FALSE)))[["elapsed"]]
       peak <- gpv_rss_gb("VmHWM")
       gpu <- gpv_gpu_gb(d, group, dev)
-      message(sprintf(paste("gp_fit Vecchia m = 30%s, n = %s on the %s: %.1f s, %d iterations, %d evaluations; %s;",
+      message(sprintf(paste("gp_fit Vecchia m = 30%s, n = %s on the %s: %.1f s, %d iterations, %d evaluations; logLik %.3f; %s;",
                             "peak RSS %.2f GB (%.2f GB before: %.0f bytes a point more), GPU memory %s GB"),
-                      if (group) " grouped" else "", fmt_n(n), dev, t, f$iterations, f$evaluations,
+                      if (group) " grouped" else "", fmt_n(n), dev, t, f$iterations, f$evaluations, f$loglik,
                       paste(names(f$covariance), signif(f$covariance, 4), collapse = " "),
                       peak, rss, (peak - rss) * 2^30 / n, format(round(gpu, 2))))
       rows <- rbind(rows, data.frame(n = n, device = dev, grouped = group, seconds = t, iterations = f$iterations,
                                      evaluations = f$evaluations, t(f$covariance), rss_before_gb = rss, peak_rss_gb = peak,
                                      peak_bytes_per_point = (peak - rss) * 2^30 / n, gpu_gb = gpu))
+    }
+  }
+  rows
+}
+
+# Where a fit's time goes, grouped and not, on one device: the ordering and
+# neighbour search, the grouping pass, the opening (uploads), and one
+# likelihood with gradient and information (fastest of `reps`), each timed
+# alone through the package's internals (a diagnostic: the headline is the
+# fit above). --gpv_parts_n=0 skips it.
+bench_gp_vecchia_parts <- function(sizes = bench_opt("gpv_parts_n", c(1e5, 1e6), 5000),
+                                   dev = if (gpu_available()) "gpu" else "cpu", reps = 3) {
+  ns <- asNamespace("gpustats")
+  p <- c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1)
+  rows <- NULL
+  for (n in Filter(function(n) n > 0, sizes)) {
+    d <- gpv_data(n, dev)
+    X <- matrix(1, n, 1)
+    t_nb <- system.time(nb <- vecchia_neighbors(d$locs, 30))[["elapsed"]]
+    t_group <- system.time(blocks <- ns$vecchia_group(nb$neighbors, environment()))[["elapsed"]]
+    nb$blocks <- blocks
+    for (group in c(FALSE, TRUE)) {
+      t_open <- system.time(vc <- ns$vecchia_open(d$locs, 30, device = dev, neighbors = nb, group = group))[["elapsed"]]
+      t_eval <- min(replicate(reps, system.time(ns$vecchia_loglik_grad_info(vc, p, d$y, X))[["elapsed"]]))
+      ns$vecchia_close(vc)
+      message(sprintf("Vecchia parts, n = %s, %s%s: neighbours %.3f s, grouping %.3f s, open %.3f s, one evaluation %.4f s",
+                      fmt_n(n), dev, if (group) " grouped" else "", t_nb, t_group, t_open, t_eval))
+      rows <- rbind(rows, data.frame(n = n, device = dev, grouped = group, neighbors_s = t_nb,
+                                     grouping_s = if (group) t_group else 0, open_s = t_open, evaluation_s = t_eval))
     }
   }
   rows
@@ -120,6 +149,7 @@ bench_gp_vecchia_recovery <- function(reps = bench_opt("gpv_recovery_reps", 50, 
 }
 
 if (sys.nframe() == 0L) {
+  print(bench_gp_vecchia_parts())
   print(bench_gp_vecchia_fit())
   print(bench_gp_vecchia_recovery())
 }
