@@ -116,15 +116,18 @@
 #'   `delta`, in the parameterization `pm`; for `"mle"` only. In a batched
 #'   fit they apply to every sample.
 #' @return For one sample, an object of class `stable_fit` with `coef()`,
-#'   `vcov()`, `logLik()`, `nobs()`, `print()` and `summary()` methods; its
+#'   `vcov()`, `logLik()`, `nobs()`, `print()`, `summary()` and
+#'   [plot()][plot.stable_fit] methods; its
 #'   components are `coefficients` (all four), `vcov` (of the free
 #'   parameters; `NULL` unless `"mle"`), `fixed` (the fixed values, a named
 #'   vector, empty when none), `loglik`, `n`, `method`, `pm`, `iterations`,
-#'   `converged` and `boundary` (the parameters estimated on a bound,
-#'   `"mle"`). For several samples, a data frame with one row per sample:
-#'   the estimates, their standard errors (`"mle"`; `NA` for a fixed
-#'   parameter), the log-likelihood, the number of iterations and whether
-#'   the fit converged.
+#'   `converged`, `boundary` (the parameters estimated on a bound, `"mle"`)
+#'   and `data` (the sample). For
+#'   several samples, a data frame (class `stable_fit_table`) with one row
+#'   per sample: the estimates, their standard errors (`"mle"`; `NA` for a
+#'   fixed parameter), the log-likelihood, the number of iterations and
+#'   whether the fit converged; `plot(fits, sample = )` draws the
+#'   diagnostics of one of them.
 #' @references
 #' McCulloch, J. H. (1986). Simple consistent estimators of stable
 #' distribution parameters. Communications in Statistics - Simulation and
@@ -143,6 +146,7 @@
 #' stable_fit(x, method = "mcculloch")
 #' fit <- stable_fit(x)
 #' summary(fit)
+#' plot(fit)
 #' # a symmetric law of known location: alpha and gamma estimated
 #' stable_fit(x, fixed = list(beta = 0, delta = 1))
 #' # many samples in one call: a data frame of estimates
@@ -177,7 +181,7 @@ stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0
     f <- fits[[i]]
     if (is.null(f$loglik)) f$loglik <- stable_loglik_one(z[[i]], f$coefficients)
     f <- stable_unstandardize(f, std[[i]])
-    stable_fit_object(f, length(samples[[i]]), method, pm, fixed)
+    stable_fit_object(f, samples[[i]], method, pm, fixed)
   })
   stable_fit_warn(fits, names(samples), call)
   if (!is.list(x) && !is.matrix(x)) return(fits[[1]])
@@ -419,10 +423,11 @@ stable_fit_inform_boundary <- function(fits, label) {
                   class = c("gpustats_message_boundary", "gpustats_message"))
 }
 
-# The fit in the parameterization pm. vcov is over the free parameters; the
-# fixed ones keep the values given, which their conversion to S0 and back
-# would reproduce only to rounding.
-stable_fit_object <- function(f, n, method, pm, fixed) {
+# The fit of the sample data in the parameterization pm. vcov is over the
+# free parameters; the fixed ones keep the values given, which their
+# conversion to S0 and back would reproduce only to rounding. The sample is
+# kept for plot().
+stable_fit_object <- function(f, data, method, pm, fixed) {
   cf <- f$coefficients
   vc <- f$vcov
   if (!is.null(vc) && pm == 1) vc <- stable_vcov_s1(cf, vc)
@@ -430,8 +435,8 @@ stable_fit_object <- function(f, n, method, pm, fixed) {
   if (!is.null(vc) && pm == 2) vc <- stable_vcov_s2(cf, vc)
   if (pm == 2) cf <- stable_coef_s2(cf)
   cf[names(fixed)] <- fixed
-  structure(list(coefficients = cf, vcov = vc, fixed = fixed, loglik = f$loglik, n = n,
-                 method = method, pm = pm, iterations = f$iterations %||% 0L,
+  structure(list(coefficients = cf, vcov = vc, fixed = fixed, loglik = f$loglik, n = length(data),
+                 data = data, method = method, pm = pm, iterations = f$iterations %||% 0L,
                  converged = f$converged %||% TRUE, information_ok = f$information_ok,
                  boundary = f$boundary),
             class = "stable_fit")
@@ -516,7 +521,8 @@ stable_fit_table <- function(fits, nm) {
   out$iterations <- vapply(fits, function(f) as.integer(f$iterations), 0L)
   out$converged <- vapply(fits, function(f) isTRUE(f$converged), FALSE)
   rownames(out) <- nm
-  out
+  # the fits themselves, by row name, for plot() of one sample
+  structure(out, fits = stats::setNames(fits, rownames(out)), class = c("stable_fit_table", "data.frame"))
 }
 
 # The standard errors of the four parameters of a fit: NA for a fixed one,
