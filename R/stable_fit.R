@@ -24,7 +24,7 @@
 #' It starts from McCulloch's estimates.
 #'
 #' `"mle"` maximizes the log-likelihood, computed with [dstable()], in all
-#' four parameters jointly, over \eqn{\alpha \in [0.1, 2]},
+#' four parameters jointly (or in the free ones, see `fixed`), over \eqn{\alpha \in [0.1, 2]},
 #' \eqn{\beta \in [-1, 1]}, \eqn{\gamma > 0}. It starts from McCulloch's
 #' estimates (where their \eqn{\alpha} is above 1.9, from the best of it
 #' and a few values closer to 2, as the log-likelihood falls like
@@ -50,6 +50,18 @@
 #' conditional on it, it is listed in the component `boundary` and by
 #' `print()`, and one message (class `gpustats_message_boundary`) names the
 #' fits concerned.
+#'
+#' `fixed` holds some parameters at given values (`"mle"` only), as in a
+#' symmetric fit (`fixed = list(beta = 0)`) or one of known location
+#' (`fixed = list(delta = 0)`): the likelihood is maximized over the free
+#' parameters, and the observed information, `vcov()` and the standard
+#' errors are those of the free parameters (`coef()` gives all four, the
+#' fixed ones at their values; `logLik()` counts the free ones). The values
+#' are read in the parameterization `pm`. The fit is made in S0, so a fixed
+#' value must have one S0 value whatever the free parameters: with
+#' `pm = 1` or `2` a fixed `delta` needs `beta` fixed at 0 (where the three
+#' locations coincide), and with `pm = 2` a fixed `gamma` needs `alpha`
+#' fixed.
 #'
 #' The sample is standardized before it is fitted: it is shifted by its
 #' median and divided by a power of two near its interquartile range, and
@@ -98,14 +110,24 @@
 #'   (`"mle"`) or regression rounds (`"koutrouvelis"`); `progress` (default
 #'   `TRUE`), a progress bar while several samples are fitted (shown after a
 #'   couple of seconds).
+#' @param fixed A named list (or named numeric vector) of parameters held
+#'   at given values, such as `list(beta = 0)`: one to three of `alpha`
+#'   (in \eqn{[0.1, 2]}), `beta` (in \eqn{[-1, 1]}), `gamma` (positive) and
+#'   `delta`, in the parameterization `pm`; for `"mle"` only. In a batched
+#'   fit they apply to every sample.
 #' @return For one sample, an object of class `stable_fit` with `coef()`,
-#'   `vcov()`, `logLik()`, `nobs()`, `print()` and `summary()` methods; its
-#'   components are `coefficients`, `vcov` (`NULL` unless `"mle"`),
-#'   `loglik`, `n`, `method`, `pm`, `iterations`, `converged` and
-#'   `boundary` (the parameters estimated on a bound, `"mle"`). For
-#'   several samples, a data frame with one row per sample: the estimates,
-#'   their standard errors (`"mle"`), the log-likelihood, the number of
-#'   iterations and whether the fit converged.
+#'   `vcov()`, `logLik()`, `nobs()`, `print()`, `summary()` and
+#'   [plot()][plot.stable_fit] methods; its
+#'   components are `coefficients` (all four), `vcov` (of the free
+#'   parameters; `NULL` unless `"mle"`), `fixed` (the fixed values, a named
+#'   vector, empty when none), `loglik`, `n`, `method`, `pm`, `iterations`,
+#'   `converged`, `boundary` (the parameters estimated on a bound, `"mle"`)
+#'   and `data` (the sample). For
+#'   several samples, a data frame (class `stable_fit_table`) with one row
+#'   per sample: the estimates, their standard errors (`"mle"`; `NA` for a
+#'   fixed parameter), the log-likelihood, the number of iterations and
+#'   whether the fit converged; `plot(fits, sample = )` draws the
+#'   diagnostics of one of them.
 #' @references
 #' McCulloch, J. H. (1986). Simple consistent estimators of stable
 #' distribution parameters. Communications in Statistics - Simulation and
@@ -124,17 +146,22 @@
 #' stable_fit(x, method = "mcculloch")
 #' fit <- stable_fit(x)
 #' summary(fit)
+#' plot(fit)
+#' # a symmetric law of known location: alpha and gamma estimated
+#' stable_fit(x, fixed = list(beta = 0, delta = 1))
 #' # many samples in one call: a data frame of estimates
 #' xs <- matrix(rstable(200 * 5, alpha = 1.2, beta = 0), ncol = 5)
 #' stable_fit(xs, method = "koutrouvelis")
 #' @export
 stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0,
-                       device = getOption("gpustats.device", "auto"), control = list()) {
+                       device = getOption("gpustats.device", "auto"), control = list(),
+                       fixed = NULL) {
   call <- environment()
   method <- match_choice(method, c("mle", "mcculloch", "koutrouvelis"), "method", call)
   check_device(device, call)
   stable_flags(pm, call = call)
   ctrl <- stable_fit_control(control, call)
+  fixed <- stable_fit_fixed(fixed, method, pm, call)
   x <- stable_fit_plain(x)
   samples <- stable_fit_samples(x, method, call)
   std <- lapply(samples, stable_standardize)
@@ -147,13 +174,14 @@ stable_fit <- function(x, method = c("mle", "mcculloch", "koutrouvelis"), pm = 0
       progress(i)
       fit
     }),
-    mle = stable_mle(z, device, call, ctrl$iter.max, progress)
+    mle = stable_mle(z, stable_fixed_standardized(fixed, pm, std), device, call, ctrl$iter.max,
+                     progress)
   )
   fits <- lapply(seq_along(fits), function(i) {
     f <- fits[[i]]
     if (is.null(f$loglik)) f$loglik <- stable_loglik_one(z[[i]], f$coefficients)
     f <- stable_unstandardize(f, std[[i]])
-    stable_fit_object(f, length(samples[[i]]), method, pm)
+    stable_fit_object(f, samples[[i]], method, pm, fixed)
   })
   stable_fit_warn(fits, names(samples), call)
   if (!is.list(x) && !is.matrix(x)) return(fits[[1]])
@@ -185,6 +213,73 @@ stable_fit_control <- function(control, call) {
   ctrl$iter.max <- as.integer(min(it, .Machine$integer.max))
   check_flag(ctrl$progress, "control$progress", call)
   ctrl
+}
+
+# The fixed parameters, checked, as a named vector in the order alpha, beta,
+# gamma, delta (empty when none), in the parameterization pm as given.
+# Only the maximum-likelihood fit holds parameters fixed: McCulloch's and
+# Koutrouvelis' estimators determine the parameters jointly. The fit is made
+# in S0, so a fixed value must have one S0 value whatever the free
+# parameters: the S1 and S2 locations are the S0 location shifted by an
+# amount that depends on alpha, beta and gamma (zero at beta = 0), the S2
+# scale is alpha^(1 / alpha) times the S0 scale.
+stable_fit_fixed <- function(fixed, method, pm, call) {
+  nm <- names(stable_lower)
+  if (is.null(fixed)) fixed <- list()
+  if (!is.list(fixed) && !is.numeric(fixed) || is.object(fixed) ||
+      length(fixed) && (is.null(names(fixed)) || any(!nzchar(names(fixed))))) {
+    abort_arg("{.arg fixed} must be a named list such as {.code list(beta = 0)}, not {.obj_type_friendly {fixed}}.", call)
+  }
+  unknown <- setdiff(names(fixed), nm)
+  if (length(unknown)) {
+    abort_arg(c("{.arg fixed} names unknown parameter{?s} {.val {unknown}}.",
+                i = "The parameters are {.field {nm}}."), call)
+  }
+  twice <- unique(names(fixed)[duplicated(names(fixed))])
+  if (length(twice)) abort_arg("{.arg fixed} names {.field {twice}} more than once.", call)
+  for (p in names(fixed)) {
+    v <- fixed[[p]]
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v)) {
+      abort_arg("{.code fixed${p}} must be a single finite number, not {.obj_type_friendly {v}}{if (is.numeric(v) && length(v) == 1L) paste0(' (', v, ')') else ''}.", call)
+    }
+  }
+  values <- vapply(intersect(nm, names(fixed)), function(p) as.double(fixed[[p]]), 0)
+  outside <- values < stable_lower[names(values)] | values > stable_upper[names(values)] |
+    names(values) == "gamma" & values <= 0
+  if (any(outside)) {
+    p <- names(values)[outside][1]
+    abort_arg(c("{.code fixed${p}} is {values[[p]]}, outside the parameter space.",
+                i = "alpha must be in [0.1, 2], beta in [-1, 1], gamma positive."), call)
+  }
+  if (length(values) == 4L) {
+    abort_arg(c("{.arg fixed} fixes all four parameters: nothing is left to estimate.",
+                i = "The log-likelihood of a given law is {.code sum(dstable(x, alpha, beta, gamma, delta, log = TRUE))}."), call)
+  }
+  if (length(values) && method != "mle") {
+    abort_arg(c("Fixed parameters need {.code method = \"mle\"}; {.val {method}} estimates the four parameters jointly.",
+                i = "Drop {.arg fixed}, or fit by maximum likelihood."), call)
+  }
+  if (pm != 0 && "delta" %in% names(values) && !identical(unname(values["beta"]), 0)) {
+    abort_arg(c("With {.code pm = {pm}}, fixing {.field delta} needs {.field beta} fixed at 0.",
+                i = "The S{pm} location is the S0 location, in which the fit is made, shifted by an amount that depends on alpha, beta and gamma (zero at beta = 0). Fix delta with {.code pm = 0}, or beta at 0 too."), call)
+  }
+  if (pm == 2 && "gamma" %in% names(values) && !"alpha" %in% names(values)) {
+    abort_arg(c("With {.code pm = 2}, fixing {.field gamma} needs {.field alpha} fixed too.",
+                i = "The S2 scale is alpha^(1/alpha) times the S0 scale, in which the fit is made. Fix gamma with {.code pm = 0} or {.code pm = 1}, or alpha too."), call)
+  }
+  values
+}
+
+# The fixed values in S0, on the scale of each standardized sample: an
+# m x 4 matrix, NA where a parameter is free. Under the rules of
+# stable_fit_fixed() only an S2 scale has another S0 value.
+stable_fixed_standardized <- function(fixed, pm, std) {
+  s0 <- stats::setNames(rep(NA_real_, 4), names(stable_lower))
+  s0[names(fixed)] <- fixed
+  if (pm == 2) s0[["gamma"]] <- exp(log(s0[["gamma"]]) - log(s0[["alpha"]]) / s0[["alpha"]])
+  t(vapply(std, function(s) {
+    c(s0[1:2], gamma = s0[["gamma"]] / s$scale, delta = s0[["delta"]] / s$scale - s$center / s$scale)
+  }, s0))
 }
 
 # The samples as a list of finite double vectors that a stable law can be
@@ -272,7 +367,7 @@ stable_unstandardize <- function(f, std) {
   cf[["delta"]] <- cf[["delta"]] * s + std$center
   f$coefficients <- cf
   if (!is.null(f$vcov)) {
-    j <- c(1, 1, s, s)
+    j <- c(alpha = 1, beta = 1, gamma = s, delta = s)[rownames(f$vcov)]
     f$vcov <- f$vcov * outer(j, j)
   }
   f$loglik <- f$loglik - length(std$z) * log(s)
@@ -328,16 +423,22 @@ stable_fit_inform_boundary <- function(fits, label) {
                   class = c("gpustats_message_boundary", "gpustats_message"))
 }
 
-stable_fit_object <- function(f, n, method, pm) {
+# The fit of the sample data in the parameterization pm. vcov is over the
+# free parameters; the fixed ones keep the values given, which their
+# conversion to S0 and back would reproduce only to rounding. The sample is
+# kept for plot().
+stable_fit_object <- function(f, data, method, pm, fixed) {
   cf <- f$coefficients
   vc <- f$vcov
   if (!is.null(vc) && pm == 1) vc <- stable_vcov_s1(cf, vc)
   if (pm == 1) cf[["delta"]] <- stable_delta_s1(cf[["alpha"]], cf[["beta"]], cf[["gamma"]], cf[["delta"]])
   if (!is.null(vc) && pm == 2) vc <- stable_vcov_s2(cf, vc)
   if (pm == 2) cf <- stable_coef_s2(cf)
-  structure(list(coefficients = cf, vcov = vc, loglik = f$loglik, n = n, method = method, pm = pm,
-                 iterations = f$iterations %||% 0L, converged = f$converged %||% TRUE,
-                 information_ok = f$information_ok, boundary = f$boundary),
+  cf[names(fixed)] <- fixed
+  structure(list(coefficients = cf, vcov = vc, fixed = fixed, loglik = f$loglik, n = length(data),
+                 data = data, method = method, pm = pm, iterations = f$iterations %||% 0L,
+                 converged = f$converged %||% TRUE, information_ok = f$information_ok,
+                 boundary = f$boundary),
             class = "stable_fit")
 }
 
@@ -350,7 +451,8 @@ stable_delta_s1 <- function(alpha, beta, gamma, delta0) delta0 - beta * gamma * 
 # The covariance of the S1 estimates from that of the S0 ones (delta method),
 # with the derivatives of stable_delta_s1 in closed form so that they hold at
 # any scale of gamma. At alpha = 1 the S1 location jumps (tan(pi alpha / 2)
-# has a pole), so its derivative in alpha, and the variance of delta, are NA.
+# has a pole), so its derivative in alpha, and the variance of delta, are NA
+# (unless alpha is fixed). vc is over the free parameters.
 stable_vcov_s1 <- function(cf, vc) {
   a <- cf[["alpha"]]
   b <- cf[["beta"]]
@@ -361,7 +463,18 @@ stable_vcov_s1 <- function(cf, vc) {
   } else {
     c(-b * g * pi / 2 / cos(pi * a / 2)^2, -g * tan(pi * a / 2), -b * tan(pi * a / 2))
   }
-  out <- jac %*% vc %*% t(jac)
+  stable_vcov_transform(jac, vc)
+}
+
+# J vc J' for the Jacobian jac (4 x 4, in alpha, beta, gamma, delta) of a
+# change of parameterization and the covariance vc of the free parameters.
+# A parameter fixed in one parameterization is fixed in the other (see
+# stable_fit_fixed()), so only the free rows and columns of J count: a
+# fixed parameter contributes no variance, even where its column of J is NA.
+stable_vcov_transform <- function(jac, vc) {
+  free <- match(rownames(vc), names(stable_lower))
+  j <- jac[free, free, drop = FALSE]
+  out <- j %*% vc %*% t(j)
   dimnames(out) <- dimnames(vc)
   out
 }
@@ -380,6 +493,7 @@ stable_coef_s2 <- function(cf) {
 # derivatives of the mode m0 in alpha and beta by central differences
 # (one-sided at a bound of the range), whose error, about 1e-14 / 1e-4 from
 # the mode's and 1e-8 from the step, is far below that of the estimates.
+# vc is over the free parameters.
 stable_vcov_s2 <- function(cf, vc) {
   a <- cf[["alpha"]]
   b <- cf[["beta"]]
@@ -391,16 +505,14 @@ stable_vcov_s2 <- function(cf, vc) {
   jac <- diag(4)
   jac[3, c(1, 3)] <- c(g * a^(1 / a) * (1 - log(a)) / a^2, a^(1 / a))
   jac[4, 1:3] <- c(g * diff(m[1:2]) / diff(da), g * diff(m[3:4]) / diff(db), stable_mode(a, b))
-  out <- jac %*% vc %*% t(jac)
-  dimnames(out) <- dimnames(vc)
-  out
+  stable_vcov_transform(jac, vc)
 }
 
 stable_fit_table <- function(fits, nm) {
   cf <- do.call(rbind, lapply(fits, function(f) f$coefficients))
   out <- data.frame(cf, check.names = FALSE)
   if (!is.null(fits[[1]]$vcov)) {
-    se <- do.call(rbind, lapply(fits, function(f) stable_se(f$vcov)))
+    se <- do.call(rbind, lapply(fits, stable_fit_se))
     colnames(se) <- paste0("se_", colnames(cf))
     out <- cbind(out, se)
   }
@@ -409,7 +521,16 @@ stable_fit_table <- function(fits, nm) {
   out$iterations <- vapply(fits, function(f) as.integer(f$iterations), 0L)
   out$converged <- vapply(fits, function(f) isTRUE(f$converged), FALSE)
   rownames(out) <- nm
-  out
+  # the fits themselves, by row name, for plot() of one sample
+  structure(out, fits = stats::setNames(fits, rownames(out)), class = c("stable_fit_table", "data.frame"))
+}
+
+# The standard errors of the four parameters of a fit: NA for a fixed one,
+# and for all where the method gives no covariance.
+stable_fit_se <- function(f) {
+  se <- stats::setNames(rep(NA_real_, 4), names(stable_lower))
+  if (!is.null(f$vcov)) se[rownames(f$vcov)] <- stable_se(f$vcov)
+  se
 }
 
 # Standard errors from a covariance matrix: NA where a variance is missing or

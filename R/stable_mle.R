@@ -46,7 +46,9 @@ stable_loglik_batch <- function(samples, s, theta, device, call) {
 # taken in the chart of its derivatives.
 stable_chart_alpha <- 0.5
 
-stable_chart_of <- function(theta) theta[, 1] < stable_chart_alpha
+# With delta fixed the chart is never used: holding the S1 location would
+# move the S0 location that is fixed as alpha, beta or gamma change.
+stable_chart_of <- function(theta, free) theta[, 1] < stable_chart_alpha & free[[4]]
 
 stable_chart_shift <- function(phi, chart) {
   ifelse(chart, phi[, 2] * phi[, 3] * tan(pi * phi[, 1] / 2), 0)
@@ -109,56 +111,55 @@ stable_fd_offsets <- function(theta, h) {
 }
 
 # Gradient and Hessian of the log-likelihoods at theta, in the coordinates
-# of chart, from 15 probes per sample: phi, phi + a_i e_i, phi + b_i e_i,
-# phi + a_i e_i + a_j e_j.
-stable_fd_derivatives <- function(samples, s, theta, h, chart, device, call) {
+# of chart, in the free parameters (those of a fixed parameter are 0), from
+# 1 + 2 k + k (k - 1) / 2 probes per sample for k free parameters: phi,
+# phi + a_i e_i, phi + b_i e_i, phi + a_i e_i + a_j e_j.
+stable_fd_derivatives <- function(samples, s, theta, h, chart, free, device, call) {
   m <- nrow(theta)
   theta <- stable_to_chart(theta, chart)
   off <- stable_fd_offsets(theta, h)
-  probes <- list(theta)
-  for (i in 1:4) {
-    for (o in list(off$a, off$b)) {
-      p <- theta
-      p[, i] <- p[, i] + o[, i]
-      probes[[length(probes) + 1L]] <- p
-    }
+  idx <- which(free)
+  pairs <- if (length(idx) > 1L) utils::combn(idx, 2) else matrix(0L, 2, 0)
+  moved <- function(p, i, o) {
+    p[, i] <- p[, i] + o[, i]
+    p
   }
-  pairs <- utils::combn(4, 2)
-  for (k in seq_len(ncol(pairs))) {
-    i <- pairs[1, k]
-    j <- pairs[2, k]
-    p <- theta
-    p[, i] <- p[, i] + off$a[, i]
-    p[, j] <- p[, j] + off$a[, j]
-    probes[[length(probes) + 1L]] <- p
-  }
+  probes <- c(list(theta), lapply(idx, moved, p = theta, o = off$a),
+              lapply(idx, moved, p = theta, o = off$b),
+              lapply(seq_len(ncol(pairs)), function(k) {
+                moved(moved(theta, pairs[1, k], off$a), pairs[2, k], off$a)
+              }))
   all <- stable_from_chart(do.call(rbind, probes), rep(chart, length(probes)))
   ll <- matrix(stable_loglik_batch(samples, rep(s, length(probes)), all, device, call), m)
   f0 <- ll[, 1]
+  fa <- ll[, 1L + seq_along(idx), drop = FALSE]
+  fb <- ll[, 1L + length(idx) + seq_along(idx), drop = FALSE]
+  fab <- ll[, 1L + 2L * length(idx) + seq_len(ncol(pairs)), drop = FALSE]
   grad <- matrix(0, m, 4)
   hess <- array(0, c(m, 4, 4))
-  for (i in 1:4) {
+  for (r in seq_along(idx)) {
+    i <- idx[r]
     # the quadratic through (0, f0), (a, fa), (b, fb)
     a <- off$a[, i]
     b <- off$b[, i]
-    da <- (ll[, 2 * i] - f0) / a
-    db <- (ll[, 2 * i + 1] - f0) / b
+    da <- (fa[, r] - f0) / a
+    db <- (fb[, r] - f0) / b
     hess[, i, i] <- 2 * (da - db) / (a - b)
     grad[, i] <- da - hess[, i, i] * a / 2
   }
   for (k in seq_len(ncol(pairs))) {
     i <- pairs[1, k]
     j <- pairs[2, k]
-    hij <- (ll[, 9 + k] - ll[, 2 * i] - ll[, 2 * j] + f0) / (off$a[, i] * off$a[, j])
+    hij <- (fab[, k] - fa[, match(i, idx)] - fa[, match(j, idx)] + f0) / (off$a[, i] * off$a[, j])
     hess[, i, j] <- hess[, j, i] <- hij
   }
   list(loglik = f0, grad = grad, hess = hess)
 }
 
 # The derivatives at theta in the chart of each row, which they keep.
-stable_fd_at <- function(samples, s, theta, h, device, call) {
-  chart <- stable_chart_of(theta)
-  c(stable_fd_derivatives(samples, s, theta, h, chart, device, call), list(chart = chart))
+stable_fd_at <- function(samples, s, theta, h, free, device, call) {
+  chart <- stable_chart_of(theta, free)
+  c(stable_fd_derivatives(samples, s, theta, h, chart, free, device, call), list(chart = chart))
 }
 
 # Parameters held at a bound: there, with the gradient pointing outwards.
@@ -237,14 +238,19 @@ stable_start_alpha <- 2 - c(0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
 stable_start_beta <- c(0.99, 0.95, 0.9, 0.8, 0.6)
 stable_start_small_alpha <- c(0.45, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
 
-stable_mle_start <- function(samples, device, call) {
+# Fixed parameters take their values in the start and in every variant (a
+# variant of a fixed parameter is then a copy of the start, which costs a
+# density evaluation and keeps one rule for making the variants).
+stable_mle_start <- function(samples, fixed, device, call) {
   theta <- do.call(rbind, lapply(samples, function(x) stable_mcculloch(x)$coefficients))
   theta <- stable_project(theta)
   theta[, 1] <- pmax(theta[, 1], 0.11) # off the lower bound, so differences are two-sided
+  theta <- stable_with_fixed(theta, fixed)
   todo <- seq_len(nrow(theta))
   small <- stable_start_small(samples, theta)
   for (k in 1:20) {
     cs <- stable_start_candidates(theta, todo, small)
+    cs$theta <- stable_with_fixed(cs$theta, fixed[cs$owner, , drop = FALSE])
     ll <- stable_loglik_batch(samples, cs$owner, cs$theta, device, call)
     o <- order(cs$owner, -ll)
     best <- o[!duplicated(cs$owner[o])]
@@ -254,6 +260,14 @@ stable_mle_start <- function(samples, device, call) {
     if (length(todo) == 0L) break
     theta[todo, 2] <- theta[todo, 2] / 2
   }
+  theta
+}
+
+# theta with the fixed values in place (fixed: a matrix like theta, NA
+# where the parameter is free).
+stable_with_fixed <- function(theta, fixed) {
+  held <- !is.na(fixed)
+  theta[held] <- fixed[held]
   theta
 }
 
@@ -321,10 +335,15 @@ stable_backtrack <- function(samples, s, theta, dir, chart, f0, decrement, devic
 # takes, in one call, the derivatives at each sample's full Newton step and,
 # for a sample that backtracked in the previous round, at its new point; a
 # full step that is accepted then needs no call of its own. progress(done)
-# is told how many samples have finished after each round.
-stable_mle <- function(samples, device, call, max_iter = 100L, progress = function(done) NULL) {
+# is told how many samples have finished after each round. fixed is an
+# m x 4 matrix of the values of the fixed parameters (on the scale of each
+# sample), NA where a parameter is free; the same parameters are fixed in
+# every sample. A fixed parameter is held like one at a bound: it has no
+# derivatives, no Newton step and no variance.
+stable_mle <- function(samples, fixed, device, call, max_iter = 100L, progress = function(done) NULL) {
   m <- length(samples)
-  theta <- stable_mle_start(samples, device, call)
+  free <- is.na(fixed[1, ])
+  theta <- stable_mle_start(samples, fixed, device, call)
   # the derivatives at theta where fresh, kept for the observed information
   fd <- list(loglik = numeric(m), grad = matrix(0, m, 4), hess = array(0, c(m, 4, 4)))
   fresh <- logical(m)
@@ -348,7 +367,7 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
   repeat {
     have <- active[fresh[active]]
     for (s in have) {
-      held <- stable_held(theta[s, ], fd$grad[s, ])
+      held <- stable_held(theta[s, ], fd$grad[s, ]) | !free
       scale <- c(1, 1, theta[s, 3], theta[s, 3])
       dir[s, ] <- stable_newton_direction(fd$grad[s, ], fd$hess[s, , ], held, scale)
       decrement[s] <- sum(fd$grad[s, ] * dir[s, ])
@@ -367,7 +386,7 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
     if (length(active) == 0L) break
     trial <- stable_trial(theta[go, , drop = FALSE], dir[go, , drop = FALSE], 1, chart[go])
     new <- stable_fd_at(samples, active, rbind(theta[need, , drop = FALSE], trial),
-                        h[active, , drop = FALSE], device, call)
+                        h[active, , drop = FALSE], free, device, call)
     keep_fd(new, need, seq_along(need))
     k <- length(need) + seq_along(go)
     ok <- stable_step_accepted(new$loglik[k], fd$loglik[go], 1, decrement[go])
@@ -392,38 +411,39 @@ stable_mle <- function(samples, device, call, max_iter = 100L, progress = functi
   stale <- which(!fresh)
   if (length(stale)) {
     keep_fd(stable_fd_at(samples, stale, theta[stale, , drop = FALSE], h[stale, , drop = FALSE],
-                         device, call),
+                         free, device, call),
             stale, seq_along(stale))
   }
   lapply(seq_len(m), function(k) {
-    bound <- stable_at_boundary(theta[k, ], fd$grad[k, ])
-    info <- stable_mle_vcov(fd$hess[k, , ], bound, stable_chart_jacobian(theta[k, ], chart[k]))
+    bound <- stable_at_boundary(theta[k, ], fd$grad[k, ], free)
+    info <- stable_mle_vcov(fd$hess[k, , ], free, bound, stable_chart_jacobian(theta[k, ], chart[k]))
     list(coefficients = stats::setNames(theta[k, ], names(stable_lower)), vcov = info$vcov,
          loglik = fd$loglik[k], iterations = iterations[k], converged = converged[k],
          information_ok = info$ok, boundary = names(stable_lower)[bound])
   })
 }
 
-# The parameters whose estimate is on the boundary, where the observed
+# The free parameters whose estimate is on the boundary, where the observed
 # information says nothing about them: those held at a bound, and beta where
 # alpha is 2 (the Gaussian law, which beta no longer changes: its row of the
 # information is zero).
-stable_at_boundary <- function(theta, grad) {
+stable_at_boundary <- function(theta, grad, free) {
   bound <- stable_held(theta, grad)
   bound[2] <- bound[2] || theta[1] >= stable_upper[[1]]
-  bound
+  bound & free
 }
 
-# The inverse of the observed information (minus the Hessian) over the free
-# parameters; NA for a parameter held at a bound, and NA throughout where the
+# The covariance of the free parameters: the inverse of the observed
+# information (minus the Hessian) over those estimated inside the parameter
+# space; NA for a parameter held at a bound, and NA throughout where the
 # information is not positive definite (ok = FALSE), as its inverse would
 # give negative or meaningless variances.
-stable_mle_vcov <- function(hess, held, jac = diag(4)) {
-  nm <- names(stable_lower)
-  vc <- matrix(NA_real_, 4, 4, dimnames = list(nm, nm))
-  free <- !held
-  if (!any(free)) return(list(vcov = vc, ok = TRUE))
-  info <- -hess[free, free, drop = FALSE]
+stable_mle_vcov <- function(hess, free, held, jac = diag(4)) {
+  nm <- names(stable_lower)[free]
+  vc <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
+  inside <- free & !held
+  if (!any(inside)) return(list(vcov = vc, ok = TRUE))
+  info <- -hess[inside, inside, drop = FALSE]
   info <- (info + t(info)) / 2
   R <- if (all(is.finite(info))) tryCatch(chol(info), error = function(e) NULL)
   # a pivot this small relative to the diagonal is rounding, not information
@@ -432,8 +452,8 @@ stable_mle_vcov <- function(hess, held, jac = diag(4)) {
     # from the chart's coordinates to S0: at the maximum the gradient is
     # zero, so the information transforms with the Jacobian alone; a held
     # parameter has no variance, and the others are conditional on it
-    j <- jac[free, free, drop = FALSE]
-    vc[free, free] <- j %*% chol2inv(R) %*% t(j)
+    j <- jac[inside, inside, drop = FALSE]
+    vc[inside[free], inside[free]] <- j %*% chol2inv(R) %*% t(j)
   }
   list(vcov = vc, ok = ok)
 }

@@ -174,10 +174,10 @@ test_that("a fit that stops early says so: converged FALSE, a classed warning, p
 test_that("an information that is not positive definite gives NA standard errors and a warning", {
   held <- c(FALSE, FALSE, FALSE, FALSE)
   bad <- -diag(c(1, -1, 2, 3)) # minus the Hessian has a negative eigenvalue
-  v <- gpustats:::stable_mle_vcov(bad, held)
+  v <- gpustats:::stable_mle_vcov(bad, rep(TRUE, 4), held)
   expect_false(v$ok)
   expect_true(all(is.na(v$vcov)))
-  good <- gpustats:::stable_mle_vcov(-diag(c(4, 1, 2, 5)), c(FALSE, TRUE, FALSE, FALSE))
+  good <- gpustats:::stable_mle_vcov(-diag(c(4, 1, 2, 5)), rep(TRUE, 4), c(FALSE, TRUE, FALSE, FALSE))
   expect_true(good$ok)
   expect_equal(diag(good$vcov), c(alpha = 0.25, beta = NA, gamma = 0.5, delta = 0.2))
   expect_true(all(is.na(gpustats:::stable_se(matrix(c(-1, 0, 0, NA), 2)))))

@@ -89,11 +89,11 @@ test_that("the information in the S1 chart is carried back to S0 by the chart's 
   # a Hessian in the chart; the S0 Hessian is J^-T H J^-1, whose inverse
   # is the S0 covariance
   a <- matrix(c(4, 1, 0.5, 0.2, 1, 3, 0.1, 0.3, 0.5, 0.1, 2, 0.4, 0.2, 0.3, 0.4, 5), 4)
-  v <- gpustats:::stable_mle_vcov(-a, rep(FALSE, 4), jac)
+  v <- gpustats:::stable_mle_vcov(-a, rep(TRUE, 4), rep(FALSE, 4), jac)
   ji <- solve(jac)
   expect_equal(unname(v$vcov), solve(t(ji) %*% a %*% ji), tolerance = 1e-12)
   # held beta: the others conditional on it
-  v2 <- gpustats:::stable_mle_vcov(-a, c(FALSE, TRUE, FALSE, FALSE), jac)
+  v2 <- gpustats:::stable_mle_vcov(-a, rep(TRUE, 4), c(FALSE, TRUE, FALSE, FALSE), jac)
   j3 <- jac[-2, -2]
   expect_equal(unname(v2$vcov[-2, -2]), j3 %*% solve(a[-2, -2]) %*% t(j3), tolerance = 1e-12)
   expect_true(all(is.na(v2$vcov[2, ])))
