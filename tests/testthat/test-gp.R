@@ -218,6 +218,31 @@ test_that("bad input gets clear errors", {
                class = "gpustats_error_memory")
 })
 
+test_that("choices match regardless of case, and by a prefix of one choice only", {
+  choose <- function(x, choices) gpustats:::match_choice(x, choices, "arg", environment())
+  expect_identical(choose("REML", c("reml", "ml")), "reml")
+  expect_identical(choose("Ml", c("reml", "ml")), "ml")
+  expect_identical(choose("Great", c("euclidean", "great_circle")), "great_circle")
+  expect_identical(choose(c("reml", "ml"), c("reml", "ml")), "reml") # the default vector
+  # a choice equal to the value wins over the longer ones it begins
+  expect_identical(choose("MAXMIN", gpustats:::vecchia_orderings), "maxmin")
+  expect_error(choose("Maxmin_", gpustats:::vecchia_orderings), "\"Maxmin_\" begins \"maxmin_exact\" and \"maxmin_approx\"",
+               class = "gpustats_error_argument")
+  for (bad in list("remlx", "", NA_character_, c("reml", "ml", "x"), 1)) {
+    expect_error(choose(bad, c("reml", "ml")), "must be one of", class = "gpustats_error_argument")
+  }
+  # through gp_fit, as a user writes them
+  set.seed(3)
+  locs <- matrix(runif(60), ncol = 2)
+  y <- rnorm(30)
+  fit <- function(...) {
+    gp_fit(y, locs, fixed = list(range = 0.2, smoothness = 0.5), control = list(trace = FALSE), device = "cpu", ...)
+  }
+  expect_identical(fit(method = "REML")$method, "reml")
+  ml <- fit(method = "ML", precision = "Double", distance = "Euclidean")
+  expect_identical(ml$loglik, fit(method = "ml")$loglik)
+})
+
 test_that("fixed parameters, great-circle distances and method arguments behave", {
   set.seed(12)
   locs <- matrix(runif(400), ncol = 2)
