@@ -98,7 +98,8 @@
 #'   a formula `response ~ covariates` evaluated in `data`.
 #' @param locs The locations: a matrix or data frame of coordinates, one row
 #'   per observation, or an sf/sp object of points. With a formula, the data
-#'   (so `gp_fit(formula, data)` works positionally).
+#'   (so `gp_fit(formula, data)` works positionally; give them here or as
+#'   `data`, not both).
 #' @param X For the matrix form: the trend's design matrix (`NULL`: a
 #'   constant mean; a matrix with no columns: mean zero).
 #' @param cov The covariance model, see [gp_covariance_models]: `"matern"`
@@ -163,7 +164,9 @@
 #' @return An object of class `gp_fit` with methods `print()`, `summary()`,
 #'   `coef()` (trend coefficients, then covariance parameters), `vcov()`,
 #'   `logLik()` (so `AIC()` works), `anova()`, `nobs()`, `fitted()`,
-#'   `residuals()`, `confint()`, `predict()`, `simulate()` and `plot()`;
+#'   `residuals()`, `confint()`, `predict()`, `simulate()`, `plot()`, and
+#'   `update()`, `formula()`, `terms()`, `model.frame()` and `model.matrix()`
+#'   as for [lm()] (see [gp_fit-methods]);
 #'   components `beta`, `covariance` (the covariance parameters), `loglik`,
 #'   `vcov`, `vcov_type` (`"fisher"` or `"hessian"`: the information that
 #'   gave `vcov`), `estimated` (names of the estimated covariance parameters),
@@ -173,7 +176,9 @@
 #'   `gpustats_warning_not_converged`), `message`, `seconds`, `device`,
 #'   `backend` (the device, and whether the tile Cholesky factored the
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
-#'   for a Vecchia fit `m` and `group`.
+#'   for a Vecchia fit `m` and `group`; `call`, the call that made it; and
+#'   in the formula form `terms` and `model_frame`, the model frame of the
+#'   rows fitted (as [lm()]'s `model`).
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
 #' @examples
 #' set.seed(2)
@@ -203,8 +208,12 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
   check_flag(nugget, "nugget", call)
   ctrl <- fit_control(control, call)
-  d <- if (inherits(y, "formula")) {
-    if (!missing(locs)) data <- locs
+  formula_form <- inherits(y, "formula")
+  d <- if (formula_form) {
+    if (!missing(locs)) {
+      if (!is.null(data)) abort_arg("The data are given twice, as the second argument and as {.arg data}: give them once.", call)
+      data <- locs
+    }
     if (!is.null(X)) abort_arg("{.arg X} is for the matrix form; put covariates in the formula.", call)
     gp_data_formula(y, data, coords, call)
   } else {
@@ -236,16 +245,22 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   }
   warn_great_circle(distance, f$covariance[["smoothness"]], call)
   converged <- fit_converged_or_warn(f$opt, call)
+  # the call update() evaluates again: in the formula form the data go by
+  # the name `data`, whichever way they were given, so that
+  # update(fit, data = other) replaces them
+  fit_call <- match.call()
+  if (formula_form) names(fit_call)[names(fit_call) == "locs"] <- "data"
   structure(list(
     beta = f$beta, covariance = f$covariance, coefficients = c(f$beta, f$covariance), loglik = f$loglik,
     vcov = structure(f$vcov, type = NULL), vcov_type = f$vcov_type %||% if (approx == "vecchia") "fisher", vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
     approx = approx, m = if (approx == "vecchia") as.integer(m), group = if (approx == "vecchia") f$group,
-    n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
+    n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, model_frame = d$frame,
+    xlevels = d$xlevels, contrasts = d$contrasts,
     coords = d$coords, dropped = d$dropped, distance = distance,
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
     device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
-    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
+    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call
   ), class = "gp_fit")
 }
 
