@@ -237,12 +237,9 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
                 i = "Fit a single replicate with {.code approx = \"vecchia\"}, or all of them exactly."), call)
   }
   if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
-  f <- if (approx == "vecchia") {
-    check_vecchia_m(m, length(d$y), call)
-    vecchia_fit(d, model, method, spec, m, device, ctrl, call, group)
-  } else {
-    exact_fit(d, model, method, spec, used_accuracy, device, ctrl, call)
-  }
+  if (approx == "vecchia") check_vecchia_m(m, length(d$y), call)
+  f <- fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
+                     bar_label = function(step) paste0("gp_fit: ", step))
   warn_great_circle(distance, f$covariance[["smoothness"]], call)
   converged <- fit_converged_or_warn(f$opt, call)
   # the call update() evaluates again: in the formula form the data go by
@@ -264,9 +261,20 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   ), class = "gp_fit")
 }
 
+# The estimates of a fit of the data `d`, exact or Vecchia, as gp_fit()
+# assembles them; the profiles of confint() refit through it too.
+# `bar_label` is a function of the name of a step ("likelihood") that gives
+# the label of its progress bars after what the user asked for: gp_fit()'s
+# "gp_fit: likelihood", or confint()'s "confint: profile of range" for every
+# step of a profile's fits.
+fit_estimates <- function(d, model, method, spec, approx, accuracy, device, ctrl, m, group, call, bar_label) {
+  if (approx == "vecchia") return(vecchia_fit(d, model, method, spec, m, device, ctrl, call, group, bar_label))
+  exact_fit(d, model, method, spec, accuracy, device, ctrl, call, bar_label)
+}
+
 # The exact fit: sigma2 and the trend profiled, nlminb over the correlation
 # parameters, standard errors from the observed information.
-exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call) {
+exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call, bar_label) {
   gp <- gp_open(d$locs, model$distance, device, call, used_accuracy)
   on.exit(gp_close(gp))
   lik <- gp_likelihood(gp, d, model, method, call)
@@ -278,7 +286,7 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
     progress(lik$factorizations(), ll, p)
     if (is.finite(ll)) -ll else Inf
   }
-  warm <- exact_warm_start(d, model, method, spec, device, call)
+  warm <- exact_warm_start(d, model, method, spec, device, call, bar_label)
   gradient <- if (ctrl$gradient == "analytic" && gp_derivatives_available(lik, model)) {
     function(theta) -lik_gradient(lik, spec, theta, call)
   }
@@ -295,7 +303,7 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
   covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
-  vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model)
+  vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model, bar_label = if (ctrl$trace) bar_label)
   list(covariance = covariance, loglik = lik$full(s2, p), vcov = vcov, vcov_type = attr(vcov, "type"),
        beta = g$beta, vcov_beta = s2 * g$xrx_inverse, estimated = estimated, opt = opt, evaluations = evaluations,
        backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")

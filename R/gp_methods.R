@@ -108,8 +108,7 @@ fit_vcov_of_type <- function(object, type, call) {
   on.exit(gp_close(gp))
   d <- list(y = object$y, locs = object$locs, X = object$X)
   lik <- gp_likelihood(gp, d, object$model, object$method, call)
-  ctrl <- list(hessian = TRUE, trace = FALSE)
-  V <- fit_vcov(object$covariance, object$estimated, lik, ctrl, call, type, object$model)
+  V <- fit_vcov(object$covariance, object$estimated, lik, list(hessian = TRUE), call, type, object$model)
   if (!identical(attr(V, "type"), type)) {
     cli::cli_inform("The Fisher information needs an isotropic model, a covariance factored whole (not by the tile Cholesky) and the memory for a few {object$n} x {object$n} matrices{if (object$method == 'reml') ', and under REML one data set' else ''}: standard errors from the Hessian instead.")
   }
@@ -215,7 +214,7 @@ fitted.gp_fit <- function(object, ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
   k <- if (identical(object$approx, "vecchia")) {
-    vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call)
+    vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call, "fitted")
   } else {
     gp_krige(object, object$locs, object$X, as.matrix(object$y), object$device, call, "fitted", fit_replicates(object))
   }

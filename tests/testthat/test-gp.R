@@ -405,6 +405,32 @@ test_that("gp_loglik, gp_simulate and the standard errors of gp_fit report progr
   expect_length(labels$seen, 0L)
 })
 
+test_that("the progress bars of fits, profiles and predictions name what the user asked for", {
+  labels <- new.env()
+  trace("gs_progress_bar", where = asNamespace("gpustats"), print = FALSE,
+        exit = bquote(if (!is.null(returnValue())) assign("seen", c(get("seen", .(labels)), label), envir = .(labels))))
+  on.exit(untrace("gs_progress_bar", where = asNamespace("gpustats")))
+  seen <- function(expr) {
+    labels$seen <- character(0)
+    expr
+    unique(labels$seen)
+  }
+  set.seed(7)
+  locs <- matrix(runif(2200), ncol = 2) # n = 1100: bars for the Vecchia steps at m = 30
+  y <- 1 + gp_simulate(locs, 1, 0.1, 0.5, nugget = 0.1, device = "cpu")
+  expect_setequal(seen(gp_fit(y, locs, cov = "exponential", device = "cpu")),
+                  c("gp_fit: starting values", "gp_fit: standard errors"))
+  expect_setequal(seen(v <- gp_fit(y, locs, cov = "exponential", approx = "vecchia", control = list(trace = FALSE),
+                                   device = "cpu")),
+                  c("gp_fit: conditioning sets", "gp_fit: likelihood"))
+  expect_identical(seen(confint(v, "range")), "confint: profile of range")
+  expect_setequal(seen(predict(v, locs + 0.001, device = "cpu")), c("predict: conditioning sets", "predict: kriging"))
+  expect_setequal(seen(fitted(v)), c("fitted: conditioning sets", "fitted: kriging"))
+  expect_setequal(seen(simulate(v, 1, newdata = locs + 0.001, device = "cpu")),
+                  c("simulate: conditioning sets", "simulate: drawing"))
+  expect_identical(seen(simulate(v, 1, device = "cpu")), "simulate: drawing")
+})
+
 test_that("mixed-precision results do not depend on the number of threads", {
   # the default tile size came from the thread count: 1 and 2 threads gave
   # log-likelihoods 4.9e-8 apart
