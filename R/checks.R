@@ -35,13 +35,21 @@ check_host_memory <- function(bytes, what, call) {
   gs_call(.Call(gs_r_host_memory_check, as.double(bytes), what), call)
 }
 
-# One of `choices` (partial matching as in match.arg(); the whole default
-# vector means its first element), or a classed error.
+# One of `choices` (the whole default vector means its first element),
+# matched regardless of case, as R users expect of `method = "REML"`: the
+# choice equal to `x`, else the only one that begins with it (partial
+# matching as in match.arg()). No two choices differ by case alone, so the
+# match is the one match.arg() would give for the lower-case value. Anything
+# else, a prefix of several choices included, is a classed error.
 match_choice <- function(x, choices, arg, call) {
   if (identical(x, choices)) return(choices[[1L]])
-  i <- if (is.character(x) && length(x) == 1L && !is.na(x)) pmatch(x, choices) else NA_integer_
+  string <- is.character(x) && length(x) == 1L && !is.na(x)
+  i <- if (string) pmatch(tolower(x), tolower(choices)) else NA_integer_
   if (is.na(i)) {
-    abort_arg("{.arg {arg}} must be one of {.or {.str {choices}}}, not {.obj_type_friendly {x}}{if (is.character(x) && length(x) == 1L) paste0(' (', x, ')') else ''}.", call)
+    begun <- if (string && nzchar(x)) choices[startsWith(tolower(choices), tolower(x))] else character()
+    abort_arg(c("{.arg {arg}} must be one of {.or {.str {choices}}}, not {.obj_type_friendly {x}}{if (is.character(x) && length(x) == 1L) paste0(' (', x, ')') else ''}.",
+                i = if (length(begun) > 1L) "{.str {x}} begins {.str {begun}}: write more of the one you mean."),
+              call)
   }
   choices[[i]]
 }

@@ -68,7 +68,7 @@ profile_interval <- function(fit, name, level, call) {
   step <- if (is.finite(se) && se > 0) 2 * (if (log_scale) se / fit$covariance[[name]] else se) else 0.5
   if (name == "nugget" && !(is.finite(se) && se > 0)) step <- 0.1 * fit$covariance[["sigma2"]] # on the data's scale
   bounds <- profile_bounds(fit, name)
-  g <- function(t) profile_loglik(fit, name, from(t)) - target
+  g <- function(t) profile_loglik(fit, name, from(t), call) - target
   vapply(c(-1, 1), function(side) {
     limit <- to(bounds[[if (side < 0) 1L else 2L]])
     s <- step
@@ -108,19 +108,21 @@ profile_bounds <- function(fit, name) {
 }
 
 # The maximum log-likelihood with `name` held at `value`, the others
-# re-estimated from the fit's estimates.
-profile_loglik <- function(fit, name, value) {
+# re-estimated from the fit's estimates: a fit of the same data, model and
+# likelihood, whose progress bars say which profile it is a point of.
+profile_loglik <- function(fit, name, value, call) {
   s <- fit$settings
   if (name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
   fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
   free <- setdiff(c("sigma2", fit$model$params, "smoothness", "nugget"), names(fixed))
   start <- as.list(fit$covariance[intersect(free, names(fit$covariance))])
   if (name == "sigma2" && "nugget" %in% free) start$nugget <- fit$covariance[["nugget"]] / fit$covariance[["sigma2"]] * value
-  refit <- suppressWarnings(gp_fit(fit$y, fit$locs, X = fit$X, cov = fit$model$name, method = fit$method,
-                                   nugget = s$nugget, start = start, lower = s$lower, upper = s$upper, fixed = fixed,
-                                   distance = fit$distance, precision = fit$precision, accuracy = fit$accuracy %||% 1e-8,
-                                   device = fit$device, control = list(trace = FALSE, hessian = FALSE),
-                                   approx = fit$approx %||% "exact", m = fit$m %||% 30, group = fit$group %||% TRUE))
+  d <- list(y = fit$y, locs = fit$locs, X = fit$X)
+  spec <- fit_spec(d, fit$model, start, s$lower, s$upper, fixed, s$nugget, call)
+  ctrl <- fit_control(list(trace = FALSE, hessian = FALSE), call)
+  refit <- suppressWarnings(fit_estimates(d, fit$model, fit$method, spec, fit$approx %||% "exact", fit$accuracy %||% 0,
+                                          fit$device, ctrl, fit$m, fit$group %||% TRUE, call,
+                                          bar_label = function(step) paste("confint: profile of", name)))
   refit$loglik
 }
 

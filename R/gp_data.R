@@ -40,7 +40,9 @@ spatial_table <- function(data, coords, arg, call) {
 }
 
 # The response, locations and design matrix of a formula fit, rows with a
-# missing value dropped with a message that says how many.
+# missing value dropped with a message that says how many. `frame` is the
+# model frame of the rows kept, as lm() keeps it (with the rows dropped in
+# its attribute `na.action`), for model.frame() and update() of the fit.
 gp_data_formula <- function(formula, data, coords, call) {
   if (missing(data) || is.null(data)) abort_arg("{.arg data} is missing: the data frame, sf or sp object the formula refers to.", call)
   sp <- spatial_table(data, coords, "data", call)
@@ -52,16 +54,21 @@ gp_data_formula <- function(formula, data, coords, call) {
   if (!(is.numeric(y) || is.logical(y)) || is.object(y)) {
     abort_arg("The response must be numeric, not {.obj_type_friendly {y}}.", call)
   }
-  terms <- attr(mf, "terms")
-  X <- stats::model.matrix(terms, mf)
-  keep <- stats::complete.cases(y, X, sp$locs)
+  keep <- stats::complete.cases(mf, sp$locs)
   if (!all(keep)) {
     cli::cli_inform("gp_fit: dropped {sum(!keep)} row{?s} with a missing response, covariate or coordinate.")
   }
-  y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
   check_observations_left(sum(keep), sum(!keep), call)
-  list(y = drop_rows(y, keep), locs = sp$locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = terms,
-       xlevels = stats::.getXlevels(terms, mf), contrasts = attr(X, "contrasts"), coords = sp$names,
+  # the levels of the rows kept, as lm() keeps them: a level seen only in
+  # dropped rows, or in none, would make a column of zeros in the design
+  frame <- droplevels(mf[keep, , drop = FALSE])
+  if (!all(keep)) attr(frame, "na.action") <- structure(which(!keep), names = rownames(mf)[!keep], class = "omit")
+  terms <- attr(mf, "terms")
+  X <- stats::model.matrix(terms, frame)
+  y <- stats::model.response(frame)
+  y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
+  list(y = y, locs = sp$locs[keep, , drop = FALSE], X = X, terms = terms, frame = frame,
+       xlevels = stats::.getXlevels(terms, frame), contrasts = attr(X, "contrasts"), coords = sp$names,
        longlat = sp$longlat, dropped = sum(!keep))
 }
 

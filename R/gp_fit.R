@@ -98,7 +98,8 @@
 #'   a formula `response ~ covariates` evaluated in `data`.
 #' @param locs The locations: a matrix or data frame of coordinates, one row
 #'   per observation, or an sf/sp object of points. With a formula, the data
-#'   (so `gp_fit(formula, data)` works positionally).
+#'   (so `gp_fit(formula, data)` works positionally; give them here or as
+#'   `data`, not both).
 #' @param X For the matrix form: the trend's design matrix (`NULL`: a
 #'   constant mean; a matrix with no columns: mean zero).
 #' @param cov The covariance model, see [gp_covariance_models]: `"matern"`
@@ -163,7 +164,9 @@
 #' @return An object of class `gp_fit` with methods `print()`, `summary()`,
 #'   `coef()` (trend coefficients, then covariance parameters), `vcov()`,
 #'   `logLik()` (so `AIC()` works), `anova()`, `nobs()`, `fitted()`,
-#'   `residuals()`, `confint()`, `predict()`, `simulate()` and `plot()`;
+#'   `residuals()`, `confint()`, `predict()`, `simulate()`, `plot()`, and
+#'   `update()`, `formula()`, `terms()`, `model.frame()` and `model.matrix()`
+#'   as for [lm()] (see [gp_fit-methods]);
 #'   components `beta`, `covariance` (the covariance parameters), `loglik`,
 #'   `vcov`, `vcov_type` (`"fisher"` or `"hessian"`: the information that
 #'   gave `vcov`), `estimated` (names of the estimated covariance parameters),
@@ -173,7 +176,9 @@
 #'   `gpustats_warning_not_converged`), `message`, `seconds`, `device`,
 #'   `backend` (the device, and whether the tile Cholesky factored the
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
-#'   for a Vecchia fit `m` and `group`.
+#'   for a Vecchia fit `m` and `group`; `call`, the call that made it; and
+#'   in the formula form `terms` and `model_frame`, the model frame of the
+#'   rows fitted (as [lm()]'s `model`).
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
 #' @examples
 #' set.seed(2)
@@ -203,8 +208,12 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
   check_flag(nugget, "nugget", call)
   ctrl <- fit_control(control, call)
-  d <- if (inherits(y, "formula")) {
-    if (!missing(locs)) data <- locs
+  formula_form <- inherits(y, "formula")
+  d <- if (formula_form) {
+    if (!missing(locs)) {
+      if (!is.null(data)) abort_arg("The data are given twice, as the second argument and as {.arg data}: give them once.", call)
+      data <- locs
+    }
     if (!is.null(X)) abort_arg("{.arg X} is for the matrix form; put covariates in the formula.", call)
     gp_data_formula(y, data, coords, call)
   } else {
@@ -228,30 +237,44 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
                 i = "Fit a single replicate with {.code approx = \"vecchia\"}, or all of them exactly."), call)
   }
   if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
-  f <- if (approx == "vecchia") {
-    check_vecchia_m(m, length(d$y), call)
-    vecchia_fit(d, model, method, spec, m, device, ctrl, call, group)
-  } else {
-    exact_fit(d, model, method, spec, used_accuracy, device, ctrl, call)
-  }
+  if (approx == "vecchia") check_vecchia_m(m, length(d$y), call)
+  f <- fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
+                     bar_label = function(step) paste0("gp_fit: ", step))
   warn_great_circle(distance, f$covariance[["smoothness"]], call)
   converged <- fit_converged_or_warn(f$opt, call)
+  # the call update() evaluates again: in the formula form the data go by
+  # the name `data`, whichever way they were given, so that
+  # update(fit, data = other) replaces them
+  fit_call <- match.call()
+  if (formula_form) names(fit_call)[names(fit_call) == "locs"] <- "data"
   structure(list(
     beta = f$beta, covariance = f$covariance, coefficients = c(f$beta, f$covariance), loglik = f$loglik,
     vcov = structure(f$vcov, type = NULL), vcov_type = f$vcov_type %||% if (approx == "vecchia") "fisher", vcov_beta = f$vcov_beta, estimated = f$estimated, model = model, method = method,
     approx = approx, m = if (approx == "vecchia") as.integer(m), group = if (approx == "vecchia") f$group,
-    n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, xlevels = d$xlevels, contrasts = d$contrasts,
+    n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, model_frame = d$frame,
+    xlevels = d$xlevels, contrasts = d$contrasts,
     coords = d$coords, dropped = d$dropped, distance = distance,
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
     device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
-    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = match.call()
+    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call
   ), class = "gp_fit")
+}
+
+# The estimates of a fit of the data `d`, exact or Vecchia, as gp_fit()
+# assembles them; the profiles of confint() refit through it too.
+# `bar_label` is a function of the name of a step ("likelihood") that gives
+# the label of its progress bars after what the user asked for: gp_fit()'s
+# "gp_fit: likelihood", or confint()'s "confint: profile of range" for every
+# step of a profile's fits.
+fit_estimates <- function(d, model, method, spec, approx, accuracy, device, ctrl, m, group, call, bar_label) {
+  if (approx == "vecchia") return(vecchia_fit(d, model, method, spec, m, device, ctrl, call, group, bar_label))
+  exact_fit(d, model, method, spec, accuracy, device, ctrl, call, bar_label)
 }
 
 # The exact fit: sigma2 and the trend profiled, nlminb over the correlation
 # parameters, standard errors from the observed information.
-exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call) {
+exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call, bar_label) {
   gp <- gp_open(d$locs, model$distance, device, call, used_accuracy)
   on.exit(gp_close(gp))
   lik <- gp_likelihood(gp, d, model, method, call)
@@ -263,7 +286,7 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
     progress(lik$factorizations(), ll, p)
     if (is.finite(ll)) -ll else Inf
   }
-  warm <- exact_warm_start(d, model, method, spec, device, call)
+  warm <- exact_warm_start(d, model, method, spec, device, call, bar_label)
   gradient <- if (ctrl$gradient == "analytic" && gp_derivatives_available(lik, model)) {
     function(theta) -lik_gradient(lik, spec, theta, call)
   }
@@ -280,7 +303,7 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call)
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
   covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
-  vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model)
+  vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model, bar_label = if (ctrl$trace) bar_label)
   list(covariance = covariance, loglik = lik$full(s2, p), vcov = vcov, vcov_type = attr(vcov, "type"),
        beta = g$beta, vcov_beta = s2 * g$xrx_inverse, estimated = estimated, opt = opt, evaluations = evaluations,
        backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")

@@ -96,18 +96,19 @@ check_fit_values <- function(values, arg, call) {
 # trend profiled by GLS). A nugget estimated at its bound of 0 has no
 # curvature to measure: its standard error stays NA and the others are
 # conditional on it. Returns the matrix with attribute "type", the
-# information used (NULL when none was computed).
-fit_vcov <- function(covariance, estimated, lik, ctrl, call, type = ctrl$vcov, model = NULL) {
+# information used (NULL when none was computed). `bar_label` labels the
+# progress bar (see fit_estimates()); NULL shows none.
+fit_vcov <- function(covariance, estimated, lik, ctrl, call, type = ctrl$vcov, model = NULL, bar_label = NULL) {
   V <- matrix(NA_real_, length(estimated), length(estimated), dimnames = list(estimated, estimated))
   interior <- setdiff(estimated, if (covariance[["nugget"]] == 0) "nugget")
   if (!isTRUE(ctrl$hessian) || !length(interior)) return(structure(V, type = NULL))
   info <- if (type == "fisher" && !is.null(model) && gp_derivatives_available(lik, model)) {
     # about the work of ten evaluations (P, the pass, two products)
-    bar <- if (ctrl$trace) gs_progress_bar(10 * as.double(lik$n)^2, "gp_fit: standard errors", call)
+    bar <- if (!is.null(bar_label)) gs_progress_bar(10 * as.double(lik$n)^2, bar_label("standard errors"), call)
     tryCatch(lik_information(lik, covariance, interior, call, bar), gpustats_error_memory = function(e) NULL)
   }
   used <- if (is.null(info)) "hessian" else "fisher"
-  if (is.null(info)) info <- -fit_vcov_hessian(covariance, interior, lik, ctrl, call)
+  if (is.null(info)) info <- -fit_vcov_hessian(covariance, interior, lik, call, bar_label)
   k <- length(interior)
   Vi <- tryCatch(solve(info), error = function(e) matrix(NA_real_, k, k))
   # d coefficient / d phi: exp(phi) on the log scale, 1 for angles; nugget = ratio * sigma2
@@ -124,7 +125,7 @@ fit_vcov <- function(covariance, estimated, lik, ctrl, call, type = ctrl$vcov, m
 # The central-difference Hessian of the log-likelihood at the estimates on
 # the scale of fit_vcov (k^2 + k + 1 evaluations for k parameters, with a
 # progress bar).
-fit_vcov_hessian <- function(covariance, interior, lik, ctrl, call) {
+fit_vcov_hessian <- function(covariance, interior, lik, call, bar_label) {
   s2 <- covariance[["sigma2"]]
   phi <- vapply(interior, function(k) {
     if (k == "nugget") covariance[["nugget"]] / s2 else if (fit_scale_is_log(k)) log(covariance[[k]]) else covariance[[k]]
@@ -138,7 +139,7 @@ fit_vcov_hessian <- function(covariance, interior, lik, ctrl, call) {
   }
   k <- length(interior)
   evaluations <- k^2 + k + 1
-  bar <- if (ctrl$trace) gs_progress_bar(evaluations * as.double(lik$n)^2, "gp_fit: standard errors", call)
+  bar <- if (!is.null(bar_label)) gs_progress_bar(evaluations * as.double(lik$n)^2, bar_label("standard errors"), call)
   done <- 0
   fit_hessian(function(v) {
     done <<- done + 1

@@ -15,25 +15,30 @@ exact_warm_start_min_n <- 1000
 
 # NULL, or list(theta, hessian): the exact search's start and the Hessian of
 # its objective (the negative profile log-likelihood) on the search's scale.
-exact_warm_start <- function(d, model, method, spec, device, call) {
+# Its progress bars are those of the step "starting values" of `bar_label`
+# (see fit_estimates()).
+exact_warm_start <- function(d, model, method, spec, device, call, bar_label) {
   r <- gp_replicates(d$y)
   if (r > 1L) {
     # The replicates are independent copies of one process: the Vecchia fit
     # of the first starts the search, and the information of all r is r
     # times its own.
     d$y <- d$y[, 1L]
-    warm <- exact_warm_start(d, model, method, spec, device, call)
+    warm <- exact_warm_start(d, model, method, spec, device, call, bar_label)
     if (!is.null(warm)) warm$hessian <- r * warm$hessian
     return(warm)
   }
   n <- length(d$y)
   if (n < exact_warm_start_min_n || !length(spec$free) || spec$start_given) return(NULL)
-  if (model$geometry != "isotropic") return(mapped_warm_start(d, model, method, spec, device, call))
+  start_label <- bar_label("starting values")
+  if (model$geometry != "isotropic") return(mapped_warm_start(d, model, method, spec, device, call, start_label))
   quiet <- list(trace = FALSE, iter.max = 50L, rel.tol = 1e-8)
   # any failure (conditioning sets not positive definite without a nugget,
   # duplicated locations) leaves the default start
-  v <- tryCatch(suppressMessages(suppressWarnings(vecchia_fit(d, model, method, spec, min(30L, n - 1L), device, quiet, call))),
-                error = function(e) NULL)
+  v <- tryCatch(suppressMessages(suppressWarnings(
+    vecchia_fit(d, model, method, spec, min(30L, n - 1L), device, quiet, call, group = TRUE,
+                bar_label = function(step) start_label)
+  )), error = function(e) NULL)
   if (is.null(v) || v$opt$convergence != 0L) return(NULL)
   hessian <- exact_profile_information(v$covariance, v$info, spec$free)
   if (is.null(hessian)) return(NULL)
@@ -51,8 +56,8 @@ exact_warm_start <- function(d, model, method, spec, device, call) {
 # its central-difference Hessian at the maximum. Its evaluations cost
 # O(n m^3) against the exact O(n^3), so its many evaluations replace most of
 # the exact ones.
-mapped_warm_start <- function(d, model, method, spec, device, call) {
-  objective <- tryCatch(vecchia_profile_objective(d, model, method, spec, device, call), error = function(e) NULL)
+mapped_warm_start <- function(d, model, method, spec, device, call, label) {
+  objective <- tryCatch(vecchia_profile_objective(d, model, method, spec, device, call, label), error = function(e) NULL)
   if (is.null(objective)) return(NULL)
   opt <- tryCatch(stats::nlminb(spec$theta0, objective, lower = spec$lower, upper = spec$upper,
                                 control = list(iter.max = 200L, eval.max = 800L, rel.tol = 1e-8)),
@@ -68,13 +73,13 @@ mapped_warm_start <- function(d, model, method, spec, device, call) {
 
 # The negative profile log-likelihood of the exact search (gp_likelihood's
 # `profile`: sigma2 and the trend profiled, REML or ML) under the Vecchia
-# approximation with m = 30.
-vecchia_profile_objective <- function(d, model, method, spec, device, call, m = 30L) {
+# approximation with m = 30; `label` names its progress bars.
+vecchia_profile_objective <- function(d, model, method, spec, device, call, label, m = 30L) {
   n <- length(d$y)
   m <- min(m, n - 1L)
   n_eff <- if (method == "reml") n - ncol(d$X) else n
   start <- gp_cov_map(model, spec$unpack(spec$theta0)$geom, d$locs)$locs
-  neighbors <- vecchia_order_and_neighbors(start, m, "maxmin", model$distance, call)
+  neighbors <- vecchia_order_and_neighbors(start, m, "maxmin", model$distance, call, label = label)
   function(theta) {
     if (!all(is.finite(theta))) return(Inf)
     p <- spec$unpack(theta)
@@ -82,7 +87,7 @@ vecchia_profile_objective <- function(d, model, method, spec, device, call, m = 
     vc <- vecchia_open(mapped$locs, m, distance = model$distance, device = device, call = call, neighbors = neighbors)
     on.exit(vecchia_close(vc))
     r <- vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = mapped$range, smoothness = p$smoothness, nugget = p$ratio), d$y, d$X, deriv = character(0),
-                                  call = call, not_pd = FALSE)
+                                  call = call, not_pd = FALSE, label = label)
     if (isFALSE(r)) return(Inf)
     logdet_xrx <- if (method == "reml" && ncol(d$X)) -as.numeric(determinant(r$betacov)$modulus) else 0
     0.5 * (n_eff * log(2 * pi * r$quadform / n_eff) + r$logdet + logdet_xrx + n_eff)

@@ -25,13 +25,15 @@ gp_approx <- function(approx, n, device, call) {
 
 # The Vecchia fit: the estimates, the log-likelihood, the inverse Fisher
 # information of the free covariance parameters (natural scale) and the GLS
-# trend, as gp_fit's list needs them.
-vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = TRUE) {
+# trend, as gp_fit's list needs them. `bar_label` labels its progress bars
+# (see fit_estimates()).
+vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, bar_label) {
   check_flag(group, "group", call)
   if (model$geometry != "isotropic") {
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
   }
-  vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group)
+  vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group,
+                     label = bar_label("conditioning sets"))
   on.exit(vecchia_close(vc))
   # the native object holds what it needs (its own neighbour array, or the
   # blocks' sets): R's n x (m + 1) one, 4 (m + 1) bytes a point, can go
@@ -49,7 +51,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group = T
     p <- natural
     p[free] <- exp(phi)
     r <- vecchia_loglik_grad_info(vc, p, d$y, d$X, deriv = free, method = method, call = call, not_pd = NULL,
-                                  label = "gp_fit: likelihood")
+                                  label = bar_label("likelihood"))
     last <<- c(r, list(phi = phi, p = p))
     last
   }
@@ -115,11 +117,12 @@ vecchia_m_pred <- function(fit, m_pred, call) {
 
 # Universal kriging from a Vecchia fit: each new location conditioned on its
 # m_pred nearest observations; the trend's uncertainty added through the GLS
-# covariance of its coefficients.
-vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call) {
+# covariance of its coefficients. `label`: what the user asked for
+# ("predict", "fitted"), which names the progress bars.
+vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call, label) {
   resid <- fit$y - drop(fit$X %*% fit$beta)
   k <- vecchia_krige(fit$locs, resid, locs, vecchia_params_of(fit), vecchia_m_pred(fit, m_pred, call),
-                     X = fit$X, X0 = X0, distance = fit$distance, device = device, call = call)
+                     X = fit$X, X0 = X0, distance = fit$distance, device = device, call = call, label = label)
   trend <- if (ncol(X0)) rowSums((k$xres %*% fit$vcov_beta) * k$xres) else 0
   list(fit = matrix(drop(X0 %*% fit$beta) + k$mean), se = sqrt(pmax(k$var + trend, 0)))
 }
@@ -129,9 +132,9 @@ vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call) {
 # noise-free field given the data (the trend at its estimate).
 vecchia_draws_fit <- function(fit, new, nsim, m_pred, device, call) {
   if (is.null(new)) {
-    vc <- vecchia_open(fit$locs, fit$m, "maxmin", fit$distance, device, call)
+    vc <- vecchia_open(fit$locs, fit$m, "maxmin", fit$distance, device, call, label = "simulate: conditioning sets")
     on.exit(vecchia_close(vc))
-    vecchia_factor(vc, vecchia_params_of(fit), call)
+    vecchia_factor(vc, vecchia_params_of(fit), call, label = "simulate: drawing")
     z <- matrix(stats::rnorm(fit$n * nsim), fit$n, nsim)
     return(drop(fit$X %*% fit$beta) + vecchia_apply(vc, z, call, what = "inverse"))
   }

@@ -28,8 +28,24 @@
 #' `nobs()` is \eqn{n r} and `logLik()` the joint log-likelihood of all
 #' replicates, whose `df` counts the shared parameters once.
 #'
-#' @param object,x A `gp_fit` from [gp_fit()].
-#' @param ... Further `gp_fit` objects (for `anova()`), else unused.
+#' `update()`, `formula()`, `terms()`, `model.frame()` and `model.matrix()`
+#' work as for [lm()], so that a term is added and tested in one line,
+#' `anova(fit, update(fit, . ~ . + ffreq))` (ML fits: see above). `update()`
+#' evaluates the fit's call again with the arguments given changed (`NULL`
+#' removes one) and, for a fit of the formula form, the formula changed by
+#' [update.formula()]; the data are found as they were the first time, by
+#' their name in the call. A fit of the formula form keeps its model frame
+#' (the variables of the rows fitted, the rows dropped for missing values in
+#' its attribute `na.action`), so `model.frame()` and `model.matrix()` need
+#' no data. A fit of the matrix form, `gp_fit(y, locs, X)`, is the model
+#' `y ~ X - 1` (`y ~ 0` when `X` has no columns): its model frame holds `y`
+#' (for replicates the \eqn{n \times r} matrix) and `X`, `model.matrix()` is
+#' `X` with its columns named as the trend coefficients, and `update()`
+#' changes its arguments (`update(fit, X = cbind(1, x))`), not a formula.
+#'
+#' @param object,x,formula A `gp_fit` from [gp_fit()].
+#' @param ... Further `gp_fit` objects (for `anova()`), the arguments of
+#'   [gp_fit()] to change (for `update()`), else unused.
 #' @name gp_fit-methods
 NULL
 
@@ -92,8 +108,7 @@ fit_vcov_of_type <- function(object, type, call) {
   on.exit(gp_close(gp))
   d <- list(y = object$y, locs = object$locs, X = object$X)
   lik <- gp_likelihood(gp, d, object$model, object$method, call)
-  ctrl <- list(hessian = TRUE, trace = FALSE)
-  V <- fit_vcov(object$covariance, object$estimated, lik, ctrl, call, type, object$model)
+  V <- fit_vcov(object$covariance, object$estimated, lik, list(hessian = TRUE), call, type, object$model)
   if (!identical(attr(V, "type"), type)) {
     cli::cli_inform("The Fisher information needs an isotropic model, a covariance factored whole (not by the tile Cholesky) and the memory for a few {object$n} x {object$n} matrices{if (object$method == 'reml') ', and under REML one data set' else ''}: standard errors from the Hessian instead.")
   }
@@ -105,6 +120,85 @@ fit_vcov_of_type <- function(object, type, call) {
 nobs.gp_fit <- function(object, ...) {
   validate_gp_fit(object, "object", environment())
   object$n * fit_replicates(object)
+}
+
+#' @rdname gp_fit-methods
+#' @param formula. For `update()`: the changes to the formula of a fit of the
+#'   formula form, as [update.formula()] takes them (`. ~ . + ffreq`).
+#' @param evaluate For `update()`: `TRUE` to fit the updated call, `FALSE` to
+#'   return it.
+#' @export
+update.gp_fit <- function(object, formula., ..., evaluate = TRUE) {
+  call <- environment()
+  validate_gp_fit(object, "object", call)
+  check_flag(evaluate, "evaluate", call)
+  fit_call <- object$call
+  if (!missing(formula.)) {
+    if (is.null(object$terms)) {
+      abort_arg(c("{.arg object} is a fit of the matrix form, which has no formula to update.",
+                  i = "Change its arguments instead, such as {.code update(fit, X = cbind(1, x))}."), call)
+    }
+    fit_call$y <- stats::update.formula(stats::formula(object), formula.)
+  }
+  changes <- match.call(expand.dots = FALSE)$...
+  if (!all(nzchar(names(changes) %||% rep("", length(changes))))) {
+    abort_arg("The arguments to change must be named, such as {.code update(fit, method = \"ml\")}.", call)
+  }
+  for (name in names(changes)) fit_call[[name]] <- changes[[name]]
+  if (evaluate) eval(fit_call, parent.frame()) else fit_call
+}
+
+#' @rdname gp_fit-methods
+#' @export
+formula.gp_fit <- function(x, ...) {
+  call <- environment()
+  validate_gp_fit(x, "x", call)
+  check_dots_unused("formula", "x", call, ...)
+  stats::formula(stats::terms(x))
+}
+
+#' @rdname gp_fit-methods
+#' @export
+terms.gp_fit <- function(x, ...) {
+  call <- environment()
+  validate_gp_fit(x, "x", call)
+  check_dots_unused("terms", "x", call, ...)
+  x$terms %||% matrix_form_terms(x)
+}
+
+#' @rdname gp_fit-methods
+#' @export
+model.frame.gp_fit <- function(formula, ...) {
+  call <- environment()
+  validate_gp_fit(formula, "formula", call)
+  check_dots_unused("model.frame", "formula", call, ...)
+  formula$model_frame %||% matrix_form_frame(formula)
+}
+
+#' @rdname gp_fit-methods
+#' @export
+model.matrix.gp_fit <- function(object, ...) {
+  call <- environment()
+  validate_gp_fit(object, "object", call)
+  check_dots_unused("model.matrix", "object", call, ...)
+  object$X
+}
+
+# The matrix form gp_fit(y, locs, X) as a model formula: y on the columns of
+# X, which hold the intercept when there is one. Its environment is the base
+# one: the variables are those of matrix_form_frame(), not of any caller.
+matrix_form_terms <- function(x) {
+  stats::terms(stats::as.formula(if (ncol(x$X)) "y ~ X - 1" else "y ~ 0", env = baseenv()))
+}
+
+# The model frame of a fit of the matrix form: `y` (a matrix for
+# replicates) and `X`, a row per location.
+matrix_form_frame <- function(x) {
+  frame <- data.frame(row.names = seq_len(x$n))
+  frame$y <- x$y
+  if (ncol(x$X)) frame$X <- x$X
+  attr(frame, "terms") <- matrix_form_terms(x)
+  frame
 }
 
 #' @rdname gp_fit-methods
@@ -120,7 +214,7 @@ fitted.gp_fit <- function(object, ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
   k <- if (identical(object$approx, "vecchia")) {
-    vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call)
+    vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call, "fitted")
   } else {
     gp_krige(object, object$locs, object$X, as.matrix(object$y), object$device, call, "fitted", fit_replicates(object))
   }

@@ -65,7 +65,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
   new <- if (missing(newdata)) list(locs = object$locs, X = object$X) else gp_newdata(object, newdata, X, call)
   k <- if (identical(object$approx, "vecchia")) {
-    vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call)
+    vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call, "predict")
   } else {
     gp_krige(object, new$locs, new$X, as.matrix(object$y), device, call, "predict", fit_replicates(object))
   }

@@ -44,6 +44,9 @@ gp_fit_fields <- list(
   vcov_type = rule_choice(c("fisher", "hessian"), null_ok = TRUE),
   loglik = field_rule("one finite number", function(v, x) is_number(v) && is.finite(v)),
   terms = field_rule("NULL (the matrix form) or the terms of the formula", function(v, x) is.null(v) || inherits(v, "terms")),
+  model_frame = field_rule("NULL for the matrix form, else the model frame of the formula with a row per location ({x$n})",
+                           function(v, x) if (is.null(x$terms)) is.null(v) else is.data.frame(v) && nrow(v) == x$n),
+  call = field_rule("the call of {.fn gp_fit} that made the fit", function(v, x) is.call(v)),
   coords = field_rule("NULL or the names of the coordinates", function(v, x) is.null(v) || is.character(v)),
   settings = field_rule("a list with {.field fixed}, {.field lower}, {.field upper} and {.field nugget}", function(v, x) {
     is.list(v) && all(c("fixed", "lower", "upper", "nugget") %in% names(v))

@@ -22,7 +22,8 @@
 #'
 #' @keywords internal
 #' @useDynLib gpustats, .registration = TRUE
-#' @importFrom stats AIC anova coef confint fitted logLik nobs predict residuals simulate vcov
+#' @importFrom stats AIC anova coef confint fitted formula logLik model.frame model.matrix nobs predict residuals
+#'   simulate terms update vcov
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {

@@ -128,10 +128,10 @@ vecchia_maxmin_order <- function(pts, ordering, bar, call) {
   structure(gs_call(.Call(gs_r_vecchia_maxmin, pts, kind == "maxmin_exact", bar), call), ordering = kind)
 }
 
-vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group = FALSE) {
+vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group = FALSE, label = "vecchia_neighbors") {
   pts <- vecchia_search_points(locs, distance)
   n <- nrow(locs)
-  bar <- gs_progress_bar(as.double(n) * (m + 1) * 20, "vecchia_neighbors", call)
+  bar <- gs_progress_bar(as.double(n) * (m + 1) * 20, label, call)
   order <- switch(ordering,
     random = sample.int(n),
     none = seq_len(n),
@@ -143,13 +143,13 @@ vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group
   dup <- attr(nn, "duplicate")
   if (!is.null(dup)) vecchia_abort_duplicates(sort(order[dup]), call)
   out <- list(order = order, neighbors = nn, ordering = kind)
-  if (group) out$blocks <- vecchia_group(nn, call)
+  if (group) out$blocks <- vecchia_group(nn, call, label)
   out
 }
 
 # The blocks of the grouped approximation (vecchia_neighbors's Details).
-vecchia_group <- function(nn, call) {
-  bar <- gs_progress_bar(as.double(nrow(nn)) * ncol(nn)^2, "vecchia_group", call)
+vecchia_group <- function(nn, call, label = "vecchia_neighbors") {
+  bar <- gs_progress_bar(as.double(nrow(nn)) * ncol(nn)^2, label, call)
   gs_call(.Call(gs_r_vecchia_group, nn, gs_threads(call), bar), call)
 }
 

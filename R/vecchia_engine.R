@@ -9,20 +9,21 @@
 # the first row of locs (in the ordering) whose point is a value of the
 # process without the nugget (prediction), NULL for none; `group`: TRUE for
 # the grouped likelihood (the blocks of `neighbors`, computed where it has
-# none), which gives no factor.
+# none), which gives no factor. `label`: the label of the progress bars of
+# the conditioning sets, after what the user asked for.
 vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
                          device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL,
-                         latent = NULL, group = FALSE) {
+                         latent = NULL, group = FALSE, label = "vecchia_loglik") {
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   check_vecchia_m(m, n, call)
-  if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group)
+  if (is.null(neighbors)) neighbors <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group, label)
   dev <- resolve_device(device, as.double(n) * (m + 1)^2, "matrix", call)
   ordered <- locs[neighbors$order, , drop = FALSE]
   nn <- neighbors$neighbors
   storage.mode(nn) <- "integer"
   if (is.null(latent)) latent <- n + 1L
-  blocks <- if (group) neighbors$blocks %||% vecchia_group(nn, call)
+  blocks <- if (group) neighbors$blocks %||% vecchia_group(nn, call, label)
   ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, nn, as.integer(latent), blocks, dev, gs_threads(call)), call)
   list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = as.integer(neighbors$order), neighbors = nn, blocks = blocks,
        ordering = neighbors$ordering, distance = distance)
@@ -35,9 +36,10 @@ vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n
 # Factors the approximation for params (named as cov_model() takes them);
 # returns log |Sigma_V|. A conditioning set whose covariance is not
 # positive definite gets an error of class gpustats_error_not_pd, or
-# `not_pd` where given.
-vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL) {
-  bar <- vecchia_progress_bar(vc, "vecchia_factor", call)
+# `not_pd` where given. `label` names the progress bar after what the user
+# asked for.
+vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL, label = "Vecchia factorization") {
+  bar <- vecchia_progress_bar(vc, label, call)
   tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, cov_model(params, vc$distance), bar), call),
            gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else not_pd)
 }

@@ -15,14 +15,15 @@
 #           var + xres' Cov(beta) xres with the GLS covariance of beta).
 # `resid` (n) and X (n x p, may be NULL) in the order of `locs`; returns a
 # list: mean, var, xres (n0 x p), neighbors (n0 x m_pred, rows of locs).
+# `label`: what the user asked for, which names the progress bars.
 vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = NULL, distance = "euclidean",
-                          device = getOption("gpustats.device", "auto"), call = parent.frame()) {
+                          device = getOption("gpustats.device", "auto"), call = parent.frame(), label = "predict") {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n, call)
   all <- rbind(locs, newlocs)
   pts <- vecchia_search_points(all, distance)
-  bar <- gs_progress_bar(as.double(n0) * m_pred * 20, "vecchia_krige", call)
+  bar <- gs_progress_bar(as.double(n0) * m_pred * 20, paste0(label, ": conditioning sets"), call)
   near <- gs_call(.Call(gs_r_vecchia_nearest, pts[seq_len(n), , drop = FALSE], pts[n + seq_len(n0), , drop = FALSE],
                         as.integer(m_pred), gs_threads(call), bar), call)
   nn <- matrix(NA_integer_, n + n0, m_pred + 1L)
@@ -31,7 +32,7 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
   vc <- vecchia_open(all, m_pred, distance = distance, device = device, call = call,
                      neighbors = list(order = seq_len(n + n0), neighbors = nn), latent = n + 1L)
   on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call)
+  vecchia_factor(vc, params, call, label = paste0(label, ": kriging"))
   p <- if (is.null(X)) 0L else ncol(X)
   b <- cbind(c(resid, numeric(n0)), c(numeric(n), rep(1, n0)))
   if (p > 0) b <- cbind(b, rbind(X, X0))
@@ -56,13 +57,13 @@ vecchia_check_m_pred <- function(m_pred, n, call) {
 # W_nn^-1 (z - W_no r), z standard normal: the inverse of W applied to
 # [W_oo r; z], whose observed rows give back r. `z`: n0 x nsim deviates (for
 # tests), NULL to draw them from R's generator. Returns an n0 x nsim matrix
-# in the order of newlocs.
+# in the order of newlocs. The progress bars are simulate()'s.
 vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim = 1L, distance = "euclidean",
                                       device = getOption("gpustats.device", "auto"), call = parent.frame(), z = NULL) {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n + n0 - 1, call)
-  bar <- gs_progress_bar(as.double(n + n0) * (m_pred + 1) * 20, "vecchia_conditional_draws", call)
+  bar <- gs_progress_bar(as.double(n + n0) * (m_pred + 1) * 20, "simulate: conditioning sets", call)
   order_obs <- c(vecchia_maxmin_order(vecchia_search_points(locs, distance), "maxmin", bar, call))
   order_new <- c(vecchia_maxmin_order(vecchia_search_points(newlocs, distance), "maxmin", bar, call))
   all <- rbind(locs[order_obs, , drop = FALSE], newlocs[order_new, , drop = FALSE])
@@ -72,7 +73,7 @@ vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim
   vc <- vecchia_open(all, m_pred, distance = distance, device = device, call = call,
                      neighbors = list(order = seq_len(n + n0), neighbors = nn), latent = n + 1L)
   on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call)
+  vecchia_factor(vc, params, call, label = "simulate: drawing")
   wr <- vecchia_apply(vc, c(resid[order_obs], numeric(n0)), call)[seq_len(n)]
   if (is.null(z)) z <- matrix(stats::rnorm(n0 * nsim), n0, nsim)
   x <- vecchia_apply(vc, rbind(matrix(wr, n, ncol(z)), z), call, what = "inverse")

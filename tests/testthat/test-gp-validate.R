@@ -48,7 +48,9 @@ test_that("every method of a gp_fit names the field of an altered fit", {
     fitted = function(x) fitted(x), residuals = function(x) residuals(x),
     confint = function(x) confint(x, method = "wald"), anova = function(x) anova(x, f),
     predict = function(x) predict(x, d$L[1:3, ]), simulate = function(x) simulate(x, 1, seed = 1),
-    plot = function(x) plot(x), gp_map = function(x) gp_map(x, n = 5), gp_variogram = function(x) gp_variogram(x)
+    plot = function(x) plot(x), gp_map = function(x) gp_map(x, n = 5), gp_variogram = function(x) gp_variogram(x),
+    update = function(x) update(x, evaluate = FALSE), formula = function(x) formula(x), terms = function(x) terms(x),
+    model.frame = function(x) model.frame(x), model.matrix = function(x) model.matrix(x)
   )
   changes <- list(
     locs = list(value = NULL, says = "field locs must be a finite numeric matrix.*absent"),
@@ -58,7 +60,9 @@ test_that("every method of a gp_fit names the field of an altered fit", {
     model = list(value = NULL, says = "field model must be a covariance model"),
     beta = list(value = c(1, 2), says = "field beta must be finite numbers, one per column"),
     method = list(value = "REML", says = "field method must be one of"),
-    vcov = list(value = matrix(0, 3, 3), says = "field vcov must be a 2 x 2 numeric matrix")
+    vcov = list(value = matrix(0, 3, 3), says = "field vcov must be a 2 x 2 numeric matrix"),
+    call = list(value = NULL, says = "field call must be the call of `gp_fit\\(\\)`"),
+    model_frame = list(value = data.frame(y = f$y), says = "field model_frame must be NULL for the matrix form")
   )
   for (i in seq_along(changes)) {
     g <- f

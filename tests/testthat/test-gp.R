@@ -218,6 +218,31 @@ test_that("bad input gets clear errors", {
                class = "gpustats_error_memory")
 })
 
+test_that("choices match regardless of case, and by a prefix of one choice only", {
+  choose <- function(x, choices) gpustats:::match_choice(x, choices, "arg", environment())
+  expect_identical(choose("REML", c("reml", "ml")), "reml")
+  expect_identical(choose("Ml", c("reml", "ml")), "ml")
+  expect_identical(choose("Great", c("euclidean", "great_circle")), "great_circle")
+  expect_identical(choose(c("reml", "ml"), c("reml", "ml")), "reml") # the default vector
+  # a choice equal to the value wins over the longer ones it begins
+  expect_identical(choose("MAXMIN", gpustats:::vecchia_orderings), "maxmin")
+  expect_error(choose("Maxmin_", gpustats:::vecchia_orderings), "\"Maxmin_\" begins \"maxmin_exact\" and \"maxmin_approx\"",
+               class = "gpustats_error_argument")
+  for (bad in list("remlx", "", NA_character_, c("reml", "ml", "x"), 1)) {
+    expect_error(choose(bad, c("reml", "ml")), "must be one of", class = "gpustats_error_argument")
+  }
+  # through gp_fit, as a user writes them
+  set.seed(3)
+  locs <- matrix(runif(60), ncol = 2)
+  y <- rnorm(30)
+  fit <- function(...) {
+    gp_fit(y, locs, fixed = list(range = 0.2, smoothness = 0.5), control = list(trace = FALSE), device = "cpu", ...)
+  }
+  expect_identical(fit(method = "REML")$method, "reml")
+  ml <- fit(method = "ML", precision = "Double", distance = "Euclidean")
+  expect_identical(ml$loglik, fit(method = "ml")$loglik)
+})
+
 test_that("fixed parameters, great-circle distances and method arguments behave", {
   set.seed(12)
   locs <- matrix(runif(400), ncol = 2)
@@ -378,6 +403,32 @@ test_that("gp_loglik, gp_simulate and the standard errors of gp_fit report progr
   labels$seen <- character(0)
   gp_loglik(y[1:50], locs[1:50, ], 1, 0.05, 0.8, device = "cpu") # too small for one
   expect_length(labels$seen, 0L)
+})
+
+test_that("the progress bars of fits, profiles and predictions name what the user asked for", {
+  labels <- new.env()
+  trace("gs_progress_bar", where = asNamespace("gpustats"), print = FALSE,
+        exit = bquote(if (!is.null(returnValue())) assign("seen", c(get("seen", .(labels)), label), envir = .(labels))))
+  on.exit(untrace("gs_progress_bar", where = asNamespace("gpustats")))
+  seen <- function(expr) {
+    labels$seen <- character(0)
+    expr
+    unique(labels$seen)
+  }
+  set.seed(7)
+  locs <- matrix(runif(2200), ncol = 2) # n = 1100: bars for the Vecchia steps at m = 30
+  y <- 1 + gp_simulate(locs, 1, 0.1, 0.5, nugget = 0.1, device = "cpu")
+  expect_setequal(seen(gp_fit(y, locs, cov = "exponential", device = "cpu")),
+                  c("gp_fit: starting values", "gp_fit: standard errors"))
+  expect_setequal(seen(v <- gp_fit(y, locs, cov = "exponential", approx = "vecchia", control = list(trace = FALSE),
+                                   device = "cpu")),
+                  c("gp_fit: conditioning sets", "gp_fit: likelihood"))
+  expect_identical(seen(confint(v, "range")), "confint: profile of range")
+  expect_setequal(seen(predict(v, locs + 0.001, device = "cpu")), c("predict: conditioning sets", "predict: kriging"))
+  expect_setequal(seen(fitted(v)), c("fitted: conditioning sets", "fitted: kriging"))
+  expect_setequal(seen(simulate(v, 1, newdata = locs + 0.001, device = "cpu")),
+                  c("simulate: conditioning sets", "simulate: drawing"))
+  expect_identical(seen(simulate(v, 1, device = "cpu")), "simulate: drawing")
 })
 
 test_that("mixed-precision results do not depend on the number of threads", {
