@@ -78,7 +78,9 @@
 #'   Frobenius norm, to which the tiles represent the covariance; from
 #'   `1e-15` to `0.1`.
 #' @param approx `"exact"`, or `"vecchia"` for the Vecchia approximation
-#'   with conditioning sets of size `m` ([vecchia_loglik()]).
+#'   with conditioning sets of size `m` ([vecchia_loglik()]); `locs` may then
+#'   be a structure from [vecchia_neighbors()], reused by repeated calls
+#'   (see [vecchia_loglik()]).
 #' @param m For `approx = "vecchia"`: the size of the conditioning sets.
 #' @param group For `approx = "vecchia"`: `TRUE` (the default) for the
 #'   grouped approximation, `FALSE` for the classic one; see
@@ -99,12 +101,18 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
                       accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
                       approx = c("exact", "vecchia"), m = 30, group = TRUE) {
   call <- environment()
+  given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
   check_flag(group, "group", call)
-  if (match_choice(approx, c("exact", "vecchia"), "approx", call) == "vecchia") {
-    return(vecchia_loglik(y, locs, sigma2, range, smoothness, nugget, m = m, distance = distance, device = device,
-                          group = group))
-  }
+  approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  if (approx == "vecchia") {
+    params <- check_covariance(sigma2, range, smoothness, nugget, call)
+    return(vecchia_loglik_at(y, locs, params, m, NULL, "maxmin", distance, device, group, given, call))
+  }
+  if (inherits(locs, "vecchia_neighbors")) {
+    abort_arg(c("{.arg locs} is a structure of {.fn vecchia_neighbors}, for {.code approx = \"vecchia\"}.",
+                i = "Pass {.code approx = \"vecchia\"}, or the locations ({.code locs$locs}) for the exact likelihood."), call)
+  }
   accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   y <- as_observations(y, nrow(locs), call)

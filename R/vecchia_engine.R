@@ -31,6 +31,38 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
 
 vecchia_close <- function(vc) invisible(.Call(gs_r_vecchia_free, vc$ptr))
 
+# The native object of a structure of vecchia_neighbors() for the grouped
+# (`group`) or ungrouped likelihood on `device`: opened at the first call
+# and kept for the next ones, so that they skip the grouping and the
+# opening (the copies into the native layout; on a GPU, the uploads). It
+# lives in a weak reference from the structure's `engine` environment:
+# R keeps it while the structure lives (its finalizer frees the native
+# memory with it) and does not write it with saveRDS(), so a structure read
+# back opens a new one. It is reopened when the structure's parts are no
+# longer those it was opened from (identical() compares the pointers first,
+# so the check is free while they are), or the device, the threads, the
+# grouping or the distance change. Blocks computed for a structure that has
+# none are kept with it too.
+vecchia_engine_for <- function(nb, group, device, call) {
+  home <- attr(nb, "engine")
+  dev <- resolve_device(device, as.double(nrow(nb$locs)) * (nb$m + 1)^2, "matrix", call)
+  key <- list(device = dev, threads = gs_threads(call), group = group, distance = nb$distance)
+  parts <- list(locs = nb$locs, order = nb$order, neighbors = nb$neighbors, blocks = nb$blocks)
+  held <- .Call(gs_r_weak_value, home$ref)
+  same_parts <- !is.null(held) && identical(held$parts, parts)
+  if (same_parts && identical(held$key, key)) return(held$vc)
+  if (!is.null(held)) vecchia_close(held$vc) # its memory (on a GPU, device memory) before the new one's
+  .Call(gs_r_weak_clear, home$ref)
+  blocks <- nb$blocks %||% if (same_parts) held$blocks
+  if (group && is.null(blocks)) blocks <- vecchia_group(nb$neighbors, call)
+  vc <- vecchia_open(nb$locs, nb$m, distance = nb$distance, device = device, call = call, group = group,
+                     neighbors = list(order = nb$order, neighbors = nb$neighbors, blocks = blocks, ordering = nb$ordering))
+  # the native object holds its own copies; the structure holds R's
+  vc$neighbors <- vc$blocks <- NULL
+  home$ref <- .Call(gs_r_weak_new, home, list(vc = vc, key = key, parts = parts, blocks = if (is.null(nb$blocks)) blocks))
+  vc
+}
+
 vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n) * (vc$m + 1)^2, label, call)
 
 # Factors the approximation for params (named as cov_model() takes them);

@@ -61,6 +61,20 @@ void *gs_r_handle(SEXP ptr, const char *what)
   return p;
 }
 
+SEXP gs_r_weak_new(SEXP key, SEXP value)
+{
+  if (TYPEOF(key) != ENVSXP) Rf_error("the key of a weak reference must be an environment");
+  return R_MakeWeakRef(key, value, R_NilValue, FALSE);
+}
+
+SEXP gs_r_weak_value(SEXP ref) { return TYPEOF(ref) == WEAKREFSXP ? R_WeakRefValue(ref) : R_NilValue; }
+
+SEXP gs_r_weak_clear(SEXP ref)
+{
+  if (TYPEOF(ref) == WEAKREFSXP) R_RunWeakRefFinalizer(ref); /* no finalizer: clears key and value */
+  return R_NilValue;
+}
+
 int gs_r_int(SEXP x, const char *what)
 {
   if (Rf_length(x) != 1) Rf_error("%s must be a single number", what);

@@ -22,6 +22,14 @@ void gs_r_stop(gs_status status, const char *msg);
 /* The object an external pointer owns; an R error when ptr is not an
  * external pointer or its object has been released. `what` names it. */
 void *gs_r_handle(SEXP ptr, const char *what);
+/* A cache that R keeps in memory but does not write with saveRDS(): a
+ * weak reference from `key` (an environment) to `value`, which lives as
+ * long as the key does; read back from a file, its value is NULL. */
+SEXP gs_r_weak_new(SEXP key, SEXP value);
+/* The value of such a reference, or NULL (none, or not read back). */
+SEXP gs_r_weak_value(SEXP ref);
+/* Drops the value now rather than with the key. */
+SEXP gs_r_weak_clear(SEXP ref);
 /* An integer argument (device id, thread count, size) from R. */
 int gs_r_int(SEXP x, const char *what);
 

@@ -148,8 +148,40 @@ bench_gp_vecchia_recovery <- function(reps = bench_opt("gpv_recovery_reps", 50, 
   out
 }
 
+# Repeated likelihoods at the same locations (an optimizer, a profile,
+# MCMC) through the public API: the structure made once by
+# vecchia_neighbors(), the first vecchia_loglik() on it (the grouping and
+# the opening), each later one (median of `reps`), against the call with
+# the locations, which orders, searches and groups each time; constant
+# mean, grouped and not. --gpv_reuse_n=1e5,1e6 (0 skips it).
+bench_gp_vecchia_reuse <- function(sizes = bench_opt("gpv_reuse_n", c(1e5, 1e6), 5000),
+                                   dev = if (gpu_available()) "gpu" else "cpu", reps = 5) {
+  p <- c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1)
+  loglik <- function(d, locs, group) {
+    vecchia_loglik(d$y, locs, p[["sigma2"]], p[["range"]], p[["smoothness"]], p[["nugget"]], X = matrix(1, length(d$y), 1),
+                   device = dev, group = group)
+  }
+  rows <- NULL
+  for (n in Filter(function(n) n > 0, sizes)) {
+    d <- gpv_data(n, dev)
+    for (group in c(TRUE, FALSE)) {
+      t_structure <- system.time(nb <- vecchia_neighbors(d$locs, 30))[["elapsed"]]
+      t_first <- system.time(loglik(d, nb, group))[["elapsed"]]
+      t_reuse <- stats::median(replicate(reps, system.time(loglik(d, nb, group))[["elapsed"]]))
+      t_call <- system.time(loglik(d, d$locs, group))[["elapsed"]]
+      message(sprintf(paste("vecchia_loglik reused, m = 30%s, n = %s on the %s: structure %.2f s, first call %.3f s,",
+                            "then %.4f s an evaluation; with the locations %.2f s a call"),
+                      if (group) " grouped" else "", fmt_n(n), dev, t_structure, t_first, t_reuse, t_call))
+      rows <- rbind(rows, data.frame(n = n, device = dev, grouped = group, structure_s = t_structure, first_call_s = t_first,
+                                     reused_call_s = t_reuse, call_with_locs_s = t_call))
+    }
+  }
+  rows
+}
+
 if (sys.nframe() == 0L) {
   print(bench_gp_vecchia_parts())
   print(bench_gp_vecchia_fit())
   print(bench_gp_vecchia_recovery())
+  print(bench_gp_vecchia_reuse())
 }

@@ -44,12 +44,12 @@ test_that("the Vecchia likelihood is as accurate under the approximate maxmin or
   expect_lt(abs(err[["maxmin_approx"]]), abs(err[["random"]]) / 1.5)
 })
 
-test_that("ordering = 'maxmin' is exact up to 1e6 locations and approximate above", {
+test_that("ordering = 'maxmin' is exact up to 1e5 locations and approximate above", {
   kind <- gpustats:::vecchia_maxmin_kind
   expect_identical(vecchia_neighbors(matrix(runif(200), ncol = 2), 3)$ordering, "maxmin_exact")
-  expect_identical(kind("maxmin", matrix(0, 1e6, 2), NULL), "maxmin_exact")
-  expect_identical(kind("maxmin", matrix(0, 1e6 + 1, 2), NULL), "maxmin_approx")
-  expect_identical(kind("maxmin", matrix(0, 1e6 + 1, 4), NULL), "maxmin_exact")
+  expect_identical(kind("maxmin", matrix(0, 1e5, 2), NULL), "maxmin_exact")
+  expect_identical(kind("maxmin", matrix(0, 1e5 + 1, 2), NULL), "maxmin_approx")
+  expect_identical(kind("maxmin", matrix(0, 1e5 + 1, 4), NULL), "maxmin_exact")
   expect_error(vecchia_neighbors(matrix(runif(40), ncol = 4), 2, ordering = "maxmin_approx"),
                class = "gpustats_error_argument")
 })

@@ -5,35 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_cpu.h"
 #include "vecchia_kdtree.h"
 
 static double coord(const vecchia_kdtree *t, long i, int k) { return t->locs[i + (long)k * t->ld]; }
 
-/* Reorders perm[lo, hi) so that perm[mid] has its rank along axis k
- * (quickselect, the median of three as pivot). */
+/* Exchanges slots a and b: the point and its coordinates. */
+static void swap_slots(const vecchia_kdtree *t, long a, long b)
+{
+  const long pt = t->perm[a];
+  t->perm[a] = t->perm[b];
+  t->perm[b] = pt;
+  double *x = t->pts + a * t->dim, *y = t->pts + b * t->dim;
+  for (int d = 0; d < t->dim; ++d) {
+    const double v = x[d];
+    x[d] = y[d];
+    y[d] = v;
+  }
+}
+
+/* Reorders slots [lo, hi) so that slot mid holds the point of its rank
+ * along axis k (quickselect, the median of three as pivot). */
 static void select_median(const vecchia_kdtree *t, long lo, long hi, long mid, int k)
 {
-  long *p = t->perm;
+  const int dim = t->dim;
+  const double *x = t->pts + k;
   while (hi - lo > 1) {
     long a = lo, b = lo + (hi - lo) / 2, c = hi - 1;
-    double va = coord(t, p[a], k), vb = coord(t, p[b], k), vc = coord(t, p[c], k);
+    double va = x[a * dim], vb = x[b * dim], vc = x[c * dim];
     long piv = (va < vb) ? ((vb < vc) ? b : (va < vc ? c : a)) : ((va < vc) ? a : (vb < vc ? c : b));
-    const double x = coord(t, p[piv], k);
-    long tmp = p[piv];
-    p[piv] = p[hi - 1];
-    p[hi - 1] = tmp;
+    const double pivot = x[piv * dim];
+    swap_slots(t, piv, hi - 1);
     long store = lo;
-    for (long i = lo; i < hi - 1; ++i) {
-      if (coord(t, p[i], k) < x) {
-        tmp = p[i];
-        p[i] = p[store];
-        p[store] = tmp;
-        ++store;
-      }
-    }
-    tmp = p[store];
-    p[store] = p[hi - 1];
-    p[hi - 1] = tmp;
+    for (long i = lo; i < hi - 1; ++i)
+      if (x[i * dim] < pivot) swap_slots(t, i, store++);
+    swap_slots(t, store, hi - 1);
     if (store == mid) return;
     if (store < mid) lo = store + 1;
     else hi = store;
@@ -51,46 +57,52 @@ static void node_summary(vecchia_kdtree *t, long k)
     box[dim + d] = -INFINITY;
   }
   for (long i = t->lo[k]; i < t->hi[k]; ++i) {
-    const long pt = t->perm[i];
-    if (pt < first) first = pt;
+    if (t->perm[i] < first) first = t->perm[i];
+    const double *x = t->pts + i * dim;
     for (int d = 0; d < dim; ++d) {
-      const double x = coord(t, pt, d);
-      if (x < box[d]) box[d] = x;
-      if (x > box[dim + d]) box[dim + d] = x;
+      if (x[d] < box[d]) box[d] = x[d];
+      if (x[d] > box[dim + d]) box[dim + d] = x[d];
     }
   }
   t->min_point[k] = first;
 }
 
-/* Splits nodes in breadth-first order, so that a node's children are the
- * next two free slots. */
-static void build_nodes(vecchia_kdtree *t)
+/* Subtrees of at least this many points are built as tasks of their own. */
+#define VECCHIA_KD_TASK 16384L
+
+/* Node k over slots [lo, hi) and its subtree: split at the median along the
+ * widest side of its box. A split takes the next two free node slots for
+ * its children (left, then right): the children of a node are adjacent,
+ * whatever order the tasks run in; which slots a subtree gets does not
+ * change which points its leaves hold, so the searches find the same
+ * neighbours for any number of threads. */
+static void build_node(vecchia_kdtree *t, long k, long lo, long hi, long *used)
 {
-  t->lo[0] = 0;
-  t->hi[0] = t->n;
-  long used = 1;
-  for (long k = 0; k < used; ++k) {
-    node_summary(t, k);
-    t->child[k] = -1;
-    const long lo = t->lo[k], hi = t->hi[k];
-    if (hi - lo <= VECCHIA_KD_LEAF) continue;
-    const double *box = t->box + 2 * (long)t->dim * k;
-    int axis = 0;
-    for (int d = 1; d < t->dim; ++d)
-      if (box[t->dim + d] - box[d] > box[t->dim + axis] - box[axis]) axis = d;
-    const long mid = lo + (hi - lo) / 2;
-    select_median(t, lo, hi, mid, axis);
-    t->child[k] = used;
-    t->lo[used] = lo;
-    t->hi[used] = mid;
-    t->lo[used + 1] = mid;
-    t->hi[used + 1] = hi;
-    used += 2;
+  t->lo[k] = lo;
+  t->hi[k] = hi;
+  node_summary(t, k);
+  t->child[k] = -1;
+  if (hi - lo <= VECCHIA_KD_LEAF) return;
+  const double *box = t->box + 2 * (long)t->dim * k;
+  int axis = 0;
+  for (int d = 1; d < t->dim; ++d)
+    if (box[t->dim + d] - box[d] > box[t->dim + axis] - box[axis]) axis = d;
+  const long mid = lo + (hi - lo) / 2;
+  select_median(t, lo, hi, mid, axis);
+  long c;
+#pragma omp atomic capture
+  {
+    c = *used;
+    *used += 2;
   }
-  t->nodes = used;
+  t->child[k] = c;
+#pragma omp task if (hi - lo >= 2 * VECCHIA_KD_TASK)
+  build_node(t, c, lo, mid, used);
+  build_node(t, c + 1, mid, hi, used);
+#pragma omp taskwait
 }
 
-gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, long ld, int dim, char *msg)
+gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, long ld, int dim, int threads, char *msg)
 {
   memset(t, 0, sizeof(*t));
   t->locs = locs;
@@ -99,17 +111,26 @@ gs_status vecchia_kdtree_build(vecchia_kdtree *t, const double *locs, long n, lo
   t->dim = dim;
   const long cap = n / 2 + 16; /* a node of more than LEAF points splits into two of at least LEAF / 2 */
   t->perm = (long *)malloc((size_t)n * sizeof(long));
+  t->pts = (double *)malloc((size_t)n * dim * sizeof(double));
   t->lo = (long *)malloc((size_t)cap * sizeof(long));
   t->hi = (long *)malloc((size_t)cap * sizeof(long));
   t->child = (long *)malloc((size_t)cap * sizeof(long));
   t->min_point = (long *)malloc((size_t)cap * sizeof(long));
   t->box = (double *)malloc((size_t)cap * 2 * dim * sizeof(double));
-  if (!t->perm || !t->lo || !t->hi || !t->child || !t->min_point || !t->box) {
+  if (!t->perm || !t->pts || !t->lo || !t->hi || !t->child || !t->min_point || !t->box) {
     vecchia_kdtree_free(t);
     return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the k-d tree of %ld points", n);
   }
-  for (long i = 0; i < n; ++i) t->perm[i] = i;
-  build_nodes(t);
+  for (long i = 0; i < n; ++i) {
+    t->perm[i] = i;
+    for (int d = 0; d < dim; ++d) t->pts[i * dim + d] = coord(t, i, d);
+  }
+  long used = 1;
+  const int nthreads = n >= 2 * VECCHIA_KD_TASK ? gs_cpu_threads(threads) : 1;
+#pragma omp parallel num_threads(nthreads)
+#pragma omp single
+  build_node(t, 0, 0, n, &used);
+  t->nodes = used;
   return GS_OK;
 }
 
@@ -121,6 +142,7 @@ void vecchia_kdtree_free(vecchia_kdtree *t)
   free(t->child);
   free(t->min_point);
   free(t->box);
+  free(t->pts);
   memset(t, 0, sizeof(*t));
 }
 
@@ -134,90 +156,46 @@ double vecchia_kd_dist2(const vecchia_kdtree *t, long i, long j)
   return s;
 }
 
-double vecchia_kd_box_dist2(const vecchia_kdtree *t, long k, const double *x)
-{
-  const double *box = t->box + 2 * (long)t->dim * k;
-  double s = 0.0;
-  for (int d = 0; d < t->dim; ++d) {
-    double e = 0.0;
-    if (x[d] < box[d]) e = box[d] - x[d];
-    else if (x[d] > box[t->dim + d]) e = x[d] - box[t->dim + d];
-    s += e * e;
-  }
-  return s;
-}
-
-/* The bounded max-heap of the k best (distance, index) pairs: the worst on top. */
+/* Whether (da, ia) comes after (db, ib): farther, or as far with a higher index. */
 static int worse(double da, long ia, double db, long ib) { return da > db || (da == db && ia > ib); }
 
-/* Places (d, idx) at the root of a heap of `size` entries and sifts it down. */
-static void sift_down(double *hd, long *hi, int size, double d, long idx)
-{
-  int c = 0;
-  for (;;) {
-    int l = 2 * c + 1, r = l + 1, big = c;
-    double bd = d;
-    long bi = idx;
-    if (l < size && worse(hd[l], hi[l], bd, bi)) big = l, bd = hd[l], bi = hi[l];
-    if (r < size && worse(hd[r], hi[r], bd, bi)) big = r;
-    if (big == c) break;
-    hd[c] = hd[big];
-    hi[c] = hi[big];
-    c = big;
-  }
-  hd[c] = d;
-  hi[c] = idx;
-}
-
-static void heap_push(double *hd, long *hi, int *size, int k, double d, long idx)
-{
-  if (*size == k) {
-    if (worse(hd[0], hi[0], d, idx)) sift_down(hd, hi, k, d, idx);
-    return;
-  }
-  int c = (*size)++;
-  while (c > 0 && worse(d, idx, hd[(c - 1) / 2], hi[(c - 1) / 2])) {
-    hd[c] = hd[(c - 1) / 2];
-    hi[c] = hi[(c - 1) / 2];
-    c = (c - 1) / 2;
-  }
-  hd[c] = d;
-  hi[c] = idx;
-}
-
-int vecchia_kd_nearest(const vecchia_kdtree *t, const double *x, long limit, int k, long *out, long *stack,
-                       double *hd, long *hidx)
+/* The k best (distance, index) pairs found so far, best first (hd, out):
+ * a sorted insertion, which for conditioning sets of tens of points moves
+ * a few adjacent entries where a heap would sift through scattered ones,
+ * and leaves them in order at the end. */
+int vecchia_kd_nearest(const vecchia_kdtree *t, const double *x, long limit, int k, long *out,
+                       vecchia_kd_pending *stack, double *hd)
 {
   int size = 0, top = 0;
-  if (k < 1) return 0;
-  stack[top++] = 0;
+  if (k < 1 || limit < 1) return 0;
+  stack[top++] = (vecchia_kd_pending){.node = 0, .d2 = 0.0};
   while (top > 0) {
-    const long node = stack[--top];
-    if (t->min_point[node] >= limit) continue;
-    if (size == k && vecchia_kd_box_dist2(t, node, x) > hd[0]) continue;
-    const long c = t->child[node];
+    const vecchia_kd_pending p = stack[--top];
+    if (size == k && p.d2 > hd[k - 1]) continue;
+    const long c = t->child[p.node];
     if (c < 0) {
-      for (long s = t->lo[node]; s < t->hi[node]; ++s) {
+      for (long s = t->lo[p.node]; s < t->hi[p.node]; ++s) {
         const long j = t->perm[s];
         if (j >= limit) continue;
-        double d2 = 0.0;
-        for (int d = 0; d < t->dim; ++d) {
-          const double e = x[d] - coord(t, j, d);
-          d2 += e * e;
+        const double d2 = vecchia_kd_slot_dist2(t, s, x);
+        if (size == k && !worse(hd[k - 1], out[k - 1], d2, j)) continue;
+        int at = size < k ? size++ : k - 1;
+        for (; at > 0 && worse(hd[at - 1], out[at - 1], d2, j); --at) {
+          hd[at] = hd[at - 1];
+          out[at] = out[at - 1];
         }
-        heap_push(hd, hidx, &size, k, d2, j);
+        hd[at] = d2;
+        out[at] = j;
       }
       continue;
     }
-    /* the nearer child on top of the stack, so that it is searched first */
+    /* the children that may hold a nearer point, the nearer on top of the
+     * stack, so that it is searched first */
     const double d0 = vecchia_kd_box_dist2(t, c, x), d1 = vecchia_kd_box_dist2(t, c + 1, x);
-    stack[top++] = (d0 <= d1) ? c + 1 : c;
-    stack[top++] = (d0 <= d1) ? c : c + 1;
-  }
-  /* popping the worst each time fills out from its end */
-  for (int s = size; s > 0; --s) {
-    out[s - 1] = hidx[0];
-    sift_down(hd, hidx, s - 1, hd[s - 1], hidx[s - 1]);
+    const long near = d0 <= d1 ? c : c + 1, far = d0 <= d1 ? c + 1 : c;
+    const double dnear = d0 <= d1 ? d0 : d1, dfar = d0 <= d1 ? d1 : d0;
+    if (t->min_point[far] < limit && (size < k || dfar <= hd[k - 1])) stack[top++] = (vecchia_kd_pending){far, dfar};
+    if (t->min_point[near] < limit && (size < k || dnear <= hd[k - 1])) stack[top++] = (vecchia_kd_pending){near, dnear};
   }
   return size;
 }

@@ -99,7 +99,7 @@ static void maxmin_update(const vecchia_kdtree *t, maxmin_heap *h, long k, doubl
     for (long s = t->lo[node]; s < t->hi[node]; ++s) {
       const long j = t->perm[s];
       if (h->pos[j] < 0) continue;
-      const double d2 = vecchia_kd_dist2(t, j, k);
+      const double d2 = vecchia_kd_slot_dist2(t, s, x);
       if (d2 < h->key[j]) {
         h->key[j] = d2;
         heap_down(h, h->pos[j]);
@@ -136,7 +136,7 @@ gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs
   if (n < 1 || dim < 1 || dim > VECCHIA_KD_MAX_DIM)
     return gs_set_msg(msg, GS_ERR_ARG, "need n >= 1 locations of 1 to %d coordinates", VECCHIA_KD_MAX_DIM);
   vecchia_kdtree t;
-  gs_status st = vecchia_kdtree_build(&t, locs, n, n, dim, msg);
+  gs_status st = vecchia_kdtree_build(&t, locs, n, n, dim, 0, msg);
   if (st != GS_OK) return st;
   maxmin_heap h = {
     .heap = (long *)malloc((size_t)n * sizeof(long)),
@@ -152,10 +152,14 @@ gs_status gs_vecchia_maxmin(const double *locs, long n, int dim, long *order, gs
   return st;
 }
 
-/* Rows [i0, i1) of nn (rows of `rows` points, m + 1 columns): the k = m
- * nearest points of the tree to query point q (`query`, nq rows), among the
- * tree's first limit(q) points; self >= 0 puts q + self in the first column
- * (the point's own index), else the first column holds the nearest too. */
+/* Rows of nn (nq rows, m + 1 columns): the k = m nearest points of the tree
+ * to query point q (`query`, nq rows), among the tree's first limit(q)
+ * points; self >= 0 puts q + self in the first column (the point's own
+ * index), else the first column holds the nearest too. The searches run
+ * over positions s of a queue, the query q = queue[s] (or s itself without
+ * one): a queue in the tree's order makes successive searches read the same
+ * leaves, which stay in cache, where queries in the Vecchia order would
+ * jump across the domain at each one. */
 typedef struct {
   const vecchia_kdtree *t;
   const double *query;
@@ -163,7 +167,10 @@ typedef struct {
   int m;
   long self;  /* < 0: no own index, the m nearest fill every column */
   int earlier; /* limit(q) = q (the earlier points of the tree itself), else all */
+  const long *queue; /* NULL: the queries in their order */
 } nearest_job;
+
+static long queued_row(const nearest_job *job, long s) { return job->queue ? job->queue[s] : s; }
 
 static void nearest_rows(const nearest_job *job, int *nn, long i0, long i1, int nthreads)
 {
@@ -171,28 +178,28 @@ static void nearest_rows(const nearest_job *job, int *nn, long i0, long i1, int 
   const int k = job->self >= 0 ? job->m : job->m + 1, first = job->self >= 0 ? 1 : 0;
 #pragma omp parallel num_threads(nthreads)
   {
-    long stack[VECCHIA_KD_STACK];
+    vecchia_kd_pending stack[VECCHIA_KD_STACK];
     long *out = (long *)malloc((size_t)(k + 1) * sizeof(long));
-    long *hidx = (long *)malloc((size_t)(k + 1) * sizeof(long));
     double *hd = (double *)malloc((size_t)(k + 1) * sizeof(double));
     double x[VECCHIA_KD_MAX_DIM];
 #pragma omp for schedule(dynamic, 64)
-    for (long q = i0; q < i1; ++q) {
+    for (long s = i0; s < i1; ++s) {
+      const long q = queued_row(job, s);
       for (int d = 0; d < t->dim; ++d) x[d] = job->query[q + (long)d * job->nq];
       const long limit = job->earlier ? q : t->n;
-      const int found = (out && hidx && hd) ? vecchia_kd_nearest(t, x, limit, k, out, stack, hd, hidx) : -1;
+      const int found = (out && hd) ? vecchia_kd_nearest(t, x, limit, k, out, stack, hd) : -1;
       if (first) nn[q] = (int)(q + job->self);
       for (int j = 0; j < k; ++j) nn[q + (long)(j + first) * job->nq] = (j < found) ? (int)out[j] : -1;
       if (found < 0) nn[q] = -2; /* allocation failed: the caller sees the row */
     }
     free(out);
-    free(hidx);
     free(hd);
   }
 }
 
-/* Runs nearest_rows over query rows [q0, q1) in batches, with interrupt
- * checks between them (the fraction done: `done` + `share` of the rows). */
+/* Runs nearest_rows over queue positions [q0, q1) in batches, with
+ * interrupt checks between them (the fraction done: `done` + `share` of
+ * the positions). */
 static gs_status nearest_batches(const nearest_job *job, int *nn, long q0, long q1, int threads, gs_progress_fn progress,
                                  double done, double share, char *msg)
 {
@@ -201,7 +208,7 @@ static gs_status nearest_batches(const nearest_job *job, int *nn, long q0, long 
     const long i1 = i0 + VECCHIA_ORDER_BATCH < q1 ? i0 + VECCHIA_ORDER_BATCH : q1;
     nearest_rows(job, nn, i0, i1, nthreads);
     for (long i = i0; i < i1; ++i)
-      if (nn[i] == -2) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the neighbour search");
+      if (nn[queued_row(job, i)] == -2) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the neighbour search");
     if (progress && progress(done + share * (i1 - q0) / (q1 - q0))) return gs_interrupted(msg);
   }
   return GS_OK;
@@ -234,18 +241,26 @@ static void find_duplicate(const double *locs, long n, int dim, int m, const int
 /* The points in blocks [lo, 2 lo): each block searches a tree of the points
  * up to its end, so that at most half the points a search meets are later
  * ones (a tree of all points would make the early points, whose neighbours
- * are far, wade through every later point around them). */
+ * are far, wade through every later point around them). A block's points
+ * are searched in the tree's order (nearest_job's queue). */
 gs_status gs_vecchia_neighbors(const double *locs, long n, int dim, int m, int threads, int *nn, long duplicate[2],
                                gs_progress_fn progress, char *msg)
 {
   gs_status st = check_points(n, dim, m, msg);
+  if (st != GS_OK) return st;
+  long *queue = (long *)malloc((size_t)n * sizeof(long));
+  if (!queue) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the neighbour search of %ld points", n);
   for (long lo = 0, hi = (n < 1024 ? n : 1024); lo < n && st == GS_OK; lo = hi, hi = (2 * hi < n ? 2 * hi : n)) {
     vecchia_kdtree t;
-    if ((st = vecchia_kdtree_build(&t, locs, hi, n, dim, msg)) != GS_OK) break;
-    const nearest_job job = {.t = &t, .query = locs, .nq = n, .m = m, .self = 0, .earlier = 1};
-    st = nearest_batches(&job, nn, lo, hi, threads, progress, (double)lo / n, (double)(hi - lo) / n, msg);
+    if ((st = vecchia_kdtree_build(&t, locs, hi, n, dim, threads, msg)) != GS_OK) break;
+    long queued = 0;
+    for (long s = 0; s < hi; ++s)
+      if (t.perm[s] >= lo) queue[queued++] = t.perm[s];
+    const nearest_job job = {.t = &t, .query = locs, .nq = n, .m = m, .self = 0, .earlier = 1, .queue = queue};
+    st = nearest_batches(&job, nn, 0, queued, threads, progress, (double)lo / n, (double)(hi - lo) / n, msg);
     vecchia_kdtree_free(&t);
   }
+  free(queue);
   if (st == GS_OK) find_duplicate(locs, n, dim, m, nn, duplicate);
   return st;
 }
@@ -257,7 +272,7 @@ gs_status gs_vecchia_nearest(const double *locs, long n, int dim, const double *
   if (st != GS_OK) return st;
   if (k < 1 || k > n || nq < 1) return gs_set_msg(msg, GS_ERR_ARG, "need 1 <= k <= n (k = %d, n = %ld) and query points", k, n);
   vecchia_kdtree t;
-  if ((st = vecchia_kdtree_build(&t, locs, n, n, dim, msg)) != GS_OK) return st;
+  if ((st = vecchia_kdtree_build(&t, locs, n, n, dim, threads, msg)) != GS_OK) return st;
   const nearest_job job = {.t = &t, .query = query, .nq = nq, .m = k - 1, .self = -1, .earlier = 0};
   st = nearest_batches(&job, nn, 0, nq, threads, progress, 0.0, 1.0, msg);
   vecchia_kdtree_free(&t);

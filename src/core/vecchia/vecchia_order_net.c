@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "gs_cpu.h"
 #include "gs_vecchia.h"
 #include "vecchia_internal.h"
 
@@ -41,13 +42,6 @@ static uint64_t morton_encode(const uint64_t *c, int dim, int bits)
   for (int j = bits - 1; j >= 0; --j)
     for (int d = 0; d < dim; ++d) key = (key << 1) | ((c[d] >> j) & 1u);
   return key;
-}
-
-static void morton_decode(uint64_t key, int dim, int bits, uint64_t *c)
-{
-  for (int d = 0; d < dim; ++d) c[d] = 0;
-  for (int j = 0; j < bits; ++j)
-    for (int d = dim - 1; d >= 0; --d, key >>= 1) c[d] |= (key & 1u) << j;
 }
 
 /* Points as Morton keys with their coordinates (row-major) and indices. */
@@ -67,6 +61,8 @@ typedef struct {
 typedef struct {
   int dim, bits, level;
   double r2;
+  /* the bits of each coordinate in a cell code of the level (see grid_covers) */
+  uint64_t coord_bits[GS_VECCHIA_NET_MAX_DIM];
   net_points taken, fresh;
   /* Levels of at most dense_cells cells also index each run by cell: the
    * first point of the cell, -1 for none (a lookup without the search). */
@@ -111,9 +107,14 @@ static int cell_covers(const net_grid *g, uint64_t code, const double *x)
   return run_covers(g, &g->taken, g->taken_from, code, x) || run_covers(g, &g->fresh, g->fresh_from, code, x);
 }
 
-/* Starts a level: whether its cells are indexed, and the index of taken. */
+/* Starts a level: the coordinates' bits in its cell codes, whether its
+ * cells are indexed, and the index of taken. */
 static void net_index(net_grid *g)
 {
+  for (int d = 0; d < g->dim; ++d) {
+    g->coord_bits[d] = 0;
+    for (int j = 0; j < g->level; ++j) g->coord_bits[d] |= (uint64_t)1 << (j * g->dim + g->dim - 1 - d);
+  }
   const long cells = g->dim * g->level < 62 ? 1L << (g->dim * g->level) : LONG_MAX;
   g->dense = cells <= g->dense_cells;
   if (!g->dense) return;
@@ -121,25 +122,41 @@ static void net_index(net_grid *g)
   for (long i = g->taken.count - 1; i >= 0; --i) g->taken_from[cell_code(g, g->taken.key[i])] = (int32_t)i;
 }
 
+/* The cell next to `code` along coordinate d (bits `bits`, lowest `unit`),
+ * one step up or down: arithmetic on that coordinate's interleaved bits
+ * alone (the carry or borrow runs through the other coordinates' bits, set
+ * or cleared for it), the others kept, where decoding and encoding the key
+ * took a pass over every bit. */
+static uint64_t cell_up(uint64_t code, uint64_t bits, uint64_t unit)
+{
+  return (((code | ~bits) + unit) & bits) | (code & ~bits);
+}
+
+static uint64_t cell_down(uint64_t code, uint64_t bits, uint64_t unit)
+{
+  return (((code & bits) - unit) & bits) | (code & ~bits);
+}
+
 /* Whether a taken point lies within distance r of x (Morton key `key`): x's
  * own cell first (where a covering point mostly is), then the others of the
  * 3^dim around it inside the grid. */
 static int grid_covers(const net_grid *g, uint64_t key, const double *x)
 {
-  const uint64_t own = cell_code(g, key), last = ((uint64_t)1 << g->level) - 1;
+  const uint64_t own = cell_code(g, key);
   if (cell_covers(g, own, x)) return 1;
-  uint64_t c[3], nb[3];
-  int step[3];
-  morton_decode(own, g->dim, g->level, c);
+  int step[GS_VECCHIA_NET_MAX_DIM];
   for (int d = 0; d < g->dim; ++d) step[d] = -1;
   for (;;) {
     int inside = 1, moved = 0;
+    uint64_t nb = own;
     for (int d = 0; d < g->dim; ++d) {
-      inside = inside && !((step[d] < 0 && c[d] == 0) || (step[d] > 0 && c[d] == last));
+      const uint64_t bits = g->coord_bits[d], unit = (uint64_t)1 << (g->dim - 1 - d), c = own & bits;
+      inside = inside && !((step[d] < 0 && c == 0) || (step[d] > 0 && c == bits));
       moved = moved || step[d] != 0;
-      nb[d] = c[d] + (uint64_t)(int64_t)step[d];
+      if (step[d] < 0) nb = cell_down(nb, bits, unit);
+      if (step[d] > 0) nb = cell_up(nb, bits, unit);
     }
-    if (inside && moved && cell_covers(g, morton_encode(nb, g->dim, g->level), x)) return 1;
+    if (inside && moved && cell_covers(g, nb, x)) return 1;
     int d = 0;
     while (d < g->dim && step[d] == 1) step[d++] = -1;
     if (d == g->dim) return 0;
@@ -249,11 +266,13 @@ static uint64_t point_key(const double *locs, long n, int dim, int bits, const n
 static void net_sort(const double *locs, long n, int dim, int bits, const net_box *box, long first, net_points *rest)
 {
   uint64_t(*pairs)[2] = (uint64_t(*)[2])rest->x; /* (key, index): room for 2 doubles a point */
-  long count = 0;
+  const long count = n - 1;
+#pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(0, 4.0 * n))
   for (long i = 0; i < n; ++i) {
     if (i == first) continue;
-    pairs[count][0] = point_key(locs, n, dim, bits, box, i);
-    pairs[count++][1] = (uint64_t)i;
+    const long at = i < first ? i : i - 1;
+    pairs[at][0] = point_key(locs, n, dim, bits, box, i);
+    pairs[at][1] = (uint64_t)i;
   }
   qsort(pairs, (size_t)count, sizeof *pairs, key_order);
   for (long k = 0; k < count; ++k) {
