@@ -198,7 +198,8 @@
 gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), nugget = TRUE, start = NULL,
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE) {
+                   control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE,
+                   cluster = NULL) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
   distance_given <- !missing(distance)
@@ -231,7 +232,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   check_fit_data(d, spec, call)
 
   replicates <- gp_replicates(d$y)
-  approx <- if (replicates > 1L && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call)
+  approx <- if (replicates > 1L && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call, cluster)
   if (approx == "vecchia" && replicates > 1L) {
     abort_arg(c("Replicates ({.arg y} with {replicates} columns) need {.code approx = \"exact\"}: the Vecchia approximation takes one data set.",
                 i = "Fit a single replicate with {.code approx = \"vecchia\"}, or all of them exactly."), call)
@@ -239,7 +240,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
   if (approx == "vecchia") check_vecchia_m(m, length(d$y), call)
   f <- fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
-                     bar_label = function(step) paste0("gp_fit: ", step))
+                     bar_label = function(step) paste0("gp_fit: ", step), cluster = cluster)
   warn_great_circle(distance, f$covariance[["smoothness"]], call)
   converged <- fit_converged_or_warn(f$opt, call)
   # the call update() evaluates again: in the formula form the data go by
@@ -267,8 +268,9 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
 # the label of its progress bars after what the user asked for: gp_fit()'s
 # "gp_fit: likelihood", or confint()'s "confint: profile of range" for every
 # step of a profile's fits.
-fit_estimates <- function(d, model, method, spec, approx, accuracy, device, ctrl, m, group, call, bar_label) {
-  if (approx == "vecchia") return(vecchia_fit(d, model, method, spec, m, device, ctrl, call, group, bar_label))
+fit_estimates <- function(d, model, method, spec, approx, accuracy, device, ctrl, m, group, call, bar_label,
+                          cluster = NULL) {
+  if (approx == "vecchia") return(vecchia_fit(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster))
   exact_fit(d, model, method, spec, accuracy, device, ctrl, call, bar_label)
 }
 

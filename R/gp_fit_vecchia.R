@@ -8,14 +8,25 @@
 #' @param group For `approx = "vecchia"`: `TRUE` (the default, on every
 #'   device) for the grouped approximation, `FALSE` for each observation
 #'   conditioned on its own `m` neighbours only; see [vecchia_loglik()].
+#' @param cluster For `approx = "vecchia"` (which it implies where `approx`
+#'   is `"auto"`): `NULL` for one process, or a cluster of the
+#'   \pkg{parallel} package (made by [parallel::makeCluster()]: PSOCK
+#'   workers on this or other hosts, FORK, or MPI through \pkg{Rmpi}) over
+#'   whose workers each evaluation of the likelihood is split; see the
+#'   section Clusters of [vecchia_loglik()].
 #' @name gp_fit
 NULL
 
 # Which approximation a fit of n observations uses: "auto" takes the exact
 # likelihood while one evaluation of it costs about a second (n up to 10,000
 # on the CPU, 50,000 on a GPU) and the Vecchia approximation beyond, and says so.
-gp_approx <- function(approx, n, device, call) {
+gp_approx <- function(approx, n, device, call, cluster = NULL) {
   approx <- match_choice(approx, c("exact", "vecchia", "auto"), "approx", call)
+  if (!is.null(cluster)) {
+    check_cluster(cluster, call)
+    if (approx == "exact") abort_arg("{.arg cluster} splits the Vecchia likelihood: use {.code approx = \"vecchia\"}.", call)
+    return("vecchia")
+  }
   if (approx != "auto") return(approx)
   gpu <- !identical(device, "cpu") && isTRUE(tryCatch(gpu_available(), error = function(e) FALSE))
   if (n <= if (gpu) 5e4 else 1e4) return("exact")
@@ -27,13 +38,19 @@ gp_approx <- function(approx, n, device, call) {
 # information of the free covariance parameters (natural scale) and the GLS
 # trend, as gp_fit's list needs them. `bar_label` labels its progress bars
 # (see fit_estimates()).
-vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, bar_label) {
+vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster = NULL) {
   check_flag(group, "group", call)
   if (model$geometry != "isotropic") {
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
   }
-  vc <- vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group,
-                     label = bar_label("conditioning sets"))
+  vc <- if (is.null(cluster)) {
+    vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group, label = bar_label("conditioning sets"))
+  } else {
+    nb <- vecchia_order_and_neighbors(d$locs, as.integer(m), "maxmin", model$distance, call, group,
+                                      bar_label("conditioning sets"))
+    vecchia_cluster_open(cluster, c(nb, list(locs = d$locs, m = as.integer(m), distance = model$distance)), d$y, d$X,
+                         group, device, call)
+  }
   on.exit(vecchia_close(vc))
   # the native object holds what it needs (its own neighbour array, or the
   # blocks' sets): R's n x (m + 1) one, 4 (m + 1) bytes a point, can go
@@ -86,9 +103,17 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
                       nugget = r$p[["nugget"]]),
        loglik = r$loglik, vcov = V, info = r$info[free, free, drop = FALSE], beta = stats::setNames(r$beta, colnames(d$X)),
        vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
-       evaluations = evaluations, group = group, backend = sprintf("%s, Vecchia m = %d%s, %s ordering", if (vc$device >= 0) "gpu" else "cpu", vc$m,
-                                                 if (group) ", grouped" else "", sub("_", " ", vc$ordering)),
-       device = if (vc$device >= 0) "gpu" else "cpu")
+       evaluations = evaluations, group = group, backend = vecchia_backend(vc, group), device = vecchia_device_name(vc))
+}
+
+# The device of a fit: "gpu" or "cpu" (a cluster's when all its workers
+# used one kind, else "gpu and cpu").
+vecchia_device_name <- function(vc) paste(unique(ifelse(vc$device >= 0, "gpu", "cpu")), collapse = " and ")
+
+vecchia_backend <- function(vc, group) {
+  where <- vecchia_device_name(vc)
+  if (inherits(vc, "vecchia_cluster")) where <- sprintf("cluster of %d workers (%s)", length(vc$cluster), where)
+  sprintf("%s, Vecchia m = %d%s, %s ordering", where, vc$m, if (group) ", grouped" else "", sub("_", " ", vc$ordering))
 }
 
 # Log-scale bounds of the free parameters: those of the exact search for the

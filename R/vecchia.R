@@ -278,6 +278,37 @@ check_vecchia_m <- function(m, n, call) {
 #' is not saved with [saveRDS()], and a structure read back opens a new one
 #' at its first call.
 #'
+#' @section Clusters:
+#' With `cluster`, a cluster of R's \pkg{parallel} package, each
+#' evaluation is split over its workers. The log-likelihood, its gradient,
+#' the Fisher information and the sums that profile the trend are sums over
+#' the blocks of the approximation (the points, with `group = FALSE`): the
+#' driver orders the locations and finds the conditioning sets once, cuts
+#' the blocks, in the order of their first points, into one piece per
+#' worker of about the same number of points, and sends each worker its
+#' piece's locations, observations and covariates with the halo of earlier
+#' points their conditioning sets name. Each worker keeps its piece in a
+#' native object (on its GPU, or its cores) and returns its part of the
+#' sums, which the driver adds: an evaluation sends the parameters out and
+#' brings a few hundred numbers back, and [gp_fit()] runs the same Fisher
+#' scoring on them. The result is the one-process result up to the order in
+#' which rounding errors add (about \eqn{10^{-15}} relative).
+#'
+#' Any snow-style cluster serves: [parallel::makeCluster()] with PSOCK
+#' workers on this host or, over ssh, on others (each with gpustats
+#' installed), a FORK cluster, or an MPI cluster through \pkg{Rmpi} and
+#' OpenMPI (`makeCluster(k, type = "MPI")`). Workers on one host share its
+#' cores (`detectCores()` divided among them) and take its GPUs in turn,
+#' unless a worker has its own `gpustats.threads` or `gpustats.gpus`
+#' option (set with [parallel::clusterEvalQ()]). A worker that fails, or
+#' runs out of memory, gives an error that names it and its host, and the
+#' driver's session goes on; a worker that has stopped must be replaced by
+#' making the cluster again. An interrupt takes effect once the workers
+#' have answered the evaluation in progress, so that no answer is left on
+#' the cluster's connections. The driver holds all the data and the
+#' conditioning sets while it cuts them (see [vecchia_neighbors()] for
+#' their size).
+#'
 #' @inheritParams gp_loglik
 #' @param y Observations, a numeric vector of length `nrow(locs)`.
 #' @param locs Locations, one per row: a numeric matrix or data frame (for
@@ -305,6 +336,9 @@ check_vecchia_m <- function(m, n, call) {
 #'   [simulate.gp_fit()]) condition each point on its own nearest
 #'   neighbours, as GpGp's predictions and `fast_Gp_sim` do: grouping
 #'   changes the likelihood, not the law they are drawn from.
+#' @param cluster `NULL` for one process, or a cluster of the
+#'   \pkg{parallel} package over whose workers the evaluation is split;
+#'   see Clusters.
 #' @return The log-likelihood, with attributes `logdet` (the log-determinant
 #'   of the approximate covariance), `quadform` (the quadratic form of the
 #'   residuals) and, with `X`, `beta`.
@@ -329,31 +363,45 @@ check_vecchia_m <- function(m, n, call) {
 vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 30, X = NULL,
                            ordering = c("maxmin", "maxmin_exact", "maxmin_approx", "random", "none"),
                            distance = c("euclidean", "great_circle"),
-                           device = getOption("gpustats.device", "auto"), group = TRUE) {
+                           device = getOption("gpustats.device", "auto"), group = TRUE, cluster = NULL) {
   call <- environment()
   given <- c(m = !missing(m), ordering = !missing(ordering), distance = !missing(distance))
   ordering <- match_choice(ordering, vecchia_orderings, "ordering", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   check_flag(group, "group", call)
+  if (!is.null(cluster)) check_cluster(cluster, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  vecchia_loglik_at(y, locs, params, m, X, ordering, distance, device, group, given, call)
+  vecchia_loglik_at(y, locs, params, m, X, ordering, distance, device, group, given, call, cluster)
 }
 
 # vecchia_loglik()'s value, for it and gp_loglik(): at `locs`, the
 # locations (an object opened and closed for the call) or a structure of
 # vecchia_neighbors() (its kept object; its m, ordering and distance where
-# `given` says the caller gave none).
-vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device, group, given, call) {
-  if (inherits(locs, "vecchia_neighbors")) {
+# `given` says the caller gave none); over the workers of `cluster` (an
+# engine opened and closed for the call) where it is not NULL.
+vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device, group, given, call, cluster = NULL) {
+  kept <- inherits(locs, "vecchia_neighbors")
+  if (kept) {
     check_vecchia_structure(locs, m, ordering, distance, given, call)
-    vc <- vecchia_engine_for(locs, group, device, call)
   } else {
-    vc <- vecchia_open(locs, m, ordering, distance, device, call, group = group)
-    on.exit(vecchia_close(vc))
+    locs <- as_locations(locs, "locs", distance, call)
+    check_vecchia_m(m, nrow(locs), call)
   }
-  y <- as_observations(y, vc$n, call)
+  n <- if (kept) nrow(locs$locs) else nrow(locs)
+  y <- as_observations(y, n, call)
   if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a vector (one data set).", call)
-  X <- if (is.null(X)) matrix(0, vc$n, 0L) else as_design(X, vc$n, call)
+  X <- if (is.null(X)) matrix(0, n, 0L) else as_design(X, n, call)
+  storage.mode(X) <- "double"
+  vc <- if (!is.null(cluster)) {
+    nb <- if (kept) locs else c(vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group),
+                                list(locs = locs, m = as.integer(m), distance = distance))
+    vecchia_cluster_open(cluster, nb, as.double(y), X, group, device, call)
+  } else if (kept) {
+    vecchia_engine_for(locs, group, device, call)
+  } else {
+    vecchia_open(locs, m, ordering, distance, device, call, group = group)
+  }
+  if (!kept || !is.null(cluster)) on.exit(vecchia_close(vc))
   r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call)
   structure(r$loglik, logdet = r$logdet, quadform = r$quadform, beta = r$beta)
 }

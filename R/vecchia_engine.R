@@ -10,10 +10,12 @@
 # process without the nugget (prediction), NULL for none; `group`: TRUE for
 # the grouped likelihood (the blocks of `neighbors`, computed where it has
 # none), which gives no factor. `label`: the label of the progress bars of
-# the conditioning sets, after what the user asked for.
+# the conditioning sets, after what the user asked for. `halo`: NULL, or a
+# logical per location in the ordering, the points with no terms of their
+# own (a worker's part of the likelihood, vecchia_cluster.R).
 vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
                          device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL,
-                         latent = NULL, group = FALSE, label = "vecchia_loglik") {
+                         latent = NULL, group = FALSE, label = "vecchia_loglik", halo = NULL) {
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   check_vecchia_m(m, n, call)
@@ -24,12 +26,15 @@ vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
   storage.mode(nn) <- "integer"
   if (is.null(latent)) latent <- n + 1L
   blocks <- if (group) neighbors$blocks %||% vecchia_group(nn, call, label)
-  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, nn, as.integer(latent), blocks, dev, gs_threads(call)), call)
+  ptr <- gs_call(.Call(gs_r_vecchia_new, ordered, nn, as.integer(latent), blocks, halo, dev, gs_threads(call)), call)
   list(ptr = ptr, n = n, m = as.integer(m), device = dev, order = as.integer(neighbors$order), neighbors = nn, blocks = blocks,
        ordering = neighbors$ordering, distance = distance)
 }
 
-vecchia_close <- function(vc) invisible(.Call(gs_r_vecchia_free, vc$ptr))
+vecchia_close <- function(vc) {
+  if (inherits(vc, "vecchia_cluster")) return(vecchia_cluster_close(vc))
+  invisible(.Call(gs_r_vecchia_free, vc$ptr))
+}
 
 # The native object of a structure of vecchia_neighbors() for the grouped
 # (`group`) or ungrouped likelihood on `device`: opened at the first call
@@ -111,21 +116,30 @@ vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inv
 # beta, betacov (the GLS covariance of beta), logdet, quadform. A
 # conditioning set whose covariance is not positive definite gets an error
 # of class gpustats_error_not_pd, or `not_pd` where given. `label` names the
-# progress bar after what the user asked for.
+# progress bar after what the user asked for. `vc` may be a cluster engine
+# (vecchia_cluster_open()), which holds y and X (those it was opened with).
 vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_table("cov_param")),
                                      method = c("ml", "reml"), call = parent.frame(), not_pd = NULL,
                                      label = "vecchia_loglik") {
   method <- match.arg(method)
   X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
   storage.mode(X) <- "double"
-  bits <- sum(2L^gs_code("cov_param", deriv))
-  bar <- vecchia_progress_bar(vc, label, call)
-  sums <- tryCatch(gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, cov_model(params, vc$distance), as.integer(bits),
-                                 as.double(y), X, vc$order, bar), call),
+  bits <- as.integer(sum(2L^gs_code("cov_param", deriv)))
+  model <- cov_model(params, vc$distance)
+  sums <- tryCatch(vecchia_sums(vc, model, bits, y, X, label, call),
                    gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else e)
   if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)
   all <- names(gs_table("cov_param"))
   vecchia_profile(sums, vc$n, ncol(X), all[all %in% deriv], method)
+}
+
+# The sums of gs_vecchia_grad_info (gs_vecchia.h) for the model
+# (cov_model()) and the derivative bits: from the native object, or added
+# over the workers of a cluster engine.
+vecchia_sums <- function(vc, model, bits, y, X, label, call) {
+  if (inherits(vc, "vecchia_cluster")) return(vecchia_cluster_sums(vc, model, bits, call))
+  bar <- vecchia_progress_bar(vc, label, call)
+  gs_call(.Call(gs_r_vecchia_grad_info, vc$ptr, model, bits, as.double(y), X, vc$order, bar), call)
 }
 
 # The log-likelihood, gradient and information from the sums of the native

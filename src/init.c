@@ -44,12 +44,13 @@ SEXP gs_r_gbees_measure(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_maxmin(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_neighbors(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_nearest(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_group(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_free(SEXP);
 SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_grad_info(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_vecchia_sums_size(SEXP, SEXP);
 SEXP gs_r_poly_have_fftw(void);
 SEXP gs_r_all_finite(SEXP, SEXP);
 SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
@@ -117,12 +118,13 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_vecchia_maxmin, 3),
   CALLDEF(gs_r_vecchia_neighbors, 4),
   CALLDEF(gs_r_vecchia_nearest, 5),
-  CALLDEF(gs_r_vecchia_new, 6),
+  CALLDEF(gs_r_vecchia_new, 7),
   CALLDEF(gs_r_vecchia_group, 3),
   CALLDEF(gs_r_vecchia_free, 1),
   CALLDEF(gs_r_vecchia_factor, 3),
   CALLDEF(gs_r_vecchia_apply, 3),
   CALLDEF(gs_r_vecchia_grad_info, 7),
+  CALLDEF(gs_r_vecchia_sums_size, 2),
   CALLDEF(gs_r_poly_have_fftw, 0),
   CALLDEF(gs_r_all_finite, 2),
   CALLDEF(gs_r_dct, 4),

@@ -119,19 +119,29 @@ SEXP gs_r_vecchia_nearest(SEXP locs, SEXP query, SEXP k, SEXP threads, SEXP prog
 
 /* latent: the first point (1-based) without the nugget, n + 1 for none;
  * blocks: NULL, or the block of each point (1-based) for the grouped
- * likelihood. The core reads nn and blocks 1-based (NA below 1: missing)
- * into its own arrays, so no copy is made here. */
-SEXP gs_r_vecchia_new(SEXP locs, SEXP nn, SEXP latent, SEXP blocks, SEXP device, SEXP threads)
+ * likelihood; halo: NULL, or a logical per point (gs_vecchia_args). The
+ * core reads nn and blocks 1-based (NA below 1: missing) into its own
+ * arrays, so no copy of them is made here. */
+SEXP gs_r_vecchia_new(SEXP locs, SEXP nn, SEXP latent, SEXP blocks, SEXP halo, SEXP device, SEXP threads)
 {
   check_locs(locs);
   if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP || Rf_nrows(nn) != Rf_nrows(locs))
     Rf_error("nn must be an integer matrix with a row per location");
   if (!Rf_isNull(blocks) && (TYPEOF(blocks) != INTSXP || XLENGTH(blocks) != Rf_nrows(nn)))
     Rf_error("blocks must be an integer vector with a value per location");
+  if (!Rf_isNull(halo) && (TYPEOF(halo) != LGLSXP || XLENGTH(halo) != Rf_nrows(nn)))
+    Rf_error("halo must be a logical vector with a value per location");
+  unsigned char *flags = NULL;
+  if (!Rf_isNull(halo)) {
+    flags = (unsigned char *)R_alloc((size_t)XLENGTH(halo), 1);
+    const int *h = LOGICAL(halo);
+    for (R_xlen_t i = 0; i < XLENGTH(halo); ++i) flags[i] = h[i] == TRUE;
+  }
   const gs_vecchia_args a = {
     .device = gs_r_int(device, "device"), .locs = REAL(locs), .n = Rf_nrows(locs),
     .latent = (long)gs_r_int(latent, "latent") - 1, .dim = Rf_ncols(locs),
     .nn = INTEGER(nn), .m = Rf_ncols(nn) - 1, .block = Rf_isNull(blocks) ? NULL : INTEGER(blocks), .base = 1,
+    .halo = flags,
     .threads = gs_r_int(threads, "threads"), .progress = gs_r_progress,
   };
   gs_vecchia *v = NULL;
@@ -207,4 +217,11 @@ SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP model, SEXP deriv, SEXP y, SEXP X, SE
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;
+}
+
+/* The length of the sums of gs_r_vecchia_grad_info for p covariates and the
+ * derivative bits `deriv`. */
+SEXP gs_r_vecchia_sums_size(SEXP p, SEXP deriv)
+{
+  return Rf_ScalarInteger(gs_vecchia_sums_size(gs_r_int(p, "p"), gs_r_int(deriv, "deriv")));
 }

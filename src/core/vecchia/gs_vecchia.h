@@ -39,6 +39,11 @@ typedef struct {
   long latent;         /* points from this one on are values of the process
                           without the nugget (new locations of a prediction;
                           n for none); gs_vecchia_grad_info needs none */
+  const unsigned char *halo; /* NULL, or n flags: points flagged are a halo,
+                          in conditioning sets only, with no terms of their
+                          own (the part of a likelihood split over workers);
+                          grouped, they are in no block (their block labels
+                          are not read); copied. The likelihood only. */
   int threads;
   gs_progress_fn progress; /* may be NULL */
 } gs_vecchia_args;

@@ -20,7 +20,7 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
                                    const double *y, const double *X, int p, int deriv)
 {
   vecchia_problem pr = {
-    .locs = locs, .n = v->n, .latent = v->latent, .dim = v->dim, .nn = nn,
+    .locs = locs, .n = v->n, .latent = v->latent, .halo = v->halo, .dim = v->dim, .nn = nn,
     .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
     .set = v->set, .resp = v->resp, .set_start = v->set_start, .resp_start = v->resp_start,
     .blocks = v->set ? v->blocks : v->n, .ld = v->set ? v->ld : v->mp1,
@@ -82,9 +82,15 @@ gs_status gs_vecchia_create(const gs_vecchia_args *a, gs_vecchia **out, char *ms
   memcpy(v->locs, a->locs, (size_t)a->n * a->dim * sizeof(double));
   copy_neighbors(v->nn, a->nn, (size_t)a->n * mp1, a->base);
   if ((st = check_neighbors(v->nn, a->n, mp1, msg)) == GS_OK && a->block &&
-      (st = gs_vecchia_blocks_build(v, a->block, a->base, msg)) == GS_OK) {
+      (st = gs_vecchia_blocks_build(v, a->block, a->base, a->halo, msg)) == GS_OK) {
     free(v->nn);
     v->nn = NULL;
+  }
+  if (st == GS_OK && a->halo && !a->block) {
+    if ((v->halo = (unsigned char *)malloc((size_t)a->n)))
+      memcpy(v->halo, a->halo, (size_t)a->n);
+    else
+      st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the halo flags");
   }
   if (st == GS_OK && v->device >= 0) st = gs_vecchia_gpu_init(v, msg);
   if (st != GS_OK) {
@@ -101,6 +107,7 @@ void gs_vecchia_free(gs_vecchia *v)
   if (v->device >= 0) gs_vecchia_gpu_release(v);
   free(v->locs);
   free(v->nn);
+  free(v->halo);
   free(v->w);
   free(v->set);
   free(v->resp);
@@ -113,7 +120,8 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet
 {
   gs_status st = gs_cov_model_check(p, msg);
   if (st != GS_OK) return st;
-  if (v->set) return gs_set_msg(msg, GS_ERR_ARG, "the grouped Vecchia approximation gives the likelihood only, not the factor");
+  if (v->set || v->halo)
+    return gs_set_msg(msg, GS_ERR_ARG, "a grouped Vecchia approximation, or one with a halo, gives the likelihood only, not the factor");
   v->factored = 0;
   *failed_point = 0;
   if (v->device >= 0) {

@@ -31,6 +31,7 @@ struct gs_vecchia_gpu {
   gs_gpu_ctx *ctx;
   double *locs;   /* n x dim */
   int *nn;        /* n x mp1, row-major: a warp reads its point's row at once */
+  unsigned char *halo; /* n, or NULL (vecchia_problem) */
   int *set, *resp; /* grouped: the blocks (vecchia_problem), else NULL */
   long *set_start, *resp_start;
   double *w;      /* n x mp1: the factor, allocated by the first factorization */
@@ -198,6 +199,10 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
     GS_CUDA_TRY(cudaMalloc(&g->nn, nn_b));
     GS_TRY(upload_neighbors(v, msg));
   }
+  if (v->halo) {
+    GS_CUDA_TRY(cudaMalloc(&g->halo, n));
+    GS_TRY(gs_gpu_copy_to_device(g->ctx, g->halo, v->halo, n, 0, msg));
+  }
   GS_TRY(upload_blocks(v, msg));
   GS_TRY(upload_pairs(v, msg));
 done:
@@ -215,6 +220,7 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
   }
   cudaFree(g->locs);
   cudaFree(g->nn);
+  cudaFree(g->halo);
   cudaFree(g->set);
   cudaFree(g->resp);
   cudaFree(g->set_start);
@@ -388,6 +394,7 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, 
   {
     vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, 1, y ? g->data : NULL, y ? g->data + v->n : NULL,
                                             y ? p : 0, y ? deriv : 0);
+    pr.halo = g->halo;
     pr.set = g->set;
     pr.resp = g->resp;
     pr.set_start = g->set_start;

@@ -287,12 +287,17 @@ typedef struct {
   long *at;
 } blocks_scratch;
 
-/* The labels into members, by label; the number of blocks, or -1 (a label
- * out of range: the point in *bad). */
-static long blocks_members(long n, const int *block, int base, blocks_scratch *w, long *bad)
+/* The labels into members, by label, the halo's points (halo may be NULL)
+ * left out; the number of blocks, or -1 (a label out of range: the point in
+ * *bad). */
+static long blocks_members(long n, const int *block, int base, const unsigned char *halo, blocks_scratch *w,
+                           long *bad)
 {
   memset(w->first, 0, (size_t)(n + 1) * sizeof(int));
+  long members = 0;
   for (long i = 0; i < n; ++i) {
+    if (halo && halo[i]) continue;
+    ++members;
     const long l = (long)block[i] - base;
     if (l < 0 || l >= n) {
       *bad = i;
@@ -305,12 +310,13 @@ static long blocks_members(long n, const int *block, int base, blocks_scratch *w
   for (long l = 1; l <= n; ++l) w->first[l] += w->first[l - 1];
   int *fill = w->mark; /* the next free place of each label */
   memcpy(fill, w->first, (size_t)n * sizeof(int));
-  for (long i = 0; i < n; ++i) w->members[fill[block[i] - base]++] = (int)i;
+  for (long i = 0; i < n; ++i)
+    if (!(halo && halo[i])) w->members[fill[block[i] - base]++] = (int)i;
   /* first[t]: block t's first member, in label order */
   long t = 0;
   for (long l = 0; l < n; ++l)
     if (w->first[l + 1] > w->first[l]) w->first[t++] = w->first[l];
-  w->first[blocks] = (int)n;
+  w->first[blocks] = (int)members;
   return blocks;
 }
 
@@ -340,7 +346,8 @@ static gs_status blocks_order(gs_vecchia *v, blocks_scratch *w, char *msg)
   return GS_OK;
 }
 
-gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, char *msg)
+gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, const unsigned char *halo,
+                                  char *msg)
 {
   const long n = v->n;
   blocks_scratch w = {
@@ -353,7 +360,7 @@ gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, cha
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
     goto done;
   }
-  if ((v->blocks = blocks_members(n, block, base, &w, &bad)) < 0) {
+  if ((v->blocks = blocks_members(n, block, base, halo, &w, &bad)) < 0) {
     st = gs_set_msg(msg, GS_ERR_ARG, "the block of point %ld is not in 0 to n - 1", bad + 1);
     goto done;
   }

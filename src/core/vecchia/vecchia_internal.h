@@ -17,6 +17,8 @@ struct gs_vecchia {
   int dim, mp1, threads;
   double *locs; /* n x dim */
   int *nn;      /* n x mp1; NULL when grouped */
+  unsigned char *halo; /* n, or NULL: gs_vecchia_args's halo, not grouped
+                          (grouped, the blocks leave the halo out) */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
   /* grouped: the blocks (vecchia_problem's set, set_start, resp,
    * resp_start) in increasing size of their sets, and the largest set;
@@ -31,8 +33,9 @@ struct gs_vecchia {
 };
 
 /* Builds the blocks' sets from block (gs_vecchia_args, labels from base)
- * and v->nn into v. */
-gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, char *msg);
+ * and v->nn into v; the points of halo (may be NULL) are in no block. */
+gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, const unsigned char *halo,
+                                  char *msg);
 
 /* The problem of an evaluation: the object's arrays (host, nn column-major,
  * or device, nn row-major: `row_major`), and y, X, deriv as given. */

@@ -80,12 +80,14 @@ GS_HD static inline void vecchia_pair(int t, int *r, int *c)
  * resp_start[t + 1]) of it, increasing; else block t is point t. ld: the
  * largest set (mp1 without groups), the workspace's leading dimension. Points
  * from `latent` on are values of the process without the nugget (new
- * locations of a prediction). y and X (n x p) may be NULL (the factor only).
- * deriv: a bit per parameter whose derivative is wanted (q of them, listed
- * in `params`). */
+ * locations of a prediction). halo (n, may be NULL; not grouped): points
+ * with no terms of their own (gs_vecchia_args). y and X (n x p) may be NULL
+ * (the factor only). deriv: a bit per parameter whose derivative is wanted
+ * (q of them, listed in `params`). */
 typedef struct {
   const double *locs;
   long n, latent;
+  const unsigned char *halo;
   int dim;
   const int *nn;
   long nn_row, nn_col;
@@ -486,14 +488,15 @@ GS_HD static inline long vecchia_block_point(const vecchia_problem *pr, long t)
   return pr->set ? pr->set[pr->set_start[t + 1] - 1] : t;
 }
 
-/* Block t: the log conditional variances of its responses (into acc[0]),
- * their rows of the inverse-Cholesky factor (only for a block per point:
- * point t's, in nn's order, mp1 entries, into wrow when not NULL) and, when
- * y is given, their other contributions to acc. Returns 0, or the order of
- * the failing minor of its set. */
+/* Block t (nothing for a halo point): the log conditional variances of its
+ * responses (into acc[0]), their rows of the inverse-Cholesky factor (only
+ * for a block per point: point t's, in nn's order, mp1 entries, into wrow
+ * when not NULL) and, when y is given, their other contributions to acc.
+ * Returns 0, or the order of the failing minor of its set. */
 GS_HD static inline int vecchia_block(const vecchia_problem *pr, const matern_deriv_model *v, const vecchia_work *w,
                                       long t, double *wrow, double *acc, int lane, int lanes)
 {
+  if (pr->halo && pr->halo[t]) return 0;
   const int ld = pr->ld;
   const int b = vecchia_block_set(pr, t, w->idx, lane, lanes);
   vecchia_point_cov(pr, v, w, b, lane, lanes);

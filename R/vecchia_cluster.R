@@ -1,0 +1,226 @@
+# The Vecchia likelihood split over the workers of a cluster of R's
+# `parallel` package (any snow-style cluster: PSOCK, FORK, or MPI through
+# Rmpi). The sums of an evaluation (gs_vecchia_grad_info: log-determinant,
+# quadratic forms, their derivatives, the Fisher information) are sums over
+# the blocks (the points, ungrouped), so each worker holds a part of the
+# blocks, with the halo of earlier points that their conditioning sets
+# read, computes its part's sums on its GPU or cores, and the driver adds
+# them and goes on as with one process. An evaluation sends the model out
+# and brings a few hundred doubles back.
+
+# The workers' native objects, by key: a worker may serve several engines.
+vecchia_workers <- new.env(parent = emptyenv())
+
+# Checks that cl is a cluster of the parallel package.
+check_cluster <- function(cl, call) {
+  if (!inherits(cl, "cluster") || length(cl) < 1L) {
+    abort_arg(c("{.arg cluster} must be a cluster of the {.pkg parallel} package, not {.obj_type_friendly {cl}}.",
+                i = "Make one with {.code parallel::makeCluster(2)}, or with {.pkg Rmpi} for MPI."), call)
+  }
+}
+
+# Opens the engine: `nb` the ordering and conditioning sets (the parts of
+# vecchia_neighbors(), blocks where grouped), y and X in the caller's order.
+# Returns an object that vecchia_loglik_grad_info() takes in place of a
+# native one; vecchia_cluster_close() frees the workers' memory.
+vecchia_cluster_open <- function(cl, nb, y, X, group, device, call) {
+  check_cluster(cl, call)
+  check_device(device, call)
+  n <- nrow(nb$locs)
+  blocks <- if (group) nb$blocks %||% vecchia_group(nb$neighbors, call)
+  pieces <- vecchia_partition(nb$neighbors, blocks, length(cl), call)
+  setting <- vecchia_worker_settings(cl, call)
+  key <- paste0("v", paste(sample(c(letters, 0:9), 16, TRUE), collapse = ""))
+  engine <- structure(list(cluster = cl, key = key, n = n, m = nb$m, p = ncol(X), order = nb$order,
+                           distance = nb$distance, ordering = nb$ordering, group = group, device = NA_integer_),
+                      class = "vecchia_cluster")
+  ordered <- nb$locs[nb$order, , drop = FALSE]
+  y <- y[nb$order]
+  X <- X[nb$order, , drop = FALSE]
+  parts <- lapply(seq_along(pieces), function(j) {
+    local <- pieces[[j]]$local
+    list(key = key, locs = ordered[local, , drop = FALSE], neighbors = pieces[[j]]$neighbors,
+         blocks = pieces[[j]]$blocks, halo = pieces[[j]]$halo, y = y[local], X = X[local, , drop = FALSE],
+         distance = nb$distance, device = device, threads = setting$threads[j], gpu = setting$gpu[j])
+  })
+  opened <- vecchia_cluster_apply(engine, parts, vecchia_worker_open, call, open = TRUE)
+  engine$device <- vapply(opened, function(o) o$device, 0L)
+  engine$hosts <- setting$hosts
+  engine
+}
+
+vecchia_cluster_close <- function(engine) {
+  try(parallel::clusterCall(engine$cluster, vecchia_worker_close, engine$key), silent = TRUE)
+  invisible(NULL)
+}
+
+# The pieces of a partition of the blocks (the points, ungrouped: blocks of
+# one) into k, each block whole, in the order of their first points, about
+# the same number of points each (a grouped block costs about what its
+# points' sets cost apart). A piece's local points are its points and the
+# halo of earlier points their sets name, in the ordering; `neighbors` and
+# `blocks` are renumbered to them (the halo's rows hold the point alone:
+# a halo point has no terms, and its block label is NA), the columns of
+# `neighbors` cut to the local points' number.
+vecchia_partition <- function(nn, blocks, k, call) {
+  n <- nrow(nn)
+  label <- blocks %||% seq_len(n)
+  units <- max(label)
+  if (k > units) {
+    abort_arg(c("The cluster has {k} workers but the likelihood has {units} block{?s} to share among them.",
+                i = "Use fewer workers for so few locations."), call)
+  }
+  first <- integer(units)
+  first[rev(label)] <- rev(seq_len(n)) # each block's first point
+  along <- order(first)
+  size <- tabulate(label, units)[along]
+  # the piece of each block: its midpoint's share of the points
+  piece <- integer(units)
+  piece[along] <- pmin(k, floor((cumsum(size) - size / 2) * k / n) + 1L)
+  point_piece <- piece[label]
+  lapply(seq_len(k), function(j) {
+    own <- which(point_piece == j)
+    sets <- nn[own, , drop = FALSE]
+    local <- sort(unique(c(own, sets[!is.na(sets)])))
+    halo <- point_piece[local] != j
+    # at most length(local) - 1 earlier points: the columns beyond are NA
+    width <- min(ncol(nn), length(local))
+    renumbered <- matrix(match(nn[local, seq_len(width), drop = FALSE], local), length(local))
+    renumbered[halo, -1L] <- NA_integer_
+    local_blocks <- if (!is.null(blocks)) {
+      b <- blocks[local]
+      b[halo] <- NA_integer_
+      match(b, unique(b[!halo]))
+    }
+    list(local = local, neighbors = renumbered, blocks = local_blocks, halo = halo)
+  })
+}
+
+# Per worker: its host, and the threads and GPU it uses. Workers keep their
+# own gpustats.threads and gpustats.gpus options where they set them; else
+# the workers of a host share its cores and take its GPUs in turn.
+vecchia_worker_settings <- function(cl, call) {
+  info <- vecchia_cluster_call(cl, vecchia_worker_info, call)
+  hosts <- vapply(info, function(i) i$host, "")
+  rank <- stats::ave(seq_along(hosts), hosts, FUN = seq_along) - 1L
+  sharing <- as.vector(table(hosts)[hosts])
+  threads <- vapply(seq_along(info), function(j) {
+    info[[j]]$threads %||% max(1, info[[j]]$cores %/% sharing[j])
+  }, 0)
+  gpu <- vapply(seq_along(info), function(j) {
+    info[[j]]$gpu %||% if (info[[j]]$gpus > 0L) rank[j] %% info[[j]]$gpus else 0
+  }, 0)
+  list(hosts = hosts, threads = as.integer(threads), gpu = as.integer(gpu))
+}
+
+# The sums of the whole likelihood for the model (cov_model()) and the
+# derivative bits: the workers' sums added.
+vecchia_cluster_sums <- function(engine, model, bits, call) {
+  sums <- vecchia_cluster_call(engine$cluster, vecchia_worker_sums, call, engine$key, model, bits)
+  size <- .Call(gs_r_vecchia_sums_size, engine$p, bits)
+  if (!all(vapply(sums, function(s) is.double(s) && length(s) == size, TRUE))) {
+    cli::cli_abort("The workers of the cluster answered with something other than the sums of this likelihood.",
+                   class = c("gpustats_error_cluster", "gpustats_error"), call = call)
+  }
+  Reduce(`+`, sums)
+}
+
+# clusterCall() of fun(...) on every worker, with the workers' errors as
+# R errors that name the worker and its host; a worker's conditioning set
+# that is not positive definite comes back as that condition. An interrupt
+# waits for the workers' answers: one left unread on a connection would be
+# read as the answer of the cluster's next call.
+vecchia_cluster_call <- function(cl, fun, call, ...) {
+  out <- tryCatch(suspendInterrupts(parallel::clusterCall(cl, fun, ...)), error = function(e) {
+    cli::cli_abort(c("A worker of the cluster failed: {conditionMessage(e)}",
+                     i = "A worker that has stopped must be replaced: make the cluster again."),
+                   class = c("gpustats_error_cluster", "gpustats_error"), call = call)
+  })
+  vecchia_cluster_errors(out, call)
+  out
+}
+
+# clusterApply() of fun to the parts, one per worker, likewise.
+vecchia_cluster_apply <- function(engine, parts, fun, call, open = FALSE) {
+  out <- tryCatch(suspendInterrupts(parallel::clusterApply(engine$cluster, parts, fun)), error = function(e) {
+    cli::cli_abort(c("A worker of the cluster failed: {conditionMessage(e)}",
+                     i = "A worker that has stopped must be replaced: make the cluster again."),
+                   class = c("gpustats_error_cluster", "gpustats_error"), call = call)
+  })
+  failed <- vapply(out, inherits, TRUE, "condition")
+  if (open && any(failed)) vecchia_cluster_close(engine) # the workers that opened theirs
+  vecchia_cluster_errors(out, call)
+  out
+}
+
+vecchia_cluster_errors <- function(out, call) {
+  failed <- which(vapply(out, inherits, TRUE, "condition"))
+  if (!length(failed)) return(invisible())
+  e <- out[[failed[1L]]]
+  if (inherits(e, "gpustats_error_not_pd")) {
+    cli::cli_abort(conditionMessage(e), class = c("gpustats_error_not_pd", "gpustats_error"), call = call)
+  }
+  cli::cli_abort(c("Worker {failed[1L]} of the cluster (host {.val {attr(e, 'host')}}) failed: {conditionMessage(e)}",
+                   if (length(failed) > 1L) c(i = "{length(failed) - 1L} other worker{?s} failed too.")),
+                 class = c(setdiff(class(e), c("rlang_error", "error", "condition")), "gpustats_error_cluster"),
+                 call = call)
+}
+
+# On a worker: what runs there, its errors returned as conditions with its
+# host, so that the driver can name it.
+vecchia_worker_run <- function(expr) {
+  tryCatch(expr, error = function(e) {
+    attr(e, "host") <- Sys.info()[["nodename"]]
+    e
+  })
+}
+
+# A worker's host, cores and GPUs, and its own gpustats.threads and
+# gpustats.gpus options (checked there) where it has them.
+vecchia_worker_info <- function() {
+  vecchia_worker_run({
+    call <- environment()
+    list(host = Sys.info()[["nodename"]], cores = max(1L, parallel::detectCores(), na.rm = TRUE),
+         gpus = if (gpu_available()) gs_state$count else 0L,
+         threads = if (!is.null(getOption("gpustats.threads"))) gs_threads(call),
+         gpu = if (!is.null(getOption("gpustats.gpus"))) gpu_option_id(call))
+  })
+}
+
+vecchia_worker_open <- function(part) {
+  vecchia_worker_run({
+    old <- options(gpustats.threads = part$threads, gpustats.gpus = part$gpu)
+    on.exit(options(old))
+    n <- nrow(part$locs)
+    vc <- vecchia_open(part$locs, ncol(part$neighbors) - 1L, distance = part$distance, device = part$device, call = environment(),
+                       group = !is.null(part$blocks), halo = part$halo,
+                       neighbors = list(order = seq_len(n), neighbors = part$neighbors, blocks = part$blocks,
+                                        ordering = "none"))
+    vc$neighbors <- vc$blocks <- NULL
+    X <- part$X
+    storage.mode(X) <- "double"
+    assign(part$key, list(vc = vc, y = as.double(part$y), X = X, threads = part$threads, gpu = part$gpu),
+           envir = vecchia_workers)
+    list(device = vc$device)
+  })
+}
+
+vecchia_worker_sums <- function(key, model, bits) {
+  vecchia_worker_run({
+    w <- get(key, envir = vecchia_workers)
+    old <- options(gpustats.threads = w$threads, gpustats.gpus = w$gpu)
+    on.exit(options(old))
+    gs_threads(environment())
+    gs_call(.Call(gs_r_vecchia_grad_info, w$vc$ptr, model, bits, w$y, w$X, w$vc$order, NULL), environment())
+  })
+}
+
+vecchia_worker_close <- function(key) {
+  w <- get0(key, envir = vecchia_workers)
+  if (!is.null(w)) {
+    vecchia_close(w$vc)
+    rm(list = key, envir = vecchia_workers)
+  }
+  invisible(NULL)
+}
+

@@ -1,0 +1,151 @@
+# The Vecchia likelihood split over the workers of a parallel cluster: the
+# one-process values to rounding, the same fit, the workers' failures
+# named, the cluster's state kept sound.
+
+# A local PSOCK cluster of k workers that load gpustats from the library
+# the tests run on, stopped when the file's tests end.
+test_cluster <- function(k) {
+  cl <- parallel::makeCluster(k)
+  withr::defer(parallel::stopCluster(cl), envir = testthat::teardown_env())
+  parallel::clusterCall(cl, base::.libPaths, .libPaths())
+  cl
+}
+
+cl2 <- test_cluster(2)
+cl3 <- test_cluster(3)
+
+cluster_sums <- function(case, m, group, cl, deriv = c("sigma2", "range", "smoothness", "nugget")) {
+  nb <- vecchia_neighbors(case$locs, m = m, group = group)
+  engine <- gpustats:::vecchia_cluster_open(cl, nb, case$y, case$X, group, "cpu", environment())
+  on.exit(gpustats:::vecchia_close(engine))
+  gpustats:::vecchia_loglik_grad_info(engine, case$params, case$y, case$X, deriv = deriv)
+}
+
+one_process_sums <- function(case, m, group, deriv = c("sigma2", "range", "smoothness", "nugget")) {
+  vc <- gpustats:::vecchia_open(case$locs, m, device = "cpu", group = group)
+  on.exit(gpustats:::vecchia_close(vc))
+  gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, deriv = deriv)
+}
+
+relative <- function(a, b) max(abs(a - b)) / max(abs(b))
+
+test_that("the likelihood, gradient and information over 2 and 3 workers are the one-process ones", {
+  case <- vecchia_case(2500, seed = 41)
+  for (group in c(TRUE, FALSE)) {
+    one <- one_process_sums(case, 15, group)
+    for (cl in list(cl2, cl3)) {
+      split <- cluster_sums(case, 15, group, cl)
+      expect_lt(abs(split$loglik / one$loglik - 1), 1e-10)
+      expect_lt(relative(split$grad, one$grad), 1e-10)
+      expect_lt(relative(split$info, one$info), 1e-10)
+      expect_lt(relative(split$beta, one$beta), 1e-10)
+      expect_lt(relative(split$betacov, one$betacov), 1e-10)
+    }
+  }
+  # the public call, with and without covariates
+  p <- case$params
+  for (X in list(NULL, case$X)) {
+    expect_lt(abs(vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 15, X = X, device = "cpu", cluster = cl3) /
+                    vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 15, X = X, device = "cpu") - 1), 1e-10)
+  }
+  # a structure of vecchia_neighbors() as the locations
+  nb <- vecchia_neighbors(case$locs, m = 15, group = TRUE)
+  expect_lt(abs(vecchia_loglik(case$y, nb, p[1], p[2], p[3], p[4], device = "cpu", cluster = cl2) /
+                  vecchia_loglik(case$y, nb, p[1], p[2], p[3], p[4], device = "cpu") - 1), 1e-10)
+})
+
+test_that("the halo of a piece holds every point its sets name, and only those", {
+  case <- vecchia_case(600, seed = 42)
+  for (group in c(TRUE, FALSE)) {
+    nb <- vecchia_neighbors(case$locs, m = 8, group = group)
+    pieces <- gpustats:::vecchia_partition(nb$neighbors, nb$blocks, 3L, environment())
+    piece_of_point <- integer(600)
+    for (j in seq_along(pieces)) {
+      piece <- pieces[[j]]
+      own <- piece$local[!piece$halo]
+      expect_true(all(piece_of_point[own] == 0L)) # no point in two pieces
+      piece_of_point[own] <- j
+      rows <- nb$neighbors[own, , drop = FALSE]
+      expect_setequal(piece$local, unique(rows[!is.na(rows)]))
+      expect_equal(piece$neighbors[!piece$halo, ], matrix(match(rows, piece$local), nrow(rows)))
+    }
+    expect_true(all(piece_of_point > 0L))
+    # each block whole in one piece
+    if (group) expect_true(all(tapply(piece_of_point, nb$blocks, function(x) length(unique(x))) == 1L))
+  }
+})
+
+test_that("a fit over a cluster is the one-process fit", {
+  case <- vecchia_case(1500, seed = 43)
+  quiet <- list(trace = FALSE)
+  one <- gp_fit(case$y, case$locs, X = case$X, approx = "vecchia", m = 12, device = "cpu", control = quiet)
+  for (cl in list(cl2, cl3)) {
+    split <- gp_fit(case$y, case$locs, X = case$X, approx = "vecchia", m = 12, device = "cpu", control = quiet,
+                    cluster = cl)
+    expect_lt(relative(coef(split), coef(one)), 1e-6)
+    expect_lt(relative(sqrt(diag(vcov(split))), sqrt(diag(vcov(one)))), 1e-6)
+    expect_lt(abs(logLik(split) / logLik(one) - 1), 1e-10)
+    expect_match(split$backend, sprintf("cluster of %d workers \\(cpu\\)", length(cl)))
+  }
+  # approx = "auto" with a cluster is the Vecchia fit
+  auto <- gp_fit(case$y, case$locs, X = case$X, approx = "auto", m = 12, device = "cpu", control = quiet, cluster = cl2)
+  expect_identical(auto$approx, "vecchia")
+})
+
+test_that("the workers take their share of a host's cores, or their own setting", {
+  set <- gpustats:::vecchia_worker_settings(cl2, environment())
+  cores <- max(1L, parallel::detectCores(), na.rm = TRUE)
+  expect_equal(set$threads, rep(max(1L, cores %/% 2L), 2))
+  parallel::clusterCall(cl2, base::options, gpustats.threads = 1L)
+  on.exit(parallel::clusterCall(cl2, base::options, gpustats.threads = NULL))
+  expect_equal(gpustats:::vecchia_worker_settings(cl2, environment())$threads, c(1L, 1L))
+})
+
+test_that("bad clusters and failing workers give clear errors, and the cluster stays usable", {
+  case <- vecchia_case(400, seed = 44)
+  p <- case$params
+  ll <- function(...) vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 10, device = "cpu", ...)
+  expect_error(ll(cluster = 2), class = "gpustats_error_argument")
+  expect_error(ll(cluster = list()), "cluster of the")
+  expect_error(gp_fit(case$y, case$locs, approx = "exact", cluster = cl2), class = "gpustats_error_argument")
+  # more workers than blocks
+  tiny <- vecchia_case(2, seed = 45)
+  expect_error(vecchia_loglik(tiny$y, tiny$locs, 1, 0.1, 0.5, 0.1, m = 1, group = FALSE, device = "cpu", cluster = cl3),
+               "3 workers")
+  # a piece with fewer points than m + 1
+  few <- vecchia_case(5, seed = 46)
+  for (group in c(TRUE, FALSE)) {
+    cl <- if (group) cl2 else cl3 # 5 points make 2 blocks
+    expect_lt(abs(vecchia_loglik(few$y, few$locs, 1, 0.1, 0.5, 0.1, m = 4, group = group, device = "cpu", cluster = cl) /
+                    vecchia_loglik(few$y, few$locs, 1, 0.1, 0.5, 0.1, m = 4, group = group, device = "cpu") - 1), 1e-12)
+  }
+  # a worker whose session cannot run the call: named with its host
+  parallel::clusterCall(cl2, base::options, gpustats.threads = -1)
+  expect_error(ll(cluster = cl2), "Worker 1 of the cluster \\(host")
+  parallel::clusterCall(cl2, base::options, gpustats.threads = NULL)
+  # a conditioning set that is not positive definite: the same condition as
+  # with one process
+  expect_error(vecchia_loglik(case$y, case$locs, 1, 5, 50, 0, m = 30, device = "cpu", cluster = cl2),
+               class = "gpustats_error_not_pd")
+  # the cluster still serves, and the workers hold nothing after the calls
+  expect_lt(abs(ll(cluster = cl2) / ll() - 1), 1e-10)
+  held <- parallel::clusterEvalQ(cl2, length(ls(gpustats:::vecchia_workers)))
+  expect_equal(unlist(held), c(0L, 0L))
+})
+
+test_that("an MPI cluster (Rmpi) gives the one-process likelihood and fit", {
+  skip_if_not_installed("Rmpi")
+  skip_if_not_installed("snow")
+  script <- test_path("..", "..", "tools", "cluster", "mpi-check.R")
+  skip_if_not(file.exists(script), "tools/cluster/mpi-check.R is not at hand")
+  # its own process: the MPI run time ends the session that starts it
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), c(shQuote(script), "2"), stdout = TRUE,
+                                  stderr = TRUE, timeout = 120,
+                                  env = c("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                          "OMPI_MCA_rmaps_base_oversubscribe=1",
+                                          paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))))
+  line <- grep("^MPI cluster of", out, value = TRUE)
+  skip_if(!length(line) && any(grepl("spawn|MPI_Init|libmpi", out)), "MPI workers could not be started here")
+  expect_length(line, 1L)
+  expect_match(line, "within the bars$")
+})
