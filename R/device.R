@@ -151,8 +151,10 @@ gs_interrupt <- function() {
 # a fit's status line and the bar of each of its evaluations share a frame.
 # Where the output cannot be redrawn in place (a log file, a non-interactive
 # run), each update is a new line, so the bar moves only in steps of 10 %.
+# None while gs_state$bars_off is TRUE (a caller that shows one bar for
+# many such steps, as confint() does for its refits).
 gs_progress_bar <- function(work, label, call) {
-  if (work < 1e6) return(NULL)
+  if (work < 1e6 || isTRUE(gs_state$bars_off)) return(NULL)
   id <- cli::cli_progress_bar(label, total = 100, current = FALSE, .envir = call)
   step <- if (cli::is_dynamic_tty()) 1 else 10
   shown <- 0

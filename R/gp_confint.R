@@ -17,34 +17,83 @@
 #' positive parameters (so they stay positive) and the natural scale for
 #' angles and the nugget (truncated at 0).
 #'
+#' The default, `method = "auto"`, profiles fits of up to 10,000
+#' observations and gives Wald intervals above, with a message: a profile
+#' side is a root search of about five to ten refits, so the profiles of
+#' four covariance parameters cost 40 to 80 fits (912 s after a 28 s
+#' Vecchia fit of 26,633 observations on 2 cores), while the Wald
+#' intervals come from the information the fit already holds (the
+#' Fisher information of a Vecchia fit, from the same pass as its
+#' likelihood). The profiles of a Vecchia fit share one ordering and
+#' one set of conditioning sets (and, on a GPU, their upload), and show one
+#' progress bar for all the profiles.
+#'
 #' @param object A `gp_fit`.
 #' @param parm Names of parameters (default: all estimated ones).
 #' @param level The confidence level.
-#' @param method `"profile"` or `"wald"`.
+#' @param method `"auto"`, `"profile"` or `"wald"`; see Details.
 #' @param ... Unused.
 #' @return A matrix with a row per parameter and columns for the lower and
 #'   upper limits.
 #' @export
-confint.gp_fit <- function(object, parm, level = 0.95, method = c("profile", "wald"), ...) {
+confint.gp_fit <- function(object, parm, level = 0.95, method = c("auto", "profile", "wald"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  method <- match_choice(method, c("profile", "wald"), "method", call)
+  method <- match_choice(method, c("auto", "profile", "wald"), "method", call)
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
   all <- c(names(object$beta), object$estimated)
   if (missing(parm)) parm <- all
   unknown <- setdiff(parm, all)
   if (length(unknown)) abort_arg("{.arg parm} names {.val {unknown}}, not estimated parameters ({.val {all}}).", call)
+  profiled <- parm[!(parm %in% names(object$beta)) & !(parm == "nugget" & identical(object$approx, "vecchia"))]
+  if (method == "auto") method <- confint_method(object, profiled)
+  if (method == "wald") profiled <- character()
   z <- stats::qnorm((1 + level) / 2)
   se <- sqrt(pmax(diag(stats::vcov(object)), 0))
   est <- stats::coef(object)
+  profiles <- profile_session(object, length(profiled), call)
+  on.exit(profiles$close())
   limits <- t(vapply(parm, function(name) {
-    wald <- name %in% names(object$beta) || method == "wald" || name == "nugget" && identical(object$approx, "vecchia")
-    if (wald) return(wald_interval(est[[name]], se[[name]], z, name))
-    profile_interval(object, name, level, call)
+    if (!(name %in% profiled)) return(wald_interval(est[[name]], se[[name]], z, name))
+    profile_interval(object, name, level, call, profiles)
   }, numeric(2)))
   colnames(limits) <- sprintf("%s %%", format(100 * c(1 - level, 1 + level) / 2, trim = TRUE, digits = 3))
   limits
+}
+
+# The largest fit whose covariance parameters confint() profiles by default.
+confint_profile_max_n <- 10000
+
+# "auto": profiles up to confint_profile_max_n observations, Wald above
+# (with a message where a profile was due).
+confint_method <- function(fit, profiled) {
+  if (fit$n <= confint_profile_max_n || !length(profiled)) return("profile")
+  cli::cli_inform(c("confint: {format(fit$n, big.mark = ',')} observations: Wald intervals from the {if (identical(fit$vcov_type, 'fisher')) 'Fisher' else 'observed'} information.",
+                    i = "{.code method = \"profile\"} profiles the likelihood instead, at 10 to 20 fits a parameter."),
+                  class = "gpustats_message_confint_wald")
+  "wald"
+}
+
+# What the profiles of one confint() call share: one progress bar over all
+# their sides (the refits' own bars are not shown), and for a Vecchia fit
+# one structure of its ordering and conditioning sets, whose native object
+# every refit reuses. close() ends the bar and frees the object.
+profile_session <- function(fit, count, call) {
+  if (count == 0L) return(list(close = function() invisible(), tick = function(...) invisible(), neighbors = NULL))
+  bar <- cli::cli_progress_bar("confint: profiles", total = 2L * count, .envir = call)
+  quiet <- gs_state$bars_off
+  gs_state$bars_off <- TRUE
+  nb <- if (identical(fit$approx, "vecchia")) {
+    vecchia_neighbors(fit$locs, fit$m, "maxmin", fit$distance, group = isTRUE(fit$group %||% TRUE))
+  }
+  list(neighbors = nb,
+       tick = function() cli::cli_progress_update(id = bar, .envir = call),
+       close = function() {
+         gs_state$bars_off <- quiet
+         if (!is.null(nb)) vecchia_structure_close(nb)
+         cli::cli_progress_done(id = bar, .envir = call)
+       })
 }
 
 # Wald limits: on the log scale for positive covariance parameters, else natural
@@ -57,8 +106,9 @@ wald_interval <- function(est, se, z, name) {
   out
 }
 
-# The profile-likelihood limits of one covariance parameter.
-profile_interval <- function(fit, name, level, call) {
+# The profile-likelihood limits of one covariance parameter, a side at a
+# time (each a tick of the session's bar).
+profile_interval <- function(fit, name, level, call, profiles) {
   target <- fit$loglik - stats::qchisq(level, 1) / 2
   log_scale <- fit_scale_is_log(name)
   to <- function(v) if (log_scale) log(v) else v
@@ -68,8 +118,9 @@ profile_interval <- function(fit, name, level, call) {
   step <- if (is.finite(se) && se > 0) 2 * (if (log_scale) se / fit$covariance[[name]] else se) else 0.5
   if (name == "nugget" && !(is.finite(se) && se > 0)) step <- 0.1 * fit$covariance[["sigma2"]] # on the data's scale
   bounds <- profile_bounds(fit, name)
-  g <- function(t) profile_loglik(fit, name, from(t), call) - target
+  g <- function(t) profile_loglik(fit, name, from(t), call, profiles$neighbors) - target
   vapply(c(-1, 1), function(side) {
+    on.exit(profiles$tick())
     limit <- to(bounds[[if (side < 0) 1L else 2L]])
     s <- step
     repeat {
@@ -109,8 +160,8 @@ profile_bounds <- function(fit, name) {
 
 # The maximum log-likelihood with `name` held at `value`, the others
 # re-estimated from the fit's estimates: a fit of the same data, model and
-# likelihood, whose progress bars say which profile it is a point of.
-profile_loglik <- function(fit, name, value, call) {
+# likelihood; a Vecchia fit's with the structure `neighbors` of the profiles.
+profile_loglik <- function(fit, name, value, call, neighbors = NULL) {
   s <- fit$settings
   if (name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
   fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
@@ -122,7 +173,8 @@ profile_loglik <- function(fit, name, value, call) {
   ctrl <- fit_control(list(trace = FALSE, hessian = FALSE), call)
   refit <- suppressWarnings(fit_estimates(d, fit$model, fit$method, spec, fit$approx %||% "exact", fit$accuracy %||% 0,
                                           fit$device, ctrl, fit$m, fit$group %||% TRUE, call,
-                                          bar_label = function(step) paste("confint: profile of", name)))
+                                          bar_label = function(step) paste("confint: profile of", name),
+                                          neighbors = neighbors))
   refit$loglik
 }
 

@@ -269,8 +269,10 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
 # "gp_fit: likelihood", or confint()'s "confint: profile of range" for every
 # step of a profile's fits.
 fit_estimates <- function(d, model, method, spec, approx, accuracy, device, ctrl, m, group, call, bar_label,
-                          cluster = NULL) {
-  if (approx == "vecchia") return(vecchia_fit(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster))
+                          cluster = NULL, neighbors = NULL) {
+  if (approx == "vecchia") {
+    return(vecchia_fit(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster, neighbors))
+  }
   exact_fit(d, model, method, spec, accuracy, device, ctrl, call, bar_label)
 }
 

@@ -38,12 +38,15 @@ gp_approx <- function(approx, n, device, call, cluster = NULL) {
 # information of the free covariance parameters (natural scale) and the GLS
 # trend, as gp_fit's list needs them. `bar_label` labels its progress bars
 # (see fit_estimates()).
-vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster = NULL) {
+vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster = NULL,
+                        neighbors = NULL) {
   check_flag(group, "group", call)
   if (model$geometry != "isotropic") {
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
   }
-  vc <- if (is.null(cluster)) {
+  vc <- if (!is.null(neighbors)) {
+    vecchia_engine_for(neighbors, group, device, call)
+  } else if (is.null(cluster)) {
     vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group, label = bar_label("conditioning sets"))
   } else {
     nb <- vecchia_order_and_neighbors(d$locs, as.integer(m), "maxmin", model$distance, call, group,
@@ -51,7 +54,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
     vecchia_cluster_open(cluster, c(nb, list(locs = d$locs, m = as.integer(m), distance = model$distance)), d$y, d$X,
                          group, device, call)
   }
-  on.exit(vecchia_close(vc))
+  if (is.null(neighbors)) on.exit(vecchia_close(vc)) # else the structure's, kept for the next fit
   # the native object holds what it needs (its own neighbour array, or the
   # blocks' sets): R's n x (m + 1) one, 4 (m + 1) bytes a point, can go
   vc$neighbors <- NULL

@@ -56,8 +56,7 @@ vecchia_engine_for <- function(nb, group, device, call) {
   held <- .Call(gs_r_weak_value, home$ref)
   same_parts <- !is.null(held) && identical(held$parts, parts)
   if (same_parts && identical(held$key, key)) return(held$vc)
-  if (!is.null(held)) vecchia_close(held$vc) # its memory (on a GPU, device memory) before the new one's
-  .Call(gs_r_weak_clear, home$ref)
+  vecchia_structure_close(nb) # its memory (on a GPU, device memory) before the new one's
   blocks <- nb$blocks %||% if (same_parts) held$blocks
   if (group && is.null(blocks)) blocks <- vecchia_group(nb$neighbors, call)
   vc <- vecchia_open(nb$locs, nb$m, distance = nb$distance, device = device, call = call, group = group,
@@ -66,6 +65,16 @@ vecchia_engine_for <- function(nb, group, device, call) {
   vc$neighbors <- vc$blocks <- NULL
   home$ref <- .Call(gs_r_weak_new, home, list(vc = vc, key = key, parts = parts, blocks = if (is.null(nb$blocks)) blocks))
   vc
+}
+
+# Frees the native object a structure of vecchia_neighbors() holds, now
+# rather than when the structure is garbage collected.
+vecchia_structure_close <- function(nb) {
+  home <- attr(nb, "engine")
+  held <- .Call(gs_r_weak_value, home$ref)
+  if (!is.null(held)) vecchia_close(held$vc)
+  .Call(gs_r_weak_clear, home$ref)
+  invisible(NULL)
 }
 
 vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n) * (vc$m + 1)^2, label, call)

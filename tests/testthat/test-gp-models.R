@@ -330,6 +330,36 @@ test_that("profile intervals bracket the estimate where the profile drops by qch
   expect_error(confint(fit, "rnage"), class = "gpustats_error_argument")
 })
 
+test_that("confint() profiles small fits and gives Wald intervals above 10,000 observations, with a message", {
+  expect_identical(gpustats:::confint_method(list(n = 10000), "range"), "profile")
+  expect_message(m <- gpustats:::confint_method(list(n = 10001, vcov_type = "fisher"), c("range", "sigma2")),
+                 class = "gpustats_message_confint_wald")
+  expect_identical(m, "wald")
+  expect_identical(gpustats:::confint_method(list(n = 1e6), character()), "profile") # nothing to profile
+  expect_error(confint(gp_fit(rnorm(20), matrix(runif(40), 20), control = quiet, device = "cpu"), method = "bogus"),
+               class = "gpustats_error_argument")
+})
+
+test_that("the profiles of a Vecchia fit share one structure and find the same limits", {
+  set.seed(8)
+  locs <- matrix(runif(1200), ncol = 2)
+  y <- 1 + gp_simulate(locs, 1, 0.1, 0.5, nugget = 0.1, device = "cpu")
+  v <- gp_fit(y, locs, cov = "exponential", approx = "vecchia", m = 10, control = quiet, device = "cpu")
+  count <- new.env()
+  count$opened <- 0L
+  trace("vecchia_open", where = asNamespace("gpustats"), print = FALSE,
+        tracer = bquote(assign("opened", get("opened", .(count)) + 1L, envir = .(count))))
+  on.exit(untrace("vecchia_open", where = asNamespace("gpustats")))
+  ci <- confint(v, "range")
+  untrace("vecchia_open", where = asNamespace("gpustats"))
+  on.exit()
+  expect_equal(count$opened, 1L) # one native object for every refit of the profile
+  for (limit in ci) {
+    expect_equal(v$loglik - gpustats:::profile_loglik(v, "range", limit, environment()), qchisq(0.95, 1) / 2,
+                 tolerance = 2e-3)
+  }
+})
+
 test_that("the nugget's profile interval equals a brute-force profile, and reaches 0 without a warning", {
   # the ML profile of the nugget by brute force: sigma2 and the range
   # maximised by optim over the dense likelihood, the constant mean by GLS

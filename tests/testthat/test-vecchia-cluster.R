@@ -133,6 +133,27 @@ test_that("bad clusters and failing workers give clear errors, and the cluster s
   expect_equal(unlist(held), c(0L, 0L))
 })
 
+test_that("workers on a GPU give the one-process GPU and CPU sums", {
+  skip_without_gpu()
+  case <- vecchia_case(20000, seed = 48)
+  for (group in c(TRUE, FALSE)) {
+    nb <- vecchia_neighbors(case$locs, m = 30, group = group)
+    vc <- gpustats:::vecchia_open(case$locs, 30, device = "gpu", group = group, neighbors = nb)
+    gpu <- gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X)
+    gpustats:::vecchia_close(vc)
+    cpu <- one_process_sums(case, 30, group)
+    engine <- gpustats:::vecchia_cluster_open(cl2, nb, case$y, case$X, group, "gpu", environment())
+    expect_true(all(engine$device >= 0L))
+    split <- gpustats:::vecchia_loglik_grad_info(engine, case$params, case$y, case$X)
+    gpustats:::vecchia_close(engine)
+    expect_lt(abs(split$loglik / gpu$loglik - 1), 1e-10)
+    expect_lt(relative(split$grad, gpu$grad), 1e-10)
+    expect_lt(relative(split$info, gpu$info), 1e-10)
+    expect_lt(abs(split$loglik / cpu$loglik - 1), 1e-8)
+    expect_lt(relative(split$info, cpu$info), 1e-8)
+  }
+})
+
 test_that("an MPI cluster (Rmpi) gives the one-process likelihood and fit", {
   skip_if_not_installed("Rmpi")
   skip_if_not_installed("snow")
