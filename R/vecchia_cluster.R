@@ -28,13 +28,13 @@ vecchia_cluster_open <- function(cl, nb, y, X, group, device, call) {
   check_device(device, call)
   n <- nrow(nb$locs)
   blocks <- if (group) nb$blocks %||% vecchia_group(nb$neighbors, call)
-  pieces <- vecchia_partition(nb$neighbors, blocks, length(cl), call)
+  ordered <- nb$locs[nb$order, , drop = FALSE]
+  pieces <- vecchia_partition(vecchia_search_points(ordered, nb$distance), nb$neighbors, blocks, length(cl), call)
   setting <- vecchia_worker_settings(cl, call)
   key <- paste0("v", paste(sample(c(letters, 0:9), 16, TRUE), collapse = ""))
   engine <- structure(list(cluster = cl, key = key, n = n, m = nb$m, p = ncol(X), order = nb$order,
                            distance = nb$distance, ordering = nb$ordering, group = group, device = NA_integer_),
                       class = "vecchia_cluster")
-  ordered <- nb$locs[nb$order, , drop = FALSE]
   y <- y[nb$order]
   X <- X[nb$order, , drop = FALSE]
   parts <- lapply(seq_along(pieces), function(j) {
@@ -55,14 +55,19 @@ vecchia_cluster_close <- function(engine) {
 }
 
 # The pieces of a partition of the blocks (the points, ungrouped: blocks of
-# one) into k, each block whole, in the order of their first points, about
-# the same number of points each (a grouped block costs about what its
-# points' sets cost apart). A piece's local points are its points and the
-# halo of earlier points their sets name, in the ordering; `neighbors` and
-# `blocks` are renumbered to them (the halo's rows hold the point alone:
-# a halo point has no terms, and its block label is NA), the columns of
-# `neighbors` cut to the local points' number.
-vecchia_partition <- function(nn, blocks, k, call) {
+# one) into k, each block whole. Pieces are regions of space (a block goes
+# with its first point), not runs of the ordering: a run of the maxmin
+# ordering is spread over the whole domain and its sets name earlier points
+# everywhere (k = 8 runs of 2e5 points had halos of 0.84 n), while a region
+# at all levels of the ordering names only the points near its edges and
+# the few of the coarse levels. The regions hold about the same number of
+# points, so also about the same work. A piece's local points are its
+# points and that halo, in the ordering; `neighbors` and `blocks` are
+# renumbered to them (the halo's rows hold the point alone: a halo point
+# has no terms, and its block label is NA), the columns of `neighbors` cut
+# to the local points' number. `pts`: the search points of the locations
+# in the ordering (vecchia_search_points()).
+vecchia_partition <- function(pts, nn, blocks, k, call) {
   n <- nrow(nn)
   label <- blocks %||% seq_len(n)
   units <- max(label)
@@ -72,11 +77,8 @@ vecchia_partition <- function(nn, blocks, k, call) {
   }
   first <- integer(units)
   first[rev(label)] <- rev(seq_len(n)) # each block's first point
-  along <- order(first)
-  size <- tabulate(label, units)[along]
-  # the piece of each block: its midpoint's share of the points
   piece <- integer(units)
-  piece[along] <- pmin(k, floor((cumsum(size) - size / 2) * k / n) + 1L)
+  piece[] <- spatial_cells(pts[first, , drop = FALSE], k)
   point_piece <- piece[label]
   lapply(seq_len(k), function(j) {
     own <- which(point_piece == j)
@@ -94,6 +96,29 @@ vecchia_partition <- function(nn, blocks, k, call) {
     }
     list(local = local, neighbors = renumbered, blocks = local_blocks, halo = halo)
   })
+}
+
+# The cell (1 to k) of each row of pts in k cells of about nrow(pts) / k
+# rows each, cut as a k-d tree: each cell in turn split across the
+# coordinate of its widest spread, at the quantile that gives its two
+# halves their shares of its cells.
+spatial_cells <- function(pts, k) {
+  cell <- integer(nrow(pts))
+  split <- function(rows, first, count) {
+    if (count == 1L) {
+      cell[rows] <<- first
+      return(invisible())
+    }
+    spread <- apply(pts[rows, , drop = FALSE], 2L, function(v) diff(range(v)))
+    along <- pts[rows, which.max(spread)]
+    left <- count %/% 2L
+    sorted <- rows[order(along)]
+    cut <- round(length(rows) * left / count)
+    split(sorted[seq_len(cut)], first, left)
+    split(sorted[-seq_len(cut)], first + left, count - left)
+  }
+  split(seq_len(nrow(pts)), 1L, as.integer(k))
+  cell
 }
 
 # Per worker: its host, and the threads and GPU it uses. Workers keep their

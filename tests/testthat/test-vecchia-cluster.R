@@ -58,7 +58,7 @@ test_that("the halo of a piece holds every point its sets name, and only those",
   case <- vecchia_case(600, seed = 42)
   for (group in c(TRUE, FALSE)) {
     nb <- vecchia_neighbors(case$locs, m = 8, group = group)
-    pieces <- gpustats:::vecchia_partition(nb$neighbors, nb$blocks, 3L, environment())
+    pieces <- gpustats:::vecchia_partition(case$locs[nb$order, ], nb$neighbors, nb$blocks, 3L, environment())
     piece_of_point <- integer(600)
     for (j in seq_along(pieces)) {
       piece <- pieces[[j]]
@@ -70,6 +70,9 @@ test_that("the halo of a piece holds every point its sets name, and only those",
       expect_equal(piece$neighbors[!piece$halo, ], matrix(match(rows, piece$local), nrow(rows)))
     }
     expect_true(all(piece_of_point > 0L))
+    # regions of space: the halo is a small part of a piece, the pieces about even
+    expect_lt(max(vapply(pieces, function(piece) mean(piece$halo), 0)), 0.5)
+    expect_lt(max(table(piece_of_point)) / min(table(piece_of_point)), 1.5)
     # each block whole in one piece
     if (group) expect_true(all(tapply(piece_of_point, nb$blocks, function(x) length(unique(x))) == 1L))
   }
