@@ -199,9 +199,12 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
                    control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE,
-                   cluster = NULL) {
+                   cluster = NULL, family = stats::gaussian()) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
+  glmm <- gp_family(family, call) # NULL: Gaussian
+  method_given <- !missing(method)
+  nugget_given <- !missing(nugget)
   distance_given <- !missing(distance)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   method <- match_choice(method, c("reml", "ml"), "method", call)
@@ -227,20 +230,35 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   }
   d$locs <- as_locations(d$locs, "locs", distance, call)
   model <- gp_cov_model(cov, ncol(d$locs), distance, call)
-  check_fit_design(d, call)
+  if (is.null(glmm)) {
+    check_fit_design(d, call)
+  } else {
+    check_glmm_options(method_given, method, approx, precision, model, call)
+    d <- glmm_data(d, glmm, call)
+    check_design_rank(d$X, call)
+    d$glm <- glmm_glm(d, glmm)
+    start <- utils::modifyList(list(sigma2 = glmm_sigma2_start(d)), as.list(start))
+    nugget <- nugget_given && nugget # the latent field has no nugget unless asked for
+    method <- "ml"
+  }
   spec <- fit_spec(d, model, start, lower, upper, fixed, nugget, call)
   check_fit_data(d, spec, call)
 
   replicates <- gp_replicates(d$y)
-  approx <- if (replicates > 1L && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call, cluster)
+  approx <- if ((replicates > 1L || !is.null(glmm)) && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call, cluster)
   if (approx == "vecchia" && replicates > 1L) {
     abort_arg(c("Replicates ({.arg y} with {replicates} columns) need {.code approx = \"exact\"}: the Vecchia approximation takes one data set.",
                 i = "Fit a single replicate with {.code approx = \"vecchia\"}, or all of them exactly."), call)
   }
   if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
   if (approx == "vecchia") check_vecchia_m(m, length(d$y), call)
-  f <- fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
-                     bar_label = function(step) paste0("gp_fit: ", step), cluster = cluster)
+  f <- if (is.null(glmm)) {
+    fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
+                  bar_label = function(step) paste0("gp_fit: ", step), cluster = cluster)
+  } else {
+    if (identical(device, "gpu")) cli::cli_inform("gp_fit: the Laplace approximation runs on the CPU for now.")
+    glmm_fit(d, glmm, model, spec, ctrl, call)
+  }
   warn_great_circle(distance, f$covariance[["smoothness"]], call)
   converged <- fit_converged_or_warn(f$opt, call)
   # the call update() evaluates again: in the formula form the data go by
@@ -258,7 +276,9 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
     device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
-    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call
+    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call,
+    family = glmm$family %||% "gaussian", link = glmm$link %||% "identity", trials = d$trials, offset = d$offset,
+    mode = f$mode
   ), class = "gp_fit")
 }
 
@@ -445,18 +465,21 @@ check_fit_design <- function(d, call) {
                 i = "Rescale {.arg y} (divide it by a power of 10) and scale the fitted variances back."), call)
   }
   p <- ncol(d$X)
-  if (p == 0L) {
-    m <- mean(d$y)
-    s <- stats::sd(d$y)
-    if (length(d$y) > 1L && is.finite(s) && abs(m) > s) {
-      cli::cli_warn(c("The model has mean zero but the data's mean is {signif(m, 3)}, {signif(abs(m) / s, 2)} standard deviations from zero.",
-                      i = "Fit a mean: drop {.code X} with no columns, or use a formula with an intercept."),
-                    class = c("gpustats_warning_zero_mean", "gpustats_warning"), call = call)
-    }
-    return(invisible())
+  if (p > 0L) return(check_design_rank(d$X, call))
+  m <- mean(d$y)
+  s <- stats::sd(d$y)
+  if (length(d$y) > 1L && is.finite(s) && abs(m) > s) {
+    cli::cli_warn(c("The model has mean zero but the data's mean is {signif(m, 3)}, {signif(abs(m) / s, 2)} standard deviations from zero.",
+                    i = "Fit a mean: drop {.code X} with no columns, or use a formula with an intercept."),
+                  class = c("gpustats_warning_zero_mean", "gpustats_warning"), call = call)
   }
-  if (qr(d$X)$rank < p) {
-    abort_arg("The trend's design matrix has rank {qr(d$X)$rank} < {p} columns: some covariates are collinear (or constant besides the intercept).", call)
+}
+
+# A trend of full column rank.
+check_design_rank <- function(X, call) {
+  p <- ncol(X)
+  if (p > 0L && qr(X)$rank < p) {
+    abort_arg("The trend's design matrix has rank {qr(X)$rank} < {p} columns: some covariates are collinear (or constant besides the intercept).", call)
   }
 }
 
@@ -521,7 +544,8 @@ check_fit_data <- function(d, spec, call) {
                 i = "With as many parameters as observations or more, the likelihood has no isolated maximum. Fix some parameters with {.arg fixed}, or use more data."),
               call)
   }
-  if (!"ratio" %in% spec$free && spec$ratio == 0 && anyDuplicated(d$locs)) {
+  gaussian <- is.null(d$glm) # a latent field without a nugget is fine at repeated locations
+  if (gaussian && !"ratio" %in% spec$free && spec$ratio == 0 && anyDuplicated(d$locs)) {
     abort_arg(c("{.arg locs} has duplicated rows, so the covariance without a nugget is singular at any parameters.",
                 i = "Use {.code nugget = TRUE}, or average the observations at each location."), call)
   }
