@@ -90,8 +90,47 @@
 #' `approx = "exact"` (which `"auto"` then chooses at any size). See [predict.gp_fit()], [simulate.gp_fit()] and
 #' [gp_variogram()] for what the methods give for them.
 #'
+#' **Counts and presences (non-Gaussian families).** With
+#' `family = poisson()` (log link) or `binomial()` (logit link: 0/1
+#' responses, or successes out of trials as `cbind(successes, failures) ~ x`)
+#' the model is a spatial generalized linear mixed model: the responses are
+#' independent given the linear predictor
+#' \eqn{\eta = \mathrm{offset} + X\beta + S(x)}, with \eqn{S} a latent
+#' Gaussian field with the Matérn covariance (no nugget unless
+#' `nugget = TRUE` is given, which adds independent normal effects on the
+#' link scale), as `glm` with offsets written `offset(log(pop))` in the
+#' formula. The field is integrated out by the Laplace approximation
+#' (Rasmussen and Williams 2006, *Gaussian Processes for Machine Learning*,
+#' algorithms 3.1 and 5.1): its posterior mode \eqn{\hat f = K a} by
+#' Newton's iteration with \eqn{B = I + W^{1/2} K W^{1/2}}
+#' (\eqn{W} minus the second derivative of the log density at the mode;
+#' \eqn{B}'s eigenvalues are at least 1, so it factors safely where
+#' \eqn{K} is numerically singular), and
+#' \deqn{\log p(y) \approx -\frac12 a^\top \hat f + \log p(y \mid \hat f) - \frac12 \log|B|,}
+#' with the normalising constants of the densities (as `dpois` and
+#' `dbinom`), the value glmmTMB's `mat()` random effect gives for the same
+#' model and parameters (its `theta` is \eqn{\log\sqrt{\sigma^2}}, log
+#' range, log smoothness). Each evaluation factors the dense
+#' \eqn{n \times n} matrix \eqn{B} a few times (Newton's steps, each
+#' warm-started from the last mode), on the CPU. The trend coefficients,
+#' log `sigma2` and the other covariance parameters on the scale of the
+#' Gaussian search are estimated jointly by `nlminb` on this log-likelihood
+#' (maximum likelihood: `method` is `"ml"`), from the `glm` fit without the
+#' field; the standard errors of all of them come from a central-difference
+#' Hessian of it. `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
+#' `AIC()` and `anova()` of fits of one family serve such fits; predictions,
+#' fitted values, residuals, simulations, [confint()] and variograms do not
+#' yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
+#' anisotropic and space-time covariances, the GPU, and the Gamma and
+#' negative binomial families: each is an error that says so. Responses
+#' outside the family's support (negative or fractional counts, a 0/1
+#' response with other values) and responses all 0 (or all successes) are
+#' errors; an inner Newton iteration that does not converge makes that
+#' point of the search infeasible, and at the estimates it is an error of
+#' class `gpustats_error_not_converged`.
+#'
 #' A fit needs more observations than estimated parameters, and, without a
-#' nugget, distinct locations.
+#' nugget, distinct locations (for the Gaussian family).
 #'
 #' @param y A numeric vector of observations at the rows of `locs`, a matrix
 #'   with a row per location and a column per replicate (see Replicates), or
@@ -158,6 +197,10 @@
 #'   errors; it takes isotropic models. `predict()` and `simulate()` of such
 #'   a fit condition on nearest neighbours too (their `m_pred`).
 #' @param m For `approx = "vecchia"`: the size of the conditioning sets.
+#' @param family The distribution of the responses given the field, a
+#'   family object as [glm()] takes it (or its function or name):
+#'   `gaussian()` (the default: the Gaussian model above), `poisson()` (log
+#'   link) or `binomial()` (logit link); see Counts and presences.
 #' @param coords For a formula and a data frame: the coordinate columns, a
 #'   one-sided formula such as `~ x + y` (for space-time models the time
 #'   last) or their names.
@@ -176,7 +219,9 @@
 #'   `gpustats_warning_not_converged`), `message`, `seconds`, `device`,
 #'   `backend` (the device, and whether the tile Cholesky factored the
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
-#'   for a Vecchia fit `m` and `group`; `call`, the call that made it; and
+#'   for a Vecchia fit `m` and `group`; `family` and `link`, and for a
+#'   non-Gaussian family `trials` (binomial), `offset` and `mode` (the
+#'   latent field's posterior mode at the data); `call`, the call that made it; and
 #'   in the formula form `terms` and `model_frame`, the model frame of the
 #'   rows fitted (as [lm()]'s `model`).
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
