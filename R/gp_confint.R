@@ -39,6 +39,7 @@
 confint.gp_fit <- function(object, parm, level = 0.95, method = c("auto", "profile", "wald"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
+  check_gaussian_fit(object, "{.fn confint}", call)
   method <- match_choice(method, c("auto", "profile", "wald"), "method", call)
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)

@@ -90,8 +90,47 @@
 #' `approx = "exact"` (which `"auto"` then chooses at any size). See [predict.gp_fit()], [simulate.gp_fit()] and
 #' [gp_variogram()] for what the methods give for them.
 #'
+#' **Counts and presences (non-Gaussian families).** With
+#' `family = poisson()` (log link) or `binomial()` (logit link: 0/1
+#' responses, or successes out of trials as `cbind(successes, failures) ~ x`)
+#' the model is a spatial generalized linear mixed model: the responses are
+#' independent given the linear predictor
+#' \eqn{\eta = \mathrm{offset} + X\beta + S(x)}, with \eqn{S} a latent
+#' Gaussian field with the Matérn covariance (no nugget unless
+#' `nugget = TRUE` is given, which adds independent normal effects on the
+#' link scale), as `glm` with offsets written `offset(log(pop))` in the
+#' formula. The field is integrated out by the Laplace approximation
+#' (Rasmussen and Williams 2006, *Gaussian Processes for Machine Learning*,
+#' algorithms 3.1 and 5.1): its posterior mode \eqn{\hat f = K a} by
+#' Newton's iteration with \eqn{B = I + W^{1/2} K W^{1/2}}
+#' (\eqn{W} minus the second derivative of the log density at the mode;
+#' \eqn{B}'s eigenvalues are at least 1, so it factors safely where
+#' \eqn{K} is numerically singular), and
+#' \deqn{\log p(y) \approx -\frac12 a^\top \hat f + \log p(y \mid \hat f) - \frac12 \log|B|,}
+#' with the normalising constants of the densities (as `dpois` and
+#' `dbinom`), the value glmmTMB's `mat()` random effect gives for the same
+#' model and parameters (its `theta` is \eqn{\log\sqrt{\sigma^2}}, log
+#' range, log smoothness). Each evaluation factors the dense
+#' \eqn{n \times n} matrix \eqn{B} a few times (Newton's steps, each
+#' warm-started from the last mode), on the CPU. The trend coefficients,
+#' log `sigma2` and the other covariance parameters on the scale of the
+#' Gaussian search are estimated jointly by `nlminb` on this log-likelihood
+#' (maximum likelihood: `method` is `"ml"`), from the `glm` fit without the
+#' field; the standard errors of all of them come from a central-difference
+#' Hessian of it. `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
+#' `AIC()` and `anova()` of fits of one family serve such fits; predictions,
+#' fitted values, residuals, simulations, [confint()] and variograms do not
+#' yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
+#' anisotropic and space-time covariances, the GPU, and the Gamma and
+#' negative binomial families: each is an error that says so. Responses
+#' outside the family's support (negative or fractional counts, a 0/1
+#' response with other values) and responses all 0 (or all successes) are
+#' errors; an inner Newton iteration that does not converge makes that
+#' point of the search infeasible, and at the estimates it is an error of
+#' class `gpustats_error_not_converged`.
+#'
 #' A fit needs more observations than estimated parameters, and, without a
-#' nugget, distinct locations.
+#' nugget, distinct locations (for the Gaussian family).
 #'
 #' @param y A numeric vector of observations at the rows of `locs`, a matrix
 #'   with a row per location and a column per replicate (see Replicates), or
@@ -158,6 +197,10 @@
 #'   errors; it takes isotropic models. `predict()` and `simulate()` of such
 #'   a fit condition on nearest neighbours too (their `m_pred`).
 #' @param m For `approx = "vecchia"`: the size of the conditioning sets.
+#' @param family The distribution of the responses given the field, a
+#'   family object as [glm()] takes it (or its function or name):
+#'   `gaussian()` (the default: the Gaussian model above), `poisson()` (log
+#'   link) or `binomial()` (logit link); see Counts and presences.
 #' @param coords For a formula and a data frame: the coordinate columns, a
 #'   one-sided formula such as `~ x + y` (for space-time models the time
 #'   last) or their names.
@@ -176,7 +219,9 @@
 #'   `gpustats_warning_not_converged`), `message`, `seconds`, `device`,
 #'   `backend` (the device, and whether the tile Cholesky factored the
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
-#'   for a Vecchia fit `m` and `group`; `call`, the call that made it; and
+#'   for a Vecchia fit `m` and `group`; `family` and `link`, and for a
+#'   non-Gaussian family `trials` (binomial), `offset` and `mode` (the
+#'   latent field's posterior mode at the data); `call`, the call that made it; and
 #'   in the formula form `terms` and `model_frame`, the model frame of the
 #'   rows fitted (as [lm()]'s `model`).
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
@@ -199,9 +244,12 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
                    control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE,
-                   cluster = NULL) {
+                   cluster = NULL, family = stats::gaussian()) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
+  glmm <- gp_family(family, call) # NULL: Gaussian
+  method_given <- !missing(method)
+  nugget_given <- !missing(nugget)
   distance_given <- !missing(distance)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   method <- match_choice(method, c("reml", "ml"), "method", call)
@@ -227,20 +275,35 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   }
   d$locs <- as_locations(d$locs, "locs", distance, call)
   model <- gp_cov_model(cov, ncol(d$locs), distance, call)
-  check_fit_design(d, call)
+  if (is.null(glmm)) {
+    check_fit_design(d, call)
+  } else {
+    check_glmm_options(method_given, method, approx, precision, model, call)
+    d <- glmm_data(d, glmm, call)
+    check_design_rank(d$X, call)
+    d$glm <- glmm_glm(d, glmm)
+    start <- utils::modifyList(list(sigma2 = glmm_sigma2_start(d)), as.list(start))
+    nugget <- nugget_given && nugget # the latent field has no nugget unless asked for
+    method <- "ml"
+  }
   spec <- fit_spec(d, model, start, lower, upper, fixed, nugget, call)
   check_fit_data(d, spec, call)
 
   replicates <- gp_replicates(d$y)
-  approx <- if (replicates > 1L && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call, cluster)
+  approx <- if ((replicates > 1L || !is.null(glmm)) && identical(approx, "auto")) "exact" else gp_approx(approx, nrow(d$locs), device, call, cluster)
   if (approx == "vecchia" && replicates > 1L) {
     abort_arg(c("Replicates ({.arg y} with {replicates} columns) need {.code approx = \"exact\"}: the Vecchia approximation takes one data set.",
                 i = "Fit a single replicate with {.code approx = \"vecchia\"}, or all of them exactly."), call)
   }
   if (approx == "vecchia" && precision == "mixed") abort_arg("The Vecchia approximation runs in FP64: {.code precision = \"double\"}.", call)
   if (approx == "vecchia") check_vecchia_m(m, length(d$y), call)
-  f <- fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
-                     bar_label = function(step) paste0("gp_fit: ", step), cluster = cluster)
+  f <- if (is.null(glmm)) {
+    fit_estimates(d, model, method, spec, approx, used_accuracy, device, ctrl, m, group, call,
+                  bar_label = function(step) paste0("gp_fit: ", step), cluster = cluster)
+  } else {
+    if (identical(device, "gpu")) cli::cli_inform("gp_fit: the Laplace approximation runs on the CPU for now.")
+    glmm_fit(d, glmm, model, spec, ctrl, call)
+  }
   warn_great_circle(distance, f$covariance[["smoothness"]], call)
   converged <- fit_converged_or_warn(f$opt, call)
   # the call update() evaluates again: in the formula form the data go by
@@ -258,7 +321,9 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
     device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
-    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call
+    message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call,
+    family = glmm$family %||% "gaussian", link = glmm$link %||% "identity", trials = d$trials, offset = d$offset,
+    mode = f$mode
   ), class = "gp_fit")
 }
 
@@ -445,18 +510,21 @@ check_fit_design <- function(d, call) {
                 i = "Rescale {.arg y} (divide it by a power of 10) and scale the fitted variances back."), call)
   }
   p <- ncol(d$X)
-  if (p == 0L) {
-    m <- mean(d$y)
-    s <- stats::sd(d$y)
-    if (length(d$y) > 1L && is.finite(s) && abs(m) > s) {
-      cli::cli_warn(c("The model has mean zero but the data's mean is {signif(m, 3)}, {signif(abs(m) / s, 2)} standard deviations from zero.",
-                      i = "Fit a mean: drop {.code X} with no columns, or use a formula with an intercept."),
-                    class = c("gpustats_warning_zero_mean", "gpustats_warning"), call = call)
-    }
-    return(invisible())
+  if (p > 0L) return(check_design_rank(d$X, call))
+  m <- mean(d$y)
+  s <- stats::sd(d$y)
+  if (length(d$y) > 1L && is.finite(s) && abs(m) > s) {
+    cli::cli_warn(c("The model has mean zero but the data's mean is {signif(m, 3)}, {signif(abs(m) / s, 2)} standard deviations from zero.",
+                    i = "Fit a mean: drop {.code X} with no columns, or use a formula with an intercept."),
+                  class = c("gpustats_warning_zero_mean", "gpustats_warning"), call = call)
   }
-  if (qr(d$X)$rank < p) {
-    abort_arg("The trend's design matrix has rank {qr(d$X)$rank} < {p} columns: some covariates are collinear (or constant besides the intercept).", call)
+}
+
+# A trend of full column rank.
+check_design_rank <- function(X, call) {
+  p <- ncol(X)
+  if (p > 0L && qr(X)$rank < p) {
+    abort_arg("The trend's design matrix has rank {qr(X)$rank} < {p} columns: some covariates are collinear (or constant besides the intercept).", call)
   }
 }
 
@@ -521,7 +589,8 @@ check_fit_data <- function(d, spec, call) {
                 i = "With as many parameters as observations or more, the likelihood has no isolated maximum. Fix some parameters with {.arg fixed}, or use more data."),
               call)
   }
-  if (!"ratio" %in% spec$free && spec$ratio == 0 && anyDuplicated(d$locs)) {
+  gaussian <- is.null(d$glm) # a latent field without a nugget is fine at repeated locations
+  if (gaussian && !"ratio" %in% spec$free && spec$ratio == 0 && anyDuplicated(d$locs)) {
     abort_arg(c("{.arg locs} has duplicated rows, so the covariance without a nugget is singular at any parameters.",
                 i = "Use {.code nugget = TRUE}, or average the observations at each location."), call)
   }

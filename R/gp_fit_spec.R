@@ -69,6 +69,7 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
          ratio = value(theta, "ratio", ratio_fixed))
   }
   list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, ratio = ratio_fixed, unpack = unpack,
+       sigma2_start = s2_start,
        diameter = geometry$diameter, start_given = length(start) > 0)
 }
 
@@ -111,15 +112,21 @@ fit_vcov <- function(covariance, estimated, lik, ctrl, call, type = ctrl$vcov, m
   if (is.null(info)) info <- -fit_vcov_hessian(covariance, interior, lik, call, bar_label)
   k <- length(interior)
   Vi <- tryCatch(solve(info), error = function(e) matrix(NA_real_, k, k))
-  # d coefficient / d phi: exp(phi) on the log scale, 1 for angles; nugget = ratio * sigma2
+  J <- fit_vcov_jacobian(covariance, interior)
+  V[interior, interior] <- J %*% Vi %*% t(J)
+  structure(V, type = used)
+}
+
+# d coefficient / d phi for the `interior` covariance parameters: exp(phi)
+# on the log scale, 1 for angles; nugget = ratio * sigma2.
+fit_vcov_jacobian <- function(covariance, interior) {
   s2 <- covariance[["sigma2"]]
   J <- diag(vapply(interior, function(n) {
     if (n == "nugget") s2 else if (fit_scale_is_log(n)) covariance[[n]] else 1
-  }, numeric(1)), k)
+  }, numeric(1)), length(interior))
   dimnames(J) <- list(interior, interior)
   if ("nugget" %in% interior && "sigma2" %in% interior) J["nugget", "sigma2"] <- covariance[["nugget"]]
-  V[interior, interior] <- J %*% Vi %*% t(J)
-  structure(V, type = used)
+  J
 }
 
 # The central-difference Hessian of the log-likelihood at the estimates on

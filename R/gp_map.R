@@ -33,6 +33,7 @@
 gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("gpustats.device", "auto")) {
   call <- environment()
   validate_gp_fit(fit, "fit", call)
+  check_gaussian_fit(fit, "{.fn gp_map}", call)
   if (ncol(fit$locs) != 2L) abort_arg("{.fn gp_map} maps 2-D fits; this one has {ncol(fit$locs)}-D locations.", call)
   if ((fit$replicates %||% 1L) > 1L) {
     abort_arg(c("{.fn gp_map} maps one data set; this fit has {fit$replicates} replicates.",

@@ -53,13 +53,28 @@ NULL
 #' @export
 print.gp_fit <- function(x, ...) {
   validate_gp_fit(x, "x", environment())
-  cat(sprintf("Gaussian process: %s covariance, %s trend, fitted by %s\n", x$model$name, gp_trend_label(x),
-              toupper(x$method)))
-  cat(sprintf("%s, log-likelihood = %.6g, %s, %.3g s\n", fit_size_label(x), x$loglik, x$backend, x$seconds))
+  cat(sprintf("%s: %s covariance, %s trend, fitted by %s\n", fit_family_label(x), x$model$name, gp_trend_label(x),
+              fit_method_label(x)))
+  cat(sprintf("%s, log-likelihood%s = %.6g, %s, %.3g s\n", fit_size_label(x), if (fit_is_glmm(x)) " (Laplace)" else "",
+              x$loglik, x$backend, x$seconds))
   print(noquote(vapply(c(x$beta, x$covariance), format, "", digits = 6)))
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
 }
+
+# Whether a fit is of a non-Gaussian family (a latent field integrated out
+# by the Laplace approximation).
+fit_is_glmm <- function(x) !identical(x$family %||% "gaussian", "gaussian")
+
+# "Gaussian process", or the family and link of a latent Gaussian field's
+# responses.
+fit_family_label <- function(x) {
+  if (!fit_is_glmm(x)) return("Gaussian process")
+  sprintf("Spatial GLMM, %s family (%s link), latent Gaussian field", x$family, x$link)
+}
+
+# "ML", "REML", or ML of the Laplace approximation.
+fit_method_label <- function(x) if (fit_is_glmm(x)) "ML (Laplace approximation)" else toupper(x$method)
 
 gp_trend_label <- function(x) {
   p <- length(x$beta)
@@ -101,6 +116,7 @@ fit_vcov_of_type <- function(object, type, call) {
   if (is.null(type)) return(object$vcov)
   type <- match_choice(type, c("fisher", "hessian"), "type", call)
   if (identical(type, object$vcov_type)) return(object$vcov)
+  check_gaussian_fit(object, "Standard errors of another {.arg type}", call)
   if (identical(object$approx, "vecchia")) {
     abort_arg("A Vecchia fit's standard errors come from the Fisher information of the approximation: {.code type = \"fisher\"}.", call)
   }
@@ -213,6 +229,7 @@ logLik.gp_fit <- function(object, ...) {
 fitted.gp_fit <- function(object, ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
+  check_gaussian_fit(object, "{.fn fitted}", call)
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call, "fitted")
   } else {
@@ -230,6 +247,7 @@ fitted.gp_fit <- function(object, ...) {
 #' @export
 residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
   validate_gp_fit(object, "object", environment())
+  check_gaussian_fit(object, "{.fn residuals}", environment())
   type <- match_choice(type, c("response", "trend"), "type", environment())
   if (type == "trend") return(object$y - drop(object$X %*% object$beta))
   object$y - stats::fitted(object)
@@ -243,6 +261,9 @@ anova.gp_fit <- function(object, ...) {
   if (length(fits) < 2L) abort_arg("{.fn anova} compares two or more {.cls gp_fit} objects.", call)
   for (i in seq_along(fits)) validate_gp_fit(fits[[i]], if (i == 1L) "object" else sprintf("..%d", i - 1L), call)
   check_same_data(fits, call)
+  if (length(unique(vapply(fits, function(f) f$family %||% "gaussian", ""))) > 1L) {
+    abort_arg("The fits are of different families: their log-likelihoods are not comparable.", call)
+  }
   methods <- unique(vapply(fits, `[[`, "", "method"))
   if (length(methods) > 1L) abort_arg("The fits mix ML and REML; refit them with one {.arg method}.", call)
   likelihoods <- unique(vapply(fits, function(f) paste(f$approx %||% "exact", f$m %||% ""), ""))
@@ -286,7 +307,8 @@ summary.gp_fit <- function(object, type = NULL, ...) {
                  aic = stats::AIC(object), n = object$n, size = fit_size_label(object), model = object$model$name, method = object$method,
                  iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
                  message = object$message, seconds = object$seconds, device = object$device, call = object$call,
-                 se_source = se_source),
+                 se_source = se_source, family = fit_family_label(object), method_label = fit_method_label(object),
+                 glmm = fit_is_glmm(object)),
             class = "summary.gp_fit")
 }
 
@@ -294,7 +316,8 @@ summary.gp_fit <- function(object, type = NULL, ...) {
 #' @export
 print.summary.gp_fit <- function(x, ...) {
   validate_summary_gp_fit(x, "x", environment())
-  cat(sprintf("Gaussian process, %s covariance, fitted by %s\n\nCall:\n", x$model, toupper(x$method)))
+  cat(sprintf("%s, %s covariance, fitted by %s\n\nCall:\n", x$family %||% "Gaussian process", x$model,
+              x$method_label %||% toupper(x$method)))
   print(x$call)
   if (nrow(x$trend)) {
     cat("\nTrend:\n")
@@ -306,11 +329,15 @@ print.summary.gp_fit <- function(x, ...) {
   tab <- as.data.frame(x$covariance)
   tab$` ` <- ifelse(x$status == "fixed", "(fixed)", "")
   print(tab, digits = 5)
-  cat(sprintf("\n%s   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$size %||% sprintf("n = %d", x$n), toupper(x$method),
-              x$loglik, x$aic))
+  cat(sprintf("\n%s   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$size %||% sprintf("n = %d", x$n),
+              if (isTRUE(x$glmm)) "ML, Laplace approximation" else toupper(x$method), x$loglik, x$aic))
   cat(sprintf("%d iterations, %d likelihood evaluations, %.3g s on the %s (%s)\n", x$iterations, x$evaluations,
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
-  cat(sprintf("Standard errors: trend from GLS, covariance from %s.\n", x$se_source %||% "the observed information"))
+  if (isTRUE(x$glmm)) {
+    cat("Standard errors: trend and covariance from the observed information (Hessian) of the Laplace log-likelihood.\n")
+  } else {
+    cat(sprintf("Standard errors: trend from GLS, covariance from %s.\n", x$se_source %||% "the observed information"))
+  }
   invisible(x)
 }

@@ -58,6 +58,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
                            ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
+  check_gaussian_fit(object, "Predictions and simulations", call)
   check_dots_unused("predict", setdiff(names(formals(predict.gp_fit)), "..."), call, ...)
   check_flag(se.fit, "se.fit", call)
   interval <- match_choice(interval, c("none", "confidence", "prediction"), "interval", call)
@@ -173,6 +174,7 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
                             device = getOption("gpustats.device", "auto"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
+  check_gaussian_fit(object, "Predictions and simulations", call)
   check_dots_unused("simulate", setdiff(names(formals(simulate.gp_fit)), "..."), call, ...)
   if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
     abort_arg("{.arg nsim} must be a positive whole number.", call)

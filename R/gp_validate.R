@@ -58,7 +58,16 @@ gp_fit_fields <- list(
   convergence = rule_number(),
   converged = rule_flag(null_ok = TRUE),
   message = rule_string(),
-  seconds = rule_number()
+  seconds = rule_number(),
+  family = rule_choice(c("gaussian", "poisson", "binomial"), null_ok = TRUE),
+  link = rule_choice(c("identity", "log", "logit"), null_ok = TRUE),
+  trials = field_rule("NULL, or for a binomial fit the numbers of trials at the {x$n} location{?s} (whole numbers, at least the successes)",
+                      function(v, x) if (!identical(x$family, "binomial")) is.null(v) else
+                        is_finite_numbers(v) && length(v) == x$n && all(v >= x$y & v == round(v))),
+  offset = field_rule("NULL, or the offsets at the {x$n} location{?s} (finite numbers)",
+                      function(v, x) is.null(v) || is_finite_numbers(v) && length(v) == x$n),
+  mode = field_rule("NULL, or for a non-Gaussian fit the latent field's mode at the {x$n} location{?s}",
+                    function(v, x) if (fit_is_glmm(x)) is_finite_numbers(v) && length(v) == x$n else is.null(v))
 )
 
 # Checks a gp_fit given to a method as argument `arg`.

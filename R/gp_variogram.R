@@ -65,6 +65,7 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   fit <- NULL
   if (inherits(x, "gp_fit")) {
     validate_gp_fit(x, "x", call)
+    check_gaussian_fit(x, "The variogram of a fit's residuals", call)
     fit <- x
     z <- stats::residuals(x, type = "trend")
     locs <- x$locs
@@ -205,6 +206,7 @@ plot.gp_variogram <- function(x, ...) {
 plot.gp_fit <- function(x, which = 1:2, ...) {
   call <- environment()
   validate_gp_fit(x, "x", call)
+  check_gaussian_fit(x, "{.fn plot}", call)
   if (!is.numeric(which) || !length(which) || !all(which %in% 1:2) || anyDuplicated(which)) {
     abort_arg("{.arg which} must be plots 1 (the semivariogram) and 2 (the residuals), or one of them, not {.obj_type_friendly {which}}{if (is.numeric(which)) paste0(' (', paste(which, collapse = ', '), ')') else ''}.", call)
   }

@@ -4,6 +4,7 @@
 #include "gs_gbees.h"
 #include "gs_gp.h"
 #include "gs_gpu.h"
+#include "gs_laplace.h"
 #include "gs_poly.h"
 #include "gs_tile.h"
 #include "map_ops.h"
@@ -32,6 +33,7 @@ static const table_entry tile_ops[] = {TILE_OP_KINDS(TABLE_ENTRY)};
 static const table_entry tile_streams[] = {GS_TILE_STREAM_KINDS(TABLE_ENTRY3)};
 static const table_entry tile_solves[] = {GS_TILE_SOLVE_KINDS(TABLE_ENTRY3)};
 static const table_entry gp_applies[] = {GS_GP_APPLY_KINDS(TABLE_ENTRY)};
+static const table_entry glmm_families[] = {GS_GLMM_FAMILIES(TABLE_ENTRY)};
 static const table_entry jw_norms[] = {GS_JW_NORMS(TABLE_ENTRY)};
 static const table_entry jw_methods[] = {GS_JW_METHODS(TABLE_ENTRY)};
 static const table_entry legcheb_methods[] = {GS_LEGCHEB_METHODS(TABLE_ENTRY)};
@@ -54,7 +56,7 @@ static const table tables[] = {
     TABLE("tile_solve", tile_solves),   TABLE("gp_apply", gp_applies),
     TABLE("cov_family", cov_families),  TABLE("cov_param", cov_params),
     TABLE("jw_norm", jw_norms),         TABLE("jw_method", jw_methods),
-    TABLE("legcheb_method", legcheb_methods),
+    TABLE("legcheb_method", legcheb_methods), TABLE("glmm_family", glmm_families),
 };
 #undef TABLE
 

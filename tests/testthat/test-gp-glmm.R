@@ -1,0 +1,148 @@
+# Spatial GLMMs: the exact Laplace approximation of Poisson and binomial
+# models with a Matérn latent field.
+
+# The Laplace log-likelihood by a dense Newton iteration in plain R
+# (Rasmussen and Williams 2006, algorithms 3.1 and 5.1), the reference for
+# the native one.
+laplace_reference <- function(y, trials, eta0, K, family) {
+  n <- length(y)
+  a <- f <- rep(0, n)
+  point <- function(f) {
+    eta <- eta0 + f
+    if (family == "poisson") {
+      mu <- exp(eta)
+      return(list(g = y - mu, W = mu, logp = sum(dpois(y, mu, log = TRUE))))
+    }
+    p <- plogis(eta)
+    list(g = y - trials * p, W = trials * p * (1 - p), logp = sum(dbinom(y, trials, p, log = TRUE)))
+  }
+  for (it in 1:100) {
+    q <- point(f)
+    s <- sqrt(q$W)
+    L <- t(chol(diag(n) + outer(s, s) * K))
+    b <- q$W * f + q$g
+    a <- b - s * backsolve(t(L), forwardsolve(L, s * drop(K %*% b)))
+    f_new <- drop(K %*% a)
+    done <- max(abs(f_new - f)) < 1e-12
+    f <- f_new
+    if (done) break
+  }
+  q <- point(f)
+  s <- sqrt(q$W)
+  -sum(a * f) / 2 + q$logp - sum(log(diag(chol(diag(n) + outer(s, s) * K))))
+}
+
+# n locations on the unit square, a covariate, and a field drawn from cov.
+glmm_sim <- function(n, cov, seed) {
+  set.seed(seed)
+  locs <- matrix(round(runif(2 * n), 4), ncol = 2)
+  K <- matern_cov(locs, sigma2 = cov[["sigma2"]], range = cov[["range"]], smoothness = cov[["smoothness"]])
+  list(locs = locs, x = rnorm(n), field = drop(t(chol(K + 1e-10 * diag(n))) %*% rnorm(n)), K = K)
+}
+
+cov0 <- c(sigma2 = 0.7, range = 0.15, smoothness = 1.2, nugget = 0)
+
+test_that("the Laplace log-likelihood equals a dense reference in R", {
+  s <- glmm_sim(150, cov0, 1)
+  X <- cbind(1, s$x)
+  beta <- c(0.4, 0.3)
+  eta0 <- drop(X %*% beta)
+  y <- rpois(150, exp(eta0 + s$field))
+  ours <- gpustats:::glmm_loglik(y, s$locs, X, beta, cov0, poisson())
+  expect_true(ours$converged)
+  expect_equal(ours$loglik, laplace_reference(y, NULL, eta0, s$K, "poisson"), tolerance = 1e-8)
+  yb <- rbinom(150, 1, plogis(eta0 + s$field))
+  expect_equal(gpustats:::glmm_loglik(yb, s$locs, X, beta, cov0, binomial())$loglik,
+               laplace_reference(yb, rep(1, 150), eta0, s$K, "binomial"), tolerance = 1e-8)
+  trials <- sample(1:6, 150, TRUE)
+  ys <- rbinom(150, trials, plogis(eta0 + s$field))
+  offset <- log(runif(150, 0.5, 2))
+  expect_equal(gpustats:::glmm_loglik(ys, s$locs, X, beta, cov0, binomial(), trials = trials, offset = offset)$loglik,
+               laplace_reference(ys, trials, eta0 + offset, s$K, "binomial"), tolerance = 1e-8)
+})
+
+test_that("the Laplace log-likelihood equals glmmTMB's for the same model and parameters", {
+  skip_if_not_installed("glmmTMB")
+  skip_if_not_installed("TMB")
+  s <- glmm_sim(100, cov0, 2)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x, g = factor(1))
+  df$pos <- glmmTMB::numFactor(df$lon, df$lat)
+  beta <- c(0.3, -0.4)
+  eta <- beta[1] + beta[2] * df$x + s$field
+  # glmmTMB's mat(): sd^2 2^(1 - nu) / Gamma(nu) (d / phi)^nu K_nu(d / phi),
+  # theta = (log sd, log phi, log nu): sigma2 = sd^2, range = phi, smoothness = nu
+  theta <- c(log(sqrt(cov0[["sigma2"]])), log(cov0[["range"]]), log(cov0[["smoothness"]]))
+  tmb_loglik <- function(formula, family) {
+    st <- glmmTMB::glmmTMB(formula, family = family, data = df, doFit = FALSE)
+    obj <- TMB::MakeADFun(data = st$data.tmb, parameters = st$parameters, map = st$mapArg, random = st$randomArg,
+                          silent = TRUE, DLL = "glmmTMB")
+    -as.numeric(obj$fn(c(beta, theta)))
+  }
+  df$y <- rpois(100, exp(eta))
+  expect_equal(gpustats:::glmm_loglik(df$y, s$locs, cbind(1, df$x), beta, cov0, poisson())$loglik,
+               tmb_loglik(y ~ x + mat(pos + 0 | g), poisson()), tolerance = 1e-6)
+  df$trials <- sample(1:4, 100, TRUE)
+  df$succ <- rbinom(100, df$trials, plogis(eta))
+  expect_equal(gpustats:::glmm_loglik(df$succ, s$locs, cbind(1, df$x), beta, cov0, binomial(), trials = df$trials)$loglik,
+               tmb_loglik(cbind(succ, trials - succ) ~ x + mat(pos + 0 | g), binomial()), tolerance = 1e-6)
+})
+
+test_that("Poisson and Bernoulli fits recover the parameters of simulated data", {
+  cov <- c(sigma2 = 1, range = 0.2, smoothness = 0.5, nugget = 0)
+  s <- glmm_sim(400, cov, 3)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x, pop = runif(400, 1, 3))
+  df$cases <- rpois(400, df$pop * exp(0.5 + 0.5 * df$x + s$field))
+  fit <- gp_fit(cases ~ offset(log(pop)) + x, df, coords = ~ lon + lat, family = poisson(), fixed = list(smoothness = 0.5),
+                control = list(trace = FALSE))
+  expect_equal(unname(fit$beta), c(0.5, 0.5), tolerance = 0.3)
+  expect_equal(fit$covariance[["sigma2"]], 1, tolerance = 0.6)
+  expect_equal(fit$covariance[["range"]], 0.2, tolerance = 0.6)
+  expect_equal(fit$family, "poisson")
+  expect_equal(fit$offset, log(df$pop))
+  expect_true(all(is.finite(sqrt(diag(vcov(fit))))))
+  expect_equal(attr(logLik(fit), "df"), 4)
+  expect_equal(AIC(fit), -2 * fit$loglik + 8)
+  expect_output(print(fit), "poisson family.*Laplace")
+  expect_output(print(summary(fit)), "Laplace")
+  expect_error(predict(fit, df), class = "gpustats_error_argument")
+
+  df$present <- rbinom(400, 1, plogis(-0.3 + 1 * df$x + s$field))
+  fit <- gp_fit(present ~ x, df, coords = ~ lon + lat, family = binomial(), fixed = list(smoothness = 0.5, range = 0.2),
+                control = list(trace = FALSE))
+  # the intercept absorbs the mean of the field's one realization
+  expect_lt(max(abs(fit$beta - c(-0.3, 1))), 0.7)
+  expect_equal(fit$covariance[["sigma2"]], 1, tolerance = 0.8)
+})
+
+test_that("bad responses, families and options give clear errors", {
+  s <- glmm_sim(30, cov0, 4)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], y = rpois(30, 2), n = 5)
+  fit_with <- function(formula, family, ...) {
+    gp_fit(formula, df, coords = ~ lon + lat, family = family, control = list(trace = FALSE), ...)
+  }
+  df$neg <- df$y - 3
+  df$frac <- df$y + 0.5
+  df$zero <- 0
+  df$twos <- df$y + 2
+  df$over <- df$n + 1
+  expect_error(fit_with(neg ~ 1, poisson()), "whole numbers from 0", class = "gpustats_error_argument")
+  expect_error(fit_with(frac ~ 1, poisson()), "whole numbers from 0", class = "gpustats_error_argument")
+  expect_error(fit_with(zero ~ 1, poisson()), "All responses are 0", class = "gpustats_error_argument")
+  expect_error(fit_with(twos ~ 1, binomial()), "must be 0 or 1", class = "gpustats_error_argument")
+  expect_error(fit_with(cbind(over, n - over) ~ 1, binomial()), "whole numbers from 0", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, Gamma()), "Supported", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, poisson(link = "identity")), "Supported", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, poisson(), approx = "vecchia"), "not yet available", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, poisson(), method = "reml"), "maximum likelihood", class = "gpustats_error_argument")
+})
+
+test_that("an inner Newton iteration that cannot converge is reported, not taken", {
+  s <- glmm_sim(40, cov0, 5)
+  y <- rpois(40, 3)
+  r <- gpustats:::glmm_loglik(y, s$locs, matrix(1, 40, 1), 0, cov0, poisson())
+  expect_true(r$converged)
+  lik <- gpustats:::glmm_likelihood(list(y = as.double(y), locs = s$locs, X = matrix(1, 40, 1)), list(family = "poisson"),
+                                    "euclidean", environment(), max_iter = 1L)
+  on.exit(lik$close())
+  expect_false(lik$mode(0, cov0)$converged)
+})
