@@ -39,9 +39,9 @@ vecchia_cluster_open <- function(cl, nb, y, X, group, device, call) {
   X <- X[nb$order, , drop = FALSE]
   parts <- lapply(seq_along(pieces), function(j) {
     local <- pieces[[j]]$local
-    list(key = key, locs = ordered[local, , drop = FALSE], neighbors = pieces[[j]]$neighbors,
-         blocks = pieces[[j]]$blocks, halo = pieces[[j]]$halo, y = y[local], X = X[local, , drop = FALSE],
-         distance = nb$distance, device = device, threads = setting$threads[j], gpu = setting$gpu[j])
+    list(key = key, locs = ordered[local, , drop = FALSE], m = nb$m, blocks = pieces[[j]]$blocks,
+         halo = pieces[[j]]$halo, y = y[local], X = X[local, , drop = FALSE], distance = nb$distance, device = device,
+         threads = setting$threads[j], gpu = setting$gpu[j])
   })
   opened <- vecchia_cluster_apply(engine, parts, vecchia_worker_open, call, open = TRUE)
   engine$device <- vapply(opened, function(o) o$device, 0L)
@@ -61,12 +61,11 @@ vecchia_cluster_close <- function(engine) {
 # everywhere (k = 8 runs of 2e5 points had halos of 0.84 n), while a region
 # at all levels of the ordering names only the points near its edges and
 # the few of the coarse levels. The regions hold about the same number of
-# points, so also about the same work. A piece's local points are its
-# points and that halo, in the ordering; `neighbors` and `blocks` are
-# renumbered to them (the halo's rows hold the point alone: a halo point
-# has no terms, and its block label is NA), the columns of `neighbors` cut
-# to the local points' number. `pts`: the search points of the locations
-# in the ordering (vecchia_search_points()).
+# blocks, so also about the same work. A piece: `local`, its points and
+# that halo, in the ordering; `halo`, which of them are the halo's;
+# `blocks`, their blocks renumbered (NA for the halo: a halo point has no
+# terms). `pts`: the search points of the locations in the ordering
+# (vecchia_search_points()).
 vecchia_partition <- function(pts, nn, blocks, k, call) {
   n <- nrow(nn)
   label <- blocks %||% seq_len(n)
@@ -77,24 +76,15 @@ vecchia_partition <- function(pts, nn, blocks, k, call) {
   }
   first <- integer(units)
   first[rev(label)] <- rev(seq_len(n)) # each block's first point
-  piece <- integer(units)
-  piece[] <- spatial_cells(pts[first, , drop = FALSE], k)
-  point_piece <- piece[label]
+  point_piece <- spatial_cells(pts[first, , drop = FALSE], k)[label]
   lapply(seq_len(k), function(j) {
-    own <- which(point_piece == j)
-    sets <- nn[own, , drop = FALSE]
-    local <- sort(unique(c(own, sets[!is.na(sets)])))
-    halo <- point_piece[local] != j
-    # at most length(local) - 1 earlier points: the columns beyond are NA
-    width <- min(ncol(nn), length(local))
-    renumbered <- matrix(match(nn[local, seq_len(width), drop = FALSE], local), length(local))
-    renumbered[halo, -1L] <- NA_integer_
-    local_blocks <- if (!is.null(blocks)) {
-      b <- blocks[local]
-      b[halo] <- NA_integer_
-      match(b, unique(b[!halo]))
+    piece <- .Call(gs_r_vecchia_piece, nn, point_piece, j)
+    if (!is.null(blocks)) {
+      b <- blocks[piece$local]
+      b[piece$halo] <- NA_integer_
+      piece$blocks <- match(b, unique(b[!piece$halo]))
     }
-    list(local = local, neighbors = renumbered, blocks = local_blocks, halo = halo)
+    piece
   })
 }
 
@@ -217,10 +207,10 @@ vecchia_worker_open <- function(part) {
     old <- options(gpustats.threads = part$threads, gpustats.gpus = part$gpu)
     on.exit(options(old))
     n <- nrow(part$locs)
-    vc <- vecchia_open(part$locs, ncol(part$neighbors) - 1L, distance = part$distance, device = part$device, call = environment(),
+    nn <- vecchia_piece_neighbors(part$locs, part$m, part$distance, part$halo, environment())
+    vc <- vecchia_open(part$locs, ncol(nn) - 1L, distance = part$distance, device = part$device, call = environment(),
                        group = !is.null(part$blocks), halo = part$halo,
-                       neighbors = list(order = seq_len(n), neighbors = part$neighbors, blocks = part$blocks,
-                                        ordering = "none"))
+                       neighbors = list(order = seq_len(n), neighbors = nn, blocks = part$blocks, ordering = "none"))
     vc$neighbors <- vc$blocks <- NULL
     X <- part$X
     storage.mode(X) <- "double"
@@ -228,6 +218,22 @@ vecchia_worker_open <- function(part) {
            envir = vecchia_workers)
     list(device = vc$device)
   })
+}
+
+# The conditioning sets of a piece's points (locs in the ordering), found
+# again where the piece is opened rather than sent: the m nearest earlier
+# points of an own point are all local (the halo holds them), and the
+# local points keep the ordering's order, so the search among them gives
+# the sets the driver found (ties to the lower index alike). A piece is 40
+# bytes a point of locations, data and labels instead of 164 with the
+# sets, and the search is threaded. The halo's rows hold the point alone.
+vecchia_piece_neighbors <- function(locs, m, distance, halo, call) {
+  width <- min(m, nrow(locs) - 1L)
+  nn <- gs_call(.Call(gs_r_vecchia_neighbors, vecchia_search_points(locs, distance), as.integer(width), gs_threads(call),
+                      NULL), call)
+  attr(nn, "duplicate") <- NULL
+  nn[halo, -1L] <- NA_integer_
+  nn
 }
 
 vecchia_worker_sums <- function(key, model, bits) {

@@ -55,6 +55,7 @@ SEXP gs_r_vecchia_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_apply(SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_grad_info(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_sums_size(SEXP, SEXP);
+SEXP gs_r_vecchia_piece(SEXP, SEXP, SEXP);
 SEXP gs_r_poly_have_fftw(void);
 SEXP gs_r_all_finite(SEXP, SEXP);
 SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
@@ -133,6 +134,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_vecchia_apply, 3),
   CALLDEF(gs_r_vecchia_grad_info, 7),
   CALLDEF(gs_r_vecchia_sums_size, 2),
+  CALLDEF(gs_r_vecchia_piece, 3),
   CALLDEF(gs_r_poly_have_fftw, 0),
   CALLDEF(gs_r_all_finite, 2),
   CALLDEF(gs_r_dct, 4),

@@ -225,3 +225,33 @@ SEXP gs_r_vecchia_sums_size(SEXP p, SEXP deriv)
 {
   return Rf_ScalarInteger(gs_vecchia_sums_size(gs_r_int(p, "p"), gs_r_int(deriv, "deriv")));
 }
+
+/* Piece `which` (1-based) of the points' pieces `piece` (1-based) for the
+ * neighbour array nn (1-based, NA-padded: NA is below 1, so the core reads
+ * it as it is): list(local, halo) as R's vecchia_partition() uses them. */
+SEXP gs_r_vecchia_piece(SEXP nn, SEXP piece, SEXP which)
+{
+  if (!Rf_isMatrix(nn) || TYPEOF(nn) != INTSXP) Rf_error("nn must be an integer matrix");
+  const long n = Rf_nrows(nn);
+  if (TYPEOF(piece) != INTSXP || XLENGTH(piece) != n) Rf_error("piece must be an integer vector with a value per row of nn");
+  int *local = (int *)R_alloc((size_t)n, sizeof(int));
+  unsigned char *halo = (unsigned char *)R_alloc((size_t)n, 1);
+  long count = 0;
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_vecchia_piece_points(INTEGER(nn), n, Rf_ncols(nn), 1, INTEGER(piece), gs_r_int(which, "which"),
+                                         &count, local, halo, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SEXP r_local = SET_VECTOR_ELT(out, 0, Rf_allocVector(INTSXP, count));
+  SEXP r_halo = SET_VECTOR_ELT(out, 1, Rf_allocVector(LGLSXP, count));
+  for (long r = 0; r < count; ++r) {
+    INTEGER(r_local)[r] = local[r] + 1;
+    LOGICAL(r_halo)[r] = halo[r];
+  }
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, 2));
+  SET_STRING_ELT(names, 0, Rf_mkChar("local"));
+  SET_STRING_ELT(names, 1, Rf_mkChar("halo"));
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  UNPROTECT(2);
+  return out;
+}

@@ -48,13 +48,19 @@ test_that("the likelihood, gradient and information over 2 and 3 workers are the
     expect_lt(abs(vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 15, X = X, device = "cpu", cluster = cl3) /
                     vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 15, X = X, device = "cpu") - 1), 1e-10)
   }
+  # great-circle distances: the pieces cut on the sphere, the sets found again there
+  set.seed(49)
+  lonlat <- cbind(runif(800, -30, 30), runif(800, -20, 20))
+  yl <- rnorm(800)
+  gc <- function(...) vecchia_loglik(yl, lonlat, 1, 500, 0.5, 0.1, m = 10, distance = "great_circle", device = "cpu", ...)
+  expect_lt(abs(gc(cluster = cl3) / gc() - 1), 1e-10)
   # a structure of vecchia_neighbors() as the locations
   nb <- vecchia_neighbors(case$locs, m = 15, group = TRUE)
   expect_lt(abs(vecchia_loglik(case$y, nb, p[1], p[2], p[3], p[4], device = "cpu", cluster = cl2) /
                   vecchia_loglik(case$y, nb, p[1], p[2], p[3], p[4], device = "cpu") - 1), 1e-10)
 })
 
-test_that("the halo of a piece holds every point its sets name, and only those", {
+test_that("the halo of a piece holds every point its sets name, and only those, and gives the same sets", {
   case <- vecchia_case(600, seed = 42)
   for (group in c(TRUE, FALSE)) {
     nb <- vecchia_neighbors(case$locs, m = 8, group = group)
@@ -67,7 +73,11 @@ test_that("the halo of a piece holds every point its sets name, and only those",
       piece_of_point[own] <- j
       rows <- nb$neighbors[own, , drop = FALSE]
       expect_setequal(piece$local, unique(rows[!is.na(rows)]))
-      expect_equal(piece$neighbors[!piece$halo, ], matrix(match(rows, piece$local), nrow(rows)))
+      # the sets found again among the piece's points are the driver's
+      found <- gpustats:::vecchia_piece_neighbors(case$locs[nb$order[piece$local], ], 8L, "euclidean", piece$halo,
+                                                  environment())
+      expect_equal(found[!piece$halo, ], matrix(match(rows, piece$local), nrow(rows)))
+      expect_true(all(is.na(found[piece$halo, -1L])))
     }
     expect_true(all(piece_of_point > 0L))
     # regions of space: the halo is a small part of a piece, the pieces about even

@@ -125,6 +125,16 @@ gs_status gs_vecchia_group(const int *nn, long n, int mp1, int threads, int *blo
 gs_status gs_vecchia_nearest(const double *locs, long n, int dim, const double *query, long nq, int k, int threads,
                              int *nn, gs_progress_fn progress, char *msg);
 
+/* The piece `which` of a likelihood split over workers (vecchia_partition.c),
+ * for nn as gs_vecchia_args's (n x mp1, column-major, indices from base,
+ * entries below base missing) and piece (n), each point's piece. Its local
+ * points are its own points and the earlier points their rows name: their
+ * number into count, their indices (0-based, increasing) into local and 1
+ * for those of other pieces (the halo) into halo, both with room for n. */
+gs_status gs_vecchia_piece_points(const int *nn, long n, int mp1, int base, const int *piece, int which, long *count,
+                                  int *local, unsigned char *halo, char *msg);
+
+
 #ifdef __cplusplus
 }
 #endif
