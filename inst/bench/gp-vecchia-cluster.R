@@ -12,7 +12,8 @@
 #   gpvc_device   device of every fit and worker (default gpu where there is
 #                 one, else cpu)
 #   gpvc_setup_n  sizes of the timed vecchia_neighbors() (m = 30, maxmin
-#                 ordering, grouped; default 1e6,1e7; 0: none)
+#                 ordering; default 1e6,1e7; 0: none)
+#   gpvc_setup_grouped  1 to time the grouped structure too (default 1)
 #
 # The data are those of gp-vecchia-fit.R (a draw of the Vecchia law: constant
 # mean, sigma2 1, range 0.05, smoothness 0.8, nugget 0.1; m = 30, grouped).
@@ -67,19 +68,22 @@ bench_gp_vecchia_cluster <- function(sizes = bench_opt("gpvc_n", 1e5, 5000),
 # The set-up of a fit at scale: vecchia_neighbors() as a user calls it
 # (maxmin ordering, m = 30 nearest earlier neighbours, grouped), on every
 # core, at uniform locations.
-bench_vecchia_setup <- function(sizes = bench_opt("gpvc_setup_n", c(1e6, 1e7), 1e5)) {
+bench_vecchia_setup <- function(sizes = bench_opt("gpvc_setup_n", c(1e6, 1e7), 1e5),
+                                grouped = bench_opt("gpvc_setup_grouped", 1) == 1) {
   rows <- NULL
   for (n in Filter(function(n) n > 0, sizes)) {
     set.seed(1)
     locs <- matrix(runif(2 * n), ncol = 2)
     t_plain <- system.time(nb <- vecchia_neighbors(locs, 30))[["elapsed"]]
+    ordering <- nb$ordering
     rm(nb)
-    t_group <- system.time(nb <- vecchia_neighbors(locs, 30, group = TRUE))[["elapsed"]]
+    invisible(gc())
+    t_group <- if (grouped) system.time(vecchia_neighbors(locs, 30, group = TRUE))[["elapsed"]] else NA
     message(sprintf("vecchia_neighbors, n = %s, m = 30, %s ordering, %d threads: %.1f s, grouped %.1f s",
-                    fmt_n(n), nb$ordering, bench_cpu_threads(), t_plain, t_group))
-    rows <- rbind(rows, data.frame(n = n, ordering = nb$ordering, threads = bench_cpu_threads(), seconds = t_plain,
+                    fmt_n(n), ordering, bench_cpu_threads(), t_plain, t_group))
+    rows <- rbind(rows, data.frame(n = n, ordering = ordering, threads = bench_cpu_threads(), seconds = t_plain,
                                    grouped_seconds = t_group))
-    rm(nb, locs)
+    rm(locs)
     invisible(gc())
   }
   rows
