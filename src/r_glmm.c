@@ -21,10 +21,7 @@ SEXP gs_r_laplace_new(SEXP locs, SEXP threads)
   char msg[GS_MSG_LEN];
   gs_status st = gs_laplace_create(REAL(locs), Rf_nrows(locs), Rf_ncols(locs), gs_r_int(threads, "threads"), &lp, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(lp, Rf_install("gs_laplace"), R_NilValue));
-  R_RegisterCFinalizerEx(ptr, laplace_finalize, TRUE);
-  UNPROTECT(1);
-  return ptr;
+  return gs_r_new_handle(lp, "gs_laplace", laplace_finalize);
 }
 
 /* Releases the memory now rather than at garbage collection. */

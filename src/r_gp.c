@@ -26,10 +26,7 @@ SEXP gs_r_gp_new(SEXP locs, SEXP device, SEXP threads, SEXP tiles, SEXP accuracy
                               gs_r_int(tiles, "tiles") ? GS_GP_BACKEND_TILES : GS_GP_BACKEND_AUTO, Rf_asReal(accuracy),
                               gs_r_progress, &gp, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(gp, Rf_install("gs_gp"), R_NilValue));
-  R_RegisterCFinalizerEx(ptr, gp_finalize, TRUE);
-  UNPROTECT(1);
-  return ptr;
+  return gs_r_new_handle(gp, "gs_gp", gp_finalize);
 }
 
 /* New locations for the object (a double matrix of its n x dim). */

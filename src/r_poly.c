@@ -131,10 +131,7 @@ SEXP gs_r_jwt_plan_new(SEXP lmin, SEXP lmax, SEXP ncoef, SEXP nr, SEXP method, S
   char msg[GS_MSG_LEN];
   gs_status st = gs_jwt_plan_create(&a, gs_r_int(threads, "threads"), &p, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(p, Rf_install("gs_jwt_plan"), R_NilValue));
-  R_RegisterCFinalizerEx(ptr, jwt_plan_finalize, TRUE);
-  UNPROTECT(1);
-  return ptr;
+  return gs_r_new_handle(p, "gs_jwt_plan", jwt_plan_finalize);
 }
 
 /* list(lmin, lmax, n, nr, method, device, bytes) of the plan, as the core holds it. */
@@ -223,8 +220,7 @@ SEXP gs_r_jwt(SEXP x, SEXP l, SEXP ncoef, SEXP nr, SEXP method, SEXP analysis_, 
   char msg[GS_MSG_LEN];
   gs_status st = gs_jwt_plan_create(&a, threads, &p, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(p, Rf_install("gs_jwt_plan"), R_NilValue));
-  R_RegisterCFinalizerEx(ptr, jwt_plan_finalize, TRUE); /* released below, or by R after an R error */
+  SEXP ptr = PROTECT(gs_r_new_handle(p, "gs_jwt_plan", jwt_plan_finalize)); /* released below, or by R after an R error */
   SEXP one = PROTECT(Rf_allocVector(VECSXP, 1));
   SET_VECTOR_ELT(one, 0, x);
   SEXP res = R_NilValue;

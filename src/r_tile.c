@@ -109,8 +109,7 @@ SEXP gs_r_tile_chol(SEXP a, SEXP locs, SEXP model, SEXP tile, SEXP device_, SEXP
     free(info.trace);
     gs_r_stop(st, msg);
   }
-  SEXP ptr = PROTECT(R_MakeExternalPtr(m, Rf_install("gs_tile_matrix"), R_NilValue));
-  R_RegisterCFinalizerEx(ptr, tile_finalize, TRUE);
+  SEXP ptr = PROTECT(gs_r_new_handle(m, "gs_tile_matrix", tile_finalize));
   const char *names[] = {"ptr", "logdet", "info", "trace", "tile", "precision", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
   gs_r_set_field(out, "ptr", ptr);

@@ -61,6 +61,14 @@ void *gs_r_handle(SEXP ptr, const char *what)
   return p;
 }
 
+SEXP gs_r_new_handle(void *p, const char *tag, R_CFinalizer_t finalize)
+{
+  SEXP ptr = PROTECT(R_MakeExternalPtr(p, Rf_install(tag), R_NilValue));
+  R_RegisterCFinalizerEx(ptr, finalize, TRUE);
+  UNPROTECT(1);
+  return ptr;
+}
+
 SEXP gs_r_weak_new(SEXP key, SEXP value)
 {
   if (TYPEOF(key) != ENVSXP) Rf_error("the key of a weak reference must be an environment");

@@ -22,6 +22,9 @@ void gs_r_stop(gs_status status, const char *msg);
 /* The object an external pointer owns; an R error when ptr is not an
  * external pointer or its object has been released. `what` names it. */
 void *gs_r_handle(SEXP ptr, const char *what);
+/* An external pointer (not protected) that owns p: tagged `tag`, released
+ * by `finalize` at garbage collection or at R's exit. */
+SEXP gs_r_new_handle(void *p, const char *tag, R_CFinalizer_t finalize);
 /* A cache that R keeps in memory but does not write with saveRDS(): a
  * weak reference from `key` (an environment) to `value`, which lives as
  * long as the key does; read back from a file, its value is NULL. */

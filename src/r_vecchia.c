@@ -148,10 +148,7 @@ SEXP gs_r_vecchia_new(SEXP locs, SEXP nn, SEXP latent, SEXP blocks, SEXP halo, S
   char msg[GS_MSG_LEN];
   gs_status st = gs_vecchia_create(&a, &v, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(v, Rf_install("gs_vecchia"), R_NilValue));
-  R_RegisterCFinalizerEx(ptr, vecchia_finalize, TRUE);
-  UNPROTECT(1);
-  return ptr;
+  return gs_r_new_handle(v, "gs_vecchia", vecchia_finalize);
 }
 
 /* Releases the memory (device memory included) now rather than at garbage collection. */
