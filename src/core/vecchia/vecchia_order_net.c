@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gs_cpu.h"
 #include "gs_vecchia.h"
@@ -240,10 +241,32 @@ static long scramble_stride(long n)
   return s;
 }
 
-static int key_order(const void *a, const void *b)
+/* Sorts the (key, index) pairs by key, stably (equal keys keep the order of
+ * their indices), by least-significant-digit radix sort on 16-bit digits:
+ * four linear passes instead of qsort's n log n comparisons through a
+ * function pointer (2.5 s at 1e7 points, 30 s at 1e8). Digits that all keys
+ * share are skipped. tmp: room for count pairs; start: NET_RADIX_BUCKETS. */
+#define NET_RADIX_BITS 16
+#define NET_RADIX_BUCKETS (1L << NET_RADIX_BITS)
+static void sort_pairs(uint64_t (*pairs)[2], uint64_t (*tmp)[2], long *start, long count)
 {
-  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
+  const long buckets = NET_RADIX_BUCKETS;
+  for (int shift = 0; shift < 64; shift += NET_RADIX_BITS) {
+    memset(start, 0, (size_t)buckets * sizeof(long));
+    for (long k = 0; k < count; ++k) ++start[(pairs[k][0] >> shift) & (buckets - 1)];
+    if (count > 0 && start[(pairs[0][0] >> shift) & (buckets - 1)] == count) continue; /* one digit: in order */
+    for (long b = 0, at = 0; b < buckets; ++b) {
+      const long c = start[b];
+      start[b] = at;
+      at += c;
+    }
+    for (long k = 0; k < count; ++k) {
+      const long to = start[(pairs[k][0] >> shift) & (buckets - 1)]++;
+      tmp[to][0] = pairs[k][0];
+      tmp[to][1] = pairs[k][1];
+    }
+    memcpy(pairs, tmp, (size_t)count * sizeof *pairs);
+  }
 }
 
 /* The box of the locations: lower corner and largest extent. */
@@ -262,11 +285,20 @@ static uint64_t point_key(const double *locs, long n, int dim, int bits, const n
   return morton_encode(c, dim, bits);
 }
 
-/* The points other than `first` in Z-order into rest. */
-static void net_sort(const double *locs, long n, int dim, int bits, const net_box *box, long first, net_points *rest)
+/* The points other than `first` in Z-order into rest, ties in the order of
+ * their indices. */
+static gs_status net_sort(const double *locs, long n, int dim, int bits, const net_box *box, long first,
+                          net_points *rest, char *msg)
 {
   uint64_t(*pairs)[2] = (uint64_t(*)[2])rest->x; /* (key, index): room for 2 doubles a point */
   const long count = n - 1;
+  uint64_t(*tmp)[2] = (uint64_t(*)[2])malloc((size_t)(count > 0 ? count : 1) * sizeof *tmp);
+  long *start = (long *)malloc((size_t)NET_RADIX_BUCKETS * sizeof(long));
+  if (!tmp || !start) {
+    free(tmp);
+    free(start);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the sort of %ld points", n);
+  }
 #pragma omp parallel for schedule(static) num_threads(gs_cpu_threads_for(0, 4.0 * n))
   for (long i = 0; i < n; ++i) {
     if (i == first) continue;
@@ -274,7 +306,9 @@ static void net_sort(const double *locs, long n, int dim, int bits, const net_bo
     pairs[at][0] = point_key(locs, n, dim, bits, box, i);
     pairs[at][1] = (uint64_t)i;
   }
-  qsort(pairs, (size_t)count, sizeof *pairs, key_order);
+  sort_pairs(pairs, tmp, start, count);
+  free(tmp);
+  free(start);
   for (long k = 0; k < count; ++k) {
     rest->key[k] = pairs[k][0];
     rest->index[k] = (long)pairs[k][1];
@@ -282,6 +316,7 @@ static void net_sort(const double *locs, long n, int dim, int bits, const net_bo
   for (long k = 0; k < count; ++k)
     for (int d = 0; d < dim; ++d) rest->x[(long)dim * k + d] = locs[rest->index[k] + (long)d * n];
   rest->count = count;
+  return GS_OK;
 }
 
 static int points_alloc(net_points *p, long n, int dim)
@@ -341,16 +376,19 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
   g.taken_from = (int32_t *)malloc((size_t)g.dense_cells * sizeof(int32_t));
   g.fresh_from = (int32_t *)malloc((size_t)g.dense_cells * sizeof(int32_t));
   net_points rest = {0};
+  net_box box;
+  long first = 0;
   gs_status st;
   const int ok = points_alloc(&g.taken, n, dim), ok_fresh = points_alloc(&g.fresh, n, dim),
             ok_rest = points_alloc(&rest, n, dim);
   if (!ok || !ok_fresh || !ok_rest || !g.taken_from || !g.fresh_from) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the approximate maxmin ordering of %ld points", n);
   } else {
-    net_box box;
     box.extent = extent(locs, n, dim, box.lo);
-    const long first = vecchia_central_point(locs, n, dim);
-    net_sort(locs, n, dim, g.bits, &box, first, &rest);
+    first = vecchia_central_point(locs, n, dim);
+    st = net_sort(locs, n, dim, g.bits, &box, first, &rest, msg);
+  }
+  if (st == GS_OK) {
     g.fresh.key[0] = point_key(locs, n, dim, g.bits, &box, first);
     g.fresh.index[0] = first;
     for (int d = 0; d < dim; ++d) g.fresh.x[d] = locs[first + (long)d * n];
