@@ -44,7 +44,7 @@ gs_matern_spec_fields <- list(
                     function(v, x) {
                       is.double(v) && is_finite_matrix(v, x$n) && ncol(v) >= 1L && (x$distance == "euclidean" || ncol(v) == 2L)
                     }),
-  params = field_rule("the Matérn parameters {.field sigma2} and {.field nugget} (at least 0), {.field range} and {.field smoothness} (positive)",
+  params = field_rule("the Matern parameters {.field sigma2} and {.field nugget} (at least 0), {.field range} and {.field smoothness} (positive)",
                       function(v, x) {
                         is.double(v) && setequal(names(v), c("sigma2", "range", "smoothness", "nugget")) && length(v) == 4L &&
                           all(is.finite(v)) && v[["sigma2"]] >= 0 && v[["nugget"]] >= 0 && v[["range"]] > 0 && v[["smoothness"]] > 0

@@ -86,7 +86,7 @@ test_that("a Matérn covariance with a field removed or of the wrong type is ref
   expect_empty_refused("gs_matern_spec", spec_methods)
   bad <- spec
   bad$params[["range"]] <- -1
-  expect_error(tile_chol(bad, device = "cpu"), "field params must be the Matérn parameters", class = "gpustats_error_argument")
+  expect_error(tile_chol(bad, device = "cpu"), "field params must be the Matern parameters", class = "gpustats_error_argument")
   bad <- spec
   bad$params[["range"]] <- 2
   expect_error(tile_chol(bad, device = "cpu"), "field model must be the native model of the fields params and distance",
