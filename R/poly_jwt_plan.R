@@ -109,6 +109,7 @@ jwt_plan_analysis <- function(plan, values) {
 #' @rdname jwt_plan
 #' @export
 print.jwt_plan <- function(x, ...) {
+  validate_jwt_plan(x, "x", environment())
   where <- if (x$device == "cpu") "the CPU" else sprintf("GPU %d", x$gpu)
   cat(sprintf("Jones-Worland transform plan: degrees l = 0..%d, %d coefficients per column, a radial grid of %d points\n",
               x$lmax, x$n, x$nr))
@@ -121,9 +122,7 @@ print.jwt_plan <- function(x, ...) {
 # The plan, checked, with its fields as the core holds them: an object whose
 # native plan is gone (saved and read back, or a new session) is an error.
 check_jwt_plan <- function(plan, call) {
-  if (!inherits(plan, "jwt_plan")) {
-    abort_arg("{.arg plan} must be a {.cls jwt_plan} object from {.fn jwt_plan}, not {.obj_type_friendly {plan}}.", call)
-  }
+  validate_jwt_plan(plan, "plan", call)
   plan <- gs_call(jwt_plan_object(plan$ptr), call)
   if (plan$device == "gpu" && !(gpu_available() && plan$gpu < gs_state$count)) {
     cli::cli_abort(c("The plan was made for GPU {plan$gpu}, which this session does not have.",

@@ -92,7 +92,7 @@ sht_analysis <- function(values, lmax = NULL, grid = NULL, device = getOption("g
     glmax <- min(d[1] - 1L, (d[2] - 1L) %/% 2L)
     grid <- sht_grid_cached("gauss", glmax, d[1], d[2], call)
   }
-  check_sht_grid(grid, call)
+  validate_sht_grid(grid, "grid", call)
   if (d[1] != grid$nlat || d[2] != grid$nlon) {
     abort_arg("{.arg values} has {d[1]} x {d[2]} points, the grid {grid$nlat} x {grid$nlon}.", call)
   }
@@ -114,8 +114,8 @@ sht_analysis <- function(values, lmax = NULL, grid = NULL, device = getOption("g
 #' @export
 sht_synthesis <- function(coef, grid = coef$grid, device = getOption("gpustats.device", "auto")) {
   call <- environment()
-  if (!inherits(coef, "sht")) abort_arg("{.arg coef} must be an {.cls sht} object from {.fn sht_analysis}, not {.obj_type_friendly {coef}}.", call)
-  check_sht_grid(grid, call)
+  validate_sht(coef, "coef", call)
+  validate_sht_grid(grid, "grid", call)
   if (grid$nlon <= 2L * coef$lmax) {
     abort_arg("A grid of {grid$nlon} longitudes cannot carry degree {coef$lmax}; use nlon > {2 * coef$lmax}.", call)
   }
@@ -138,8 +138,4 @@ sht_values <- function(values, call) {
   if (!is.double(values)) storage.mode(values) <- "double"
   if (!all_finite(values, call)) abort_arg("{.arg values} contains missing or infinite values.", call)
   values
-}
-
-check_sht_grid <- function(grid, call) {
-  if (!inherits(grid, "sht_grid")) abort_arg("{.arg grid} must be an {.cls sht_grid} from {.fn sht_grid}, not {.obj_type_friendly {grid}}.", call)
 }

@@ -135,6 +135,7 @@ fejer_rule <- function(n, call) {
 
 #' @export
 print.sht_grid <- function(x, ...) {
+  validate_sht_grid(x, "x", environment())
   cat(sprintf("<sht_grid> %s, %d latitudes x %d longitudes, for degrees up to %d\n",
               x$kind, x$nlat, x$nlon, x$lmax))
   invisible(x)

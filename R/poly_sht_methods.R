@@ -5,6 +5,7 @@ sht_power <- function(x) apply(x$cos^2 + x$sin^2, c(1L, 3L), sum)
 
 #' @export
 print.sht <- function(x, ...) {
+  validate_sht(x, "x", environment())
   nf <- dim(x$cos)[3]
   cat(sprintf("<sht> real spherical-harmonic coefficients, degrees 0..%d, %d field%s (%s grid %d x %d)\n",
               x$lmax, nf, if (nf == 1L) "" else "s", x$grid$kind, x$grid$nlat, x$grid$nlon))
@@ -15,6 +16,7 @@ print.sht <- function(x, ...) {
 
 #' @export
 as.data.frame.sht <- function(x, row.names = NULL, optional = FALSE, ...) {
+  validate_sht(x, "x", environment())
   L <- x$lmax + 1L
   nf <- dim(x$cos)[3]
   idx <- expand.grid(l = 0:(L - 1L), m = 0:(L - 1L), field = seq_len(nf))
@@ -24,6 +26,7 @@ as.data.frame.sht <- function(x, row.names = NULL, optional = FALSE, ...) {
 
 #' @export
 plot.sht <- function(x, ...) {
+  validate_sht(x, "x", environment())
   p <- sht_power(x)
   l <- seq_len(nrow(p)) - 1L
   ok <- p > 0

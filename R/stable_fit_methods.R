@@ -20,6 +20,7 @@ stable_method_label <- c(mle = "maximum likelihood", mcculloch = "McCulloch's qu
 #' @rdname stable_fit-methods
 #' @export
 print.stable_fit <- function(x, ...) {
+  validate_stable_fit(x, "x", environment())
   cat(sprintf("Alpha-stable law (S%d) fitted by %s\n", x$pm, stable_method_label[[x$method]]))
   cat(sprintf("n = %d, log-likelihood = %.8g\n", x$n, x$loglik))
   print(x$coefficients, digits = 6)
@@ -34,27 +35,37 @@ print.stable_fit <- function(x, ...) {
 #' @rdname stable_fit-methods
 #' @export
 coef.stable_fit <- function(object, complete = TRUE, ...) {
-  check_flag(complete, "complete", environment())
+  call <- environment()
+  validate_stable_fit(object, "object", call)
+  check_flag(complete, "complete", call)
   if (complete) object$coefficients else object$coefficients[!names(object$coefficients) %in% names(object$fixed)]
 }
 
 #' @rdname stable_fit-methods
 #' @export
-vcov.stable_fit <- function(object, ...) object$vcov
+vcov.stable_fit <- function(object, ...) {
+  validate_stable_fit(object, "object", environment())
+  object$vcov
+}
 
 #' @rdname stable_fit-methods
 #' @export
-nobs.stable_fit <- function(object, ...) object$n
+nobs.stable_fit <- function(object, ...) {
+  validate_stable_fit(object, "object", environment())
+  object$n
+}
 
 #' @rdname stable_fit-methods
 #' @export
 logLik.stable_fit <- function(object, ...) {
+  validate_stable_fit(object, "object", environment())
   structure(object$loglik, df = 4L - length(object$fixed), nobs = object$n, class = "logLik")
 }
 
 #' @rdname stable_fit-methods
 #' @export
 summary.stable_fit <- function(object, ...) {
+  validate_stable_fit(object, "object", environment())
   table <- cbind(Estimate = object$coefficients, `Std. Error` = stable_fit_se(object))
   structure(list(table = table, fixed = object$fixed, method = object$method, pm = object$pm,
                  loglik = object$loglik,
@@ -66,6 +77,7 @@ summary.stable_fit <- function(object, ...) {
 #' @rdname stable_fit-methods
 #' @export
 print.summary.stable_fit <- function(x, ...) {
+  validate_summary_stable_fit(x, "x", environment())
   cat(sprintf("Alpha-stable law (S%d) fitted by %s\n\n", x$pm, stable_method_label[[x$method]]))
   shown <- apply(x$table, 2, format, digits = 5)
   shown[is.na(x$table)] <- ""

@@ -41,7 +41,7 @@
 #' @export
 plot.stable_fit <- function(x, which = 1:4, ...) {
   call <- environment()
-  check_object(x, "stable_fit", stable_fit_plot_fields, "x", call)
+  validate_stable_fit(x, "x", call)
   if (!is.numeric(which) || !length(which) || !all(which %in% 1:4) || anyDuplicated(which)) {
     abort_arg("{.arg which} must be some of the plots 1 (density), 2 (Q-Q), 3 (P-P) and 4 (tails), not {.obj_type_friendly {which}}{if (is.numeric(which)) paste0(' (', paste(which, collapse = ', '), ')') else ''}.", call)
   }
@@ -81,6 +81,7 @@ plot.stable_fit <- function(x, which = 1:4, ...) {
 #' @export
 plot.stable_fit_table <- function(x, sample = NULL, which = 1:4, ...) {
   call <- environment()
+  validate_stable_fit_table(x, "x", call)
   if (is.null(sample)) {
     if (nrow(x) != 1L) {
       abort_arg(c("{.arg x} holds the fits of {nrow(x)} samples; {.fn plot} draws one.",
@@ -110,16 +111,6 @@ plot.stable_fit_table <- function(x, sample = NULL, which = 1:4, ...) {
   plot(fit, which = which, ...)
   invisible(x)
 }
-
-# The fields of a stable_fit that plot() relies on (a fit saved by an
-# earlier version of the package has no data).
-stable_fit_plot_fields <- list(
-  data = field_rule("the finite numeric sample", function(v, x) is.double(v) && length(v) > 0L && all(is.finite(v))),
-  coefficients = field_rule("the four finite parameters", function(v, x) {
-    is.double(v) && identical(names(v), names(stable_lower)) && all(is.finite(v))
-  }),
-  pm = field_rule("0, 1 or 2", function(v, x) is_number(v) && v %in% 0:2)
-)
 
 # Histogram of the central 90 % of the sample, its heights per point of the
 # whole sample, with the fitted density over it. At alpha = 0.8, beta = 0.9

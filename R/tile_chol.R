@@ -168,7 +168,7 @@ tile_chol <- function(A, tile = NULL, precision = c("double", "mixed"), accuracy
   used_accuracy <- mixed_accuracy(precision, accuracy, call) # 0 in FP64
   check_flag(fp8, "fp8", call)
   spec <- inherits(A, "gs_matern_spec")
-  if (!spec) A <- as_spd_matrix(A, call)
+  if (spec) validate_gs_matern_spec(A, "A", call) else A <- as_spd_matrix(A, call)
   n <- if (spec) A$n else nrow(A)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
   devices <- if (dev >= 0) tile_gpus(gpus, call) else -1L
@@ -253,6 +253,7 @@ matern_spec <- function(locs, sigma2 = 1, range = 1, smoothness = 0.5, nugget = 
 
 #' @export
 print.gs_matern_spec <- function(x, ...) {
+  validate_gs_matern_spec(x, "x", environment())
   p <- x$params
   cat(sprintf("Matern covariance of %d locations (%s distance): sigma2 = %g, range = %g, smoothness = %g, nugget = %g\n",
               x$n, x$distance, p[["sigma2"]], p[["range"]], p[["smoothness"]], p[["nugget"]]))
@@ -261,6 +262,7 @@ print.gs_matern_spec <- function(x, ...) {
 
 #' @export
 print.tile_chol <- function(x, ...) {
+  validate_tile_chol(x, "x", environment())
   nt <- ceiling(x$n / x$tile)
   where <- if (x$device < 0) {
     sprintf("the CPU (%d threads)", x$info$workers)
@@ -287,7 +289,9 @@ print.tile_chol <- function(x, ...) {
 
 #' @export
 determinant.tile_chol <- function(x, logarithm = TRUE, ...) {
-  check_flag(logarithm, "logarithm", environment())
+  call <- environment()
+  validate_tile_chol(x, "x", call)
+  check_flag(logarithm, "logarithm", call)
   modulus <- if (logarithm) x$logdet else exp(x$logdet)
   attr(modulus, "logarithm") <- logarithm
   structure(list(modulus = modulus, sign = 1L), class = "det")
@@ -296,6 +300,7 @@ determinant.tile_chol <- function(x, logarithm = TRUE, ...) {
 #' @export
 solve.tile_chol <- function(a, b, ...) {
   call <- environment()
+  validate_tile_chol(a, "a", call)
   if (missing(b)) b <- diag(a$n)
   check_numeric_arg(b, "b", call)
   rows <- if (is.matrix(b)) nrow(b) else length(b)
@@ -308,7 +313,9 @@ solve.tile_chol <- function(a, b, ...) {
 
 #' @export
 as.matrix.tile_chol <- function(x, ...) {
-  r <- gs_call(.Call(gs_r_tile_upper, x$ptr, gs_threads()), environment())
+  call <- environment()
+  validate_tile_chol(x, "x", call)
+  r <- gs_call(.Call(gs_r_tile_upper, x$ptr, gs_threads()), call)
   dimnames(r) <- x$dimnames
   r
 }

@@ -124,26 +124,19 @@ vecchia_neighbors <- function(locs, m = 30, ordering = c("maxmin", "maxmin_exact
 #' @param ... Unused.
 #' @export
 print.vecchia_neighbors <- function(x, ...) {
+  validate_vecchia_neighbors(x, "x", environment())
   blocks <- if (is.null(x$blocks)) "" else sprintf(", %s blocks", format(max(x$blocks), big.mark = ","))
   cat(sprintf("<vecchia_neighbors> %s locations, m = %d, %s ordering, %s distance%s\n",
               format(nrow(x$locs), big.mark = ","), x$m, x$ordering, x$distance, blocks))
   invisible(x)
 }
 
-# Checks that `nb` is a structure of vecchia_neighbors() whose parts fit
-# together, and that m, ordering and distance agree with it where the
-# caller gave them (`given`, by name).
+# Checks that `nb` is a valid structure of vecchia_neighbors(), and that
+# m, ordering and distance agree with it where the caller gave them
+# (`given`, by name).
 check_vecchia_structure <- function(nb, m, ordering, distance, given, call) {
-  n <- NROW(nb$locs)
-  parts_fit <- is.matrix(nb$locs) && is.double(nb$locs) && is.integer(nb$order) && length(nb$order) == n &&
-    is.matrix(nb$neighbors) && is.integer(nb$neighbors) && nrow(nb$neighbors) == n &&
-    identical(nb$m, ncol(nb$neighbors) - 1L) && (is.null(nb$blocks) || is.integer(nb$blocks) && length(nb$blocks) == n) &&
-    isTRUE(nb$distance %in% c("euclidean", "great_circle")) && isTRUE(nb$ordering %in% vecchia_orderings) &&
-    is.environment(attr(nb, "engine"))
-  if (!parts_fit) {
-    abort_arg(c("{.arg locs} is not a structure of {.fn vecchia_neighbors}: its parts do not fit together.",
-                i = "Make it again with {.fn vecchia_neighbors}."), call)
-  }
+  validate_vecchia_neighbors(nb, "locs", call)
+  n <- nrow(nb$locs)
   if (given[["m"]]) {
     check_vecchia_m(m, n, call)
     if (m != nb$m) {

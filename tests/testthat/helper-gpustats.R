@@ -56,3 +56,33 @@ expect_stable_gpu_equal_cpu <- function(x, alpha, beta, tol) {
   c <- dstable(x, alpha, beta, log = TRUE, device = "cpu")
   testthat::expect_lt(max(abs(g - c) / pmax(1, abs(c))), tol)
 }
+
+# Each field of `object` in the validator's field rules `rules`, removed or
+# set to `wrong` (a value of the wrong type for every field), makes the
+# methods (functions of the object, taken in turn: all call the same
+# validator, and expect_empty_refused() tries each) stop with an error of
+# class gpustats_error_argument that names the field. The fields in
+# `optional` may be absent (NULL), so only their wrong type is tried.
+expect_fields_validated <- function(object, rules, methods, optional = character(), wrong = list(1)) {
+  turn <- 0L
+  for (name in names(rules)) {
+    for (value in c(if (!name %in% optional) list(NULL), list(wrong))) {
+      changed <- object
+      changed[name] <- list(value)
+      turn <- turn %% length(methods) + 1L
+      testthat::expect_error(methods[[turn]](changed), paste0("field ", name, " must be"),
+                             class = "gpustats_error_argument",
+                             info = paste(names(methods)[turn], name, if (is.null(value)) "removed" else "of the wrong type"))
+    }
+  }
+}
+
+# An empty object of class `cls` is refused by each of `methods` as not a
+# valid object of its class.
+expect_empty_refused <- function(cls, methods) {
+  empty <- structure(list(), class = cls)
+  for (m in names(methods)) {
+    testthat::expect_error(methods[[m]](empty), paste0("not a valid <", cls[[1L]], ">"),
+                           class = "gpustats_error_argument", info = m)
+  }
+}

@@ -176,7 +176,8 @@ test_that("near the poles the functions keep the accuracy ?sht_analysis states (
   x <- unique(ref$x)
   # a grid of the reference's colatitudes (exact doubles: no low parts)
   g <- structure(list(kind = "gauss", lmax = 2047L, nlat = length(x), nlon = 4096L, cos_colat = x,
-                      cos_colat_lo = 0 * x, weights = rep(1, length(x)), lat = 0 * x, lon = 0),
+                      cos_colat_lo = 0 * x, weights = rep(1, length(x)), lat = 90 - acos(x) * 180 / pi,
+                      lon = 360 * (0:4095) / 4096),
                  class = "sht_grid")
   a <- random_sht(2047, 1, g, 8)
   scale <- sqrt((2 * 2047 + 1) / (4 * pi))

@@ -99,7 +99,7 @@ test_that("a structure that does not match the call is refused", {
   refused(X = case$X[-1, ], regexp = "a row per location")
   broken <- nb
   broken$neighbors <- broken$neighbors[, -1]
-  refused(locs = broken, regexp = "do not fit together")
+  refused(locs = broken, regexp = "field neighbors must be an integer matrix with a row per location \\(200\\) and m \\+ 1 \\(6\\) columns")
   refused(locs = unclass(nb))
   expect_error(gp_loglik(case$y, nb, p[1], p[2], p[3], p[4], device = "cpu"), class = "gpustats_error_argument",
                regexp = "approx = \"vecchia\"")
