@@ -16,7 +16,10 @@ typedef struct {
   int dim;
 } r_field;
 
-static gs_gbees *gbees_get(SEXP ptr) { return (gs_gbees *)gs_r_handle(ptr, "GBEES grid"); }
+static gs_gbees *gbees_get(SEXP ptr)
+{
+  return (gs_gbees *)gs_r_handle(ptr, "gs_gbees", "GBEES grid", "the GBEES grid has been released");
+}
 
 static void gbees_finalize(SEXP ptr)
 {
@@ -212,7 +215,8 @@ SEXP gs_r_gbees_measurement_new(SEXP index, SEXP L, SEXP source, SEXP compiled, 
 SEXP gs_r_gbees_measure(SEXP ptr, SEXP measurement, SEXP time, SEXP y)
 {
   gs_gbees *g = gbees_get(ptr);
-  gs_gbees_measurement *h = (gs_gbees_measurement *)gs_r_handle(measurement, "GBEES measurement");
+  gs_gbees_measurement *h = (gs_gbees_measurement *)gs_r_handle(measurement, "gs_gbees_measurement", "GBEES measurement",
+                                                                "the GBEES measurement has been released");
   if (TYPEOF(y) != REALSXP) Rf_error("the observation must be doubles");
   char msg[GS_MSG_LEN];
   gs_status st = gs_gbees_measure(g, h, Rf_asReal(time), Rf_length(y), REAL(y), msg);

@@ -3,7 +3,10 @@
 #include "gs_laplace.h"
 #include "r_util.h"
 
-static gs_laplace *laplace_get(SEXP ptr) { return (gs_laplace *)gs_r_handle(ptr, "Laplace object"); }
+static gs_laplace *laplace_get(SEXP ptr)
+{
+  return (gs_laplace *)gs_r_handle(ptr, "gs_laplace", "Laplace object", "the Laplace object has been released");
+}
 
 static void laplace_finalize(SEXP ptr)
 {

@@ -3,7 +3,10 @@
 #include "gs_gp.h"
 #include "r_util.h"
 
-static gs_gp *gp_get(SEXP ptr) { return (gs_gp *)gs_r_handle(ptr, "Gaussian-process object"); }
+static gs_gp *gp_get(SEXP ptr)
+{
+  return (gs_gp *)gs_r_handle(ptr, "gs_gp", "Gaussian-process object", "the Gaussian-process object has been released");
+}
 
 static void gp_finalize(SEXP ptr)
 {

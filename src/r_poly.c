@@ -113,12 +113,10 @@ static void jwt_plan_finalize(SEXP ptr)
  * a saved workspace) holds an external pointer to nothing. */
 static gs_jwt_plan *jwt_plan_get(SEXP ptr)
 {
-  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != Rf_install("gs_jwt_plan"))
-    gs_r_stop(GS_ERR_ARG, "not a Jones-Worland plan");
-  if (!R_ExternalPtrAddr(ptr))
-    gs_r_stop(GS_ERR_ARG, "this Jones-Worland plan is not in memory: a plan does not survive saving (saveRDS(), "
-                          "save(), a saved workspace) or the end of the R session; make it again with jwt_plan()");
-  return (gs_jwt_plan *)R_ExternalPtrAddr(ptr);
+  return (gs_jwt_plan *)gs_r_handle(ptr, "gs_jwt_plan", "Jones-Worland plan",
+                                    "this Jones-Worland plan is not in memory: a plan does not survive saving "
+                                    "(saveRDS(), save(), a saved workspace) or the end of the R session; make it "
+                                    "again with jwt_plan()");
 }
 
 /* The plan for degrees lmin .. lmax; device: a GPU id or -1. */

@@ -9,18 +9,13 @@
 #include "r_util.h"
 
 /* A factor lives outside R's heap: an object saved and read back (saveRDS,
- * save, a saved workspace) holds an external pointer to nothing. The tag
- * tells a factor from another object's pointer put in its place, which
- * would be read as a factor. */
+ * save, a saved workspace) holds an external pointer to nothing. */
 static gs_tile_matrix *tile_get(SEXP ptr)
 {
-  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != Rf_install("gs_tile_matrix"))
-    gs_r_stop(GS_ERR_ARG, "not a tile_chol factor: its field ptr holds another object; run tile_chol() again");
-  if (!R_ExternalPtrAddr(ptr))
-    gs_r_stop(GS_ERR_ARG, "the factor of this tile_chol object is not in memory: a factor does not survive saving "
-                          "(saveRDS(), save(), a saved workspace) or the end of the R session; run tile_chol() on the "
-                          "matrix again to recompute it");
-  return (gs_tile_matrix *)gs_r_handle(ptr, "tile_chol factor");
+  return (gs_tile_matrix *)gs_r_handle(ptr, "gs_tile_matrix", "tile_chol factor",
+                                       "the factor of this tile_chol object is not in memory: a factor does not survive "
+                                       "saving (saveRDS(), save(), a saved workspace) or the end of the R session; run "
+                                       "tile_chol() on the matrix again to recompute it");
 }
 
 static void tile_finalize(SEXP ptr)

@@ -1,6 +1,7 @@
 /* Helpers shared by the R glue files, and the routines through which R reads
  * the runtime policy of the core: threads, host memory. */
 #include <R_ext/Utils.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gs_cpu.h"
@@ -53,11 +54,15 @@ void gs_r_stop(gs_status status, const char *msg)
   UNPROTECT(3); /* not reached: stop() does not return */
 }
 
-void *gs_r_handle(SEXP ptr, const char *what)
+void *gs_r_handle(SEXP ptr, const char *tag, const char *what, const char *gone)
 {
-  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not a %s", what);
+  char msg[GS_MSG_LEN];
+  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != Rf_install(tag)) {
+    snprintf(msg, sizeof msg, "not a %s: another object is in its place", what);
+    gs_r_stop(GS_ERR_ARG, msg);
+  }
   void *p = R_ExternalPtrAddr(ptr);
-  if (!p) Rf_error("the %s has been released", what);
+  if (!p) gs_r_stop(GS_ERR_ARG, gone);
   return p;
 }
 

@@ -19,9 +19,12 @@ void gs_r_progress_set(SEXP fn);
  * gpustats_status with the status code, which the R side (gs_call) turns
  * into the classed condition of the status's kind. */
 void gs_r_stop(gs_status status, const char *msg);
-/* The object an external pointer owns; an R error when ptr is not an
- * external pointer or its object has been released. `what` names it. */
-void *gs_r_handle(SEXP ptr, const char *what);
+/* The object an external pointer owns. An R error (GS_ERR_ARG) when ptr is
+ * not an external pointer tagged `tag` (gs_r_new_handle: another object's
+ * pointer put in its place would be read as this kind), naming it `what`;
+ * or when its object is gone (released, or the object was saved and read
+ * back, which keeps a pointer to nothing), saying `gone`. */
+void *gs_r_handle(SEXP ptr, const char *tag, const char *what, const char *gone);
 /* An external pointer (not protected) that owns p: tagged `tag`, released
  * by `finalize` at garbage collection or at R's exit. */
 SEXP gs_r_new_handle(void *p, const char *tag, R_CFinalizer_t finalize);

@@ -6,7 +6,10 @@
 #include "gs_vecchia.h"
 #include "r_util.h"
 
-static gs_vecchia *vecchia_get(SEXP ptr) { return (gs_vecchia *)gs_r_handle(ptr, "Vecchia object"); }
+static gs_vecchia *vecchia_get(SEXP ptr)
+{
+  return (gs_vecchia *)gs_r_handle(ptr, "gs_vecchia", "Vecchia object", "the Vecchia object has been released");
+}
 
 static void vecchia_finalize(SEXP ptr)
 {
