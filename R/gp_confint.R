@@ -20,8 +20,7 @@
 #' The default, `method = "auto"`, profiles fits of up to 10,000
 #' observations and gives Wald intervals above, with a message: a profile
 #' side is a root search of about five to ten refits, so the profiles of
-#' four covariance parameters cost 40 to 80 fits (912 s after a 28 s
-#' Vecchia fit of 26,633 observations on 2 cores), while the Wald
+#' four covariance parameters cost 40 to 80 fits, while the Wald
 #' intervals come from the information the fit already holds (the
 #' Fisher information of a Vecchia fit, from the same pass as its
 #' likelihood). The profiles of a Vecchia fit share one ordering and

@@ -49,10 +49,8 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
   } else if (is.null(cluster)) {
     vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group, label = bar_label("conditioning sets"))
   } else {
-    nb <- vecchia_order_and_neighbors(d$locs, as.integer(m), "maxmin", model$distance, call, group,
-                                      bar_label("conditioning sets"))
-    vecchia_cluster_open(cluster, c(nb, list(locs = d$locs, m = as.integer(m), distance = model$distance)), d$y, d$X,
-                         group, device, call)
+    nb <- vecchia_structure(d$locs, m, "maxmin", model$distance, group, call, bar_label("conditioning sets"))
+    vecchia_cluster_open(cluster, nb, d$y, d$X, group, device, call)
   }
   if (is.null(neighbors)) on.exit(vecchia_close(vc)) # else the structure's, kept for the next fit
   # the native object holds what it needs (its own neighbour array, or the

@@ -112,7 +112,13 @@ vecchia_neighbors <- function(locs, m = 30, ordering = c("maxmin", "maxmin_exact
   check_flag(group, "group", call)
   locs <- as_locations(locs, "locs", distance, call)
   check_vecchia_m(m, nrow(locs), call)
-  nb <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group)
+  vecchia_structure(locs, m, ordering, distance, group, call)
+}
+
+# The structure of vecchia_neighbors() for checked locations and m; `label`
+# names the progress bars after what the user asked for.
+vecchia_structure <- function(locs, m, ordering, distance, group, call, label = "vecchia_neighbors") {
+  nb <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group, label)
   # the environment where the likelihood keeps its native object between
   # calls (vecchia_engine_for)
   structure(c(nb, list(locs = locs, m = as.integer(m), distance = distance)), class = "vecchia_neighbors",
@@ -288,7 +294,10 @@ check_vecchia_m <- function(m, n, call) {
 #' sums, which the driver adds: an evaluation sends the parameters out and
 #' brings a few hundred numbers back, and [gp_fit()] runs the same Fisher
 #' scoring on them. The result is the one-process result up to the order in
-#' which rounding errors add (about \eqn{10^{-15}} relative).
+#' which rounding errors add: at n = 3,000 (m = 20, 2 and 3 workers) the
+#' likelihood and the information within \eqn{10^{-15}}, the gradient
+#' within \eqn{2 \times 10^{-13}} and the fit's estimates and standard
+#' errors within \eqn{5 \times 10^{-14}} (relative).
 #'
 #' Any snow-style cluster serves: [parallel::makeCluster()] with PSOCK
 #' workers on this host or, over ssh, on others (each with gpustats
@@ -389,8 +398,7 @@ vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device,
   X <- if (is.null(X)) matrix(0, n, 0L) else as_design(X, n, call)
   storage.mode(X) <- "double"
   vc <- if (!is.null(cluster)) {
-    nb <- if (kept) locs else c(vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group),
-                                list(locs = locs, m = as.integer(m), distance = distance))
+    nb <- if (kept) locs else vecchia_structure(locs, m, ordering, distance, group, call, "vecchia_loglik")
     vecchia_cluster_open(cluster, nb, as.double(y), X, group, device, call)
   } else if (kept) {
     vecchia_engine_for(locs, group, device, call)

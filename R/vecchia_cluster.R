@@ -43,7 +43,9 @@ vecchia_cluster_open <- function(cl, nb, y, X, group, device, call) {
          halo = pieces[[j]]$halo, y = y[local], X = X[local, , drop = FALSE], distance = nb$distance, device = device,
          threads = setting$threads[j], gpu = setting$gpu[j])
   })
-  opened <- vecchia_cluster_apply(engine, parts, vecchia_worker_open, call, open = TRUE)
+  opened <- vecchia_cluster_answers(parallel::clusterApply(cl, parts, vecchia_worker_open), call)
+  if (any(vapply(opened, inherits, TRUE, "condition"))) vecchia_cluster_close(engine) # the workers that opened theirs
+  vecchia_cluster_errors(opened, call)
   engine$device <- vapply(opened, function(o) o$device, 0L)
   engine$hosts <- setting$hosts
   engine
@@ -140,34 +142,29 @@ vecchia_cluster_sums <- function(engine, model, bits, call) {
   Reduce(`+`, sums)
 }
 
-# clusterCall() of fun(...) on every worker, with the workers' errors as
-# R errors that name the worker and its host; a worker's conditioning set
-# that is not positive definite comes back as that condition. An interrupt
-# waits for the workers' answers: one left unread on a connection would be
+# What the workers answer to `send` (a clusterCall() or clusterApply() on
+# the cluster), its failure (a worker that stopped) an R error. An
+# interrupt waits for the answers: one left unread on a connection would be
 # read as the answer of the cluster's next call.
+vecchia_cluster_answers <- function(send, call) {
+  tryCatch(suspendInterrupts(send), error = function(e) {
+    cli::cli_abort(c("A worker of the cluster failed: {conditionMessage(e)}",
+                     i = "A worker that has stopped must be replaced: make the cluster again."),
+                   class = c("gpustats_error_cluster", "gpustats_error"), call = call)
+  })
+}
+
+# clusterCall() of fun(...) on every worker, with the workers' errors as
+# R errors that name the worker and its host (vecchia_cluster_errors()).
 vecchia_cluster_call <- function(cl, fun, call, ...) {
-  out <- tryCatch(suspendInterrupts(parallel::clusterCall(cl, fun, ...)), error = function(e) {
-    cli::cli_abort(c("A worker of the cluster failed: {conditionMessage(e)}",
-                     i = "A worker that has stopped must be replaced: make the cluster again."),
-                   class = c("gpustats_error_cluster", "gpustats_error"), call = call)
-  })
+  out <- vecchia_cluster_answers(parallel::clusterCall(cl, fun, ...), call)
   vecchia_cluster_errors(out, call)
   out
 }
 
-# clusterApply() of fun to the parts, one per worker, likewise.
-vecchia_cluster_apply <- function(engine, parts, fun, call, open = FALSE) {
-  out <- tryCatch(suspendInterrupts(parallel::clusterApply(engine$cluster, parts, fun)), error = function(e) {
-    cli::cli_abort(c("A worker of the cluster failed: {conditionMessage(e)}",
-                     i = "A worker that has stopped must be replaced: make the cluster again."),
-                   class = c("gpustats_error_cluster", "gpustats_error"), call = call)
-  })
-  failed <- vapply(out, inherits, TRUE, "condition")
-  if (open && any(failed)) vecchia_cluster_close(engine) # the workers that opened theirs
-  vecchia_cluster_errors(out, call)
-  out
-}
-
+# The workers' errors as R errors that name the worker and its host; a
+# worker's conditioning set that is not positive definite comes back as
+# that condition.
 vecchia_cluster_errors <- function(out, call) {
   failed <- which(vapply(out, inherits, TRUE, "condition"))
   if (!length(failed)) return(invisible())
