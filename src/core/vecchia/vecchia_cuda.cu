@@ -23,6 +23,8 @@
 #define VECCHIA_GPU_WARPS 4
 /* Points of set size that one launch of grouped blocks spans. */
 #define VECCHIA_GPU_TIER 16
+/* Streams on which the launches of a pass run at once. */
+#define VECCHIA_GPU_STREAMS 4
 /* Bytes of global work areas above which fewer blocks run (down to one per
  * multiprocessor) when conditioning sets spill out of shared memory. */
 #define VECCHIA_GPU_SPILL ((size_t)1 << 31)
@@ -43,16 +45,19 @@ struct gs_vecchia_gpu {
   size_t spill_bytes;
   unsigned long long *failed;
   unsigned *pairs; /* the triangles' pairs for the largest set (vecchia_problem) */
+  cudaStream_t streams[VECCHIA_GPU_STREAMS]; /* the kernels' (run_blocks) */
   int blocks, shared_optin;
 };
 
-/* Doubles per warp: its workspace, its accumulator and idx. */
-GS_HD static inline long warp_doubles(const vecchia_problem *pr, int K)
+/* Doubles per block of the approximation in flight (a slot): its
+ * workspace, its accumulator, a team's lane sums and idx. */
+GS_HD static inline long slot_doubles(const vecchia_problem *pr, int K)
 {
-  return vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->rc, pr->deriv) + K + (pr->ld + pr->rc + 1) / 2;
+  return vecchia_work_doubles(pr->ld, pr->p, pr->q, pr->rc, pr->deriv) + K + VECCHIA_GPU_WARPS +
+         (pr->ld + pr->rc + 1) / 2;
 }
 
-static size_t warp_bytes(const vecchia_problem *pr, int K) { return (size_t)warp_doubles(pr, K) * sizeof(double); }
+static size_t slot_bytes(const vecchia_problem *pr, int K) { return (size_t)slot_doubles(pr, K) * sizeof(double); }
 
 /* min_blocks: the blocks a multiprocessor must hold at once, which caps the
  * registers (uncapped, the kernel takes 184 and a multiprocessor runs two
@@ -63,30 +68,37 @@ static size_t warp_bytes(const vecchia_problem *pr, int K) { return (size_t)warp
 #define VECCHIA_GPU_BLOCKS 3
 #define VECCHIA_GPU_DENSE 4
 
+/* team 0: each warp of a thread block takes its own blocks of the
+ * approximation, a slot each; team 1: the warps take one block together
+ * (one slot), for sets whose square would leave a multiprocessor few warps
+ * if each had its own. */
 template <int min_blocks>
 __global__ void __launch_bounds__(32 * VECCHIA_GPU_WARPS, min_blocks)
     vecchia_blocks_kernel(vecchia_problem pr, matern_deriv_model md, long t0, long t1, double *w, double *part, int K,
-                          unsigned long long *failed, double *spill)
+                          unsigned long long *failed, double *spill, int team)
 {
   extern __shared__ double smem[];
-  const int lane = threadIdx.x, warp = threadIdx.y, warps = blockDim.y;
+  const int warps = blockDim.y, thread = threadIdx.y * 32 + threadIdx.x;
+  const int slots = team ? 1 : warps, slot = team ? 0 : threadIdx.y;
+  const int lane = team ? thread : threadIdx.x, lanes = team ? 32 * warps : 32;
   const int ld = pr.ld;
   const long wd = vecchia_work_doubles(ld, pr.p, pr.q, pr.rc, pr.deriv);
-  const long per_warp = warp_doubles(&pr, K);
-  double *pool = spill ? spill + (long)blockIdx.x * warps * per_warp : smem;
-  double *base = pool + warp * per_warp;
+  const long per_slot = slot_doubles(&pr, K);
+  double *pool = spill ? spill + (long)blockIdx.x * slots * per_slot : smem;
+  double *base = pool + slot * per_slot;
   double *acc = base + wd;
-  const vecchia_work work = vecchia_work_at(base, (int *)(acc + K), ld, pr.p, pr.q, pr.rc, pr.deriv);
-  for (int k = lane; k < K; k += 32) acc[k] = 0.0;
-  __syncwarp();
-  for (long t = t0 + (long)blockIdx.x * warps + warp; t < t1; t += (long)gridDim.x * warps) {
-    const int bad = vecchia_block(&pr, &md, &work, t, w ? w + t * pr.mp1 : NULL, acc, lane, 32);
+  vecchia_work work = vecchia_work_at(base, (int *)(acc + K + VECCHIA_GPU_WARPS), ld, pr.p, pr.q, pr.rc, pr.deriv);
+  work.team = acc + K;
+  for (int k = lane; k < K; k += lanes) acc[k] = 0.0;
+  __syncthreads();
+  for (long t = t0 + (long)blockIdx.x * slots + slot; t < t1; t += (long)gridDim.x * slots) {
+    const int bad = vecchia_block(&pr, &md, &work, t, w ? w + t * pr.mp1 : NULL, acc, lane, lanes);
     if (bad && lane == 0) atomicMin(failed, (unsigned long long)(vecchia_block_point(&pr, t) + 1));
   }
   __syncthreads();
-  for (int k = warp * 32 + lane; k < K; k += 32 * warps) {
+  for (int k = thread; k < K; k += 32 * warps) {
     double s = 0.0;
-    for (int v = 0; v < warps; ++v) s += pool[v * per_warp + wd + k];
+    for (int v = 0; v < slots; ++v) s += pool[v * per_slot + wd + k];
     part[(long)blockIdx.x * K + k] = s;
   }
 }
@@ -192,6 +204,7 @@ extern "C" gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg)
   }
   GS_CUDA_TRY(cudaDeviceGetAttribute(&g->shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, v->device));
   g->blocks = 8 * g->ctx->multiprocessors;
+  for (int s = 0; s < VECCHIA_GPU_STREAMS; ++s) GS_CUDA_TRY(cudaStreamCreateWithFlags(&g->streams[s], cudaStreamNonBlocking));
   GS_CUDA_TRY(cudaMalloc(&g->locs, locs_b));
   GS_CUDA_TRY(cudaMalloc(&g->failed, sizeof(unsigned long long)));
   GS_TRY(gs_gpu_copy_to_device(g->ctx, g->locs, v->locs, locs_b, 0, msg));
@@ -218,6 +231,8 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
     cudaSetDevice(g->ctx->device);
     cudaStreamSynchronize(g->ctx->stream[0]);
   }
+  for (int s = 0; s < VECCHIA_GPU_STREAMS; ++s)
+    if (g->streams[s]) cudaStreamDestroy(g->streams[s]);
   cudaFree(g->locs);
   cudaFree(g->nn);
   cudaFree(g->halo);
@@ -269,24 +284,38 @@ done:
 }
 
 typedef void (*blocks_kernel)(vecchia_problem, matern_deriv_model, long, long, double *, double *, int,
-                              unsigned long long *, double *);
+                              unsigned long long *, double *, int);
 
-/* The launch of blocks whose warps take per_warp bytes of shared memory
+typedef struct {
+  blocks_kernel kernel;
+  int warps, team;
+  size_t shared; /* bytes of shared memory a thread block */
+} blocks_launch;
+
+/* Sets of at least this many points run as teams (vecchia_blocks_kernel):
+ * a warp a set, a set of 40 or more leaves a multiprocessor too few warps to
+ * hide the latency of shared memory. On an H100 (n = 1e5, m = 30, grouped,
+ * one evaluation with gradient and information) warps alone took 0.137 s,
+ * teams from 40 points 0.058 s. Smaller sets stay a warp each: a team of
+ * 128 lanes would leave most of its lanes idle at each step of a set of a
+ * few dozen points, and wait at a block-wide barrier instead of a warp's. */
+#define VECCHIA_GPU_TEAM_POINTS 40
+
+/* The launch of blocks whose slots take per_slot bytes of shared memory
  * each (0: their work areas are in global memory): of 1 to
- * VECCHIA_GPU_WARPS warps a block and the two register caps, the one that
- * keeps the most warps resident on a multiprocessor, ties to the larger
- * block and the looser cap (fewer spilled registers). Grouped blocks' large
- * sets need it: at a set of 46, one block of four warps fills a
- * multiprocessor's shared memory where three blocks of two fit, 6 warps
- * instead of 4. */
-static gs_status choose_launch(const gs_vecchia_gpu *g, size_t per_warp, int *warps, size_t *shared,
-                               blocks_kernel *kernel, char *msg)
+ * VECCHIA_GPU_WARPS warps a thread block and the two register caps, the
+ * one that keeps the most warps resident on a multiprocessor, ties to the
+ * larger block and the looser cap (fewer spilled registers). Grouped
+ * blocks' large sets need it: at a set of 46, one block of four warps fills
+ * a multiprocessor's shared memory where three blocks of two fit, 6 warps
+ * instead of 4. A team's thread block holds one slot whatever its warps. */
+static gs_status choose_launch(const gs_vecchia_gpu *g, size_t per_slot, int team, blocks_launch *launch, char *msg)
 {
   gs_status st = GS_OK;
   const blocks_kernel kinds[2] = {vecchia_blocks_kernel<VECCHIA_GPU_BLOCKS>, vecchia_blocks_kernel<VECCHIA_GPU_DENSE>};
   int best = 0;
-  for (int w = VECCHIA_GPU_WARPS; w >= 1; --w) {
-    const size_t bytes = per_warp * w;
+  for (int w = VECCHIA_GPU_WARPS; w >= (team ? 2 : 1); --w) {
+    const size_t bytes = team ? per_slot : per_slot * w;
     if (bytes > (size_t)g->shared_optin) continue;
     for (int k = 0; k < 2; ++k) {
       int resident = 0;
@@ -294,55 +323,134 @@ static gs_status choose_launch(const gs_vecchia_gpu *g, size_t per_warp, int *wa
       GS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kinds[k], 32 * w, bytes));
       if (resident * w > best) {
         best = resident * w;
-        *warps = w;
-        *shared = bytes;
-        *kernel = kinds[k];
+        *launch = (blocks_launch){kinds[k], w, team, bytes};
       }
     }
   }
   if (!best) st = gs_set_msg(msg, GS_ERR_NOMEM, "no launch of the Vecchia kernel fits the GPU");
-  else GS_CUDA_TRY(cudaFuncSetAttribute(*kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*shared));
+  else GS_CUDA_TRY(cudaFuncSetAttribute(launch->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)launch->shared));
 done:
   return st;
 }
 
-/* Launches the batches of blocks [t_begin, t_end), each with a workspace of
- * pr->ld; adds their sums to sums (K). */
-static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
-                             long t_begin, long t_end, double *sums, long *failed_point, char *msg)
+/* A launch over the blocks [t0, t1), whose sets have at most ld points. */
+typedef struct {
+  long t0, t1;
+  int ld;
+} blocks_span;
+
+/* The spans of a pass, in order: batches of VECCHIA_GPU_BATCH blocks at
+ * most, of all the blocks or of each tier of grouped blocks. Grouped blocks
+ * come in increasing size of their sets; a tier spans sets of up to
+ * VECCHIA_GPU_TIER more points, its workspace sized to its largest set, so
+ * that the few largest sets neither take the shared memory of all the
+ * others nor send them all to global memory. spans NULL: only counted. */
+static long blocks_spans(const gs_vecchia *v, long blocks, int ld, blocks_span *spans)
+{
+  long count = 0;
+  for (long t0 = 0, t1; t0 < blocks; t0 = t1) {
+    t1 = blocks;
+    if (v->set) {
+      const long *start = v->set_start; /* host copy */
+      const long cap = start[t0 + 1] - start[t0] + VECCHIA_GPU_TIER - 1;
+      for (t1 = t0 + 1; t1 < blocks && start[t1 + 1] - start[t1] <= cap; ++t1) continue;
+      ld = (int)(start[t1] - start[t1 - 1]);
+    }
+    for (long b0 = t0; b0 < t1; b0 += VECCHIA_GPU_BATCH, ++count)
+      if (spans) spans[count] = (blocks_span){b0, b0 + VECCHIA_GPU_BATCH < t1 ? b0 + VECCHIA_GPU_BATCH : t1, ld};
+  }
+  return count;
+}
+
+/* The spans from i0 that run together (a window): about VECCHIA_GPU_BATCH
+ * blocks, between which come the interrupt check and the progress. Returns
+ * the end of the window. */
+static long window_end(const blocks_span *spans, long count, long i0)
+{
+  long i = i0, blocks = 0;
+  while (i < count && blocks < VECCHIA_GPU_BATCH) {
+    blocks += spans[i].t1 - spans[i].t0;
+    ++i;
+  }
+  return i;
+}
+
+/* Enqueues one span on a stream of the object (the spans whose work areas
+ * spill to global memory share one buffer and run on the first), its thread
+ * blocks' sums into part (g->blocks x K at most); *used: its thread blocks. */
+static gs_status launch_span(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
+                             blocks_span span, long index, double *part, int *used, char *msg)
 {
   gs_status st = GS_OK;
   gs_vecchia_gpu *g = v->gpu;
-  cudaStream_t s = g->ctx->stream[0];
-  const size_t per_warp = warp_bytes(pr, K);
-  const int fits = per_warp <= (size_t)g->shared_optin;
-  int warps = 0;
-  size_t shared = 0;
-  blocks_kernel kernel = NULL;
-  st = choose_launch(g, fits ? per_warp : 0, &warps, &shared, &kernel, msg);
-  if (st != GS_OK) return st;
-  int blocks = g->blocks;
-  while (!fits && blocks > g->ctx->multiprocessors && per_warp * warps * blocks > VECCHIA_GPU_SPILL) blocks /= 2;
-  const size_t part_bytes = (size_t)blocks * K * sizeof(double);
-  double *spill = NULL;
-  double *host = (double *)malloc(part_bytes);
-  unsigned long long failed = ~0ULL;
-  if (!host) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-  if (!fits) {
-    GS_TRY(device_buffer(&g->spill, &g->spill_bytes, per_warp * warps * blocks, msg));
-    spill = g->spill;
-  }
-  GS_TRY(device_buffer(&g->part, &g->part_bytes, part_bytes, msg));
-  GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, s));
-  for (long t0 = t_begin; t0 < t_end; t0 += VECCHIA_GPU_BATCH) {
-    const long t1 = t0 + VECCHIA_GPU_BATCH < t_end ? t0 + VECCHIA_GPU_BATCH : t_end;
-    kernel<<<blocks, dim3(32, warps), shared, s>>>(*pr, *md, t0, t1, w, g->part, K, g->failed, spill);
+  vecchia_problem run = *pr;
+  run.ld = span.ld;
+  const size_t per_slot = slot_bytes(&run, K);
+  const int fits = per_slot <= (size_t)g->shared_optin;
+  blocks_launch launch;
+  GS_TRY(choose_launch(g, fits ? per_slot : 0, span.ld >= VECCHIA_GPU_TEAM_POINTS, &launch, msg));
+  {
+    const int slots = launch.team ? 1 : launch.warps;
+    int blocks = g->blocks;
+    while (!fits && blocks > g->ctx->multiprocessors && per_slot * slots * blocks > VECCHIA_GPU_SPILL) blocks /= 2;
+    /* cudaFree, when the buffer grows, waits for the spans using it */
+    if (!fits) GS_TRY(device_buffer(&g->spill, &g->spill_bytes, per_slot * slots * blocks, msg));
+    cudaStream_t s = g->streams[fits ? index % VECCHIA_GPU_STREAMS : 0];
+    launch.kernel<<<blocks, dim3(32, launch.warps), launch.shared, s>>>(run, *md, span.t0, span.t1, w, part, K,
+                                                                       g->failed, fits ? NULL : g->spill, launch.team);
     GS_CUDA_TRY(cudaGetLastError());
-    GS_CUDA_TRY(cudaMemcpyAsync(host, g->part, part_bytes, cudaMemcpyDeviceToHost, s));
-    GS_CUDA_TRY(cudaMemcpyAsync(&failed, g->failed, sizeof failed, cudaMemcpyDeviceToHost, s));
-    GS_CUDA_TRY(cudaStreamSynchronize(s));
-    for (int b = 0; b < blocks; ++b)
-      for (int k = 0; k < K; ++k) sums[k] += host[(long)b * K + k];
+    *used = blocks;
+  }
+done:
+  return st;
+}
+
+/* All the blocks, sums into sums (K). The spans of a window run at once on
+ * the object's streams (a tier of the largest sets has too few blocks to
+ * fill the GPU, and tiers one after the other would each wait for their
+ * slowest block); their sums are added on the host in span order, so that
+ * a result does not change from run to run. */
+static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
+                            double *sums, long *failed_point, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  const long count = blocks_spans(v, pr->blocks, pr->ld, NULL);
+  long widest = 0, done_blocks = 0;
+  unsigned long long failed = ~0ULL;
+  double *host = NULL;
+  int *used = NULL;
+  blocks_span *spans = (blocks_span *)malloc((size_t)count * sizeof *spans);
+  for (int k = 0; k < K; ++k) sums[k] = 0.0;
+  if (!spans) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+  blocks_spans(v, pr->blocks, pr->ld, spans);
+  for (long i0 = 0, i1; i0 < count; i0 = i1) {
+    i1 = window_end(spans, count, i0);
+    if (i1 - i0 > widest) widest = i1 - i0;
+  }
+  const size_t slice = (size_t)g->blocks * K, window_bytes = (size_t)widest * slice * sizeof(double);
+  host = (double *)malloc(window_bytes);
+  used = (int *)malloc((size_t)widest * sizeof *used);
+  if (!host || !used) {
+    st = gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  GS_TRY(device_buffer(&g->part, &g->part_bytes, window_bytes, msg));
+  GS_CUDA_TRY(cudaMemcpyAsync(g->failed, &failed, sizeof failed, cudaMemcpyHostToDevice, g->ctx->stream[0]));
+  /* the data and the flag in place before any of the object's streams starts */
+  GS_CUDA_TRY(cudaStreamSynchronize(g->ctx->stream[0]));
+  for (long i0 = 0, i1; i0 < count; i0 = i1) {
+    i1 = window_end(spans, count, i0);
+    for (long i = i0; i < i1; ++i) {
+      GS_TRY(launch_span(v, pr, md, w, K, spans[i], i, g->part + (i - i0) * slice, used + (i - i0), msg));
+      done_blocks += spans[i].t1 - spans[i].t0;
+    }
+    for (int s = 0; s < VECCHIA_GPU_STREAMS; ++s) GS_CUDA_TRY(cudaStreamSynchronize(g->streams[s]));
+    GS_CUDA_TRY(cudaMemcpy(host, g->part, (size_t)(i1 - i0) * slice * sizeof(double), cudaMemcpyDeviceToHost));
+    GS_CUDA_TRY(cudaMemcpy(&failed, g->failed, sizeof failed, cudaMemcpyDeviceToHost));
+    for (long i = 0; i < i1 - i0; ++i)
+      for (int b = 0; b < used[i]; ++b)
+        for (int k = 0; k < K; ++k) sums[k] += host[i * slice + (long)b * K + k];
     if (failed != ~0ULL) {
       *failed_point = (long)failed;
       st = gs_set_msg(msg, GS_ERR_NOT_PD, "the covariance of the conditioning set of point %ld is not positive definite, "
@@ -351,36 +459,18 @@ static gs_status run_batches(gs_vecchia *v, const vecchia_problem *pr, const mat
       goto done;
     }
     /* up to 1 at the end, so that the bar of each evaluation completes */
-    if (v->progress && v->progress((double)t1 / pr->blocks)) {
+    if (v->progress && v->progress((double)done_blocks / pr->blocks)) {
       st = gs_interrupted(msg);
       goto done;
     }
   }
 done:
+  /* an error leaves no span running on buffers that the next call may free */
+  for (int s = 0; s < VECCHIA_GPU_STREAMS; ++s) cudaStreamSynchronize(g->streams[s]);
+  free(spans);
   free(host);
+  free(used);
   return st;
-}
-
-/* All the blocks, sums into sums (K). Grouped blocks come in increasing
- * size of their sets: they run in launches over sets of up to
- * VECCHIA_GPU_TIER more points each, each launch's workspace sized to its
- * largest set, so that the few largest sets neither take the shared memory
- * of all the others nor send them all to global memory. */
-static gs_status run_blocks(gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w, int K,
-                            double *sums, long *failed_point, char *msg)
-{
-  for (int k = 0; k < K; ++k) sums[k] = 0.0;
-  if (!v->set) return run_batches(v, pr, md, w, K, 0, pr->blocks, sums, failed_point, msg);
-  const long *start = v->set_start; /* host copy */
-  for (long t0 = 0, t1; t0 < pr->blocks; t0 = t1) {
-    const long cap = start[t0 + 1] - start[t0] + VECCHIA_GPU_TIER - 1;
-    for (t1 = t0 + 1; t1 < pr->blocks && start[t1 + 1] - start[t1] <= cap; ++t1) continue;
-    vecchia_problem run = *pr;
-    run.ld = (int)(start[t1] - start[t1 - 1]);
-    gs_status st = run_batches(v, &run, md, w, K, t0, t1, sums, failed_point, msg);
-    if (st != GS_OK) return st;
-  }
-  return GS_OK;
 }
 
 extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const double *y, const double *X,

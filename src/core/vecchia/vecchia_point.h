@@ -11,8 +11,9 @@
  *
  * Written once for both backends: `lanes` threads share one block, each
  * taking every lanes-th row or pair from `lane`. The CPU runs them with
- * lanes = 1; a CUDA warp runs them with its 32 lanes on a workspace in shared
- * memory, VECCHIA_SYNC between dependent steps, vecchia_lane_sum to add the
+ * lanes = 1; on a GPU a warp (32 lanes) or, for large sets, a team of warps
+ * (a thread block, 32 lanes a warp) runs them on a workspace in shared
+ * memory, vecchia_sync between dependent steps, vecchia_lane_sum to add the
  * lanes' parts of a dot product.
  *
  * For the response at position k, with S the covariance of the first k + 1
@@ -37,17 +38,36 @@
 
 #include "matern_deriv_math.h"
 
+/* The lanes of a block wait for each other: a warp's, or a whole thread
+ * block's where its warps share one block (lanes > 32: a team). */
+GS_HD static inline void vecchia_sync(int lanes)
+{
 #ifdef __CUDA_ARCH__
-#define VECCHIA_SYNC() __syncwarp()
+  if (lanes > 32) __syncthreads();
+  else __syncwarp();
 #else
-#define VECCHIA_SYNC() ((void)0)
+  (void)lanes;
 #endif
+}
 
-/* The sum of x over the lanes of a warp (all lanes get it); x on the CPU. */
-GS_HD static inline double vecchia_lane_sum(double x)
+/* The sum of x over the lanes (all lanes get it); x on the CPU. A team adds
+ * its warps' sums through `team` (a double per warp) in warp order, so that
+ * the result does not depend on timing. */
+GS_HD static inline double vecchia_lane_sum(double x, double *team, int lane, int lanes)
 {
 #ifdef __CUDA_ARCH__
   for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  if (lanes > 32) {
+    if ((lane & 31) == 0) team[lane >> 5] = x;
+    __syncthreads();
+    x = 0.0;
+    for (int v = 0; v < lanes >> 5; ++v) x += team[v];
+    __syncthreads(); /* before the next sum writes team again */
+  }
+#else
+  (void)team;
+  (void)lane;
+  (void)lanes;
 #endif
   return x;
 }
@@ -136,6 +156,7 @@ GS_HD static inline long vecchia_packed(int r, int c)
 typedef struct {
   double *a, *drange, *dnu, *rhs, *w, *dinv, *dzx;
   int *idx;
+  double *team; /* a team's lane sums (vecchia_lane_sum); NULL on the CPU */
 } vecchia_work;
 
 /* Doubles of the packed derivative triangles that `deriv` asks for. */
@@ -166,6 +187,7 @@ GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld,
   w.dinv = w.w + (long)ld * rc;
   w.dzx = w.dinv + ld;
   w.idx = idx;
+  w.team = NULL;
   return w;
 }
 
@@ -201,7 +223,7 @@ GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int
     const long s0 = pr->set_start[t];
     const int b = (int)(pr->set_start[t + 1] - s0);
     for (int k = lane; k < b; k += lanes) idx[k] = pr->set[s0 + k];
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     return b;
   }
   const long i = t;
@@ -210,7 +232,7 @@ GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int
   /* the row's entries up to the first -1, counted by the warp at once */
   int b = 0;
   for (int k0 = 0; k0 < pr->mp1; k0 += 32) {
-    const int k = k0 + lane;
+    const int k = k0 + (lane & 31); /* each warp of a team counts alike */
     const unsigned ok = __ballot_sync(0xffffffffu, k < pr->mp1 && row[k * pr->nn_col] >= 0);
     b += __popc(ok);
     if (ok != 0xffffffffu) break;
@@ -220,7 +242,7 @@ GS_HD static inline int vecchia_block_set(const vecchia_problem *pr, long t, int
   while (b < pr->mp1 && row[b * pr->nn_col] >= 0) ++b;
 #endif
   for (int k = lane; k < b; k += lanes) idx[k] = row[(b - 1 - k) * pr->nn_col];
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
   return b;
 }
 
@@ -236,7 +258,7 @@ GS_HD static inline const double *vecchia_set_locs(const vecchia_problem *pr, co
   if (pr->dim > 3 + pr->p + pr->q) return NULL;
   for (int k = lane; k < b; k += lanes)
     for (int d = 0; d < pr->dim; ++d) w->rhs[k + (long)d * ld] = pr->locs[w->idx[k] + (long)d * pr->n];
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
   return w->rhs;
 }
 
@@ -267,7 +289,7 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
     if (w->drange) w->drange[vecchia_packed(r, c)] = drange;
     if (w->dnu) w->dnu[vecchia_packed(r, c)] = dnu;
   }
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
 }
 
 /* A pivot L_kk^2 of a set of b points at or below this many times b eps
@@ -289,14 +311,14 @@ GS_HD static inline int vecchia_chol(double *a, int ld, int b, double tiny, doub
     const double akk = a[k + k * ld];
     if (!(akk > tiny) || isinf(akk)) return k + 1;
     const double lkk = sqrt(akk), inv = 1.0 / lkk;
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     for (int r = k + 1 + lane; r < b; r += lanes) a[r + k * ld] *= inv;
     for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] *= inv;
     if (lane == 0) {
       a[k + k * ld] = lkk;
       dinv[k] = inv;
     }
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     /* the trailing update: a pair (r, c), k < c <= r, per lane on a device
      * (by rows, the lane of the last row would do all the work of a warp);
      * by columns on the CPU */
@@ -319,7 +341,7 @@ GS_HD static inline int vecchia_chol(double *a, int ld, int b, double tiny, doub
       const double lrk = a[r + k * ld];
       for (int j = 0; j < cols; ++j) rhs[r + j * ld] -= lrk * rhs[k + j * ld];
     }
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
   }
   return 0;
 }
@@ -331,15 +353,15 @@ GS_HD static inline void vecchia_inverse_rows(const double *a, const double *din
 {
   for (int k = lane; k < b; k += lanes)
     for (int j = 0; j < c; ++j) w[k + j * ld] = (k == pos[j]) ? 1.0 : 0.0;
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
   for (int r = b - 1; r >= 0; --r) {
     const double *ar = a + r;
     for (int k = lane; k < r; k += lanes)
       for (int j = 0; j < c; ++j) w[k + j * ld] -= ar[k * ld] * (w[r + j * ld] * dinv[r]);
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     for (int j = lane; j < c; j += lanes) w[r + j * ld] *= dinv[r];
   }
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
 }
 
 /* rhs = L^-1 rhs for `cols` columns, by columns of L, a row per lane (a
@@ -349,12 +371,12 @@ GS_HD static inline void vecchia_forward(const double *a, const double *dinv, in
 {
   for (int k = 0; k < b; ++k) {
     for (int j = lane; j < cols; j += lanes) rhs[k + j * ld] *= dinv[k];
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     for (int r = k + 1 + lane; r < b; r += lanes) {
       const double lrk = a[r + k * ld];
       for (int j = 0; j < cols; ++j) rhs[r + j * ld] -= lrk * rhs[k + j * ld];
     }
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
   }
 }
 
@@ -403,7 +425,7 @@ GS_HD static inline void vecchia_block_data(const vecchia_problem *pr, const vec
     w->rhs[r] = pr->y[g];
     for (int k = 0; k < pr->p; ++k) w->rhs[r + (1 + k) * ld] = pr->X[g + k * pr->n];
   }
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
 }
 
 /* g = L^-1 dS_j w_i per column i of w (c of them) and parameter j, over
@@ -418,16 +440,17 @@ GS_HD static inline void vecchia_response_grad(const vecchia_problem *pr, const 
     for (int i = 0; i < c; ++i)
       for (int j = 0; j < pr->q; ++j)
         g[r + (long)(i * pr->q + j) * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b, w->w + (long)i * ld);
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
   vecchia_forward(w->a, w->dinv, ld, b, g, c * pr->q, lane, lanes);
 }
 
 /* The dot product of two columns of rhs over the set, on every lane. */
-GS_HD static inline double vecchia_dot(const double *x, const double *y, int b, int lane, int lanes)
+GS_HD static inline double vecchia_dot(const vecchia_work *w, const double *x, const double *y, int b, int lane,
+                                       int lanes)
 {
   double s = 0.0;
   for (int r = lane; r < b; r += lanes) s += x[r] * y[r];
-  return vecchia_lane_sum(s);
+  return vecchia_lane_sum(s, w->team, lane, lanes);
 }
 
 /* Adds the contributions of the response at position b - 1, whose g are
@@ -448,14 +471,14 @@ GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vec
   }
   for (int j = 0; j < q; ++j) {
     const double *gj = g + (long)j * ld, gb = gj[last];
-    const double dz = -vecchia_dot(gj, u, b, lane, lanes) + 0.5 * z * gb;
+    const double dz = -vecchia_dot(w, gj, u, b, lane, lanes) + 0.5 * z * gb;
     for (int k = 0; k < p; ++k) {
-      double dzx = -vecchia_dot(gj, ux + (long)k * ld, b, lane, lanes) + 0.5 * ux[last + k * ld] * gb;
+      double dzx = -vecchia_dot(w, gj, ux + (long)k * ld, b, lane, lanes) + 0.5 * ux[last + k * ld] * gb;
       if (lane == 0) w->dzx[k] = dzx;
     }
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     for (int l = 0; l < q; ++l) {
-      const double info = vecchia_dot(gj, g + (long)l * ld, b, lane, lanes) - 0.5 * gb * g[last + l * ld];
+      const double info = vecchia_dot(w, gj, g + (long)l * ld, b, lane, lanes) - 0.5 * gb * g[last + l * ld];
       if (lane == 0) acc[o.info + j + l * q] += info;
     }
     if (lane != 0) continue;
@@ -468,7 +491,7 @@ GS_HD static inline void vecchia_accumulate(const vecchia_problem *pr, const vec
         acc[o.dxsx + k + l * p + j * p * p] += w->dzx[k] * ux[last + l * ld] + xk * w->dzx[l];
     }
   }
-  VECCHIA_SYNC();
+  vecchia_sync(lanes);
 }
 
 /* Block t's responses, and the position in its set of the r-th. */
@@ -516,7 +539,7 @@ GS_HD static inline int vecchia_block(const vecchia_problem *pr, const matern_de
         w->idx[ld + i] = k;
         acc[0] += 2.0 * log(w->a[k + k * ld]);
       }
-    VECCHIA_SYNC();
+    vecchia_sync(lanes);
     const int end = pos[c - 1] + 1; /* positions increase */
     if (rows) vecchia_inverse_rows(w->a, w->dinv, ld, end, pos, c, w->w, lane, lanes);
     if (wrow)
