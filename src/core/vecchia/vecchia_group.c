@@ -103,12 +103,14 @@ typedef struct {
   int nt;
 } group_scratch;
 
-static group_set *thread_set(const group_scratch *w)
+/* The calling thread's set of `words` among sets. */
+static group_set *thread_set(group_set *sets, long words)
 {
 #ifdef _OPENMP
-  return w->seen + omp_get_thread_num() * w->words;
+  return sets + omp_get_thread_num() * words;
 #else
-  return w->seen;
+  (void)words;
+  return sets;
 #endif
 }
 
@@ -147,7 +149,7 @@ static void run_tests(group_slots *g, int col, const group_scratch *w, long j0, 
 {
 #pragma omp parallel num_threads(w->nt)
   {
-    group_set *seen = thread_set(w);
+    group_set *seen = thread_set(w->seen, w->words);
 #pragma omp for schedule(dynamic, 64)
     for (long j = j0; j < j1; ++j) {
       const int k = g->nn[j * g->mp1 + col];
@@ -186,7 +188,7 @@ static gs_status group_run(group_slots *g, group_scratch *w, int *block, gs_prog
   for (long i = 0; i < n; ++i) {
     g->head[i] = g->tail[i] = (int)i;
     g->next[i] = -1;
-    g->u[i] = (int)union_size(g, i, -1, thread_set(w));
+    g->u[i] = (int)union_size(g, i, -1, thread_set(w->seen, w->words));
   }
   for (int col = 1; col < g->mp1; ++col) {
     gs_status st = group_column(g, col, w, progress, msg);
@@ -247,30 +249,33 @@ static int compare_int(const void *a, const void *b)
 }
 
 /* The size of the union of the rows of points members[0 .. count) (their
- * block's set), and with `set` those entries; mark (n) holds `stamp` where
- * an entry was seen. */
-static int block_union(const gs_vecchia *v, const int *members, int count, int *mark, int stamp, int *set)
+ * block's set), and with `set` those entries; seen is the thread's set of
+ * distinct entries, empty before and after. */
+static int block_union(const gs_vecchia *v, const int *members, int count, group_set *seen, int *set)
 {
   int b = 0;
-  for (int r = 0; r < count; ++r)
-    for (int j = 0; j < v->mp1; ++j) {
-      const int e = v->nn[members[r] + (long)j * v->n];
-      if (e >= 0 && mark[e] != stamp) {
-        mark[e] = stamp;
-        if (set) set[b] = e;
-        ++b;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int r = 0; r < count; ++r)
+      for (int j = 0; j < v->mp1; ++j) {
+        const int e = v->nn[members[r] + (long)j * v->n];
+        if (e < 0) continue;
+        if (pass) seen[e >> 6] = 0;
+        else if (!(seen[e >> 6] >> (e & 63) & 1)) {
+          seen[e >> 6] |= (uint64_t)1 << (e & 63);
+          if (set) set[b] = e;
+          ++b;
+        }
       }
-    }
   return b;
 }
 
 /* Block u's set (the union of the rows of its points, members, increasing),
  * increasing, at set + set_start[u], and the positions of the points in it
  * at resp + resp_start[u]. */
-static void block_layout(gs_vecchia *v, long u, const int *members, int count, int *mark)
+static void block_layout(gs_vecchia *v, long u, const int *members, int count, group_set *seen)
 {
   int *set = v->set + v->set_start[u];
-  const int b = block_union(v, members, count, mark, (int)u, set);
+  const int b = block_union(v, members, count, seen, set);
   qsort(set, (size_t)b, sizeof(int), compare_int);
   int *resp = v->resp + v->resp_start[u];
   for (int k = 0, r = 0; k < b && r < count; ++k)
@@ -278,13 +283,18 @@ static void block_layout(gs_vecchia *v, long u, const int *members, int count, i
 }
 
 /* Scratch of the blocks' build: the points of each label (members, by
- * counting sort: label l's from first[l]), then per block in label order
- * its first member and set size, and the blocks in increasing set size
- * (stable: `at`), so that a GPU launch over a run of them sizes its
- * workspace to them; each set is then written once, at its final place. */
+ * counting sort: label l's from first[l]; fill, the next free place of
+ * each), then per block in label order its first member and set size, and
+ * the blocks in increasing set size (stable: `at`), so that a GPU launch
+ * over a run of them sizes its workspace to them; each set is then written
+ * once, at its final place. The sets' unions run on nt threads, a set of
+ * distinct entries (`words`) each, as the grouping's. */
 typedef struct {
-  int *first, *members, *mark, *size;
+  int *first, *members, *fill, *size;
   long *at;
+  group_set *seen;
+  long words;
+  int nt;
 } blocks_scratch;
 
 /* The labels into members, by label, the halo's points (halo may be NULL)
@@ -308,10 +318,9 @@ static long blocks_members(long n, const int *block, int base, const unsigned ch
   long blocks = 0;
   for (long l = 1; l <= n; ++l) blocks += w->first[l] > 0;
   for (long l = 1; l <= n; ++l) w->first[l] += w->first[l - 1];
-  int *fill = w->mark; /* the next free place of each label */
-  memcpy(fill, w->first, (size_t)n * sizeof(int));
+  memcpy(w->fill, w->first, (size_t)n * sizeof(int));
   for (long i = 0; i < n; ++i)
-    if (!(halo && halo[i])) w->members[fill[block[i] - base]++] = (int)i;
+    if (!(halo && halo[i])) w->members[w->fill[block[i] - base]++] = (int)i;
   /* first[t]: block t's first member, in label order */
   long t = 0;
   for (long l = 0; l < n; ++l)
@@ -325,12 +334,16 @@ static long blocks_members(long n, const int *block, int base, const unsigned ch
 static gs_status blocks_order(gs_vecchia *v, blocks_scratch *w, char *msg)
 {
   const long nb = v->blocks;
-  for (long i = 0; i < v->n; ++i) w->mark[i] = -1;
-  v->ld = 0;
-  for (long t = 0; t < nb; ++t) {
-    w->size[t] = block_union(v, w->members + w->first[t], w->first[t + 1] - w->first[t], w->mark, (int)t, NULL);
-    if (w->size[t] > v->ld) v->ld = w->size[t];
+#pragma omp parallel num_threads(w->nt)
+  {
+    group_set *seen = thread_set(w->seen, w->words);
+#pragma omp for schedule(dynamic, 256)
+    for (long t = 0; t < nb; ++t)
+      w->size[t] = block_union(v, w->members + w->first[t], w->first[t + 1] - w->first[t], seen, NULL);
   }
+  v->ld = 0;
+  for (long t = 0; t < nb; ++t)
+    if (w->size[t] > v->ld) v->ld = w->size[t];
   long *bucket = (long *)calloc((size_t)v->ld + 2, sizeof(long));
   if (!bucket) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
   for (long t = 0; t < nb; ++t) ++bucket[w->size[t] + 1];
@@ -352,11 +365,13 @@ gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, con
   const long n = v->n;
   blocks_scratch w = {
     .first = (int *)malloc((size_t)(n + 1) * sizeof(int)), .members = (int *)malloc((size_t)n * sizeof(int)),
-    .mark = (int *)malloc((size_t)n * sizeof(int)),
+    .fill = (int *)malloc((size_t)n * sizeof(int)), .words = (n + 63) / 64,
+    .nt = gs_cpu_threads_for(v->threads, (double)n * v->mp1),
   };
   gs_status st = GS_OK;
   long bad = 0;
-  if (!w.first || !w.members || !w.mark) {
+  w.seen = (group_set *)calloc((size_t)w.nt * w.words, sizeof(group_set));
+  if (!w.first || !w.members || !w.fill || !w.seen) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks");
     goto done;
   }
@@ -378,15 +393,20 @@ gs_status gs_vecchia_blocks_build(gs_vecchia *v, const int *block, int base, con
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the blocks' sets");
     goto done;
   }
-  for (long i = 0; i < n; ++i) w.mark[i] = -1;
-  for (long u = 0; u < v->blocks; ++u) {
-    const long t = w.at[u];
-    block_layout(v, u, w.members + w.first[t], w.first[t + 1] - w.first[t], w.mark);
+#pragma omp parallel num_threads(w.nt)
+  {
+    group_set *seen = thread_set(w.seen, w.words);
+#pragma omp for schedule(dynamic, 256)
+    for (long u = 0; u < v->blocks; ++u) {
+      const long t = w.at[u];
+      block_layout(v, u, w.members + w.first[t], w.first[t + 1] - w.first[t], seen);
+    }
   }
 done:
+  free(w.seen);
   free(w.first);
   free(w.members);
-  free(w.mark);
+  free(w.fill);
   free(w.size);
   free(w.at);
   return st;
