@@ -85,7 +85,8 @@
 #' @param group For `approx = "vecchia"`: `TRUE` (the default) for the
 #'   grouped approximation, `FALSE` for the classic one; see
 #'   [vecchia_loglik()]. The exact likelihood has no conditioning sets to
-#'   group and ignores it.
+#'   group and ignores it. `gp_simulate()` has none: its draws condition
+#'   each point on its own neighbours, as GpGp's `fast_Gp_sim` does.
 #' @return `gp_loglik()`: the log-likelihood (one per column of `y`), with
 #'   attributes `logdet` (\eqn{\log|\Sigma|}) and `quadform`
 #'   (\eqn{y^\top \Sigma^{-1} y}).
@@ -137,20 +138,33 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
 #'   reproducible (the CPU and GPU paths give the same draws to rounding).
 #'   In mixed precision \eqn{L} is the factor of the Z-ordered covariance
 #'   and the rows of \eqn{z} are taken in that order, so the draws differ
-#'   from the FP64 ones for the same seed.
+#'   from the FP64 ones for the same seed. With `approx = "vecchia"`, draws
+#'   of the Vecchia approximation's law, \eqn{W^{-1} z} with \eqn{W} its
+#'   sparse inverse Cholesky factor (as GpGp's `fast_Gp_sim`), the rows of
+#'   \eqn{z} in the maxmin ordering of the locations: memory and time grow
+#'   as \eqn{n m^2}, not \eqn{n^3}, so that millions of locations take
+#'   seconds on a GPU. `locs` may then be a structure of
+#'   [vecchia_neighbors()], whose ordering and sets are reused.
 #' @export
 gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
                         distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
-                        accuracy = 1e-8, device = getOption("gpustats.device", "auto")) {
+                        accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
+                        approx = c("exact", "vecchia"), m = 30) {
   call <- environment()
+  approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
-  accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
+  precision <- match_choice(precision, c("double", "mixed"), "precision", call)
+  if (approx == "vecchia") {
+    if (precision == "mixed") abort_arg("{.code precision = \"mixed\"} is for {.code approx = \"exact\"}.", call)
+    given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
+    return(vecchia_simulate(locs, check_covariance(sigma2, range, smoothness, nugget, call), nsim, m, distance,
+                            device, given, call))
+  }
+  accuracy <- mixed_accuracy(precision, accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   warn_great_circle(distance, smoothness, call)
-  if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
-    abort_arg("{.arg nsim} must be a positive whole number.", call)
-  }
+  check_nsim(nsim, call)
   n <- nrow(locs)
   check_draws_size(n, nsim, call)
   z <- matrix(stats::rnorm(n * nsim), n, nsim)
@@ -160,6 +174,40 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   draws <- gp_apply(gp, "multiply", z, call)
   if (nsim == 1) draws <- drop(draws)
   draws
+}
+
+# gp_simulate(approx = "vecchia"): at the locations (an object opened and
+# closed for the call) or a structure of vecchia_neighbors() (its kept
+# object; its m and distance where `given` says the caller gave none).
+vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, call) {
+  kept <- inherits(locs, "vecchia_neighbors")
+  if (kept) {
+    check_vecchia_structure(locs, m, "maxmin", distance, given, call)
+    distance <- locs$distance
+  } else {
+    locs <- as_locations(locs, "locs", distance, call)
+    check_vecchia_m(m, nrow(locs), call)
+  }
+  warn_great_circle(distance, params[["smoothness"]], call)
+  check_nsim(nsim, call)
+  n <- if (kept) nrow(locs$locs) else nrow(locs)
+  check_draws_size(n, nsim, call)
+  vc <- if (kept) {
+    vecchia_engine_for(locs, FALSE, device, call)
+  } else {
+    vecchia_open(locs, m, "maxmin", distance, device, call, label = "gp_simulate: conditioning sets")
+  }
+  if (!kept) on.exit(vecchia_close(vc))
+  vecchia_factor(vc, params, call, label = "gp_simulate")
+  draws <- vecchia_apply(vc, matrix(stats::rnorm(n * nsim), n, nsim), call, what = "inverse")
+  if (nsim == 1) draws <- drop(draws)
+  draws
+}
+
+check_nsim <- function(nsim, call) {
+  if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
+    abort_arg("{.arg nsim} must be a positive whole number.", call)
+  }
 }
 
 # Refuses, before drawing, nsim draws at n locations that this machine cannot

@@ -176,9 +176,7 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
   validate_gp_fit(object, "object", call)
   check_gaussian_fit(object, "Predictions and simulations", call)
   check_dots_unused("simulate", setdiff(names(formals(simulate.gp_fit)), "..."), call, ...)
-  if (!is.numeric(nsim) || length(nsim) != 1L || !is.finite(nsim) || nsim < 1 || nsim != round(nsim)) {
-    abort_arg("{.arg nsim} must be a positive whole number.", call)
-  }
+  check_nsim(nsim, call)
   if (!is.null(seed)) {
     if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || abs(seed) > .Machine$integer.max) {
       abort_arg("{.arg seed} must be NULL or one whole number for {.fn set.seed}, not {.obj_type_friendly {seed}}.", call)

@@ -5,6 +5,7 @@
 #
 #   Rscript inst/bench/gp-vecchia-fit.R [--gpv_n=1e5,1e6] [--gpv_devices=gpu,cpu] [--gpv_group=1,0] [--gpv_sim_ordering=random]
 #                                       [--gpv_recovery_reps=50] [--gpv_recovery_n=1e5] [--gpv_parts_n=1e5,1e6]
+#                                       [--gpv_reuse_n=1e5,1e6] [--gpv_simulate_n=1e5,1e6]
 #
 # and the recovery of the parameters over replicates (below).
 #
@@ -179,7 +180,24 @@ bench_gp_vecchia_reuse <- function(sizes = bench_opt("gpv_reuse_n", c(1e5, 1e6),
   rows
 }
 
+# gp_simulate(approx = "vecchia") end to end at uniform locations: the
+# ordering, the conditioning sets, the factor and nsim draws (sigma2 1,
+# range 0.05, smoothness 0.8, nugget 0.1, m = 30). --gpv_simulate_n=0 skips it.
+bench_gp_vecchia_simulate <- function(sizes = bench_opt("gpv_simulate_n", c(1e5, 1e6), 5000),
+                                      dev = if (gpu_available()) "gpu" else "cpu", nsim = 1) {
+  rows <- NULL
+  for (n in Filter(function(n) n > 0, sizes)) {
+    set.seed(1)
+    locs <- matrix(runif(2 * n), ncol = 2)
+    t <- system.time(d <- gp_simulate(locs, 1, 0.05, 0.8, nugget = 0.1, nsim = nsim, approx = "vecchia", device = dev))
+    message(sprintf("gp_simulate Vecchia m = 30, n = %s, %d draw(s), %s: %.2f s", fmt_n(n), nsim, dev, t[["elapsed"]]))
+    rows <- rbind(rows, data.frame(n = n, device = dev, nsim = nsim, seconds = t[["elapsed"]]))
+  }
+  rows
+}
+
 if (sys.nframe() == 0L) {
+  print(bench_gp_vecchia_simulate())
   print(bench_gp_vecchia_parts())
   print(bench_gp_vecchia_fit())
   print(bench_gp_vecchia_recovery())
