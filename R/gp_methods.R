@@ -233,7 +233,8 @@ fitted.gp_fit <- function(object, ...) {
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call, "fitted")
   } else {
-    gp_krige(object, object$locs, object$X, as.matrix(object$y), object$device, call, "fitted", fit_replicates(object))
+    gp_krige(object, object$locs, object$X, as.matrix(object$y), object$device, call, "fitted", fit_replicates(object),
+             se = FALSE)
   }
   replicate_columns(object, k$fit)
 }

@@ -68,7 +68,8 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call, "predict")
   } else {
-    gp_krige(object, new$locs, new$X, as.matrix(object$y), device, call, "predict", fit_replicates(object))
+    gp_krige(object, new$locs, new$X, as.matrix(object$y), device, call, "predict", fit_replicates(object),
+             se = se.fit || interval != "none")
   }
   fit <- replicate_columns(object, k$fit)
   se <- k$se
@@ -84,49 +85,36 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
 }
 
 # Kriging of each column of `ys` (data at the fitted locations) at `locs`
-# with design `X0`: the predictions (m x k) and the standard errors of the
-# noise-free field (m). `replicates` > 1: consecutive groups of that many
-# columns are replicates sharing the trend, whose GLS coefficients are then
-# pooled over the group (the mean of the columns'), with r times the
-# information (1 / r times the covariance). Cross-covariances are generated in blocks of rows,
-# about 256 MB each. A large problem shows progress bars labelled `label`,
-# one for the factorization and one over the new locations.
-gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict", replicates = 1L) {
+# with design `X0`: the predictions (m x k) and, with `se`, the standard
+# errors of the noise-free field (m; else NULL). `replicates` > 1:
+# consecutive groups of that many columns are replicates sharing the trend,
+# whose GLS coefficients are then pooled over the group (the mean of the
+# columns'), with r times the information (1 / r times the covariance).
+# The cross-covariances are built, solved and reduced in native code, block
+# by block, where the factor is (gs_gp_krige), so that none of them reaches
+# R. A large problem shows progress bars labelled `label`, one for the
+# factorization and one over the new locations.
+gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict", replicates = 1L, se = TRUE) {
   m <- nrow(locs)
-  if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = numeric(0)))
+  if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = if (se) numeric(0)))
   p <- fit$covariance
   geom <- p[fit$model$params]
   obs <- gp_cov_map(fit$model, geom, fit$locs)
   new <- gp_cov_map(fit$model, geom, locs)
   gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0)
   on.exit(gp_close(gp))
-  gp_factor(gp, c(sigma2 = p[["sigma2"]], range = obs$range, smoothness = p[["smoothness"]], nugget = p[["nugget"]]),
-            obs$locs, call,
-            bar = gp_progress_bar(gp, paste0(label, ": factoring the covariance"), call))
+  params <- c(sigma2 = p[["sigma2"]], range = obs$range, smoothness = p[["smoothness"]], nugget = p[["nugget"]])
+  gp_factor(gp, params, obs$locs, call, bar = gp_progress_bar(gp, paste0(label, ": factoring the covariance"), call))
   W <- gp_apply(gp, "forward", fit$X, call)
   Z <- gp_apply(gp, "forward", ys, call)
   A <- if (ncol(W)) solve(crossprod(W)) else matrix(0, 0, 0)
   B <- pool_coefficients(A %*% crossprod(W, Z), replicates) # GLS coefficients of each column
   if (replicates > 1L) A <- A / replicates # their covariance, pooled over the replicates
-  R <- Z - W %*% B
-  out <- matrix(0, m, ncol(ys))
-  se <- numeric(m)
-  dev <- if (gp$device >= 0) "gpu" else "cpu"
-  block <- max(1L, floor(32e6 / fit$n))
+  storage.mode(X0) <- "double"
   # as the factorization's bar, in covariance entries generated (and solved against)
   bar <- gs_progress_bar(as.double(m) * fit$n, paste0(label, ": kriging"), call)
-  for (start in seq(1L, m, by = block)) {
-    rows <- start:min(m, start + block - 1L)
-    C <- matern_cov(new$locs[rows, , drop = FALSE], obs$locs, sigma2 = p[["sigma2"]], range = obs$range,
-                    smoothness = p[["smoothness"]], distance = fit$distance, device = dev)
-    Wc <- gp_apply(gp, "forward", t(C), call)
-    out[rows, ] <- X0[rows, , drop = FALSE] %*% B + crossprod(Wc, R)
-    D <- t(X0[rows, , drop = FALSE]) - crossprod(W, Wc)
-    trend <- if (ncol(W)) colSums(D * (A %*% D)) else 0
-    se[rows] <- sqrt(pmax(p[["sigma2"]] - colSums(Wc^2) + trend, 0))
-    if (!is.null(bar)) bar(max(rows) / m)
-  }
-  list(fit = out, se = se)
+  gs_call(.Call(gs_r_gp_krige, gp$ptr, cov_model(params, fit$distance), new$locs, X0, W, Z - W %*% B, B, A, se, bar),
+          call)
 }
 
 # The GLS coefficients B (p x k) pooled over consecutive groups of r columns:
@@ -232,7 +220,7 @@ gp_conditional_draws <- function(fit, new, nsim, device, call) {
   y_star <- trend + S[seq_len(n), , drop = FALSE] +
     sqrt(fit$covariance[["nugget"]]) * matrix(stats::rnorm(n * draws), n)
   y <- if (r == 1L) fit$y else fit$y[, rep(seq_len(r), nsim), drop = FALSE]
-  k <- gp_krige(fit, new$locs, new$X, y - y_star, device, call, "simulate", r)
+  k <- gp_krige(fit, new$locs, new$X, y - y_star, device, call, "simulate", r, se = FALSE)
   drop(new$X %*% fit$beta) + S[-seq_len(n), , drop = FALSE] + k$fit
 }
 

@@ -23,6 +23,7 @@ SEXP gs_r_gp_attempts(SEXP);
 SEXP gs_r_gp_free(SEXP);
 SEXP gs_r_gp_factor(SEXP, SEXP, SEXP);
 SEXP gs_r_gp_apply(SEXP, SEXP, SEXP);
+SEXP gs_r_gp_krige(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_laplace_new(SEXP, SEXP);
 SEXP gs_r_laplace_free(SEXP);
 SEXP gs_r_laplace_set_covariance(SEXP, SEXP);
@@ -102,6 +103,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_gp_free, 1),
   CALLDEF(gs_r_gp_factor, 3),
   CALLDEF(gs_r_gp_apply, 3),
+  CALLDEF(gs_r_gp_krige, 10),
   CALLDEF(gs_r_laplace_new, 2),
   CALLDEF(gs_r_laplace_free, 1),
   CALLDEF(gs_r_laplace_set_covariance, 2),

@@ -87,6 +87,52 @@ SEXP gs_r_gp_apply(SEXP ptr, SEXP what, SEXP b)
   return out;
 }
 
+/* A double matrix argument of the given shape (a dimension < 0: any); an
+ * R error naming it otherwise. */
+static const double *krige_matrix(SEXP x, const char *what, long rows, long cols)
+{
+  if (!Rf_isMatrix(x) || TYPEOF(x) != REALSXP || (rows >= 0 && Rf_nrows(x) != rows) || (cols >= 0 && Rf_ncols(x) != cols))
+    Rf_error("%s must be a double matrix of the shape kriging takes", what);
+  return REAL(x);
+}
+
+/* Kriging with the last factor (gs_gp_krige): model R's cov_model() of the
+ * factor; locs the new locations (m x dim); X0 their design (m x p); W =
+ * L^-1 X (n x p); R = L^-1 (Y - X B) (n x k); B (p x k); A (p x p); se TRUE
+ * for the standard errors; progress as for gs_r_gp_factor. Returns
+ * list(fit = m x k, se = m values or NULL). */
+SEXP gs_r_gp_krige(SEXP ptr, SEXP model, SEXP locs, SEXP X0, SEXP W, SEXP R, SEXP B, SEXP A, SEXP se, SEXP progress)
+{
+  gs_gp *gp = gp_get(ptr);
+  const long n = gs_gp_size(gp);
+  krige_matrix(locs, "locs", -1, -1);
+  krige_matrix(W, "W", n, -1);
+  krige_matrix(R, "R", n, -1);
+  const long m = Rf_nrows(locs);
+  const int p = Rf_ncols(W), k = Rf_ncols(R), want_se = Rf_asLogical(se) == TRUE;
+  gs_gp_krige_args a = {.model = gs_r_cov_model(model),
+                        .locs = REAL(locs),
+                        .m = m,
+                        .dim = Rf_ncols(locs),
+                        .x0 = krige_matrix(X0, "X0", m, p),
+                        .p = p,
+                        .w = REAL(W),
+                        .r = REAL(R),
+                        .k = k,
+                        .beta = krige_matrix(B, "B", p, k),
+                        .a = krige_matrix(A, "A", p, p)};
+  const char *names[] = {"fit", "se", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  a.fit = REAL(gs_r_set_field(out, "fit", Rf_allocMatrix(REALSXP, (int)m, k)));
+  if (want_se) a.se = REAL(gs_r_set_field(out, "se", Rf_allocVector(REALSXP, m)));
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_gp_krige(gp, &a, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
 /* v, a double vector, with every element NA. */
 static SEXP all_na(SEXP v)
 {

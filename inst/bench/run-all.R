@@ -5,9 +5,10 @@
 # Writes OUTDIR/bench.md (all tables with the machine description),
 # OUTDIR/bench.csv (long form: benchmark, size, device, seconds, rate) and
 # OUTDIR/accuracy.md, and prints the tables with a compact summary last.
-# Sizes: see bessel.R, matern.R, gp.R, stable.R, tile_chol.R and gbees.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
+# Sizes: see bessel.R, matern.R, gp.R, gp-predict.R, stable.R, tile_chol.R and gbees.R; GPUSTATS_BENCH_QUICK=1 for a quick run.
 
-for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R", "stable.R", "tile_chol.R", "gbees.R")) {
+for (s in c("common.R", "accuracy.R", "bessel.R", "matern.R", "gp.R", "gp-predict.R", "stable.R", "tile_chol.R",
+            "gbees.R")) {
   source(file.path("inst", "bench", s))
 }
 
@@ -47,7 +48,7 @@ run_all <- function(outdir, root = bench_opt("root", ".")) {
     message("Matern benchmarks failed: ", conditionMessage(e)); NULL })
 
   message("== Gaussian processes")
-  gpr <- tryCatch(rbind(bench_gp(gpu = gpu), bench_gp_fields()), error = function(e) {
+  gpr <- tryCatch(rbind(bench_gp(gpu = gpu), bench_gp_predict(), bench_gp_fields()), error = function(e) {
     message("Gaussian-process benchmarks failed: ", conditionMessage(e)); NULL })
 
   message("== alpha-stable laws")

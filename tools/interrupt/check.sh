@@ -4,13 +4,13 @@
 # the time from the signal to the return (the "returned at" of child.R minus
 # the "sent at" printed here); memory should not grow from round to round.
 #   tools/interrupt/check.sh DEVICE [DELAY] [ROUNDS] [CASES...]
-#   (default cases: gp_fit gbees gbees_mc tile_chol dstable)
+#   (default cases: gp_fit predict gbees gbees_mc tile_chol dstable)
 set -eu
 device=${1:-cpu}
 delay=${2:-4}
 rounds=${3:-3}
 shift $(( $# < 3 ? $# : 3 ))
-cases=${*:-gp_fit gbees gbees_mc tile_chol dstable}
+cases=${*:-gp_fit predict gbees gbees_mc tile_chol dstable}
 here=$(cd "$(dirname "$0")" && pwd)
 ready=$(mktemp)
 for case in $cases; do

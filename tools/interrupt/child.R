@@ -24,6 +24,15 @@ run <- switch(what,
     y <- rnorm(n)
     function() gp_fit(y, L, device = device, control = list(trace = FALSE))
   },
+  predict = {
+    # the kriging of many new locations, with standard errors, after a quick factorization
+    n <- size(3000, 40000)
+    L <- matrix(runif(2 * n), ncol = 2)
+    fit <- gp_fit(rnorm(n), L, fixed = list(sigma2 = 1, range = 0.1, smoothness = 0.5, nugget = 0.01),
+                  device = device, control = list(trace = FALSE))
+    new <- matrix(runif(2 * size(1e5, 1e6)), ncol = 2)
+    function() predict(fit, new, se.fit = TRUE, device = device)
+  },
   dstable = {
     x <- runif(size(1e8, 4e8), -10, 10)
     function() dstable(x, 1.3, 0.4, device = device)

@@ -56,6 +56,9 @@ gs_status gs_gp_gpu_apply(gs_gp *gp, int what, const double *b, int k, double *o
 gs_status gs_gp_gpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg);
 /* The diagonal of the last factor, in host memory (n). */
 const double *gs_gp_gpu_diagonal(const gs_gp *gp);
+/* gs_gp_krige where the GPU holds the factor (the whole matrix, or a tile
+ * factor resident there), arguments checked. */
+gs_status gs_gp_gpu_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg);
 
 #ifdef __cplusplus
 }

@@ -47,3 +47,9 @@ const double *gs_gp_gpu_diagonal(const gs_gp *gp)
   (void)gp;
   return NULL;
 }
+
+gs_status gs_gp_gpu_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg)
+{
+  (void)gp, (void)a;
+  return gs_gpu_missing(msg);
+}

@@ -67,6 +67,39 @@ enum { GS_GP_APPLY_KINDS(GS_GP_APPLY_ENUM_ENTRY) };
 #undef GS_GP_APPLY_ENUM_ENTRY
 gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 
+/* Universal kriging at m new locations x_0 with the last factor, Sigma =
+ * L L', for k data sets whose GLS trend coefficients are given: with c_0
+ * the covariances between x_0 and the object's locations (the model's,
+ * without its nugget: a new location is not an observation),
+ *   fit[j + m c] = x0_j' B_c + (L^-1 c_0)' R_c,
+ *   se[j] = sqrt(max(sigma2 - |L^-1 c_0|^2 + d' A d, 0)), d = x0_j - W' L^-1 c_0,
+ * where R = L^-1 (Y - X B) and W = L^-1 X come from the forward solve
+ * (gs_gp_apply) and A = (W'W)^-1, or that pooled over replicates. Without
+ * standard errors (se NULL) the predictions are c_0' Sigma^-1 (Y - X B),
+ * one backward solve of R for all new locations instead of a forward solve
+ * of every c_0. The cross-covariances are built, solved and reduced block
+ * of new locations by block, where the factor is: on its GPU (the whole
+ * matrix, or a tile factor resident there), else on the CPU; only the
+ * results cross to the host. The object's progress callback is called
+ * between blocks, and stops the work (GS_ERR_INTERRUPTED). Rows of w and r
+ * in the object's order. */
+typedef struct {
+  gs_cov_model model; /* the factor's */
+  const double *locs; /* m x dim, column-major, mapped as the object's locations */
+  long m;
+  int dim;            /* the object's */
+  const double *x0;   /* m x p: the trend's design at the new locations */
+  int p;
+  const double *w;    /* n x p: L^-1 X */
+  const double *r;    /* n x k: L^-1 (Y - X B) */
+  int k;
+  const double *beta; /* p x k: B */
+  const double *a;    /* p x p: A */
+  double *fit;        /* m x k */
+  double *se;         /* m, or NULL */
+} gs_gp_krige_args;
+gs_status gs_gp_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg);
+
 /* The derivatives of the Gaussian log-likelihood in the covariance
  * parameters, with the last factor of Sigma (that of `params`). With P =
  * Sigma^-1 (ML), or for REML with a trend X (n x p, p > 0)

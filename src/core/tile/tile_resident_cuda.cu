@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "gs_gpu_ctx.cuh"
+#include "gs_tile_cuda.cuh"
 #include "tile_internal.h"
 #include "tile_kernels.cuh"
 
@@ -126,30 +127,38 @@ done:
   return st;
 }
 
+gs_status gs_tile_resident_apply_device(const gs_tile_matrix *m, gs_gpu_ctx *c, int what, double *b, int cols,
+                                        double *fp64, char *msg)
+{
+  const resident_block w = {m, c, b, cols, fp64};
+  return resident_block_apply(&w, what, msg);
+}
+
 extern "C" gs_status gs_tile_resident_apply(const gs_tile_matrix *m, int what, double *b, long k, char *msg)
 {
   gs_status st = GS_OK;
   const size_t column = (size_t)m->n * sizeof(double), tile = (size_t)m->nb * m->nb * sizeof(double);
   long per_block = (long)(RESIDENT_BLOCK_BYTES / column);
-  resident_block w = {m, NULL, NULL, 0, NULL};
+  gs_gpu_ctx *c = NULL;
   void *work = NULL;
   if (what < GS_TILE_FORWARD || what > GS_TILE_MULTIPLY || k < 0 || m->n > 2147483647L)
     return gs_set_msg(msg, GS_ERR_ARG, "bad gs_tile_resident_apply call");
   if (per_block < 1) per_block = 1;
   if (per_block > k) per_block = k;
-  GS_TRY(gs_gpu_ctx_get(m->resident->device, &w.c, msg));
-  GS_TRY(gs_gpu_ctx_solvers(w.c, msg));
-  GS_TRY(gs_gpu_ctx_workspace(w.c, (size_t)per_block * column + tile, &work, msg));
-  w.fp64 = (double *)work;
-  w.b = (double *)((char *)work + tile);
-  for (long c0 = 0; c0 < k; c0 += per_block) {
-    w.cols = (int)(k - c0 < per_block ? k - c0 : per_block);
-    GS_TRY(gs_gpu_copy_to_device(w.c, w.b, b + (size_t)c0 * m->n, (size_t)w.cols * column, 0, msg));
-    GS_TRY(resident_block_apply(&w, what, msg));
-    GS_TRY(gs_gpu_copy_to_host(w.c, b + (size_t)c0 * m->n, w.b, (size_t)w.cols * column, 0, msg));
+  GS_TRY(gs_gpu_ctx_get(m->resident->device, &c, msg));
+  GS_TRY(gs_gpu_ctx_solvers(c, msg));
+  GS_TRY(gs_gpu_ctx_workspace(c, (size_t)per_block * column + tile, &work, msg));
+  {
+    double *fp64 = (double *)work, *rhs = (double *)((char *)work + tile);
+    for (long c0 = 0; c0 < k; c0 += per_block) {
+      const int cols = (int)(k - c0 < per_block ? k - c0 : per_block);
+      GS_TRY(gs_gpu_copy_to_device(c, rhs, b + (size_t)c0 * m->n, (size_t)cols * column, 0, msg));
+      GS_TRY(gs_tile_resident_apply_device(m, c, what, rhs, cols, fp64, msg));
+      GS_TRY(gs_gpu_copy_to_host(c, b + (size_t)c0 * m->n, rhs, (size_t)cols * column, 0, msg));
+    }
   }
 done:
-  if (w.c) cudaStreamSynchronize(w.c->stream[0]);
+  if (c) cudaStreamSynchronize(c->stream[0]);
   cudaGetLastError();
   return st;
 }
