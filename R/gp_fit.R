@@ -187,14 +187,22 @@
 #'   `hessian` (default `TRUE`: compute standard
 #'   errors), `vcov` (`"fisher"`, the default, or `"hessian"`: which
 #'   information gives them, see Standard errors) and `gradient`
-#'   (`"differences"`, the default: finite-difference gradients of the
-#'   exact search; `"analytic"`: the gradient of the profiled
+#'   (`"differences"`, the default: gradients of the exact search by
+#'   forward differences over steps of 1e-6 on its scale, central ones in
+#'   mixed precision; `"analytic"`: the gradient of the profiled
 #'   log-likelihood, \eqn{-\frac12\mathrm{tr}(P\,\partial_i R) +
 #'   \frac{1}{2\hat\sigma^2} u^\top \partial_i R\, u} with
 #'   \eqn{u = R^{-1}(y - X\hat\beta)}, from the same derivatives and for the
-#'   same models as the Fisher information; it takes fewer likelihood
-#'   evaluations but each costs more, and on the CPU the search was slower, see
-#'   `inst/bench/gp-exact-grad.R`). Other names are an error.
+#'   same models as the Fisher information, so not with the tile Cholesky,
+#'   which a GPU uses from n = 32,768: there the search takes differences).
+#'   The analytic search takes fewer likelihood evaluations (5 against 17
+#'   for a trend, a nugget and the smoothness at n = 2,000) but each of its
+#'   gradients costs several factorizations (about 3 on the CPU, 6 on a GPU
+#'   at n = 20,000: the smoothness's derivative is an integral per pair), so
+#'   it was not faster end to end: 13.7 s against 13.0 s at n = 2,000 on 2
+#'   CPU cores, 3.7 s against 3.0 s at n = 20,000 on an H100 (before the
+#'   stopping rule, which shortens the search by differences more); see
+#'   `inst/bench/gp-exact-grad.R`. Other names are an error.
 #' @param data For a formula: a data frame, or an sf or sp object of points.
 #' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
 #'   approximation, see [vecchia_loglik()]: each observation in the maxmin
