@@ -173,17 +173,36 @@
 #' @param control List: `trace` (default `TRUE`: one progress line per
 #'   evaluation, and a progress bar while the standard errors are computed),
 #'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
-#'   1e-10, in (0, 1)), `hessian` (default `TRUE`: compute standard
+#'   1e-10, in (0, 1): `nlminb`'s relative function tolerance),
+#'   `loglik.tol` (default 1e-9) and `par.tol` (default 1e-5), both in
+#'   \[0, 1): the search also stops once two consecutive points it
+#'   evaluates differ by less than `loglik.tol` in the log-likelihood,
+#'   relative to its size (at least 1), and by less than `par.tol` in every
+#'   parameter on the search's scale (log ranges, log smoothness, the nugget
+#'   ratio; log `sigma2` too in a Vecchia fit), relative to its size (at
+#'   least 1), so that it ends when the log-likelihood and the parameters
+#'   have stopped moving rather than when `nlminb`'s own tests are met,
+#'   which gradients by differences and the rounding of large
+#'   factorizations delay by several iterations (0 turns this rule off),
+#'   `hessian` (default `TRUE`: compute standard
 #'   errors), `vcov` (`"fisher"`, the default, or `"hessian"`: which
 #'   information gives them, see Standard errors) and `gradient`
-#'   (`"differences"`, the default: finite-difference gradients of the
-#'   exact search; `"analytic"`: the gradient of the profiled
+#'   (`"differences"`, the default: gradients of the exact search by
+#'   forward differences over steps of 1e-6 on its scale, central ones in
+#'   mixed precision; `"analytic"`: the gradient of the profiled
 #'   log-likelihood, \eqn{-\frac12\mathrm{tr}(P\,\partial_i R) +
 #'   \frac{1}{2\hat\sigma^2} u^\top \partial_i R\, u} with
 #'   \eqn{u = R^{-1}(y - X\hat\beta)}, from the same derivatives and for the
-#'   same models as the Fisher information; it takes fewer likelihood
-#'   evaluations but each costs more, and on the CPU the search was slower, see
-#'   `inst/bench/gp-exact-grad.R`). Other names are an error.
+#'   same models as the Fisher information, so not with the tile Cholesky,
+#'   which a GPU uses from n = 32,768: there the search takes differences).
+#'   The analytic search takes fewer likelihood evaluations (5 against 17
+#'   for a trend, a nugget and the smoothness at n = 2,000) but each of its
+#'   gradients costs several factorizations (about 3 on the CPU, 6 on a GPU
+#'   at n = 20,000: the smoothness's derivative is an integral per pair), so
+#'   it was not faster end to end: 13.7 s against 13.0 s at n = 2,000 on 2
+#'   CPU cores, 3.7 s against 3.0 s at n = 20,000 on an H100 (before the
+#'   stopping rule, which shortens the search by differences more); see
+#'   `inst/bench/gp-exact-grad.R`. Other names are an error.
 #' @param data For a formula: a data frame, or an sf or sp object of points.
 #' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
 #'   approximation, see [vecchia_loglik()]: each observation in the maxmin
@@ -378,29 +397,31 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call,
        backend = gp_method(gp), device = if (gp$device >= 0) "gpu" else "cpu")
 }
 
-# nlminb over the free parameters, or nothing when all are fixed. From a
-# warm start (gp_fit_start.R), quasi-Newton steps from its Hessian; a search
-# that fails there starts again from the default start. `gradient`: the
-# objective's analytic gradient, or NULL for finite differences.
+# The search over the free parameters (search_nlminb), or nothing when all
+# are fixed. From a warm start (gp_fit_start.R), quasi-Newton steps from its
+# Hessian; a search that fails there starts again from the default start.
+# `gradient`: the objective's analytic gradient, or NULL for finite
+# differences.
 fit_search <- function(objective, spec, ctrl, mixed, warm = NULL, gradient = NULL) {
   if (!length(spec$theta0)) return(list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed"))
-  control <- list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol)
   # In mixed precision the likelihood is a step function of the parameters
   # at the scale of its rounding (the tiles' roundings and precisions change
   # with them), so finite differences over steps near 1e-8 (nlminb's own) or
   # 1e-6 (the warm start's) measure the steps rather than the slope: central
-  # differences over steps well above the rounding instead.
-  central <- function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
+  # differences over steps well above the rounding instead. The objective
+  # at theta is memoised, so the forward differences' f0 costs nothing.
+  gradient <- gradient %||% if (mixed) {
+    function(theta) fit_gradient(objective, theta, spec$lower, spec$upper)
+  } else {
+    function(theta) fit_gradient_forward(objective, theta, objective(theta), spec$upper)
+  }
   if (!is.null(warm)) {
-    forward <- function(theta) fit_gradient_forward(objective, theta, objective(theta), spec$upper)
-    newton <- warm_newton(gradient %||% if (mixed) central else forward, warm$hessian)
-    opt <- tryCatch(stats::nlminb(warm$theta, objective, newton$gradient, newton$hessian, lower = spec$lower,
-                                  upper = spec$upper, control = control),
+    newton <- warm_newton(gradient, warm$hessian)
+    opt <- tryCatch(search_nlminb(warm$theta, objective, newton$gradient, newton$hessian, spec$lower, spec$upper, ctrl),
                     error = function(e) NULL)
     if (!is.null(opt) && opt$convergence == 0L) return(opt)
   }
-  stats::nlminb(spec$theta0, objective, gradient %||% if (mixed) central, lower = spec$lower, upper = spec$upper,
-                control = control)
+  search_nlminb(spec$theta0, objective, gradient, NULL, spec$lower, spec$upper, ctrl)
 }
 
 # The likelihood of a fit as functions of the parameters, on an open
@@ -553,8 +574,8 @@ fit_converged_or_warn <- function(opt, call) {
 
 # The control list, checked, with its defaults filled in.
 fit_control <- function(control, call) {
-  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, hessian = TRUE, vcov = "fisher",
-                   gradient = "differences")
+  defaults <- list(trace = TRUE, iter.max = 200L, rel.tol = 1e-10, loglik.tol = 1e-9, par.tol = 1e-5, hessian = TRUE,
+                   vcov = "fisher", gradient = "differences")
   if (!is.list(control) || length(control) && (is.null(names(control)) || any(!nzchar(names(control))))) {
     abort_arg("{.arg control} must be a named list, not {.obj_type_friendly {control}}.", call)
   }
@@ -573,6 +594,10 @@ fit_control <- function(control, call) {
   }
   check_scalar(ctrl$rel.tol, "control$rel.tol", call, 0, open = TRUE)
   if (ctrl$rel.tol >= 1) abort_arg("{.arg control$rel.tol} must be below 1, not {ctrl$rel.tol}.", call)
+  for (tol in c("loglik.tol", "par.tol")) {
+    check_scalar(ctrl[[tol]], paste0("control$", tol), call, 0)
+    if (ctrl[[tol]] >= 1) abort_arg("{.arg control${tol}} must be below 1, not {ctrl[[tol]]}.", call)
+  }
   ctrl$iter.max <- as.integer(ctrl$iter.max)
   ctrl
 }

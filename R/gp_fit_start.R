@@ -32,7 +32,7 @@ exact_warm_start <- function(d, model, method, spec, device, call, bar_label) {
   if (n < exact_warm_start_min_n || !length(spec$free) || spec$start_given) return(NULL)
   start_label <- bar_label("starting values")
   if (model$geometry != "isotropic") return(mapped_warm_start(d, model, method, spec, device, call, start_label))
-  quiet <- list(trace = FALSE, iter.max = 50L, rel.tol = 1e-8)
+  quiet <- fit_control(list(trace = FALSE, iter.max = 50L, rel.tol = 1e-8), call)
   # any failure (conditioning sets not positive definite without a nugget,
   # duplicated locations) leaves the default start
   v <- tryCatch(suppressMessages(suppressWarnings(

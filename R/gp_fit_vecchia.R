@@ -2,7 +2,8 @@
 # gradient and Fisher information come with each evaluation (one pass over
 # the conditioning sets), so that nlminb takes Fisher-scoring steps on the
 # log scale of every free covariance parameter (sigma2 is not profiled
-# here: its derivatives are as cheap as the others').
+# here: its derivatives are as cheap as the others'), stopped by the same
+# rule as the exact search (search_nlminb).
 
 #' @rdname gp_fit
 #' @param group For `approx = "vecchia"`: `TRUE` (the default, on every
@@ -91,8 +92,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
     r$info[free, free, drop = FALSE] * tcrossprod(exp(phi))
   })
   opt <- if (length(free)) {
-    stats::nlminb(phi0, objective, gradient, hessian, lower = bounds$lower, upper = bounds$upper,
-                  control = list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol))
+    search_nlminb(phi0, objective, gradient, hessian, bounds$lower, bounds$upper, ctrl)
   } else {
     list(par = numeric(0), iterations = 0L, convergence = 0L, message = "all parameters fixed")
   }

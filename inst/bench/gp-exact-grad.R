@@ -1,58 +1,64 @@
-# The exact fit's search with the analytic gradient of the profiled
-# log-likelihood (gs_gp_derivatives) against finite-difference gradients, and
-# the standard errors from the Fisher information against the
-# central-difference Hessian, in the same run: a constant mean, a nugget and
-# the smoothness estimated by REML (gp_fit's defaults), on simulated data.
+# The exact fit's search, three ways on the same data in the same run: the
+# search before the stopping rule (gradients by differences, control
+# loglik.tol = 0 and par.tol = 0: nlminb's own tests alone), gradients by
+# differences with the stopping rule, and the analytic gradient of the
+# profiled log-likelihood (gs_gp_derivatives) with the rule. The model of a
+# user's call, `gp_fit(z ~ x1, data, coords = ~ x + y, method = "ml",
+# nugget = TRUE)`: a trend, a nugget and the smoothness estimated by ML, on
+# simulated data.
 #
 #   Rscript inst/bench/gp-exact-grad.R [--option=value ...]   (from the package source root)
 #
 # Options (or environment GPUSTATS_BENCH_<OPTION>):
-#   gpg_n       sizes (default 2000,5000; quick 1000)
-#   gpg_device  "cpu" (default), or "gpu" where one is available
+#   gpg_n        sizes (default 2000,5000; quick 1000)
+#   gpg_device   "cpu" (default), or "gpu" where one is available
+#   gpg_hessian  1 (default) to time the fits with their standard errors, as
+#                gp_fit() computes them by default; 0 for the search alone
 
 if (!exists("bench_opt", mode = "function")) source(file.path("inst", "bench", "common.R"))
 
-gpg_data <- function(n, seed = 1, device = "cpu") {
+# z = 1 + 0.5 x1 + S + e on the unit square: S Matérn (sigma2 1, range 0.1,
+# smoothness 0.8), nugget 0.1, x1 a smooth covariate.
+gpg_data <- function(n, device, seed = 1) {
   set.seed(seed)
   locs <- matrix(runif(2 * n), ncol = 2)
-  list(locs = locs, y = 1 + gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, device = device))
+  x1 <- sin(2 * pi * locs[, 1])
+  s <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, device = device)
+  data.frame(z = 1 + 0.5 * x1 + s, x1 = x1, x = locs[, 1], y = locs[, 2])
 }
 
-# One fit: the search with the given gradient, then the standard errors of
-# the given type, each timed.
-gpg_fit <- function(d, device, gradient, vcov) {
-  t0 <- proc.time()[["elapsed"]]
-  fit <- gp_fit(d$y, d$locs, device = device, control = list(trace = FALSE, hessian = FALSE, gradient = gradient))
-  search <- proc.time()[["elapsed"]] - t0
-  t0 <- proc.time()[["elapsed"]]
-  V <- vcov(fit, type = vcov)
-  se <- proc.time()[["elapsed"]] - t0
-  list(fit = fit, search = search, se_seconds = se, se = sqrt(diag(V))[fit$estimated])
-}
+# The searches compared: their control settings besides trace and hessian.
+gpg_searches <- list(
+  "differences, no rule" = list(gradient = "differences", loglik.tol = 0, par.tol = 0),
+  "differences + rule" = list(gradient = "differences"),
+  "analytic + rule" = list(gradient = "analytic")
+)
 
-bench_gp_exact_grad <- function(sizes = bench_opt("gpg_n", c(2000, 5000), 1000), device = bench_opt("gpg_device", "cpu")) {
+bench_gp_exact_search <- function(sizes = bench_opt("gpg_n", c(2000, 5000), 1000),
+                                  device = bench_opt("gpg_device", "cpu"),
+                                  hessian = bench_opt("gpg_hessian", 1) == 1) {
   rows <- NULL
   for (n in sizes) {
-    d <- gpg_data(n, device = device)
-    runs <- list(differences = gpg_fit(d, device, "differences", "hessian"),
-                 analytic = gpg_fit(d, device, "analytic", "fisher"))
-    for (k in names(runs)) {
-      r <- runs[[k]]
-      message(sprintf("n = %s on the %s, %s gradient: search %s s, %d evaluations, loglik %.8f; SEs (%s) %s s: %s",
-                      fmt_n(n), device, k, fmt_sec(r$search), r$fit$evaluations, r$fit$loglik,
-                      if (k == "analytic") "Fisher" else "Hessian", fmt_sec(r$se_seconds),
-                      paste(names(r$se), signif(r$se, 3), collapse = " ")))
-      rows <- rbind(rows, data.frame(n = n, device = device, gradient = k, search_seconds = r$search,
-                                     evaluations = r$fit$evaluations, iterations = r$fit$iterations,
-                                     loglik = r$fit$loglik, se = if (k == "analytic") "fisher" else "hessian",
-                                     se_seconds = r$se_seconds))
+    data <- gpg_data(n, device)
+    fits <- list()
+    for (k in names(gpg_searches)) {
+      ctrl <- c(list(trace = FALSE, hessian = hessian), gpg_searches[[k]])
+      t <- system.time(fit <- gp_fit(z ~ x1, data, coords = ~ x + y, method = "ml", nugget = TRUE, device = device,
+                                     control = ctrl))[["elapsed"]]
+      fits[[k]] <- fit
+      message(sprintf("n = %s on the %s, %s: %s s%s, %d evaluations, %d iterations, loglik %.8f", fmt_n(n), device, k,
+                      fmt_sec(t), if (hessian) sprintf(" with standard errors (%s)", fit$vcov_type) else "",
+                      fit$evaluations, fit$iterations, fit$loglik))
+      rows <- rbind(rows, data.frame(n = n, device = device, search = k, seconds = t, standard_errors = hessian,
+                                     evaluations = fit$evaluations, iterations = fit$iterations, loglik = fit$loglik,
+                                     loglik_change = fit$loglik - fits[[1L]]$loglik))
     }
-    message(sprintf("n = %s: search %s faster with the analytic gradient, log-likelihoods differ by %.2g; SEs %s faster from the Fisher information",
-                    fmt_n(n), fmt_ratio(runs$differences$search / runs$analytic$search),
-                    runs$analytic$fit$loglik - runs$differences$fit$loglik,
-                    fmt_ratio(runs$differences$se_seconds / runs$analytic$se_seconds)))
+    seconds <- rows$seconds[rows$n == n]
+    message(sprintf("n = %s, against the search without the rule: %s", fmt_n(n),
+                    paste(sprintf("%s %s faster", names(fits)[-1L], vapply(seconds[1L] / seconds[-1L], fmt_ratio, "")),
+                          collapse = ", ")))
   }
   rows
 }
 
-if (sys.nframe() == 0L) print(bench_gp_exact_grad(), row.names = FALSE)
+if (sys.nframe() == 0L) print(bench_gp_exact_search(), row.names = FALSE)
