@@ -1,10 +1,10 @@
 # Data for Gaussian-process fits and predictions: the response, the
 # coordinates and the trend's design matrix, from a formula and a data frame,
-# an sf or an sp object, or from matrices.
+# an sf, sp or stars object, or from matrices.
 
 # The attributes and coordinates of `data`: a data frame with coordinates
-# named by `coords` (a one-sided formula or column names), or an sf or sp
-# object whose geometry gives them (then `coords` must be NULL). `longlat`:
+# named by `coords` (a one-sided formula or column names), or an sf, sp or
+# stars object whose geometry gives them (then `coords` must be NULL). `longlat`:
 # whether the object says its coordinates are longitude and latitude.
 spatial_table <- function(data, coords, arg, call) {
   if (inherits(data, "sf")) {
@@ -23,8 +23,12 @@ spatial_table <- function(data, coords, arg, call) {
     table <- if (methods::.hasSlot(data, "data")) data@data else data.frame(row.names = seq_len(nrow(xy)))
     return(list(table = table, locs = unname(xy), names = colnames(xy), longlat = isTRUE(sp::is.projected(data) == FALSE)))
   }
+  if (inherits(data, "stars")) {
+    if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for a stars grid: its dimensions give the coordinates.", call)
+    return(stars_table(data, arg, call))
+  }
   if (!is.data.frame(data)) {
-    abort_arg("{.arg {arg}} must be a data frame, an sf or an sp object, not {.obj_type_friendly {data}}.", call)
+    abort_arg("{.arg {arg}} must be a data frame, an sf, sp or stars object, not {.obj_type_friendly {data}}.", call)
   }
   if (is.null(coords)) {
     abort_arg(c("{.arg coords} is missing: which columns of {.arg {arg}} are the coordinates?",
@@ -77,7 +81,7 @@ gp_data_formula <- function(formula, data, coords, call) {
 # at the same locations. Locations with a missing y (in any replicate) are
 # dropped with a message.
 gp_data_matrix <- function(y, locs, X, distance, call) {
-  if (inherits(locs, c("sf", "Spatial"))) locs <- spatial_table(locs, NULL, "locs", call)$locs
+  if (is_spatial(locs)) locs <- spatial_table(locs, NULL, "locs", call)$locs
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   y <- as_replicates(y, n, call)
@@ -154,12 +158,12 @@ as_design <- function(X, n, call) {
 
 # The locations and design matrix at which to predict from `fit`: `newdata`
 # as the fit's data were given (a data frame with the coordinate and
-# covariate columns, an sf or sp object; for a matrix fit, a matrix of
+# covariate columns, an sf, sp or stars object; for a matrix fit, a matrix of
 # coordinates and `X` for the covariates).
 gp_newdata <- function(fit, newdata, X, call) {
   if (!is.null(fit$terms)) {
     if (!is.null(X)) abort_arg("{.arg X} is for fits of the matrix form; give the covariates as columns of {.arg newdata}.", call)
-    sp <- spatial_table(newdata, if (inherits(newdata, c("sf", "Spatial"))) NULL else fit$coords, "newdata", call)
+    sp <- spatial_table(newdata, if (is_spatial(newdata)) NULL else fit$coords, "newdata", call)
     terms <- stats::delete.response(fit$terms)
     needed <- setdiff(all.vars(terms), names(sp$table))
     if (length(needed)) abort_arg("{.arg newdata} has no column{?s} {.val {needed}} for the trend.", call)
@@ -171,7 +175,7 @@ gp_newdata <- function(fit, newdata, X, call) {
       abort_arg("{.arg newdata} has {ncol(locs)}-D coordinates; the fit used {ncol(fit$locs)}.", call)
     }
   } else {
-    if (inherits(newdata, c("sf", "Spatial"))) newdata <- spatial_table(newdata, NULL, "newdata", call)$locs
+    if (is_spatial(newdata)) newdata <- spatial_table(newdata, NULL, "newdata", call)$locs
     if (is.data.frame(newdata) && !is.null(fit$coords) && all(fit$coords %in% names(newdata))) {
       newdata <- newdata[, fit$coords, drop = FALSE] # columns matched by name
     }

@@ -4,14 +4,18 @@
 #' images of the predictions and their standard errors, with contours) and
 #' `as.data.frame()` methods. Without `newdata` the grid is `n` by `n` cells
 #' over the bounding box of the observed locations (for fits with no
-#' covariates besides a constant); with `newdata` (a data frame, sf or sp
-#' object on a regular grid, such as sp's `meuse.grid`) the predictions are
-#' placed on the grid that its coordinates span, cells without a point left
-#' empty.
+#' covariates besides a constant); with `newdata` a data frame or matrix on
+#' a regular grid (such as sp's `meuse.grid`) the predictions are placed on
+#' the grid that its coordinates span, cells without a point left empty.
+#' With `newdata` an sf, sp or stars object, the map is an object of its
+#' class with the predictions and standard errors as columns `fit` and
+#' `se.fit` (for stars, attributes; for a `SpatialPixelsDataFrame`, a
+#' `SpatialPixelsDataFrame`): `predict(fit, newdata, se.fit = TRUE)`, drawn
+#' by that class's `plot()`.
 #'
 #' @param fit A `gp_fit` with 2-D locations.
 #' @param newdata Optional prediction points on a regular grid, as for
-#'   [predict.gp_fit()].
+#'   [predict.gp_fit()], or an sf, sp or stars object.
 #' @param n Grid cells per side without `newdata`: a whole number from 2.
 #' @param X For a matrix fit with covariates: their values at `newdata`.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
@@ -21,7 +25,9 @@
 #' @param ... Unused, or graphical parameters for `plot()`.
 #' @return An object of class `gp_map`: `x` and `y` (the grid's coordinates),
 #'   `fit` and `se` (matrices, `NA` outside the points), and `points` (a data
-#'   frame of the prediction points with `fit` and `se`).
+#'   frame of the prediction points with `fit` and `se`); for `newdata` an
+#'   sf, sp or stars object, an object of its class with columns `fit` and
+#'   `se.fit`.
 #' @examples
 #' set.seed(3)
 #' locs <- matrix(runif(400), ncol = 2)
@@ -57,6 +63,7 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
     locs <- as.matrix(expand.grid(axes[[1L]], axes[[2L]]))
   } else {
     k <- predict.gp_fit(fit, newdata, se.fit = TRUE, X = X, device = device)
+    if (is_spatial(newdata)) return(k)
     locs <- gp_newdata(fit, newdata, X, call)$locs
   }
   points <- data.frame(x = locs[, 1L], y = locs[, 2L], fit = k$fit, se = k$se.fit)

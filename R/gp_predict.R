@@ -18,10 +18,13 @@
 #' @param object A `gp_fit`.
 #' @param newdata Where to predict (missing: at the observed locations, the
 #'   fitted values with their standard errors): for a formula fit, a data frame with the
-#'   coordinate and covariate columns, or an sf or sp object of points; for a
+#'   coordinate and covariate columns, or an sf, sp or stars object; for a
 #'   matrix fit, a matrix or data frame of coordinates (a data frame's
 #'   columns are matched by name when the fit's coordinates have names), or
-#'   an sf or sp object. Coordinates far outside the fitted ones give a
+#'   an sf, sp or stars object. An sf or sp object gives its points (or
+#'   pixels, grid cells); a stars grid of two dimensions (x and y) gives the
+#'   centres of its cells that have a value in some attribute (all of them
+#'   if it has none). Coordinates far outside the fitted ones give a
 #'   warning (swapped columns, other units).
 #' @param se.fit If `TRUE`, also return the standard errors of the
 #'   noise-free predictions.
@@ -44,6 +47,18 @@
 #'   interval an array (new location, replicate, `fit`/`lwr`/`upr`); the
 #'   standard errors are the same for every replicate, their trend term
 #'   that of the pooled coefficients.
+#'
+#'   With `newdata` an sf, sp or stars object, an object of the same class
+#'   (as gstat's `predict()` returns), its geometry and coordinate reference
+#'   system those of `newdata` and its columns (for stars, attributes) the
+#'   predictions: `fit`, with an interval `fit`, `lwr`, `upr`, and with
+#'   `se.fit = TRUE` also `se.fit`; for replicates `fit.<replicate>`,
+#'   `lwr.<replicate>`, `upr.<replicate>` (the replicates' names as in
+#'   [simulate.gp_fit()]) and one `se.fit`. An sp object gets the
+#'   `*DataFrame` of its geometry (points a `SpatialPointsDataFrame`, pixels
+#'   a `SpatialPixelsDataFrame`); a stars grid gets a stars grid with the
+#'   same dimensions, `NA` in the cells that are not predicted. The columns
+#'   of `newdata` are not kept. A `terra::SpatRaster` is not taken.
 #' @seealso [gp_fit()], [simulate.gp_fit()] for conditional simulation,
 #'   [gp_map()]
 #' @examples
@@ -81,7 +96,8 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
       cbind(fit = fit, lwr = fit - half, upr = fit + half)
     }
   }
-  if (se.fit) list(fit = fit, se.fit = se) else fit
+  out <- if (se.fit) list(fit = fit, se.fit = se) else fit
+  if (!missing(newdata) && is_spatial(newdata)) spatial_result(newdata, prediction_columns(object, out)) else out
 }
 
 # Kriging of each column of `ys` (data at the fitted locations) at `locs`
@@ -148,7 +164,8 @@ pool_coefficients <- function(B, r) {
 #' @param object A `gp_fit`.
 #' @param nsim Number of draws.
 #' @param seed `NULL`, or an integer for `set.seed()`.
-#' @param newdata,X Where to simulate, as for [predict.gp_fit()].
+#' @param newdata,X Where to simulate, as for [predict.gp_fit()] (data
+#'   frames, matrices, sf, sp and stars objects).
 #' @param m_pred For a fit with `approx = "vecchia"`, as for
 #'   [predict.gp_fit()]: the new locations are drawn one after another, each
 #'   conditioned on its `m_pred` nearest observed and earlier drawn points
@@ -156,7 +173,9 @@ pool_coefficients <- function(B, r) {
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param ... Nothing: any other argument is an error that names it.
 #' @return A data frame with one column per draw (`sim_1`, ...) and a row
-#'   per location.
+#'   per location; with `newdata` an sf, sp or stars object, an object of the
+#'   same class with those columns (stars: attributes), as
+#'   [predict.gp_fit()] returns its predictions.
 #' @export
 simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL, m_pred = NULL,
                             device = getOption("gpustats.device", "auto"), ...) {
@@ -181,7 +200,7 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
   }
   draws <- as.data.frame(draws)
   names(draws) <- simulation_names(object, nsim, conditional = !is.null(newdata))
-  draws
+  if (is_spatial(newdata)) spatial_result(newdata, draws) else draws
 }
 
 # sim_1, ...; for conditional draws of replicates, sim_1.<replicate>, ...
@@ -189,8 +208,7 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
 simulation_names <- function(fit, nsim, conditional) {
   r <- fit_replicates(fit)
   if (!conditional || r == 1L) return(paste0("sim_", seq_len(nsim)))
-  reps <- colnames(fit$y) %||% paste0("rep_", seq_len(r))
-  paste0("sim_", rep(seq_len(nsim), each = r), ".", rep(reps, nsim))
+  paste0("sim_", rep(seq_len(nsim), each = r), ".", rep(replicate_names(fit), nsim))
 }
 
 # nsim draws of the zero-mean field S (no nugget) at `locs` (n x nsim),

@@ -1,0 +1,202 @@
+# sf, sp and stars objects in, the same class out: predict(), simulate() and
+# gp_map() on meuse, against the plain data-frame calls and gstat's krige().
+
+quiet <- list(trace = FALSE)
+
+meuse_case <- function() {
+  skip_if_not_installed("sp")
+  skip_if_not_installed("sf")
+  e <- new.env()
+  utils::data("meuse", "meuse.grid", package = "sp", envir = e)
+  fit <- gp_fit(log(zinc) ~ sqrt(dist), e$meuse, coords = ~ x + y, cov = "exponential", method = "ml",
+                control = quiet, device = "cpu")
+  list(meuse = e$meuse, grid = e$meuse.grid, fit = fit, crs = sf::st_crs(28992))
+}
+
+# The grid as sp objects with the Dutch national grid's CRS: points and pixels.
+sp_grid <- function(grid, pixels) {
+  sp::coordinates(grid) <- ~ x + y
+  if (pixels) sp::gridded(grid) <- TRUE
+  sp::proj4string(grid) <- sp::CRS("EPSG:28992")
+  grid
+}
+
+# gstat's variogram of a gpustats fit (exponential covariance).
+gstat_model <- function(fit) {
+  p <- fit$covariance
+  gstat::vgm(psill = p[["sigma2"]], "Exp", range = p[["range"]], nugget = p[["nugget"]])
+}
+
+test_that("predict() of sf points is an sf with fit, lwr, upr, se.fit, the plain numbers and gstat's", {
+  m <- meuse_case()
+  g <- m$grid[seq(1, nrow(m$grid), by = 5), ]
+  plain <- predict(m$fit, g, se.fit = TRUE, interval = "prediction", device = "cpu")
+  gs <- sf::st_as_sf(g, coords = c("x", "y"), crs = m$crs)
+  out <- predict(m$fit, gs, se.fit = TRUE, interval = "prediction", device = "cpu")
+  expect_s3_class(out, "sf")
+  expect_identical(names(out), c("fit", "lwr", "upr", "se.fit", "geometry"))
+  expect_identical(sf::st_geometry(out), sf::st_geometry(gs))
+  expect_identical(sf::st_crs(out), m$crs)
+  expect_equal(as.matrix(sf::st_drop_geometry(out)[, c("fit", "lwr", "upr")]), plain$fit, tolerance = 1e-14,
+               ignore_attr = TRUE)
+  expect_equal(out$se.fit, plain$se.fit, tolerance = 1e-14)
+  one <- predict(m$fit, gs, device = "cpu")
+  expect_identical(names(one), c("fit", "geometry"))
+  expect_equal(one$fit, plain$fit[, "fit"], tolerance = 1e-14)
+  # the plain forms are as they were
+  expect_type(predict(m$fit, g, device = "cpu"), "double")
+  expect_null(dim(predict(m$fit, g, device = "cpu")))
+  skip_if_not_installed("gstat")
+  obs <- sf::st_as_sf(m$meuse, coords = c("x", "y"), crs = m$crs)
+  k <- gstat::krige(log(zinc) ~ sqrt(dist), obs, gs, model = gstat_model(m$fit), debug.level = 0)
+  expect_s3_class(k, "sf")
+  expect_equal(out$fit, k$var1.pred, tolerance = 1e-10)
+  # gstat's variance is that of a new observation, as the prediction interval's
+  expect_equal(out$se.fit^2 + m$fit$covariance[["nugget"]], k$var1.var, tolerance = 1e-10)
+})
+
+test_that("predict() of sp points and pixels gives a SpatialPointsDataFrame and a SpatialPixelsDataFrame", {
+  m <- meuse_case()
+  plain <- predict(m$fit, m$grid, se.fit = TRUE, interval = "confidence", level = 0.9, device = "cpu")
+  for (pixels in c(FALSE, TRUE)) {
+    grid <- sp_grid(m$grid, pixels)
+    out <- predict(m$fit, grid, se.fit = TRUE, interval = "confidence", level = 0.9, device = "cpu")
+    expect_s4_class(out, if (pixels) "SpatialPixelsDataFrame" else "SpatialPointsDataFrame")
+    expect_identical(names(out), c("fit", "lwr", "upr", "se.fit"))
+    expect_identical(sp::coordinates(out), sp::coordinates(grid))
+    expect_identical(sp::proj4string(out), sp::proj4string(grid))
+    if (pixels) expect_identical(out@grid, grid@grid)
+    expect_equal(as.matrix(out@data[, c("fit", "lwr", "upr")]), plain$fit, tolerance = 1e-14, ignore_attr = TRUE)
+    expect_equal(out$se.fit, plain$se.fit, tolerance = 1e-14)
+  }
+  skip_if_not_installed("gstat")
+  obs <- sp_grid(m$meuse, pixels = FALSE)
+  k <- gstat::krige(log(zinc) ~ sqrt(dist), obs, grid, model = gstat_model(m$fit), debug.level = 0)
+  expect_s4_class(k, "SpatialPixelsDataFrame")
+  expect_equal(out$fit, k$var1.pred, tolerance = 1e-10)
+  expect_equal(out$se.fit^2 + m$fit$covariance[["nugget"]], k$var1.var, tolerance = 1e-10)
+})
+
+test_that("predict() of a stars grid fills its masked cells: fit, se.fit as attributes, NA outside", {
+  skip_if_not_installed("stars")
+  m <- meuse_case()
+  grid <- stars::st_as_stars(m$grid)
+  sf::st_crs(grid) <- m$crs
+  out <- predict(m$fit, grid, se.fit = TRUE, device = "cpu")
+  expect_s3_class(out, "stars")
+  expect_identical(names(out), c("fit", "se.fit"))
+  expect_identical(stars::st_dimensions(out), stars::st_dimensions(grid))
+  expect_identical(sf::st_crs(out), m$crs)
+  cells <- as.data.frame(grid)
+  inside <- !is.na(cells$dist)
+  expect_identical(sum(inside), nrow(m$grid))
+  plain <- predict(m$fit, cells[inside, ], se.fit = TRUE, device = "cpu")
+  expect_equal(as.vector(out$fit)[inside], plain$fit, tolerance = 1e-14)
+  expect_equal(as.vector(out$se.fit)[inside], plain$se.fit, tolerance = 1e-14)
+  expect_true(all(is.na(as.vector(out$fit)[!inside])))
+  # the same predictions as at meuse.grid's rows, cell by cell
+  rows <- match(paste(m$grid$x, m$grid$y), paste(cells$x, cells$y))
+  expect_equal(as.vector(out$fit)[rows], predict(m$fit, m$grid, device = "cpu"), tolerance = 1e-14)
+  # a template grid (one attribute, no mask) is predicted in every cell
+  fit0 <- gp_fit(log(zinc) ~ 1, m$meuse, coords = ~ x + y, cov = "exponential", method = "ml", control = quiet,
+                 device = "cpu")
+  template <- stars::st_as_stars(sf::st_bbox(grid), dx = 200)
+  every <- predict(fit0, template, device = "cpu")
+  expect_identical(dim(every), dim(template))
+  expect_equal(as.vector(every$fit), predict(fit0, as.data.frame(template), device = "cpu"), tolerance = 1e-14)
+  expect_error(predict(m$fit, c(grid["dist"], grid["dist"], along = 3), device = "cpu"), "two dimensions",
+               class = "gpustats_error_argument")
+  skip_if_not_installed("gstat")
+  obs <- sf::st_as_sf(m$meuse, coords = c("x", "y"), crs = m$crs)
+  k <- gstat::krige(log(zinc) ~ sqrt(dist), obs, grid, model = gstat_model(m$fit), debug.level = 0)
+  expect_s3_class(k, "stars")
+  expect_equal(as.vector(out$fit), as.vector(k$var1.pred), tolerance = 1e-10)
+  expect_equal(as.vector(out$se.fit)^2 + m$fit$covariance[["nugget"]], as.vector(k$var1.var), tolerance = 1e-10)
+})
+
+test_that("simulate() and gp_map() return the class of newdata, with the plain call's numbers", {
+  skip_if_not_installed("stars")
+  m <- meuse_case()
+  g <- m$grid[seq(1, nrow(m$grid), by = 9), ]
+  ref <- simulate(m$fit, 2, seed = 3, newdata = g, device = "cpu")
+  plain_map <- predict(m$fit, g, se.fit = TRUE, device = "cpu")
+  gs <- sf::st_as_sf(g, coords = c("x", "y"), crs = m$crs)
+  pts <- sp_grid(g, pixels = FALSE)
+  pix <- sp_grid(m$grid, pixels = TRUE)
+  st <- stars::st_as_stars(m$grid)
+  s_sf <- simulate(m$fit, 2, seed = 3, newdata = gs, device = "cpu")
+  expect_s3_class(s_sf, "sf")
+  expect_identical(sf::st_crs(s_sf), m$crs)
+  expect_equal(sf::st_drop_geometry(s_sf), ref, tolerance = 1e-12)
+  s_sp <- simulate(m$fit, 2, seed = 3, newdata = pts, device = "cpu")
+  expect_s4_class(s_sp, "SpatialPointsDataFrame")
+  expect_equal(s_sp@data, ref, tolerance = 1e-12)
+  s_pix <- simulate(m$fit, 1, seed = 4, newdata = pix, device = "cpu")
+  expect_s4_class(s_pix, "SpatialPixelsDataFrame")
+  s_st <- simulate(m$fit, 1, seed = 4, newdata = st, device = "cpu")
+  expect_s3_class(s_st, "stars")
+  expect_identical(names(s_st), "sim_1")
+  cells <- as.data.frame(st)
+  inside <- !is.na(cells$dist)
+  expect_equal(as.vector(s_st$sim_1)[inside], simulate(m$fit, 1, seed = 4, newdata = cells[inside, ], device = "cpu")$sim_1,
+               tolerance = 1e-12)
+  expect_true(all(is.na(as.vector(s_st$sim_1)[!inside])))
+  # gp_map() of a spatial grid is predict(se.fit = TRUE) as columns; of a data frame, a gp_map
+  map_sf <- gp_map(m$fit, gs, device = "cpu")
+  expect_identical(names(map_sf), c("fit", "se.fit", "geometry"))
+  expect_equal(map_sf$fit, plain_map$fit, tolerance = 1e-14)
+  expect_equal(map_sf$se.fit, plain_map$se.fit, tolerance = 1e-14)
+  expect_s4_class(gp_map(m$fit, pix, device = "cpu"), "SpatialPixelsDataFrame")
+  map_st <- gp_map(m$fit, st, device = "cpu")
+  expect_s3_class(map_st, "stars")
+  expect_identical(names(map_st), c("fit", "se.fit"))
+  expect_s3_class(gp_map(m$fit, g, device = "cpu"), "gp_map")
+})
+
+test_that("Vecchia and matrix fits follow the same rule", {
+  m <- meuse_case()
+  v <- gp_fit(log(zinc) ~ sqrt(dist), m$meuse, coords = ~ x + y, cov = "exponential", approx = "vecchia", m = 20,
+              control = quiet, device = "cpu")
+  g <- m$grid[seq(1, nrow(m$grid), by = 11), ]
+  gs <- sf::st_as_sf(g, coords = c("x", "y"), crs = m$crs)
+  plain <- predict(v, g, se.fit = TRUE, interval = "prediction", m_pred = 40, device = "cpu")
+  out <- predict(v, gs, se.fit = TRUE, interval = "prediction", m_pred = 40, device = "cpu")
+  expect_s3_class(out, "sf")
+  expect_equal(as.matrix(sf::st_drop_geometry(out)[, c("fit", "lwr", "upr")]), plain$fit, tolerance = 1e-14,
+               ignore_attr = TRUE)
+  expect_equal(out$se.fit, plain$se.fit, tolerance = 1e-14, ignore_attr = TRUE)
+  s <- simulate(v, 2, seed = 5, newdata = sp_grid(g, pixels = FALSE), device = "cpu")
+  expect_s4_class(s, "SpatialPointsDataFrame")
+  expect_equal(s@data, simulate(v, 2, seed = 5, newdata = g, device = "cpu"), tolerance = 1e-12)
+  # a matrix fit takes the coordinates of the object
+  xy <- as.matrix(m$meuse[, c("x", "y")])
+  f <- gp_fit(log(m$meuse$zinc), xy, X = cbind(1, sqrt(m$meuse$dist)), cov = "exponential", method = "ml",
+              control = quiet, device = "cpu")
+  X0 <- cbind(1, sqrt(g$dist))
+  out <- predict(f, gs, X = X0, device = "cpu")
+  expect_s3_class(out, "sf")
+  expect_equal(out$fit, predict(f, as.matrix(g[, c("x", "y")]), X = X0, device = "cpu"), tolerance = 1e-14)
+  expect_equal(out$fit, predict(m$fit, g, device = "cpu"), tolerance = 1e-8)
+})
+
+test_that("replicate fits give fit.<replicate>, lwr.<replicate>, upr.<replicate> and one se.fit", {
+  m <- meuse_case()
+  d <- transform(m$meuse, zinc = log(zinc), lead = log(lead))
+  r <- gp_fit(cbind(zinc, lead) ~ 1, d, coords = ~ x + y, cov = "exponential", method = "ml", control = quiet,
+              device = "cpu")
+  g <- m$grid[seq(1, nrow(m$grid), by = 13), ]
+  gs <- sf::st_as_sf(g, coords = c("x", "y"), crs = m$crs)
+  plain <- predict(r, g, se.fit = TRUE, interval = "confidence", device = "cpu")
+  out <- predict(r, gs, se.fit = TRUE, interval = "confidence", device = "cpu")
+  expect_identical(names(out), c("fit.zinc", "fit.lead", "lwr.zinc", "lwr.lead", "upr.zinc", "upr.lead", "se.fit",
+                                 "geometry"))
+  for (rep in c("zinc", "lead")) {
+    for (stat in c("fit", "lwr", "upr")) expect_equal(out[[paste0(stat, ".", rep)]], plain$fit[, rep, stat])
+  }
+  expect_equal(out$se.fit, plain$se.fit)
+  expect_equal(sf::st_drop_geometry(predict(r, gs, device = "cpu")), as.data.frame(predict(r, g, device = "cpu")),
+               ignore_attr = TRUE)
+  expect_named(predict(r, gs, device = "cpu"), c("fit.zinc", "fit.lead", "geometry"))
+  s <- simulate(r, 1, seed = 6, newdata = gs, device = "cpu")
+  expect_named(s, c("sim_1.zinc", "sim_1.lead", "geometry"))
+})
