@@ -336,10 +336,10 @@ check_vecchia_m <- function(m, n, call) {
 #'   `vecchia_meanzero_loglik` and `vecchia_profbeta_loglik` compute it.
 #'   The same call gives the same approximation, and the same
 #'   log-likelihood to rounding, on the CPU and on a GPU. Grouping costs
-#'   little on either: on an H100 at \eqn{n = 10^5}, m = 30, one grouped
-#'   evaluation with gradient and information took 0.058 s against 0.039 s
-#'   ungrouped, and a whole [gp_fit()] 1.05 s against 0.73 s (at
-#'   \eqn{10^6}, 9.6 s against 5.9 s). This rule holds
+#'   little on a GPU: on an H200 at \eqn{n = 10^5}, m = 30, one grouped
+#'   evaluation with gradient and information took 0.057 s against 0.039 s
+#'   ungrouped, and a whole [gp_fit()] (smoothness and nugget free) 0.93 s
+#'   against 0.69 s (at \eqn{10^6}, 8.4 s against 5.9 s). This rule holds
 #'   for every likelihood of the package's Vecchia path: [gp_loglik()],
 #'   [gp_fit()] and the profiles of [confint.gp_fit()], which use the fit's
 #'   own choice. Predictions and draws ([predict.gp_fit()],
