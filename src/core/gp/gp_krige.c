@@ -89,10 +89,11 @@ static gs_status krige_cpu(gs_gp *gp, const gs_gp_krige_args *a, char *msg)
     memcpy(v, a->r, (size_t)n * k * sizeof(double));
     if ((st = krige_backward_cpu(gp, v, k, msg)) != GS_OK) goto done;
   }
-  for (long j0 = 0; j0 < m; j0 += block) {
+  /* j0 moves by the rows done: block may change size after each */
+  for (long j0 = 0, done_rows; j0 < m; j0 += done_rows) {
     const double t0 = gs_wall_seconds();
-    if (block > m - j0) block = m - j0;
-    const int rows = (int)block;
+    const int rows = (int)(block < m - j0 ? block : m - j0);
+    done_rows = rows;
     for (int d = 0; d < dim; ++d) memcpy(locs + (size_t)d * rows, a->locs + j0 + (size_t)d * m, rows * sizeof(double));
     const gs_matern_cov_args cov = {
         .locs1 = gp->locs, .n1 = n, .locs2 = locs, .n2 = rows, .dim = dim, .model = a->model, .lower_only = 0, .out = c};
