@@ -108,7 +108,7 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   if (approx == "vecchia") {
     params <- check_covariance(sigma2, range, smoothness, nugget, call)
-    return(vecchia_loglik_at(y, locs, params, m, NULL, "maxmin", distance, device, group, given, call))
+    return(vecchia_loglik_at(y, locs, params, m, NULL, "maxmin", distance, device, group, given, call, "gp_loglik"))
   }
   if (inherits(locs, "vecchia_neighbors")) {
     abort_arg(c("{.arg locs} is a structure of {.fn vecchia_neighbors}, for {.code approx = \"vecchia\"}.",
@@ -121,7 +121,7 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   warn_great_circle(distance, smoothness, call)
   gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
-  logdet <- gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_loglik", call))
+  logdet <- gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_loglik: likelihood", call))
   z <- gp_apply(gp, "forward", y, call)
   quadform <- colSums(as.matrix(z)^2)
   ll <- -0.5 * nrow(locs) * log(2 * pi) - 0.5 * logdet - 0.5 * quadform
@@ -165,15 +165,23 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
   warn_great_circle(distance, smoothness, call)
   check_nsim(nsim, call)
+  draws <- gp_draw_field(locs, params, nsim, distance, accuracy, device, call, "gp_simulate: drawing")
+  if (nsim == 1) draws <- drop(draws)
+  draws
+}
+
+# nsim draws (n x nsim) of the zero-mean field with covariance params at
+# checked locations, L z with z from R's generator; for gp_simulate() and
+# simulate(). `accuracy`: 0 for FP64, else mixed precision; `label` names
+# the progress bar after what the user asked for.
+gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, label) {
   n <- nrow(locs)
   check_draws_size(n, nsim, call)
   z <- matrix(stats::rnorm(n * nsim), n, nsim)
   gp <- gp_open(locs, distance, device, call, accuracy)
   on.exit(gp_close(gp))
-  gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_simulate", call))
-  draws <- gp_apply(gp, "multiply", z, call)
-  if (nsim == 1) draws <- drop(draws)
-  draws
+  gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, label, call))
+  gp_apply(gp, "multiply", z, call)
 }
 
 # gp_simulate(approx = "vecchia"): at the locations (an object opened and
@@ -193,12 +201,12 @@ vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, cal
   n <- if (kept) nrow(locs$locs) else nrow(locs)
   check_draws_size(n, nsim, call)
   vc <- if (kept) {
-    vecchia_engine_for(locs, FALSE, device, call)
+    vecchia_engine_for(locs, FALSE, device, call, "gp_simulate: conditioning sets")
   } else {
     vecchia_open(locs, m, "maxmin", distance, device, call, label = "gp_simulate: conditioning sets")
   }
   if (!kept) on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call, label = "gp_simulate")
+  vecchia_factor(vc, params, call, label = "gp_simulate: drawing")
   draws <- vecchia_apply(vc, matrix(stats::rnorm(n * nsim), n, nsim), call, what = "inverse")
   if (nsim == 1) draws <- drop(draws)
   draws

@@ -16,7 +16,8 @@
 #'     parameters are `range1`, `range2` and `angle` (radians, from the
 #'     first coordinate axis to the axis of `range1`; the model has period
 #'     \eqn{\pi} in it, so the search is unbounded and the estimate is
-#'     reported in \eqn{[0, \pi)}); in 3-D `range1` to `range3` and the angles `angle1`
+#'     reported in \eqn{[0, \pi)}; [gp_anisotropy()] converts to and from
+#'     gstat's degrees clockwise from north and ratio); in 3-D `range1` to `range3` and the angles `angle1`
 #'     (about the third axis), `angle2` (about the new second) and `angle3`
 #'     (about the new first), \eqn{Q = R_3(a_1) R_2(a_2) R_1(a_3)}.
 #'   - `"_spacetime"` (the last coordinate is time):
@@ -172,4 +173,85 @@ warn_great_circle <- function(distance, smoothness, call) {
                     i = "Keep the smoothness at most 1/2, or use Euclidean distance on projected coordinates."),
                   class = c("gpustats_warning_great_circle", "gpustats_warning"), call = call)
   }
+}
+
+#' Geometric anisotropy in the package's convention and in gstat's
+#'
+#' A 2-D anisotropic model (`cov = "..._aniso"`, see
+#' [gp_covariance_models]) has two conventions for the same ellipse of
+#' equal correlation:
+#'
+#' * `"radians_x"`, the package's own (its coefficients, `start`, `fixed`,
+#'   `lower` and `upper` of [gp_fit()]): `range1`, `range2` and `angle`, in
+#'   radians counterclockwise from the x axis to the axis of `range1`, in
+#'   \eqn{[0, \pi)}; either range may be the larger.
+#' * `"gstat"`, that of `gstat::vgm(psill, model, range, nugget, anis =
+#'   c(angle, ratio))`: `range` the major (longer) range, `angle` the
+#'   direction of the major axis in degrees clockwise from north (the y
+#'   axis), in \eqn{[0, 180)}, and `ratio` the minor range over the major,
+#'   in \eqn{(0, 1]}.
+#'
+#' With \eqn{a} the package's angle in degrees, where
+#' \eqn{\mathrm{range1} \ge \mathrm{range2}}: `range = range1`,
+#' `ratio = range2 / range1` and `angle` = \eqn{(90 - a) \bmod 180}; where
+#' `range2` is the longer, `range = range2`, `ratio = range1 / range2` and
+#' `angle` = \eqn{(180 - a) \bmod 180}. Back: `range1 = range`,
+#' `range2 = ratio * range` and the package's angle
+#' \eqn{((90 - \mathrm{angle}) \bmod 180)\,\pi / 180}. So an angle of 69.1
+#' degrees from the x axis is 20.9 clockwise from north. The sill and
+#' nugget are the same in both (gstat's `psill` is `sigma2`), and so is the
+#' range of the exponential and Matérn families (gstat's `"Exp"` and
+#' `"Mat"`, `kappa` the smoothness). 3-D anisotropy has the package's
+#' convention only.
+#'
+#' @param x A [gp_fit()] of a 2-D anisotropic model, or its parameters in
+#'   either convention: a named numeric vector or list holding `range1`,
+#'   `range2` and `angle` (as `coef()` gives them), or `range`, `angle` and
+#'   `ratio` (gstat's). Other elements are ignored.
+#' @param convention The convention of the result: `"gstat"` or
+#'   `"radians_x"`.
+#' @return A named numeric vector: `c(range, angle, ratio)` for `"gstat"`,
+#'   `c(range1, range2, angle)` for `"radians_x"`, so that
+#'   `gstat::vgm(..., range = a[["range"]], anis = a[c("angle", "ratio")])`
+#'   builds gstat's model of a fit, and `as.list()` of the other passes
+#'   gstat's values to [gp_fit()] as `start` or `fixed`.
+#' @seealso [gp_covariance_models], [gp_fit()]
+#' @examples
+#' gp_anisotropy(c(range1 = 1200, range2 = 500, angle = 69.1 * pi / 180), "gstat")
+#' gp_anisotropy(c(range = 1200, angle = 20.9, ratio = 0.5), "radians_x")
+#' @export
+gp_anisotropy <- function(x, convention = c("gstat", "radians_x")) {
+  call <- environment()
+  convention <- match_choice(convention, c("gstat", "radians_x"), "convention", call)
+  p <- gp_anisotropy_params(x, call)
+  if (all(c("range1", "range2", "angle") %in% names(p))) {
+    if (convention == "radians_x") return(p[c("range1", "range2", "angle")])
+    a <- p[["angle"]] * 180 / pi
+    major1 <- p[["range1"]] >= p[["range2"]]
+    return(c(range = max(p[["range1"]], p[["range2"]]), angle = ((if (major1) 90 else 180) - a) %% 180,
+             ratio = min(p[["range1"]], p[["range2"]]) / max(p[["range1"]], p[["range2"]])))
+  }
+  if (p[["ratio"]] > 1) abort_arg("gstat's {.arg ratio} is the minor range over the major, at most 1, not {p[['ratio']]}.", call)
+  if (convention == "gstat") return(p[c("range", "angle", "ratio")])
+  c(range1 = p[["range"]], range2 = p[["ratio"]] * p[["range"]], angle = ((90 - p[["angle"]]) %% 180) * pi / 180)
+}
+
+# The anisotropy parameters of gp_anisotropy()'s `x`: a fit's estimates, or
+# the values given, checked (ranges and gstat's ratio > 0, angles finite).
+gp_anisotropy_params <- function(x, call) {
+  if (inherits(x, "gp_fit")) {
+    validate_gp_fit(x, "x", call)
+    if (x$model$geometry != "aniso" || x$model$dim != 2L) {
+      abort_arg("{.arg x} is a fit of {.val {x$model$name}} on {x$model$dim}-D locations; gstat's convention is for 2-D geometric anisotropy.", call)
+    }
+    return(x$covariance[c("range1", "range2", "angle")])
+  }
+  keys <- list(c("range1", "range2", "angle"), c("range", "angle", "ratio"))
+  have <- vapply(keys, function(k) all(k %in% names(x)), TRUE)
+  if (!(is.numeric(x) || is.list(x)) || sum(have) != 1L) {
+    abort_arg("{.arg x} must be a 2-D anisotropic {.cls gp_fit}, or named values of {.val {keys[[1]]}} (the package's) or {.val {keys[[2]]}} (gstat's).", call)
+  }
+  k <- keys[[which(have)]]
+  for (name in k) check_scalar(x[[name]], name, call, if (name == "angle") -Inf else 0, open = name != "angle")
+  vapply(k, function(name) as.double(x[[name]]), numeric(1))
 }

@@ -159,7 +159,10 @@
 #'   locations (of space, and of the time span for `range_time`),
 #'   smoothness in \[0.05, 5\] (\[0.05, 0.5\] with great-circle distance),
 #'   ratio in \[0, 10\], angles within a half turn.
-#' @param fixed Named list of parameters held at given values.
+#' @param fixed Named list of parameters held at given values. For a 2-D
+#'   anisotropic model, `as.list(gp_anisotropy(c(range = , angle = , ratio =
+#'   ), "radians_x"))` gives gstat's `range` and `anis` here or in `start`
+#'   (see [gp_anisotropy()]).
 #' @param distance `"euclidean"`, or `"great_circle"` (longitude and latitude
 #'   in degrees, distances in km). An sf or sp object in longitude and
 #'   latitude gives great-circle distance unless `distance` is set.

@@ -46,12 +46,12 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
   }
   vc <- if (!is.null(neighbors)) {
-    vecchia_engine_for(neighbors, group, device, call)
+    vecchia_engine_for(neighbors, group, device, call, bar_label("conditioning sets"))
   } else if (is.null(cluster)) {
     vecchia_open(d$locs, m, "maxmin", model$distance, device, call, group = group, label = bar_label("conditioning sets"))
   } else {
     nb <- vecchia_structure(d$locs, m, "maxmin", model$distance, group, call, bar_label("conditioning sets"))
-    vecchia_cluster_open(cluster, nb, d$y, d$X, group, device, call)
+    vecchia_cluster_open(cluster, nb, d$y, d$X, group, device, call, bar_label("conditioning sets"))
   }
   if (is.null(neighbors)) on.exit(vecchia_close(vc)) # else the structure's, kept for the next fit
   # the native object holds what it needs (its own neighbour array, or the

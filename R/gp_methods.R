@@ -43,6 +43,10 @@
 #' `X` with its columns named as the trend coefficients, and `update()`
 #' changes its arguments (`update(fit, X = cbind(1, x))`), not a formula.
 #'
+#' `print()` and `summary()` of a 2-D anisotropic fit also give its
+#' anisotropy in gstat's convention (`vgm()`'s `range` and `anis`, see
+#' [gp_anisotropy()]).
+#'
 #' @param object,x,formula A `gp_fit` from [gp_fit()].
 #' @param ... Further `gp_fit` objects (for `anova()`), the arguments of
 #'   [gp_fit()] to change (for `update()`), else unused.
@@ -58,6 +62,7 @@ print.gp_fit <- function(x, ...) {
   cat(sprintf("%s, log-likelihood%s = %.6g, %s, %.3g s\n", fit_size_label(x), if (fit_is_glmm(x)) " (Laplace)" else "",
               x$loglik, x$backend, x$seconds))
   print(noquote(vapply(c(x$beta, x$covariance), format, "", digits = 6)))
+  cat(gstat_anisotropy_line(fit_gstat_anisotropy(x)))
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
 }
@@ -85,6 +90,17 @@ gp_trend_label <- function(x) {
 fit_size_label <- function(x) {
   r <- fit_replicates(x)
   if (r == 1L) sprintf("n = %d", x$n) else sprintf("n = %d locations x %d replicates", x$n, r)
+}
+
+# A 2-D anisotropic fit's anisotropy as gstat's vgm() takes it (see
+# gp_anisotropy()); NULL for other models.
+fit_gstat_anisotropy <- function(x) if (x$model$geometry == "aniso" && x$model$dim == 2L) gp_anisotropy(x, "gstat")
+
+# The line of print() and summary() that gives it; "" for none.
+gstat_anisotropy_line <- function(a) {
+  if (is.null(a)) return("")
+  sprintf("In gstat's convention: range = %s, anis = c(%s, %s) (major axis in degrees clockwise from north, minor / major range)\n",
+          format(a[["range"]], digits = 6), format(a[["angle"]], digits = 6), format(a[["ratio"]], digits = 6))
 }
 
 # Whether the search converged.
@@ -309,7 +325,7 @@ summary.gp_fit <- function(object, type = NULL, ...) {
                  iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
                  message = object$message, seconds = object$seconds, device = object$device, call = object$call,
                  se_source = se_source, family = fit_family_label(object), method_label = fit_method_label(object),
-                 glmm = fit_is_glmm(object)),
+                 glmm = fit_is_glmm(object), anisotropy = fit_gstat_anisotropy(object)),
             class = "summary.gp_fit")
 }
 
@@ -330,6 +346,7 @@ print.summary.gp_fit <- function(x, ...) {
   tab <- as.data.frame(x$covariance)
   tab$` ` <- ifelse(x$status == "fixed", "(fixed)", "")
   print(tab, digits = 5)
+  cat(gstat_anisotropy_line(x$anisotropy))
   cat(sprintf("\n%s   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$size %||% sprintf("n = %d", x$n),
               if (isTRUE(x$glmm)) "ML, Laplace approximation" else toupper(x$method), x$loglik, x$aic))
   cat(sprintf("%d iterations, %d likelihood evaluations, %.3g s on the %s (%s)\n", x$iterations, x$evaluations,

@@ -110,7 +110,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
 # by block, where the factor is (gs_gp_krige), so that none of them reaches
 # R. A large problem shows progress bars labelled `label`, one for the
 # factorization and one over the new locations.
-gp_krige <- function(fit, locs, X0, ys, device, call, label = "predict", replicates = 1L, se = TRUE) {
+gp_krige <- function(fit, locs, X0, ys, device, call, label, replicates = 1L, se = TRUE) {
   m <- nrow(locs)
   if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = if (se) numeric(0)))
   p <- fit$covariance
@@ -218,10 +218,10 @@ gp_draws <- function(fit, locs, nsim, device, call) {
   mapped <- gp_cov_map(fit$model, p[fit$model$params], locs)
   key <- do.call(paste, as.data.frame(locs))
   first <- !duplicated(key)
-  S <- gp_simulate(mapped$locs[first, , drop = FALSE], sigma2 = p[["sigma2"]], range = mapped$range,
-                   smoothness = p[["smoothness"]], nsim = nsim, distance = fit$distance, precision = fit$precision,
-                   accuracy = fit$accuracy %||% 1e-8, device = device)
-  as.matrix(S)[match(key, key[first]), , drop = FALSE]
+  params <- c(sigma2 = p[["sigma2"]], range = mapped$range, smoothness = p[["smoothness"]], nugget = 0)
+  S <- gp_draw_field(mapped$locs[first, , drop = FALSE], params, nsim, fit$distance, fit$accuracy %||% 0, device, call,
+                     "simulate: drawing")
+  S[match(key, key[first]), , drop = FALSE]
 }
 
 # Conditional draws at new$locs: trend + unconditional field there, plus the

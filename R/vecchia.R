@@ -112,12 +112,12 @@ vecchia_neighbors <- function(locs, m = 30, ordering = c("maxmin", "maxmin_exact
   check_flag(group, "group", call)
   locs <- as_locations(locs, "locs", distance, call)
   check_vecchia_m(m, nrow(locs), call)
-  vecchia_structure(locs, m, ordering, distance, group, call)
+  vecchia_structure(locs, m, ordering, distance, group, call, "vecchia_neighbors: conditioning sets")
 }
 
 # The structure of vecchia_neighbors() for checked locations and m; `label`
 # names the progress bars after what the user asked for.
-vecchia_structure <- function(locs, m, ordering, distance, group, call, label = "vecchia_neighbors") {
+vecchia_structure <- function(locs, m, ordering, distance, group, call, label) {
   nb <- vecchia_order_and_neighbors(locs, as.integer(m), ordering, distance, call, group, label)
   # the environment where the likelihood keeps its native object between
   # calls (vecchia_engine_for)
@@ -193,7 +193,7 @@ vecchia_maxmin_order <- function(pts, ordering, bar, call) {
   structure(gs_call(.Call(gs_r_vecchia_maxmin, pts, kind == "maxmin_exact", bar), call), ordering = kind)
 }
 
-vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group = FALSE, label = "vecchia_neighbors") {
+vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group = FALSE, label) {
   pts <- vecchia_search_points(locs, distance)
   n <- nrow(locs)
   bar <- gs_progress_bar(as.double(n) * (m + 1) * 20, label, call)
@@ -213,7 +213,7 @@ vecchia_order_and_neighbors <- function(locs, m, ordering, distance, call, group
 }
 
 # The blocks of the grouped approximation (vecchia_neighbors's Details).
-vecchia_group <- function(nn, call, label = "vecchia_neighbors") {
+vecchia_group <- function(nn, call, label) {
   bar <- gs_progress_bar(as.double(nrow(nn)) * ncol(nn)^2, label, call)
   gs_call(.Call(gs_r_vecchia_group, nn, gs_threads(call), bar), call)
 }
@@ -381,15 +381,16 @@ vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 3
   check_flag(group, "group", call)
   if (!is.null(cluster)) check_cluster(cluster, call)
   params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  vecchia_loglik_at(y, locs, params, m, X, ordering, distance, device, group, given, call, cluster)
+  vecchia_loglik_at(y, locs, params, m, X, ordering, distance, device, group, given, call, "vecchia_loglik", cluster)
 }
 
 # vecchia_loglik()'s value, for it and gp_loglik(): at `locs`, the
 # locations (an object opened and closed for the call) or a structure of
 # vecchia_neighbors() (its kept object; its m, ordering and distance where
 # `given` says the caller gave none); over the workers of `cluster` (an
-# engine opened and closed for the call) where it is not NULL.
-vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device, group, given, call, cluster = NULL) {
+# engine opened and closed for the call) where it is not NULL. `fn`: the
+# exported function the user called, which names the progress bars.
+vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device, group, given, call, fn, cluster = NULL) {
   kept <- inherits(locs, "vecchia_neighbors")
   if (kept) {
     check_vecchia_structure(locs, m, ordering, distance, given, call)
@@ -402,16 +403,17 @@ vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device,
   if (is.matrix(y) && ncol(y) != 1L) abort_arg("{.arg y} must be a vector (one data set).", call)
   X <- if (is.null(X)) matrix(0, n, 0L) else as_design(X, n, call)
   storage.mode(X) <- "double"
+  sets <- paste0(fn, ": conditioning sets")
   vc <- if (!is.null(cluster)) {
-    nb <- if (kept) locs else vecchia_structure(locs, m, ordering, distance, group, call, "vecchia_loglik")
-    vecchia_cluster_open(cluster, nb, as.double(y), X, group, device, call)
+    nb <- if (kept) locs else vecchia_structure(locs, m, ordering, distance, group, call, sets)
+    vecchia_cluster_open(cluster, nb, as.double(y), X, group, device, call, sets)
   } else if (kept) {
-    vecchia_engine_for(locs, group, device, call)
+    vecchia_engine_for(locs, group, device, call, sets)
   } else {
-    vecchia_open(locs, m, ordering, distance, device, call, group = group)
+    vecchia_open(locs, m, ordering, distance, device, call, group = group, label = sets)
   }
   if (!kept || !is.null(cluster)) on.exit(vecchia_close(vc))
-  r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call)
+  r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call, label = paste0(fn, ": likelihood"))
   structure(r$loglik, logdet = r$logdet, quadform = r$quadform, beta = r$beta)
 }
 

@@ -22,12 +22,13 @@ check_cluster <- function(cl, call) {
 # Opens the engine: `nb` the ordering and conditioning sets (the parts of
 # vecchia_neighbors(), blocks where grouped), y and X in the caller's order.
 # Returns an object that vecchia_loglik_grad_info() takes in place of a
-# native one; vecchia_cluster_close() frees the workers' memory.
-vecchia_cluster_open <- function(cl, nb, y, X, group, device, call) {
+# native one; vecchia_cluster_close() frees the workers' memory. `label`
+# names the progress bar of the grouping after what the user asked for.
+vecchia_cluster_open <- function(cl, nb, y, X, group, device, call, label) {
   check_cluster(cl, call)
   check_device(device, call)
   n <- nrow(nb$locs)
-  blocks <- if (group) nb$blocks %||% vecchia_group(nb$neighbors, call)
+  blocks <- if (group) nb$blocks %||% vecchia_group(nb$neighbors, call, label)
   ordered <- nb$locs[nb$order, , drop = FALSE]
   pieces <- vecchia_partition(vecchia_search_points(ordered, nb$distance), nb$neighbors, blocks, length(cl), call)
   setting <- vecchia_worker_settings(cl, call)

@@ -15,7 +15,7 @@
 # own (a worker's part of the likelihood, vecchia_cluster.R).
 vecchia_open <- function(locs, m, ordering = "maxmin", distance = "euclidean",
                          device = getOption("gpustats.device", "auto"), call = parent.frame(), neighbors = NULL,
-                         latent = NULL, group = FALSE, label = "vecchia_loglik", halo = NULL) {
+                         latent = NULL, group = FALSE, label, halo = NULL) {
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   check_vecchia_m(m, n, call)
@@ -47,8 +47,9 @@ vecchia_close <- function(vc) {
 # longer those it was opened from (identical() compares the pointers first,
 # so the check is free while they are), or the device, the threads, the
 # grouping or the distance change. Blocks computed for a structure that has
-# none are kept with it too.
-vecchia_engine_for <- function(nb, group, device, call) {
+# none are kept with it too. `label` names the progress bar of the grouping
+# after what the user asked for.
+vecchia_engine_for <- function(nb, group, device, call, label) {
   home <- attr(nb, "engine")
   dev <- resolve_device(device, as.double(nrow(nb$locs)) * (nb$m + 1)^2, "matrix", call)
   key <- list(device = dev, threads = gs_threads(call), group = group, distance = nb$distance)
@@ -58,7 +59,7 @@ vecchia_engine_for <- function(nb, group, device, call) {
   if (same_parts && identical(held$key, key)) return(held$vc)
   vecchia_structure_close(nb) # its memory (on a GPU, device memory) before the new one's
   blocks <- nb$blocks %||% if (same_parts) held$blocks
-  if (group && is.null(blocks)) blocks <- vecchia_group(nb$neighbors, call)
+  if (group && is.null(blocks)) blocks <- vecchia_group(nb$neighbors, call, label)
   vc <- vecchia_open(nb$locs, nb$m, distance = nb$distance, device = device, call = call, group = group,
                      neighbors = list(order = nb$order, neighbors = nb$neighbors, blocks = blocks, ordering = nb$ordering))
   # the native object holds its own copies; the structure holds R's
@@ -84,7 +85,7 @@ vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n
 # positive definite gets an error of class gpustats_error_not_pd, or
 # `not_pd` where given. `label` names the progress bar after what the user
 # asked for.
-vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL, label = "Vecchia factorization") {
+vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL, label) {
   bar <- vecchia_progress_bar(vc, label, call)
   tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, cov_model(params, vc$distance), bar), call),
            gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else not_pd)
@@ -129,7 +130,7 @@ vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inv
 # (vecchia_cluster_open()), which holds y and X (those it was opened with).
 vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_table("cov_param")),
                                      method = c("ml", "reml"), call = parent.frame(), not_pd = NULL,
-                                     label = "vecchia_loglik") {
+                                     label) {
   method <- match.arg(method)
   X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
   storage.mode(X) <- "double"

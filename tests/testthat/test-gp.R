@@ -399,7 +399,7 @@ test_that("gp_loglik, gp_simulate and the standard errors of gp_fit report progr
   gp_simulate(locs, 1, 0.05, 0.8, device = "cpu")
   suppressWarnings(gp_fit(y, locs, fixed = list(smoothness = 0.5, range = 0.05),
                           control = list(trace = TRUE, iter.max = 1)))
-  expect_setequal(labels$seen, c("gp_loglik", "gp_simulate", "gp_fit: standard errors"))
+  expect_setequal(labels$seen, c("gp_loglik: likelihood", "gp_simulate: drawing", "gp_fit: standard errors"))
   labels$seen <- character(0)
   gp_loglik(y[1:50], locs[1:50, ], 1, 0.05, 0.8, device = "cpu") # too small for one
   expect_length(labels$seen, 0L)
@@ -430,6 +430,23 @@ test_that("the progress bars of fits, profiles and predictions name what the use
   expect_setequal(seen(simulate(v, 1, newdata = locs + 0.001, device = "cpu")),
                   c("simulate: conditioning sets", "simulate: drawing"))
   expect_identical(seen(simulate(v, 1, device = "cpu")), "simulate: drawing")
+  # the exact fit's predictions and draws: none of the internal steps' names
+  # (gp_simulate's, matern_cov's) show through
+  f <- gp_fit(y, locs, cov = "exponential", fixed = list(sigma2 = 1, range = 0.1, nugget = 0.1),
+              control = list(trace = FALSE, hessian = FALSE), device = "cpu")
+  expect_setequal(seen(predict(f, locs + 0.001, device = "cpu")), c("predict: factoring the covariance", "predict: kriging"))
+  expect_setequal(seen(fitted(f)), c("fitted: factoring the covariance", "fitted: kriging"))
+  expect_setequal(seen(simulate(f, 1, newdata = locs + 0.001, device = "cpu")),
+                  c("simulate: drawing", "simulate: factoring the covariance", "simulate: kriging"))
+  expect_identical(seen(simulate(f, 1, device = "cpu")), "simulate: drawing")
+  # the Vecchia likelihood and draws, by the function called, with a structure kept or not
+  expect_setequal(seen(gp_loglik(y, locs, 1, 0.1, 0.5, 0.1, approx = "vecchia", device = "cpu")),
+                  c("gp_loglik: conditioning sets", "gp_loglik: likelihood"))
+  expect_setequal(seen(nb <- vecchia_neighbors(locs, group = TRUE)), "vecchia_neighbors: conditioning sets")
+  expect_identical(seen(vecchia_loglik(y, nb, 1, 0.1, 0.5, 0.1, device = "cpu")), "vecchia_loglik: likelihood")
+  expect_setequal(seen(vecchia_loglik(y, locs, 1, 0.1, 0.5, 0.1, group = TRUE, device = "cpu")),
+                  c("vecchia_loglik: conditioning sets", "vecchia_loglik: likelihood"))
+  expect_identical(seen(gp_simulate(locs, 1, 0.1, 0.5, approx = "vecchia", device = "cpu")), "gp_simulate: drawing")
 })
 
 test_that("mixed-precision results do not depend on the number of threads", {

@@ -56,7 +56,7 @@ test_that("the blocks are the same on one thread and on two", {
   blocks <- function(nn, threads) {
     old <- options(gpustats.threads = threads)
     on.exit(options(old))
-    gpustats:::vecchia_group(nn, environment())
+    gpustats:::vecchia_group(nn, environment(), "blocks")
   }
   set.seed(6)
   locs <- matrix(runif(2 * 4000), ncol = 2)

@@ -102,7 +102,7 @@ test_that("with m = n - 1 the Vecchia likelihood is the exact one", {
 vecchia_kl <- function(locs, p, m) {
   vc <- gpustats:::vecchia_open(locs, m, device = "cpu")
   on.exit(gpustats:::vecchia_close(vc))
-  logdet_v <- gpustats:::vecchia_factor(vc, p)
+  logdet_v <- gpustats:::vecchia_factor(vc, p, label = "factor")
   S <- matern_cov(locs, sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
   L <- t(chol(S))
   0.5 * (sum(gpustats:::vecchia_apply(vc, L)^2) - nrow(locs) - 2 * sum(log(diag(L))) + logdet_v)
