@@ -240,7 +240,10 @@
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
 #'   for a Vecchia fit `m` and `group`; `family` and `link`, and for a
 #'   non-Gaussian family `trials` (binomial), `offset` and `mode` (the
-#'   latent field's posterior mode at the data); `call`, the call that made it; and
+#'   latent field's posterior mode at the data); `crs`, the coordinate
+#'   reference system of data given as an sf, sp or stars object (`NULL`
+#'   otherwise; [predict()], [simulate()] and [gp_map()] refuse `newdata` in
+#'   another one); `call`, the call that made it; and
 #'   in the formula form `terms` and `model_frame`, the model frame of the
 #'   rows fitted (as [lm()]'s `model`).
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
@@ -336,7 +339,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     approx = approx, m = if (approx == "vecchia") as.integer(m), group = if (approx == "vecchia") f$group,
     n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, model_frame = d$frame,
     xlevels = d$xlevels, contrasts = d$contrasts,
-    coords = d$coords, dropped = d$dropped, distance = distance,
+    coords = d$coords, crs = d$crs, dropped = d$dropped, distance = distance,
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
     device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
