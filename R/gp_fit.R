@@ -173,7 +173,7 @@
 #' @param control List: `trace` (default `TRUE`: one progress line per
 #'   evaluation, and a progress bar while the standard errors are computed),
 #'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
-#'   1e-10, in (0, 1): `nlminb`'s relative function tolerance),
+#'   1e-10, from 2.2e-16 to below 1: `nlminb`'s relative function tolerance),
 #'   `loglik.tol` (default 1e-9) and `par.tol` (default 1e-5), both in
 #'   \[0, 1): the search also stops once two consecutive points it
 #'   evaluates differ by less than `loglik.tol` in the log-likelihood,
@@ -596,7 +596,10 @@ fit_control <- function(control, call) {
     abort_arg("{.arg control$iter.max} must be a whole number from 1 to 1e6, not {ctrl$iter.max}.", call)
   }
   check_scalar(ctrl$rel.tol, "control$rel.tol", call, 0, open = TRUE)
-  if (ctrl$rel.tol >= 1) abort_arg("{.arg control$rel.tol} must be below 1, not {ctrl$rel.tol}.", call)
+  # nlminb's own range: from the double's precision to below 1
+  if (ctrl$rel.tol < .Machine$double.eps || ctrl$rel.tol >= 1) {
+    abort_arg("{.arg control$rel.tol} must be from 2.2e-16 (the precision of a double) to below 1, not {ctrl$rel.tol}.", call)
+  }
   for (tol in c("loglik.tol", "par.tol")) {
     check_scalar(ctrl[[tol]], paste0("control$", tol), call, 0)
     if (ctrl[[tol]] >= 1) abort_arg("{.arg control${tol}} must be below 1, not {ctrl[[tol]]}.", call)
