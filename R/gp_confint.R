@@ -44,6 +44,9 @@ confint.gp_fit <- function(object, parm, level = 0.95, method = c("auto", "profi
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
   all <- c(names(object$beta), object$estimated)
   if (missing(parm)) parm <- all
+  if (!is.character(parm) || !length(parm)) {
+    abort_arg("{.arg parm} must name one or more estimated parameters ({.val {all}}), not {.obj_type_friendly {parm}}.", call)
+  }
   unknown <- setdiff(parm, all)
   if (length(unknown)) abort_arg("{.arg parm} names {.val {unknown}}, not estimated parameters ({.val {all}}).", call)
   profiled <- parm[!(parm %in% names(object$beta)) & !(parm == "nugget" & identical(object$approx, "vecchia"))]

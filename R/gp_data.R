@@ -5,7 +5,8 @@
 # The attributes and coordinates of `data`: a data frame with coordinates
 # named by `coords` (a one-sided formula or column names), or an sf, sp or
 # stars object whose geometry gives them (then `coords` must be NULL). `longlat`:
-# whether the object says its coordinates are longitude and latitude.
+# whether the object says its coordinates are longitude and latitude; `crs`:
+# its coordinate reference system (NULL where it has none).
 spatial_table <- function(data, coords, arg, call) {
   if (inherits(data, "sf")) {
     if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for an sf object: its geometry gives the coordinates.", call)
@@ -14,18 +15,26 @@ spatial_table <- function(data, coords, arg, call) {
       abort_arg("{.arg {arg}} must hold POINT geometries; use {.fn sf::st_centroid} for others.", call)
     }
     xy <- sf::st_coordinates(geometry)
+    if (!length(geometry)) abort_arg("{.arg {arg}} has no points.", call)
+    xy <- sf::st_coordinates(geometry)
     return(list(table = sf::st_drop_geometry(data), locs = unname(xy[, colnames(xy) %in% c("X", "Y", "Z"), drop = FALSE]),
-                names = intersect(colnames(xy), c("X", "Y", "Z")), longlat = isTRUE(sf::st_is_longlat(data))))
+                names = intersect(colnames(xy), c("X", "Y", "Z")), longlat = isTRUE(sf::st_is_longlat(data)),
+                crs = spatial_crs(data)))
   }
   if (inherits(data, "Spatial")) {
     if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for an sp object: its coordinates are used.", call)
+    if (!inherits(data, c("SpatialPoints", "SpatialPixels", "SpatialGrid"))) {
+      abort_arg("{.arg {arg}} must be sp points, pixels or a grid, not {.cls {class(data)[1L]}}; use {.fn sf::st_centroid} for others.",
+                call)
+    }
     xy <- sp::coordinates(data)
     table <- if (methods::.hasSlot(data, "data")) data@data else data.frame(row.names = seq_len(nrow(xy)))
-    return(list(table = table, locs = unname(xy), names = colnames(xy), longlat = isTRUE(sp::is.projected(data) == FALSE)))
+    return(list(table = table, locs = unname(xy), names = colnames(xy), longlat = isTRUE(sp::is.projected(data) == FALSE),
+                crs = spatial_crs(data)))
   }
   if (inherits(data, "stars")) {
     if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for a stars grid: its dimensions give the coordinates.", call)
-    return(stars_table(data, arg, call))
+    return(c(stars_table(data, arg, call), list(crs = spatial_crs(data))))
   }
   if (!is.data.frame(data)) {
     abort_arg("{.arg {arg}} must be a data frame, an sf, sp or stars object, not {.obj_type_friendly {data}}.", call)
@@ -40,8 +49,25 @@ spatial_table <- function(data, coords, arg, call) {
   if (length(missing)) abort_arg("{.arg {arg}} has no column{?s} {.val {missing}} named in {.arg coords}.", call)
   locs <- as.matrix(data[, names, drop = FALSE])
   if (!is.numeric(locs)) abort_arg("The coordinate columns {.val {names}} must be numeric.", call)
-  list(table = data, locs = unname(locs), names = names, longlat = FALSE)
+  list(table = data, locs = unname(locs), names = names, longlat = FALSE, crs = NULL)
 }
+
+# The coordinate reference system of an sf, sp or stars object, NULL where it
+# has none.
+spatial_crs <- function(data) {
+  crs <- sf::st_crs(data)
+  if (is.na(crs)) NULL else crs
+}
+
+# Points of a CRS other than the fit's would be predicted at the wrong places:
+# refused. Either without a CRS is taken as it is.
+check_same_crs <- function(fit, crs, call) {
+  if (is.null(fit$crs) || is.null(crs) || fit$crs == crs) return(invisible())
+  abort_arg(c("{.arg newdata} is in another coordinate reference system ({crs_name(crs)}) than the fit's data ({crs_name(fit$crs)}).",
+              i = "Transform it first: {.code sf::st_transform(newdata, sf::st_crs(fit$crs))}."), call)
+}
+
+crs_name <- function(crs) if (!is.na(crs$input)) crs$input else "unnamed"
 
 # The response, locations and design matrix of a formula fit, rows with a
 # missing value dropped with a message that says how many. `frame` is the
@@ -73,7 +99,7 @@ gp_data_formula <- function(formula, data, coords, call) {
   y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
   list(y = y, locs = sp$locs[keep, , drop = FALSE], X = X, terms = terms, frame = frame,
        xlevels = stats::.getXlevels(terms, frame), contrasts = attr(X, "contrasts"), coords = sp$names,
-       longlat = sp$longlat, dropped = sum(!keep))
+       longlat = sp$longlat, crs = sp$crs, dropped = sum(!keep))
 }
 
 # The matrix form: y, locs and X (NULL: a constant mean; a matrix with no
@@ -81,7 +107,12 @@ gp_data_formula <- function(formula, data, coords, call) {
 # at the same locations. Locations with a missing y (in any replicate) are
 # dropped with a message.
 gp_data_matrix <- function(y, locs, X, distance, call) {
-  if (is_spatial(locs)) locs <- spatial_table(locs, NULL, "locs", call)$locs
+  crs <- NULL
+  if (is_spatial(locs)) {
+    sp <- spatial_table(locs, NULL, "locs", call)
+    locs <- sp$locs
+    crs <- sp$crs
+  }
   locs <- as_locations(locs, "locs", distance, call)
   n <- nrow(locs)
   y <- as_replicates(y, n, call)
@@ -92,7 +123,7 @@ gp_data_matrix <- function(y, locs, X, distance, call) {
   y <- drop_rows(y, keep)
   if (any(!is.finite(y))) abort_arg("{.arg y} contains infinite values.", call)
   list(y = y, locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
-       coords = colnames(locs), longlat = FALSE, dropped = sum(!keep))
+       coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep))
 }
 
 # The response of a matrix fit: a numeric vector with a value per location,
@@ -164,6 +195,7 @@ gp_newdata <- function(fit, newdata, X, call) {
   if (!is.null(fit$terms)) {
     if (!is.null(X)) abort_arg("{.arg X} is for fits of the matrix form; give the covariates as columns of {.arg newdata}.", call)
     sp <- spatial_table(newdata, if (is_spatial(newdata)) NULL else fit$coords, "newdata", call)
+    check_same_crs(fit, sp$crs, call)
     terms <- stats::delete.response(fit$terms)
     needed <- setdiff(all.vars(terms), names(sp$table))
     if (length(needed)) abort_arg("{.arg newdata} has no column{?s} {.val {needed}} for the trend.", call)
@@ -175,7 +207,11 @@ gp_newdata <- function(fit, newdata, X, call) {
       abort_arg("{.arg newdata} has {ncol(locs)}-D coordinates; the fit used {ncol(fit$locs)}.", call)
     }
   } else {
-    if (is_spatial(newdata)) newdata <- spatial_table(newdata, NULL, "newdata", call)$locs
+    if (is_spatial(newdata)) {
+      sp <- spatial_table(newdata, NULL, "newdata", call)
+      check_same_crs(fit, sp$crs, call)
+      newdata <- sp$locs
+    }
     if (is.data.frame(newdata) && !is.null(fit$coords) && all(fit$coords %in% names(newdata))) {
       newdata <- newdata[, fit$coords, drop = FALSE] # columns matched by name
     }

@@ -176,7 +176,7 @@
 #' @param control List: `trace` (default `TRUE`: one progress line per
 #'   evaluation, and a progress bar while the standard errors are computed),
 #'   `iter.max` (default 200, a whole number from 1), `rel.tol` (default
-#'   1e-10, in (0, 1): `nlminb`'s relative function tolerance),
+#'   1e-10, from 2.2e-16 to below 1: `nlminb`'s relative function tolerance),
 #'   `loglik.tol` (default 1e-9) and `par.tol` (default 1e-5), both in
 #'   \[0, 1): the search also stops once two consecutive points it
 #'   evaluates differ by less than `loglik.tol` in the log-likelihood,
@@ -243,7 +243,10 @@
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
 #'   for a Vecchia fit `m` and `group`; `family` and `link`, and for a
 #'   non-Gaussian family `trials` (binomial), `offset` and `mode` (the
-#'   latent field's posterior mode at the data); `call`, the call that made it; and
+#'   latent field's posterior mode at the data); `crs`, the coordinate
+#'   reference system of data given as an sf, sp or stars object (`NULL`
+#'   otherwise; [predict()], [simulate()] and [gp_map()] refuse `newdata` in
+#'   another one); `call`, the call that made it; and
 #'   in the formula form `terms` and `model_frame`, the model frame of the
 #'   rows fitted (as [lm()]'s `model`).
 #' @seealso [predict.gp_fit()], [gp_variogram()], [gp_map()], [gp_loglik()]
@@ -339,7 +342,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     approx = approx, m = if (approx == "vecchia") as.integer(m), group = if (approx == "vecchia") f$group,
     n = nrow(d$locs), replicates = replicates, y = d$y, locs = d$locs, X = d$X, terms = d$terms, model_frame = d$frame,
     xlevels = d$xlevels, contrasts = d$contrasts,
-    coords = d$coords, dropped = d$dropped, distance = distance,
+    coords = d$coords, crs = d$crs, dropped = d$dropped, distance = distance,
     settings = list(fixed = as.list(fixed), lower = as.list(lower), upper = as.list(upper), nugget = nugget),
     device = f$device, backend = f$backend, precision = precision, accuracy = if (precision == "mixed") accuracy,
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
@@ -596,7 +599,10 @@ fit_control <- function(control, call) {
     abort_arg("{.arg control$iter.max} must be a whole number from 1 to 1e6, not {ctrl$iter.max}.", call)
   }
   check_scalar(ctrl$rel.tol, "control$rel.tol", call, 0, open = TRUE)
-  if (ctrl$rel.tol >= 1) abort_arg("{.arg control$rel.tol} must be below 1, not {ctrl$rel.tol}.", call)
+  # nlminb's own range: from the double's precision to below 1
+  if (ctrl$rel.tol < .Machine$double.eps || ctrl$rel.tol >= 1) {
+    abort_arg("{.arg control$rel.tol} must be from 2.2e-16 (the precision of a double) to below 1, not {ctrl$rel.tol}.", call)
+  }
   for (tol in c("loglik.tol", "par.tol")) {
     check_scalar(ctrl[[tol]], paste0("control$", tol), call, 0)
     if (ctrl[[tol]] >= 1) abort_arg("{.arg control${tol}} must be below 1, not {ctrl[[tol]]}.", call)

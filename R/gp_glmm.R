@@ -61,9 +61,10 @@ glmm_data <- function(d, family, call) {
   d
 }
 
-# Counts: whole numbers from 0.
+# Counts: whole numbers from 0 to 2^53 (beyond, doubles skip whole numbers).
 check_counts <- function(y, what, call) {
   if (any(y < 0 | y != round(y))) abort_arg("{what} must be whole numbers from 0 (counts).", call)
+  if (any(y > 2^53)) abort_arg("{what} must be at most 2^53 (about 9e15), the largest whole numbers a double holds exactly.", call)
 }
 
 # What a non-Gaussian fit does not take yet: REML (its likelihood is a

@@ -48,6 +48,7 @@ gp_fit_fields <- list(
                            function(v, x) if (is.null(x$terms)) is.null(v) else is.data.frame(v) && nrow(v) == x$n),
   call = field_rule("the call of {.fn gp_fit} that made the fit", function(v, x) is.call(v)),
   coords = field_rule("NULL or the names of the coordinates", function(v, x) is.null(v) || is.character(v)),
+  crs = field_rule("NULL or the coordinate reference system of the data (a {.cls crs})", function(v, x) is.null(v) || inherits(v, "crs")),
   settings = field_rule("a list with {.field fixed}, {.field lower}, {.field upper} and {.field nugget}", function(v, x) {
     is.list(v) && all(c("fixed", "lower", "upper", "nugget") %in% names(v))
   }),

@@ -5,10 +5,13 @@
 # without a network and without warnings from unreachable repositories.
 #   Rscript tools/check-offline-repos.R DIR
 # then R_CRAN_WEB=file://DIR and R_REPOSITORIES=DIR/repositories.
-dir <- normalizePath(commandArgs(TRUE)[1], mustWork = FALSE)
+# made before its path is normalized: normalizePath() leaves a path that does
+# not exist relative, and file://RELATIVE is no repository
+dir <- commandArgs(TRUE)[1]
+for (d in file.path(dir, c("src/contrib", "web/packages"))) dir.create(d, recursive = TRUE, showWarnings = FALSE)
+dir <- normalizePath(dir)
 contrib <- file.path(dir, "src", "contrib")
 web <- file.path(dir, "web", "packages")
-for (d in c(contrib, web)) dir.create(d, recursive = TRUE, showWarnings = FALSE)
 ip <- installed.packages(fields = "Maintainer")
 ip <- ip[!duplicated(ip[, "Package"]), , drop = FALSE]
 saveRDS(data.frame(Package = ip[, "Package"], Maintainer = ip[, "Maintainer"]), file.path(web, "packages.rds"))

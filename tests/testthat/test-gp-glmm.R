@@ -130,6 +130,8 @@ test_that("bad responses, families and options give clear errors", {
   expect_error(fit_with(zero ~ 1, poisson()), "All responses are 0", class = "gpustats_error_argument")
   expect_error(fit_with(twos ~ 1, binomial()), "must be 0 or 1", class = "gpustats_error_argument")
   expect_error(fit_with(cbind(over, n - over) ~ 1, binomial()), "whole numbers from 0", class = "gpustats_error_argument")
+  df$huge <- df$y * 2^53 # 1e300 used to reach glm.fit's "NA/NaN/Inf in 'x'"
+  expect_error(fit_with(huge ~ 1, poisson()), "at most 2\\^53", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, Gamma()), "Supported", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(link = "identity")), "Supported", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(), approx = "vecchia"), "not yet available", class = "gpustats_error_argument")

@@ -200,3 +200,30 @@ test_that("replicate fits give fit.<replicate>, lwr.<replicate>, upr.<replicate>
   s <- simulate(r, 1, seed = 6, newdata = gs, device = "cpu")
   expect_named(s, c("sim_1.zinc", "sim_1.lead", "geometry"))
 })
+
+test_that("newdata in another CRS than the fit's, sp polygons and empty sf are refused", {
+  set.seed(1)
+  L <- matrix(runif(40), ncol = 2)
+  d <- sf::st_as_sf(data.frame(z = sin(6 * L[, 1]) + rnorm(20, sd = 0.1), x = 5e5 + 1e3 * L[, 1], y = 5e6 + 1e3 * L[, 2]),
+                    coords = c("x", "y"), crs = 32632)
+  fit <- gp_fit(z ~ 1, data = d, nugget = FALSE, fixed = list(range = 300, smoothness = 1.5), control = quiet)
+  expect_equal(fit$crs, sf::st_crs(32632))
+  grd <- stars::st_as_stars(sf::st_bbox(d), nx = 4, ny = 3)
+  # predictions at the coordinates of another CRS used to come back, with an
+  # extrapolation warning at best
+  for (nd in list(sf::st_transform(d, 4326), sf::st_transform(d, 3857), sf::as_Spatial(sf::st_transform(d, 4326)))) {
+    expect_error(predict(fit, nd), "another coordinate reference system", class = "gpustats_error_argument")
+    expect_error(simulate(fit, 1, newdata = nd), "another coordinate reference system", class = "gpustats_error_argument")
+  }
+  expect_error(gp_map(fit, newdata = stars::st_warp(grd, crs = 4326)), "another coordinate reference system",
+               class = "gpustats_error_argument")
+  # without a CRS, newdata is taken as in the fit's
+  expect_equal(predict(fit, sf::st_set_crs(d, NA))$fit, predict(fit, d)$fit)
+  # sp polygons used to be predicted at their label points
+  expect_error(predict(fit, sf::as_Spatial(sf::st_buffer(d, 10))), "sp points, pixels or a grid",
+               class = "gpustats_error_argument")
+  expect_error(predict(fit, d[0, ]), "has no points", class = "gpustats_error_argument")
+  # a matrix fit of sf locations keeps their CRS too
+  fm <- gp_fit(d$z, d, nugget = FALSE, fixed = list(range = 300, smoothness = 1.5), control = quiet)
+  expect_error(predict(fm, sf::st_transform(d, 4326)), "another coordinate reference system", class = "gpustats_error_argument")
+})

@@ -175,3 +175,17 @@ test_that("predict, simulate and plot of a fit name arguments they do not take",
   # the arguments are named, not evaluated
   expect_error(predict(f, newlocs = stop("evaluated")), "unknown argument `newlocs`", class = "gpustats_error_argument")
 })
+
+test_that("control tolerances outside nlminb's range and a parm that names nothing are refused", {
+  d <- small_data()
+  # rel.tol = 1e-300 used to run a search that stopped at once with nlminb's "out of range"
+  for (tol in c(1e-300, 1e-16)) {
+    expect_error(gp_fit(d$y, d$L, control = list(trace = FALSE, rel.tol = tol)), "from 2.2e-16",
+                 class = "gpustats_error_argument")
+  }
+  f <- small_fit()
+  # character(0) used to give an empty table, list("sigma2") a table
+  for (parm in list(character(0), list("sigma2"), TRUE)) {
+    expect_error(confint(f, parm, method = "profile"), "must name one or more", class = "gpustats_error_argument")
+  }
+})

@@ -14,9 +14,15 @@ setup_snippets <- list(
   fit = "fit <- gp_fit(y, L, nugget = FALSE, fixed = list(range = 0.3, smoothness = 1.5), control = list(trace = FALSE))",
   tc = "tc <- tile_chol(A, tile = 8)",
   gb = "gb <- gbees(lorenz63(), c(-11.5, -10, 9.5), diag(3), 1, 0.05, threshold = 1e-5)",
-  mc = "set.seed(4); mc <- gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.05, n = 200)"
+  mc = "set.seed(4); mc <- gbees_mc(lorenz63(), c(-11.5, -10, 9.5), diag(3), 0.05, n = 200)",
+  nb = "nb <- vecchia_neighbors(L, 5)",
+  # a fit of an sf object in a projected CRS (UTM 32N, metres) and points and a grid to predict at
+  sfit = paste("d <- sf::st_as_sf(data.frame(z = y, x = 5e5 + 1e3 * L[, 1], y = 5e6 + 1e3 * L[, 2]), coords = c('x', 'y'), crs = 32632);",
+               "sfit <- gp_fit(z ~ 1, data = d, nugget = FALSE, fixed = list(range = 300, smoothness = 1.5), control = list(trace = FALSE));",
+               "pts <- d[1:5, ]; grd <- stars::st_as_stars(sf::st_bbox(d), nx = 4, ny = 3)"),
+  cnt = "set.seed(5); cnt <- rpois(20, exp(1 + L[, 1]))"
 )
-setup_needs <- list(fit = "L", tc = "A")
+setup_needs <- list(fit = "L", tc = "A", nb = "L", sfit = "L", cnt = "L")
 
 setup_code <- function(names) {
   names <- unique(c(unlist(setup_needs[names]), names))
@@ -30,10 +36,13 @@ setup_code <- function(names) {
 # `valid` the labels of role values that are valid input for this function
 # (by argument: 1e5 locations are a fine input where no n x n matrix is made),
 # `na_ok` for a value whose documented fields may be NA (not applicable).
+# `variant` names a second table of one function, whose base call sets an
+# argument that changes what the others mean (approx = "vecchia", a family);
+# it goes into the argument part of the case ids.
 fspec <- function(fn, base, roles, setup = character(), check = "", vectorised = character(),
-                  null_ok = character(), valid = list(), na_ok = FALSE) {
+                  null_ok = character(), valid = list(), na_ok = FALSE, variant = "") {
   list(fn = fn, base = base, roles = roles, setup = setup, check = check, vectorised = vectorised,
-       null_ok = null_ok, valid = valid, na_ok = na_ok)
+       null_ok = null_ok, valid = valid, na_ok = na_ok, variant = variant)
 }
 
 stable_roles <- function(first) {
@@ -83,12 +92,21 @@ function_specs <- function() {
             list(nsim = "count_pos", distance = "choice", precision = "choice", accuracy = "accuracy",
                  device = "device")),
           setup = "L", check = "finite"),
+    fspec("gp_simulate", c(locs = "L", sigma2 = "1", range = "0.3", smoothness = "1", approx = "'vecchia'", m = "5"),
+          list(locs = "locs_vecchia", m = "count_pos", nsim = "count_pos"),
+          setup = c("L", "nb"), check = "finite", variant = "vecchia", valid = list(locs = "1e5 rows", m = "0")),
     fspec("gp_fit", c(y = "y", locs = "L", control = "list(trace = FALSE)"),
           list(y = "obs_fit", locs = "locs_gp", start = "parlist", lower = "parlist", upper = "parlist",
                fixed = "parlist", nugget = "flag", distance = "choice", precision = "choice",
                accuracy = "accuracy", device = "device", control = "control", cov = "choice", method = "choice",
                approx = "choice", m = "count_pos"),
           setup = "L", check = "gp_fit", na_ok = TRUE), # model$smoothness NA: left free
+    fspec("gp_fit", c(y = "cnt", locs = "L", family = "poisson()", nugget = "FALSE",
+                      fixed = "list(smoothness = 0.5)", control = "list(trace = FALSE)"),
+          list(y = "counts", family = "family"), setup = "cnt", check = "gp_fit", na_ok = TRUE, variant = "poisson"),
+    fspec("gp_fit", c(y = "as.integer(cnt > 3)", locs = "L", family = "binomial()", nugget = "FALSE",
+                      fixed = "list(smoothness = 0.5)", control = "list(trace = FALSE)"),
+          list(y = "binary"), setup = "cnt", check = "gp_fit", na_ok = TRUE, variant = "binomial"),
     fspec("tile_chol", c(A = "A"),
           list(A = "spd", tile = "count_pos", precision = "choice", accuracy = "accuracy", fp8 = "flag",
                memory = "scalar_pos", trace = "flag", gpus = "gpus", device = "device"),
@@ -126,7 +144,15 @@ function_specs <- function() {
     fspec("predict", c("fit", newdata = "L"),
           list(newdata = "locs", se.fit = "flag", interval = "choice", level = "scalar_pos", device = "device"),
           setup = c("L", "fit"), check = "finite", valid = list(newdata = "1e5 rows")),
+    fspec("predict", c("sfit", newdata = "pts"), list(newdata = "spatial_newdata", se.fit = "flag"),
+          setup = "sfit", variant = "sf fit"),
+    fspec("simulate", c("sfit", nsim = "2", seed = "1", newdata = "pts"), list(newdata = "spatial_newdata"),
+          setup = "sfit", variant = "sf fit"),
+    fspec("gp_map", c(fit = "sfit", newdata = "grd"), list(newdata = "spatial_newdata"), setup = "sfit",
+          variant = "sf fit"),
     fspec("confint", c("fit"), list(level = "scalar_pos", method = "choice"), setup = c("L", "fit")),
+    fspec("confint", c("fit", method = "'profile'"), list(level = "scalar_pos", parm = "parm"), setup = c("L", "fit"),
+          variant = "profile"),
     fspec("gp_variogram", c(x = "y", locs = "L"),
           list(x = "obs", locs = "locs_gp", bins = "count_pos", cutoff = "scalar_pos", distance = "choice",
                max_points = "count_pos"),
@@ -137,8 +163,8 @@ function_specs <- function() {
           valid = list(locs = "1e5 rows", m = "0")),
     fspec("vecchia_loglik", c(y = "y", locs = "L", sigma2 = "1", range = "0.3", smoothness = "1", m = "5"),
           c(list(y = "obs", locs = "locs_gp"), cov_params,
-            list(m = "count_pos", ordering = "choice", distance = "choice", device = "device")),
-          setup = "L", valid = list(m = "0")),
+            list(m = "count_pos", ordering = "choice", distance = "choice", device = "device", cluster = "cluster")),
+          setup = "L", valid = list(m = "0"), null_ok = "cluster"),
     fspec("dct", c(x = "c(1, 2, 3, 4)"), list(x = "vec_real", type = "count_pos", normalized = "flag", device = "device")),
     fspec("jw_grid", c(nr = "8"), list(nr = "count_pos")),
     fspec("jw_eval", c(n = "2", l = "1", r = "c(0.1, 0.5)"), list(n = "count", l = "count", r = "vec_prob", norm = "choice"),
@@ -155,13 +181,15 @@ role_values <- function(role) {
   switch(role,
     locs_or_null = role_locs(second = TRUE),
     locs_gp = role_locs(gp = TRUE),
+    locs_vecchia = rbind(role_locs(gp = TRUE), role_vecchia_structure()),
     obs_fit = role_obs(fit = TRUE),
     get(paste0("role_", role))()
   )
 }
 
 make_case <- function(generator, fn, arg, label, setup, args, invalid = FALSE, na = FALSE, huge = FALSE,
-                      check = "") {
+                      check = "", variant = "") {
+  if (nzchar(variant)) arg <- sprintf("%s [%s]", arg, variant)
   id <- paste(fn, arg, label, sep = " | ")
   list(id = id, generator = generator, fn = fn, arg = arg, label = label, setup = setup_code(setup),
        extra_setup = "", args = args, invalid = invalid, na = na, huge = huge, check = check)
@@ -178,7 +206,8 @@ gen_substitute <- function(spec) {
       args <- spec$base
       args[[arg]] <- vals$code[i]
       out[[length(out) + 1L]] <- make_case("substitute", spec$fn, arg, vals$label[i], spec$setup, args,
-                                           vals$invalid[i], vals$na[i] || spec$na_ok, vals$huge[i], spec$check)
+                                           vals$invalid[i], vals$na[i] || spec$na_ok, vals$huge[i], spec$check,
+                                           spec$variant)
     }
   }
   out

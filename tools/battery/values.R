@@ -236,7 +236,19 @@ role_control <- function() {
     bv("list(trace = FALSE, iter.max = 0)", TRUE), bv("list(trace = FALSE, iter.max = 1)"),
     bv("list(trace = FALSE, rel.tol = NA)", TRUE), bv("list(trace = FALSE, rel.tol = -1)", TRUE),
     bv("list(trace = FALSE, hessian = NA)", TRUE), bv("list(trace = FALSE, bogus = 1)", TRUE),
-    bv("list(trace = NA)", TRUE), bv("'a'", TRUE), bv("NULL")
+    bv("list(trace = NA)", TRUE), bv("'a'", TRUE), bv("NULL"),
+    bv("list(trace = FALSE, loglik.tol = NA)", TRUE), bv("list(trace = FALSE, loglik.tol = -1)", TRUE),
+    bv("list(trace = FALSE, loglik.tol = 1)", TRUE), bv("list(trace = FALSE, loglik.tol = 0)"),
+    bv("list(trace = FALSE, loglik.tol = c(1e-9, 1e-8))", TRUE), bv("list(trace = FALSE, loglik.tol = 'a')", TRUE),
+    bv("list(trace = FALSE, par.tol = NA)", TRUE), bv("list(trace = FALSE, par.tol = Inf)", TRUE),
+    bv("list(trace = FALSE, par.tol = 0)"), bv("list(trace = FALSE, par.tol = 1e-300)"),
+    bv("list(trace = FALSE, loglik.tol = 0, par.tol = 0)", label = "tolerances 0"),
+    bv("list(trace = FALSE, rel.tol = 1e-300)", TRUE), bv("list(trace = FALSE, rel.tol = 1e-16)", TRUE),
+    bv("list(trace = FALSE, rel.tol = 1e-15)"),
+    bv("list(trace = FALSE, gradient = 'analytic')"), bv("list(trace = FALSE, gradient = 'bogus')", TRUE),
+    bv("list(trace = FALSE, gradient = NA)", TRUE), bv("list(trace = FALSE, gradient = c('analytic', 'differences'))", TRUE),
+    bv("list(trace = FALSE, gradient = TRUE)", TRUE),
+    bv("list(trace = FALSE, gradient = 'analytic', hessian = FALSE)", label = "analytic gradient, no hessian")
   )
 }
 
@@ -415,3 +427,92 @@ role_threads_option <- function() {
 role_device_option <- function() values_table(bv("'gpu'"), bv("'bogus'", TRUE), bv("NA", TRUE), bv("1", TRUE))
 
 role_gpus_option <- function() values_table(bv("-1"), bv("5"), bv("NA"), bv("'a'"), bv("1e10"))
+
+# vecchia_neighbors() structures given as the locations (setup: L, nb, made
+# with m = 5; the base call gives m = 5 too).
+role_vecchia_structure <- function() {
+  values_table(
+    bv("nb", label = "structure"), bv("vecchia_neighbors(L, 3)", TRUE, label = "structure with m = 3"),
+    bv("vecchia_neighbors(L, 5, group = TRUE)", label = "grouped structure"),
+    bv("vecchia_neighbors(L, 5, distance = 'great_circle')", label = "great-circle structure"),
+    bv("unclass(nb)", TRUE, label = "unclassed structure"),
+    bv("{k <- nb; k$order <- NULL; k}", TRUE, label = "structure without order"),
+    bv("{k <- nb; k$locs[3, 1] <- NA; k}", TRUE, TRUE, label = "structure with an NA coordinate"),
+    bv("{k <- nb; k$neighbors[5, 2] <- 99L; k}", TRUE, label = "structure with neighbour 99 of 20"),
+    bv("{k <- nb; k$neighbors[5, 2] <- 5L; k}", TRUE, label = "structure with a point its own neighbour"),
+    bv("{k <- nb; attr(k, 'engine') <- NULL; k}", TRUE, label = "structure without engine"),
+    bv("unserialize(serialize(nb, NULL))", label = "reloaded structure")
+  )
+}
+
+# Points and grids at which to predict from a fit of an sf object in UTM 32N
+# (setup: d, the fit's 20 points, and grd, a 4 x 3 grid over them).
+role_spatial_newdata <- function() {
+  values_table(
+    bv("d[0, ]", label = "sf of 0 rows"),
+    bv("sf::st_transform(d, 4326)", TRUE, label = "sf in longitude and latitude"),
+    bv("sf::st_transform(d, 3857)", TRUE, label = "sf in another projected CRS"),
+    bv("sf::st_set_crs(d, NA)", label = "sf without CRS"),
+    bv("sf::st_buffer(d, 10)", TRUE, label = "sf of polygons"),
+    bv("sf::st_sf(z = 1, geometry = sf::st_sfc(sf::st_point(), crs = 32632))", TRUE, label = "sf of an empty point"),
+    bv("sf::st_sf(geometry = sf::st_sfc(sf::st_point(c(5e5, 5e6, 10)), crs = 32632))", TRUE, label = "sf of a 3-D point"),
+    bv("sf::st_geometry(d)", TRUE, label = "sfc"),
+    bv("sf::as_Spatial(d)", label = "sp points"),
+    bv("sf::as_Spatial(sf::st_transform(d, 4326))", TRUE, label = "sp points in longitude and latitude"),
+    bv("sf::as_Spatial(sf::st_buffer(d, 10))", TRUE, label = "sp polygons"),
+    bv("grd", label = "stars grid"),
+    bv("sf::st_transform(grd, 4326)", TRUE, label = "stars curvilinear grid in longitude and latitude"),
+    bv("stars::st_warp(grd, crs = 4326)", TRUE, label = "stars grid in longitude and latitude"),
+    bv("c(grd, grd, along = 3)", TRUE, label = "stars grid of 3 dimensions"),
+    bv("{g <- grd; g[[1]][] <- NA; g}", label = "stars grid of missing cells"),
+    bv("grd[, 1, 1]", label = "stars grid of one cell")
+  )
+}
+
+# Counts for a Poisson fit (setup: cnt, 20 counts at L).
+role_counts <- function() {
+  values_table(
+    bv("-cnt", TRUE, label = "negative"), bv("cnt + 0.5", TRUE, label = "fractional"),
+    bv("rep(0, 20)", TRUE, label = "all 0"), bv("local({cnt[2] <- Inf; cnt})", TRUE, label = "Inf count"),
+    bv("local({cnt[2] <- NA; cnt})", na = TRUE, label = "NA count"),
+    bv("cnt * 1e300", TRUE, label = "counts 1e300"), bv("cnt * 2^53", TRUE, label = "counts above 2^53"), bv("cbind(cnt, cnt)", TRUE, label = "two columns"),
+    bv("cnt > 3", label = "logical"), bv("factor(cnt)", TRUE, label = "factor")
+  )
+}
+
+# 0/1 responses of a binomial fit (setup: cnt).
+role_binary <- function() {
+  values_table(
+    bv("cnt", TRUE, label = "counts"), bv("rep(1, 20)", TRUE, label = "all 1"), bv("rep(0, 20)", TRUE, label = "all 0"),
+    bv("cnt / max(cnt)", TRUE, label = "proportions"), bv("cbind(cnt, 10 - cnt)", label = "successes and failures"),
+    bv("cbind(cnt, -1)", TRUE, label = "negative failures"), bv("cbind(cnt, 0 * cnt)", TRUE, label = "no failures"),
+    bv("cbind(cnt, 0)[, c(1, 2, 2)]", TRUE, label = "three columns"), bv("cbind(cnt, NA)", TRUE, TRUE, label = "NA failures"),
+    bv("cnt > 3", label = "logical"), bv("local({z <- as.integer(cnt > 3); z[2] <- NA; z})", na = TRUE, label = "NA value")
+  )
+}
+
+# The family of gp_fit().
+role_family <- function() {
+  values_table(
+    bv("poisson"), bv("'poisson'"), bv("poisson('identity')", TRUE), bv("Gamma()", TRUE), bv("quasipoisson()", TRUE),
+    bv("'bogus'", TRUE), bv("NULL", TRUE), bv("1", TRUE), bv("c('poisson', 'binomial')", TRUE),
+    bv("list(family = 'poisson', link = 'log')", TRUE, label = "a list like a family")
+  )
+}
+
+# The parameters of confint() (setup: fit, sigma2 its one free parameter).
+role_parm <- function() {
+  values_table(bv("'sigma2'"), bv("'bogus'", TRUE), bv("99", TRUE), bv("NA", TRUE), bv("character(0)", TRUE),
+               bv("0", TRUE), bv("-1", TRUE), bv("c('sigma2', 'sigma2')"), bv("TRUE", TRUE), bv("list('sigma2')", TRUE))
+}
+
+# A cluster of the parallel package where one is expected (NULL: none).
+role_cluster <- function() {
+  values_table(
+    bv("NULL"), bv("'a'", TRUE), bv("1", TRUE), bv("list()", TRUE, label = "an empty list"),
+    bv("structure(list(), class = 'cluster')", TRUE, label = "a cluster of no workers"),
+    bv("structure(list(1), class = c('SOCKcluster', 'cluster'))", TRUE, label = "a cluster of a number"),
+    bv("{cl <- parallel::makeCluster(1L); parallel::stopCluster(cl); cl}", TRUE, label = "a stopped cluster"),
+    bv("TRUE", TRUE)
+  )
+}
