@@ -359,7 +359,8 @@ check_vecchia_m <- function(m, n, call) {
 #' y <- gp_simulate(locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
 #' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10)
 #' gp_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
-#' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10, group = FALSE)
+#' vecchia_loglik(y, locs, sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1, m = 10,
+#'                group = FALSE)
 #'
 #' # many evaluations at the same locations: one structure, reused by each
 #' nb <- vecchia_neighbors(locs, m = 10)
