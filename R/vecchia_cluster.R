@@ -11,9 +11,16 @@
 # The workers' native objects, by key: a worker may serve several engines.
 vecchia_workers <- new.env(parent = emptyenv())
 
-# Checks that cl is a cluster of the parallel package.
+# Checks that cl is a cluster of the parallel package: each worker a node
+# that parallel can send to (a method of its generic sendData, which snow
+# and Rmpi register for their MPI nodes too).
 check_cluster <- function(cl, call) {
-  if (!inherits(cl, "cluster") || length(cl) < 1L) {
+  can_send <- function(node) {
+    any(vapply(class(node), function(cls) {
+      !is.null(utils::getS3method("sendData", cls, optional = TRUE, envir = asNamespace("parallel")))
+    }, TRUE))
+  }
+  if (!inherits(cl, "cluster") || length(cl) < 1L || !all(vapply(cl, can_send, TRUE))) {
     abort_arg(c("{.arg cluster} must be a cluster of the {.pkg parallel} package, not {.obj_type_friendly {cl}}.",
                 i = "Make one with {.code parallel::makeCluster(2)}, or with {.pkg Rmpi} for MPI."), call)
   }

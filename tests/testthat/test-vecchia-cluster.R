@@ -120,6 +120,9 @@ test_that("bad clusters and failing workers give clear errors, and the cluster s
   ll <- function(...) vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 10, device = "cpu", ...)
   expect_error(ll(cluster = 2), class = "gpustats_error_argument")
   expect_error(ll(cluster = list()), "cluster of the")
+  # a list that says it is a cluster but holds no workers parallel can reach
+  fake <- structure(list(1), class = c("SOCKcluster", "cluster"))
+  expect_error(ll(cluster = fake), "cluster of the", class = "gpustats_error_argument")
   expect_error(gp_fit(case$y, case$locs, approx = "exact", cluster = cl2), class = "gpustats_error_argument")
   # more workers than blocks
   tiny <- vecchia_case(2, seed = 45)
