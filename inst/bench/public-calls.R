@@ -24,7 +24,7 @@ bench_public_calls <- function(lmax = bench_opt("pc_sht_lmax", c(1023, 4095), 63
                                reps = bench_opt("pc_reps", 3, 1)) {
   dev <- if (gpu_available()) "gpu" else "cpu"
   rows <- NULL
-  for (l in lmax) {
+  for (l in lmax[lmax > 0]) {
     set.seed(1)
     f <- matrix(rnorm((l + 1) * (2 * l + 2)), l + 1)
     s <- pc_best(reps, function() sht_synthesis(sht_analysis(f, l, device = dev), device = dev))
@@ -51,14 +51,21 @@ bench_public_calls <- function(lmax = bench_opt("pc_sht_lmax", c(1023, 4095), 63
       invisible(gc())
     }
   }
+  if (stable_n > 0) rows <- rbind(rows, pc_stable(stable_n, fits, reps, dev))
+  source(file.path("inst", "bench", "gbees.R"), local = TRUE)
+  g <- pc_best(reps, function() bench_gbees_l63(dev, NULL))
+  rbind(rows, pc_row(sprintf("gbees(), Lorenz '63 of the benchmarks, %s", dev), g, "l63"))
+}
+
+# The stable laws with random parameters, one fit and `fits` fits in one call.
+pc_stable <- function(n, fits, reps, dev) {
   set.seed(3)
-  n <- stable_n
   alpha <- runif(n, 0.5, 2)
   beta <- runif(n, -1, 1)
   x <- rnorm(n, 0, 3)
   p <- runif(n)
   s <- pc_best(reps, function() dstable(x, alpha, beta, device = dev))
-  rows <- rbind(rows, pc_row(sprintf("dstable, random parameters, %s", dev), s, n, n / s))
+  rows <- rbind(pc_row(sprintf("dstable, random parameters, %s", dev), s, n, n / s))
   s <- pc_best(reps, function() pstable(x, alpha, beta, device = dev))
   rows <- rbind(rows, pc_row(sprintf("pstable, random parameters, %s", dev), s, n, n / s))
   nq <- n / 10
@@ -73,9 +80,6 @@ bench_public_calls <- function(lmax = bench_opt("pc_sht_lmax", c(1023, 4095), 63
     s <- system.time(stable_fit(X))[["elapsed"]]
     rows <- rbind(rows, pc_row(sprintf("stable_fit(matrix, %d columns), MLE, n = 1,000 each", fits), s, fits, fits / s))
   }
-  source(file.path("inst", "bench", "gbees.R"), local = TRUE)
-  g <- pc_best(reps, function() bench_gbees_l63(dev, NULL))
-  rows <- rbind(rows, pc_row(sprintf("gbees(), Lorenz '63 of the benchmarks, %s", dev), g, "l63"))
   rows
 }
 
