@@ -11,8 +11,11 @@ test_cluster <- function(k) {
   cl
 }
 
+# R CMD check --as-cran lets the tests start 2 worker processes at most
+# (parallel's _R_CHECK_LIMIT_CORES_): the cases of 3 workers then run on 2.
+three_workers <- tolower(Sys.getenv("_R_CHECK_LIMIT_CORES_", "")) %in% c("", "false")
 cl2 <- test_cluster(2)
-cl3 <- test_cluster(3)
+cl3 <- if (three_workers) test_cluster(3) else cl2
 
 cluster_sums <- function(case, m, group, cl, deriv = c("sigma2", "range", "smoothness", "nugget")) {
   nb <- vecchia_neighbors(case$locs, m = m, group = group)
@@ -126,8 +129,10 @@ test_that("bad clusters and failing workers give clear errors, and the cluster s
   expect_error(gp_fit(case$y, case$locs, approx = "exact", cluster = cl2), class = "gpustats_error_argument")
   # more workers than blocks
   tiny <- vecchia_case(2, seed = 45)
-  expect_error(vecchia_loglik(tiny$y, tiny$locs, 1, 0.1, 0.5, 0.1, m = 1, group = FALSE, device = "cpu", cluster = cl3),
-               "3 workers")
+  if (three_workers) {
+    expect_error(vecchia_loglik(tiny$y, tiny$locs, 1, 0.1, 0.5, 0.1, m = 1, group = FALSE, device = "cpu", cluster = cl3),
+                 "3 workers")
+  }
   # a piece with fewer points than m + 1
   few <- vecchia_case(5, seed = 46)
   for (group in c(TRUE, FALSE)) {
