@@ -181,7 +181,8 @@ static void run_issue(cpu_run *r, const tile_plan *plan, const gs_tile_options *
 {
   const int nt = r->m->nt;
   for (int k = 0; k < nt + TILE_CPU_LAG; ++k) {
-    for (long p = k ? plan->column_end[k - 1] : 0; k < nt && p < plan->column_end[k]; ++p) op_issue(r, &plan->ops[p]);
+    if (k < nt) /* the last TILE_CPU_LAG rounds only wait */
+      for (long p = k ? plan->column_end[k - 1] : 0; p < plan->column_end[k]; ++p) op_issue(r, &plan->ops[p]);
     const int c = k - TILE_CPU_LAG;
     if (c < 0) continue;
     column_wait(r, c);
