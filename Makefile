@@ -3,9 +3,10 @@
 #   make test        install missing system deps (root only), core-test, install into .lib, run the tests
 #   make core-test   build the C tests of the R-free core (tools/core-test/) with gcc, without R, and run them
 #   make demo        same install, then the demo tour (output in demo-output/)
-#   make bench       install, then the benchmarks (output in bench-output/)
-#   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and the
-#                    benchmarks; logs and tables in $(OUT) (default gpu-check-output/)
+#   make bench       install, then the benchmark page: BENCHMARKS.md, made whole (run it on a GPU host)
+#   make bench-all   install, then every detailed benchmark study (output in bench-output/)
+#   make gpu-check   offline: install with CUDA, run the tests requiring a GPU and make the
+#                    benchmark page; logs and $(OUT)/BENCHMARKS.md in $(OUT) (default gpu-check-output/)
 #   make check-hard  install, then the bad-input battery (every exported function with bad
 #                    input, each case in its own process); fails on any crash, hang, memory
 #                    blow-up or obscure error; table in $CHECK_HARD_OUT (default check-hard-output/)
@@ -47,7 +48,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install core-test gbees-threads test demo bench gpu-check docs vignette-data check check-hard warnings clean
+.PHONY: all deps install core-test gbees-threads test demo bench bench-all gpu-check docs vignette-data check check-hard warnings clean
 
 all: test
 
@@ -85,6 +86,9 @@ demo: install
 	$(WITH_LIB) $(RSCRIPT) demo/tour.R demo-output
 
 bench: install
+	$(WITH_LIB) $(RSCRIPT) inst/bench/page.R BENCHMARKS.md
+
+bench-all: install
 	$(WITH_LIB) $(RSCRIPT) inst/bench/run-all.R bench-output
 
 # For a GPU host without network: never touches apt or the network. R must be
@@ -105,8 +109,8 @@ gpu-check:
 	if [ $$status -ne 0 ]; then grep -E -A8 '^(Failure|Error) \(' "$(OUT)/tests.log" | head -n 100; fi; \
 	grep -E '^[0-9]+ passed, [0-9]+ failed' "$(OUT)/tests.log" | tail -n 1 \
 	  || echo "0 passed, 1 failed, 0 skipped"; \
-	echo "gpu-check: running the benchmarks (log: $(OUT)/bench.log)"; \
-	$(WITH_LIB) $(RSCRIPT) inst/bench/run-all.R "$(OUT)" 2>&1 | tee "$(OUT)/bench.log" || status=1; \
+	echo "gpu-check: making the benchmark page $(OUT)/BENCHMARKS.md (log: $(OUT)/bench.log)"; \
+	$(WITH_LIB) $(RSCRIPT) inst/bench/page.R "$(OUT)/BENCHMARKS.md" 2>&1 | tee "$(OUT)/bench.log" || status=1; \
 	if [ $$status -ne 0 ]; then echo "gpu-check: FAILED (see $(OUT)/tests.log and $(OUT)/bench.log)"; \
 	else echo "gpu-check: OK"; fi; \
 	exit $$status

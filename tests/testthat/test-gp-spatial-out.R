@@ -202,6 +202,7 @@ test_that("replicate fits give fit.<replicate>, lwr.<replicate>, upr.<replicate>
 })
 
 test_that("newdata in another CRS than the fit's, sp polygons and empty sf are refused", {
+  for (p in c("sf", "sp", "stars")) skip_if_not_installed(p)
   set.seed(1)
   L <- matrix(runif(40), ncol = 2)
   d <- sf::st_as_sf(data.frame(z = sin(6 * L[, 1]) + rnorm(20, sd = 0.1), x = 5e5 + 1e3 * L[, 1], y = 5e6 + 1e3 * L[, 2]),
