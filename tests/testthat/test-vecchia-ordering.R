@@ -65,3 +65,16 @@ test_that("the approximate maxmin ordering takes coinciding and great-circle loc
   expect_setequal(g$order, seq_len(500))
   expect_identical(vecchia_neighbors(matrix(1, 1, 2), 0, ordering = "maxmin_approx")$order, 1L)
 })
+
+test_that("the approximate maxmin ordering does not depend on the number of threads", {
+  # each level asks whether an earlier level covers a point on all threads,
+  # then takes the points in Z-order; the batches of that first pass are
+  # 65,536 points, so 2e5 points cross batch ends
+  set.seed(12)
+  for (dim in 2:3) {
+    locs <- matrix(runif(dim * 2e5), ncol = dim)
+    one <- withr::with_options(list(gpustats.threads = 1), vecchia_neighbors(locs, 1, ordering = "maxmin_approx"))
+    two <- withr::with_options(list(gpustats.threads = 2), vecchia_neighbors(locs, 1, ordering = "maxmin_approx"))
+    expect_identical(one$order, two$order)
+  }
+})

@@ -103,11 +103,6 @@ static int run_covers(const net_grid *g, const net_points *run, const int32_t *f
   return 0;
 }
 
-static int cell_covers(const net_grid *g, uint64_t code, const double *x)
-{
-  return run_covers(g, &g->taken, g->taken_from, code, x) || run_covers(g, &g->fresh, g->fresh_from, code, x);
-}
-
 /* Starts a level: the coordinates' bits in its cell codes, whether its
  * cells are indexed, and the index of taken. */
 static void net_index(net_grid *g)
@@ -138,13 +133,13 @@ static uint64_t cell_down(uint64_t code, uint64_t bits, uint64_t unit)
   return (((code & bits) - unit) & bits) | (code & ~bits);
 }
 
-/* Whether a taken point lies within distance r of x (Morton key `key`): x's
- * own cell first (where a covering point mostly is), then the others of the
- * 3^dim around it inside the grid. */
-static int grid_covers(const net_grid *g, uint64_t key, const double *x)
+/* Whether a point of `run` lies within distance r of x (Morton key `key`):
+ * x's own cell first (where a covering point mostly is), then the others of
+ * the 3^dim around it inside the grid. */
+static int grid_covers(const net_grid *g, const net_points *run, const int32_t *from, uint64_t key, const double *x)
 {
   const uint64_t own = cell_code(g, key);
-  if (cell_covers(g, own, x)) return 1;
+  if (run_covers(g, run, from, own, x)) return 1;
   int step[GS_VECCHIA_NET_MAX_DIM];
   for (int d = 0; d < g->dim; ++d) step[d] = -1;
   for (;;) {
@@ -157,7 +152,7 @@ static int grid_covers(const net_grid *g, uint64_t key, const double *x)
       if (step[d] < 0) nb = cell_down(nb, bits, unit);
       if (step[d] > 0) nb = cell_up(nb, bits, unit);
     }
-    if (inside && moved && cell_covers(g, nb, x)) return 1;
+    if (inside && moved && run_covers(g, run, from, nb, x)) return 1;
     int d = 0;
     while (d < g->dim && step[d] == 1) step[d++] = -1;
     if (d == g->dim) return 0;
@@ -173,21 +168,35 @@ static void points_copy(net_points *to, long i, const net_points *from, long j, 
 }
 
 /* One level: takes from `rest` (in Z-order) the points no taken point
- * covers, into `fresh` (in Z-order); keeps the others in rest. */
-static gs_status net_scan(net_grid *g, net_points *rest, gs_progress_fn progress, long n, char *msg)
+ * covers, into `fresh` (in Z-order); keeps the others in rest. A point is
+ * taken when neither an earlier level's point (`taken`) nor one taken
+ * earlier in this level's pass (`fresh`) covers it. The first question
+ * reads only `taken`, which the level does not change, so it is asked of
+ * every point of rest at once on the package's threads (most of the work:
+ * most points are covered by an earlier level); the pass in Z-order then
+ * asks the second of the points left, as one pass over rest asking both
+ * would: the same points taken, in the same order, for any thread count.
+ * covered: room for n flags. */
+static gs_status net_scan(net_grid *g, net_points *rest, unsigned char *covered, gs_progress_fn progress, long n,
+                          char *msg)
 {
+  for (long k0 = 0; k0 < rest->count; k0 += NET_BATCH) {
+    const long k1 = rest->count - k0 < NET_BATCH ? rest->count : k0 + NET_BATCH;
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(gs_cpu_threads_for(0, (double)(k1 - k0)))
+    for (long k = k0; k < k1; ++k)
+      covered[k] = (unsigned char)grid_covers(g, &g->taken, g->taken_from, rest->key[k], rest->x + (long)g->dim * k);
+    if (progress && progress((double)(n - rest->count + k1) / n)) return gs_interrupted(msg);
+  }
   long kept = 0;
   g->fresh.count = 0;
   for (long k = 0; k < rest->count; ++k) {
-    if (grid_covers(g, rest->key[k], rest->x + (long)g->dim * k)) {
+    if (covered[k] || grid_covers(g, &g->fresh, g->fresh_from, rest->key[k], rest->x + (long)g->dim * k)) {
       points_copy(rest, kept++, rest, k, g->dim);
     } else {
       const uint64_t code = cell_code(g, rest->key[k]);
       if (g->dense && g->fresh_from[code] < 0) g->fresh_from[code] = (int32_t)g->fresh.count;
       points_copy(&g->fresh, g->fresh.count++, rest, k, g->dim);
     }
-    if (progress && k % NET_BATCH == NET_BATCH - 1 && progress((double)(n - rest->count + k) / n))
-      return gs_interrupted(msg);
   }
   rest->count = kept;
   return GS_OK;
@@ -344,8 +353,8 @@ static void net_append(const net_points *fresh, long *order, long *done)
     order[(*done)++] = fresh->index[(long)(((unsigned long long)j * stride) % (unsigned long long)fresh->count)];
 }
 
-static gs_status net_run(net_grid *g, net_points *rest, const net_box *box, long n, long *order,
-                         gs_progress_fn progress, char *msg)
+static gs_status net_run(net_grid *g, net_points *rest, unsigned char *covered, const net_box *box, long n,
+                         long *order, gs_progress_fn progress, char *msg)
 {
   long done = 0;
   net_append(&g->fresh, order, &done); /* the first point */
@@ -354,7 +363,7 @@ static gs_status net_run(net_grid *g, net_points *rest, const net_box *box, long
     const double r = ldexp(box->extent, -g->level);
     g->r2 = r * r;
     net_index(g);
-    gs_status st = net_scan(g, rest, progress, n, msg);
+    gs_status st = net_scan(g, rest, covered, progress, n, msg);
     if (st != GS_OK) return st;
     net_append(&g->fresh, order, &done);
     net_merge(g);
@@ -376,12 +385,13 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
   g.taken_from = (int32_t *)malloc((size_t)g.dense_cells * sizeof(int32_t));
   g.fresh_from = (int32_t *)malloc((size_t)g.dense_cells * sizeof(int32_t));
   net_points rest = {0};
+  unsigned char *covered = (unsigned char *)malloc((size_t)n);
   net_box box;
   long first = 0;
   gs_status st;
   const int ok = points_alloc(&g.taken, n, dim), ok_fresh = points_alloc(&g.fresh, n, dim),
             ok_rest = points_alloc(&rest, n, dim);
-  if (!ok || !ok_fresh || !ok_rest || !g.taken_from || !g.fresh_from) {
+  if (!ok || !ok_fresh || !ok_rest || !g.taken_from || !g.fresh_from || !covered) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the approximate maxmin ordering of %ld points", n);
   } else {
     box.extent = extent(locs, n, dim, box.lo);
@@ -393,12 +403,13 @@ gs_status gs_vecchia_maxmin_approx(const double *locs, long n, int dim, long *or
     g.fresh.index[0] = first;
     for (int d = 0; d < dim; ++d) g.fresh.x[d] = locs[first + (long)d * n];
     g.fresh.count = 1;
-    st = net_run(&g, &rest, &box, n, order, progress, msg);
+    st = net_run(&g, &rest, covered, &box, n, order, progress, msg);
   }
   points_free(&g.taken);
   points_free(&g.fresh);
   points_free(&rest);
   free(g.taken_from);
   free(g.fresh_from);
+  free(covered);
   return st;
 }
