@@ -1,7 +1,8 @@
 #' Maps of kriging predictions and standard errors
 #'
-#' Predicts a 2-D fit on a grid and returns a map with `plot()` (filled
-#' images of the predictions and their standard errors, with contours) and
+#' Predicts a 2-D fit on a grid and returns a map with `plot()` (raster
+#' images of the predictions and their standard errors, each with a colour
+#' bar; longitude and latitude axes and coastlines for great-circle fits) and
 #' `as.data.frame()` methods. Without `newdata` the grid is `n` by `n` cells
 #' over the bounding box of the observed locations (for fits with no
 #' covariates besides a constant); with `newdata` a data frame or matrix on
@@ -20,8 +21,15 @@
 #' @param X For a matrix fit with covariates: their values at `newdata`.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
 #' @param x A `gp_map`.
-#' @param what For `plot()`: `"fit"`, `"se"` or both.
-#' @param points For `plot()`: draw the observed locations.
+#' @param what For `plot()`: `"fit"`, `"se"` or both, each with its colour
+#'   bar.
+#' @param points For `plot()`: draw the observed locations (as dots; at most
+#'   2,000 of them, spread evenly over the data, so that the surface stays
+#'   visible).
+#' @param contours For `plot()`: draw contour lines over the image.
+#' @param coastlines For `plot()` of a fit with great-circle distances
+#'   (longitude and latitude): draw the coastlines of the maps package, where
+#'   it is installed.
 #' @param ... Unused, or graphical parameters for `plot()`.
 #' @return An object of class `gp_map`: `x` and `y` (the grid's coordinates),
 #'   `fit` and `se` (matrices, `NA` outside the points), and `points` (a data
@@ -75,32 +83,66 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
     m
   }
   structure(list(x = axes[[1L]], y = axes[[2L]], fit = raster(points$fit), se = raster(points$se), points = points,
-                 locs = fit$locs, coords = fit$coords %||% c("x", "y")),
+                 locs = fit$locs, coords = fit$coords %||% c("x", "y"), lonlat = identical(fit$distance, "great_circle")),
             class = "gp_map")
 }
 
 #' @rdname gp_map
 #' @export
-plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, ...) {
-  validate_gp_map(x, "x", environment())
+plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, contours = FALSE, coastlines = TRUE, ...) {
+  call <- environment()
+  validate_gp_map(x, "x", call)
   what <- match.arg(what, several.ok = TRUE)
-  if (length(what) > 1L) {
-    old <- graphics::par(mfrow = c(1L, length(what)))
-    on.exit(graphics::par(old))
-  }
+  check_flag(points, "points", call)
+  check_flag(contours, "contours", call)
+  check_flag(coastlines, "coastlines", call)
+  # a panel for each map and a narrow one for its colour bar
+  old <- graphics::par(no.readonly = TRUE)
+  on.exit(graphics::par(old))
+  graphics::layout(matrix(seq_len(2L * length(what)), 1L), widths = rep(c(1, 0.22), length(what)))
   titles <- c(fit = "Prediction", se = "Standard error")
   colours <- grDevices::hcl.colors(64, "viridis")
+  lonlat <- isTRUE(x$lonlat)
   for (w in what) {
     z <- x[[w]]
-    graphics::image(x$x, x$y, z, col = colours, asp = 1, xlab = x$coords[1L], ylab = x$coords[2L], main = titles[[w]], ...)
-    if (sum(is.finite(z)) > 4L) graphics::contour(x$x, x$y, z, add = TRUE, drawlabels = FALSE, col = "grey30")
-    if (points) graphics::points(x$locs, pch = 3, cex = 0.4)
-    # the colour scale: five values spread over the range of the map
-    at <- seq(min(z, na.rm = TRUE), max(z, na.rm = TRUE), length.out = 5)
-    graphics::legend("topleft", legend = signif(at, 3), fill = colours[round(seq(1, 64, length.out = 5))],
-                     bty = "n", cex = 0.7)
+    range <- range(z, finite = TRUE)
+    graphics::par(mar = c(4, 4, 2.5, 0.5))
+    graphics::image(x$x, x$y, z, col = colours, zlim = range, useRaster = map_is_regular(x), main = titles[[w]],
+                    xlab = if (lonlat) "longitude" else x$coords[1L], ylab = if (lonlat) "latitude" else x$coords[2L],
+                    asp = if (lonlat) NA else 1, ...)
+    if (contours && sum(is.finite(z)) > 4L) graphics::contour(x$x, x$y, z, add = TRUE, drawlabels = FALSE, col = "grey30")
+    if (lonlat && coastlines && requireNamespace("maps", quietly = TRUE)) {
+      maps::map("world", add = TRUE, col = "grey20", lwd = 0.7)
+    }
+    if (points) graphics::points(x$locs[map_points_shown(nrow(x$locs)), , drop = FALSE], pch = 20, cex = 0.25, col = "grey10")
+    map_colour_bar(colours, range)
   }
   invisible(x)
+}
+
+# The observed locations drawn on a map: all up to 2,000, else 2,000 spread
+# evenly over the data's order (drawn without touching the random stream),
+# so that the surface stays visible at any n.
+map_points_shown <- function(n, most = 2000L) {
+  if (n <= most) seq_len(n) else unique(round(seq(1, n, length.out = most)))
+}
+
+# Whether the map's cells are equally spaced along both axes (a raster can
+# draw them; others are drawn cell by cell).
+map_is_regular <- function(x) {
+  regular <- function(v) length(v) < 3L || diff(range(diff(v))) <= 1e-6 * diff(range(v))
+  regular(x$x) && regular(x$y)
+}
+
+# A vertical colour bar in the current panel, labelled with the values of
+# its colours.
+map_colour_bar <- function(colours, range) {
+  graphics::par(mar = c(4, 0.5, 2.5, 3.5))
+  at <- seq(range[1L], range[2L], length.out = length(colours) + 1L)
+  graphics::image(1, (at[-1L] + at[-length(at)]) / 2, matrix(seq_along(colours), 1L), col = colours, axes = FALSE,
+                  xlab = "", ylab = "", useRaster = TRUE)
+  graphics::axis(4, las = 1, cex.axis = 0.8)
+  graphics::box()
 }
 
 #' @rdname gp_map

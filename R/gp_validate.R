@@ -103,7 +103,9 @@ gp_map_fields <- list(
   points = field_rule("a data frame with columns {.field x}, {.field y}, {.field fit} and {.field se}",
                       function(v, x) is.data.frame(v) && all(c("x", "y", "fit", "se") %in% names(v))),
   locs = field_rule("the fit's locations (a numeric matrix of 2 columns)", function(v, x) is_finite_matrix(v, nrow(v), 2L)),
-  coords = field_rule("the names of the 2 coordinates", function(v, x) is.character(v) && length(v) == 2L)
+  coords = field_rule("the names of the 2 coordinates", function(v, x) is.character(v) && length(v) == 2L),
+  lonlat = field_rule("NULL, or whether the coordinates are longitude and latitude (a flag)",
+                      function(v, x) is.null(v) || is.logical(v) && length(v) == 1L && !is.na(v))
 )
 
 validate_gp_map <- function(x, arg, call) check_object(x, "gp_map", gp_map_fields, arg, call)
