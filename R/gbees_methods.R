@@ -137,7 +137,8 @@ gbees_key_code <- function(keys) {
 #' Plot GBEES marginal densities
 #'
 #' One panel per recorded density: a heat map of the two-dimensional
-#' marginal over `dims`, or the one-dimensional marginal as a step curve.
+#' marginal over `dims` with its colour bar, or the one-dimensional marginal
+#' as a step curve.
 #'
 #' @param x A [gbees()] result.
 #' @param dims One or two states.
@@ -155,8 +156,13 @@ plot.gbees <- function(x, dims = c(1, 2), times = NULL, ...) {
   }
   if (!is.null(times)) snaps <- Filter(function(s) any(abs(s$time - times) <= 1e-9 * max(1, abs(s$time))), snaps)
   if (!length(snaps)) abort_arg("None of {.arg times} was recorded.", call)
-  old <- graphics::par(mfrow = grDevices::n2mfrow(length(snaps)), mar = c(4, 4, 2, 1))
+  old <- graphics::par(no.readonly = TRUE)
   on.exit(graphics::par(old))
+  # a strip of up to three panels, else R's usual grid
+  grid <- if (length(snaps) <= 3L) c(1L, length(snaps)) else grDevices::n2mfrow(length(snaps))
+  if (length(dims) == 1L) graphics::par(mfrow = grid) else colour_bar_layout(grid[1L], grid[2L])
+  graphics::par(mar = c(4, 4, 2, 1))
+  colours <- grDevices::hcl.colors(64, "viridis")
   nm <- x$model$state_names[dims]
   for (s in snaps) {
     m <- marginal(x, dims, time = s$time, posterior = s$posterior)
@@ -170,8 +176,9 @@ plot.gbees <- function(x, dims = c(1, 2), times = NULL, ...) {
       z <- matrix(NA_real_, length(gx), length(gy))
       z[cbind(round((m[[1L]] - gx[1L]) / x$dx[dims[1L]]) + 1L, round((m[[2L]] - gy[1L]) / x$dx[dims[2L]]) + 1L)] <-
         m$density
-      graphics::image(gx, gy, z, xlab = nm[1L], ylab = nm[2L], main = title,
-                      col = grDevices::hcl.colors(64, "viridis"), ...)
+      graphics::par(mar = c(4, 4, 2.5, 0.5))
+      graphics::image(gx, gy, z, xlab = nm[1L], ylab = nm[2L], main = title, col = colours, ...)
+      colour_bar(colours, range(z, finite = TRUE))
     }
   }
   invisible(x)

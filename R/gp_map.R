@@ -96,10 +96,9 @@ plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, contours = FALS
   check_flag(points, "points", call)
   check_flag(contours, "contours", call)
   check_flag(coastlines, "coastlines", call)
-  # a panel for each map and a narrow one for its colour bar
   old <- graphics::par(no.readonly = TRUE)
   on.exit(graphics::par(old))
-  graphics::layout(matrix(seq_len(2L * length(what)), 1L), widths = rep(c(1, 0.22), length(what)))
+  colour_bar_layout(1L, length(what))
   titles <- c(fit = "Prediction", se = "Standard error")
   colours <- grDevices::hcl.colors(64, "viridis")
   lonlat <- isTRUE(x$lonlat)
@@ -115,7 +114,7 @@ plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, contours = FALS
       maps::map("world", add = TRUE, col = "grey20", lwd = 0.7)
     }
     if (points) graphics::points(x$locs[map_points_shown(nrow(x$locs)), , drop = FALSE], pch = 20, cex = 0.25, col = "grey10")
-    map_colour_bar(colours, range)
+    colour_bar(colours, range)
   }
   invisible(x)
 }
@@ -132,17 +131,6 @@ map_points_shown <- function(n, most = 2000L) {
 map_is_regular <- function(x) {
   regular <- function(v) length(v) < 3L || diff(range(diff(v))) <= 1e-6 * diff(range(v))
   regular(x$x) && regular(x$y)
-}
-
-# A vertical colour bar in the current panel, labelled with the values of
-# its colours.
-map_colour_bar <- function(colours, range) {
-  graphics::par(mar = c(4, 0.5, 2.5, 3.5))
-  at <- seq(range[1L], range[2L], length.out = length(colours) + 1L)
-  graphics::image(1, (at[-1L] + at[-length(at)]) / 2, matrix(seq_along(colours), 1L), col = colours, axes = FALSE,
-                  xlab = "", ylab = "", useRaster = TRUE)
-  graphics::axis(4, las = 1, cex.axis = 0.8)
-  graphics::box()
 }
 
 #' @rdname gp_map

@@ -1,12 +1,13 @@
 # A tour of gpustats: Bessel K, its log, scaled form and derivatives, the
 # Matern correlation and covariance matrices, a Gaussian-process analysis
-# (simulate, fit, krige), alpha-stable laws (d/p/q/r and a fit), a tile
-# Cholesky factorization and a GBEES density propagation, on the GPU when one
-# is present.
+# (simulate, fit, krige), a Vecchia fit at scale, alpha-stable laws (d/p/q/r
+# and a fit), spherical-harmonic and polynomial transforms, a tile Cholesky
+# factorization and a GBEES density propagation, on the GPU when one is
+# present.
 #
 #   Rscript demo/tour.R [OUTDIR]        (or demo("tour", package = "gpustats"))
 #
-# Writes six PNG plots into OUTDIR (default "demo-output").
+# Writes eight PNG plots into OUTDIR (default "demo-output").
 
 library(gpustats)
 
@@ -109,6 +110,16 @@ gp_pred <- predict(gp_model, gp_grid, se.fit = TRUE)
 cat(sprintf("kriged %d grid points; prediction standard error from %.3f to %.3f\n", nrow(gp_grid),
             min(gp_pred$se.fit), max(gp_pred$se.fit)))
 
+rule("A Vecchia fit at scale")
+n_vc <- if (has_gpu) 1e6 else 1e4
+set.seed(13)
+vc_locs <- matrix(runif(2 * n_vc), ncol = 2)
+vc_y <- 2 + gp_simulate(vc_locs, sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1, approx = "vecchia")
+vc_time <- system.time(vc_model <- gp_fit(vc_y, vc_locs, approx = "vecchia", m = 30, control = list(trace = FALSE)))
+cat(sprintf("Vecchia fit (m = 30, free smoothness and nugget) of %s points in %.1f s:\n",
+            format(n_vc, big.mark = ",", scientific = FALSE), vc_time[["elapsed"]]))
+print(round(vc_model$covariance, 4))
+
 rule("Alpha-stable laws")
 xs <- c(-50, -2, 0, 0.5, 3, 100)
 st <- data.frame(x = xs, density = dstable(xs, alpha = 1.5, beta = 0.5),
@@ -126,6 +137,27 @@ heavy <- rstable(1000, alpha = 1.3, beta = -0.4, gamma = 2, delta = 1)
 stable_model <- stable_fit(heavy, method = "mle")
 cat("maximum-likelihood fit of 1,000 draws (alpha 1.3, beta -0.4, gamma 2, delta 1):\n")
 print(summary(stable_model))
+
+rule("Spherical-harmonic and polynomial transforms")
+lmax <- 255
+set.seed(14)
+sh_grid <- sht_grid(lmax)
+# a random field with a power-law spectrum: white noise's coefficients of degree l scaled by l^-1.5
+sh_coef <- sht_analysis(matrix(rnorm(sh_grid$nlat * sh_grid$nlon), sh_grid$nlat), grid = sh_grid)
+decay <- pmax(0:lmax, 1)^-1.5
+sh_coef$cos <- sh_coef$cos * decay
+sh_coef$sin <- sh_coef$sin * decay
+sh_field <- sht_synthesis(sh_coef)
+sh_back <- sht_analysis(sh_field, grid = sh_grid)
+cat("spherical harmonics, lmax", lmax, "- analysis after synthesis gives the coefficients back to",
+    format(max(abs(sh_back$cos - sh_coef$cos), abs(sh_back$sin - sh_coef$sin)), digits = 2), "\n")
+cheb <- legendre_to_chebyshev(1 / (1:1000)^2)
+cat("Legendre to Chebyshev and back, 1,000 coefficients:",
+    format(max(abs(chebyshev_to_legendre(cheb) - 1 / (1:1000)^2)), digits = 2), "\n")
+nb <- 1000
+bx <- banded_solve(rep(-1, nb - 1), rep(4, nb), rep(-1, nb - 1), rep(1, nb))
+cat("tridiagonal solve of order", nb, "- residual", format(max(abs(4 * bx - c(0, bx[-nb]) - c(bx[-1], 0) - 1)),
+                                                            digits = 2), "\n")
 
 rule("A tile Cholesky factorization")
 n_tc <- if (has_gpu) 20000 else 3000
@@ -147,7 +179,8 @@ cat("mass change in one flux update, at most:", format(l63$info$mass_error, digi
 
 rule("Plots")
 files <- file.path(outdir, c("matern-correlation.png", "matern-covariance.png",
-                             "log-besselk.png", "gp-kriging.png", "stable-densities.png", "gbees-lorenz63.png"))
+                             "log-besselk.png", "gp-kriging.png", "stable-densities.png", "gbees-lorenz63.png",
+                             "vecchia-map.png", "sht-field.png"))
 
 png(files[1], width = 900, height = 600, res = 120)
 dd <- seq(0, 0.6, length.out = 400)
@@ -180,13 +213,8 @@ legend("topleft", legend = paste("x =", format(xv, scientific = FALSE, drop0trai
        col = cols, lwd = 2, bty = "n")
 invisible(dev.off())
 
-png(files[4], width = 1200, height = 560, res = 120)
-op <- par(mfrow = c(1, 2), mar = c(2, 2, 3, 1))
-image(g, g, matrix(gp_pred$fit, length(g)), col = hcl.colors(64, "Blue-Red 3"), asp = 1, xlab = "", ylab = "",
-      main = sprintf("kriging mean from %d observations", n_gp))
-image(g, g, matrix(gp_pred$se.fit, length(g)), col = hcl.colors(64, "Viridis"), asp = 1, xlab = "", ylab = "",
-      main = "prediction standard error")
-par(op)
+png(files[4], width = 1300, height = 560, res = 120)
+plot(gp_map(gp_model, n = 80))
 invisible(dev.off())
 
 png(files[5], width = 900, height = 600, res = 120)
@@ -199,8 +227,24 @@ matplot(xx, dens, type = "l", lty = 1, lwd = 2, col = cols, xlab = "x", ylab = "
 legend("topright", legend = paste("alpha =", alphas), col = cols, lwd = 2, bty = "n")
 invisible(dev.off())
 
-png(files[6], width = 1200, height = 420, res = 120)
+png(files[6], width = 1300, height = 420, res = 120)
 plot(l63, dims = c(1, 3))
+invisible(dev.off())
+
+png(files[7], width = 1300, height = 560, res = 120)
+plot(gp_map(vc_model, n = 150))
+invisible(dev.off())
+
+png(files[8], width = 1000, height = 560, res = 120)
+layout(matrix(1:2, 1), widths = c(1, 0.2))
+par(mar = c(4, 4, 2.5, 0.5))
+sh_cols <- hcl.colors(64, "Blue-Red 3")
+image(sh_grid$lon, rev(sh_grid$lat), t(sh_field[rev(seq_along(sh_grid$lat)), ]), col = sh_cols,
+      xlab = "longitude", ylab = "latitude", main = sprintf("a random field on the sphere, lmax %d", lmax))
+par(mar = c(4, 0.5, 2.5, 4.5))
+at <- seq(min(sh_field), max(sh_field), length.out = 65)
+image(1, (at[-1] + at[-65]) / 2, matrix(1:64, 1), col = sh_cols, axes = FALSE, xlab = "", ylab = "")
+axis(4, las = 1)
 invisible(dev.off())
 
 cat("wrote:\n", paste0("  ", normalizePath(files), "\n"), sep = "")
