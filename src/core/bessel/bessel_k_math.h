@@ -193,6 +193,15 @@ GS_HD static inline void bessel_k_temme(const bessel_k_order *o, double x, doubl
   *k1 = sum1 * tm;
 }
 
+/* (sinh(a t), cosh(a t)) -> (sinh(a (t + h)), cosh(a (t + h))), given
+ * sinh(a h) and cosh(a h). */
+GS_HD static inline void bessel_k_sinh_step(double *sh, double *ch, double sh_h, double ch_h)
+{
+  const double next = fma(*sh, ch_h, *ch * sh_h);
+  *ch = fma(*ch, ch_h, *sh * sh_h);
+  *sh = next;
+}
+
 /* Trapezoid rule for exp(x) K_mu(x) and exp(x) K_{mu+1}(x) (x >= 1 in the fast
  * path; any BESSEL_K_TINY_X <= x < BESSEL_K_HUGE_X is accurate, with more
  * nodes as x -> 0: below, e^t and e^{(mu+1) t} overflow before t reaches
@@ -212,7 +221,15 @@ GS_HD static inline void bessel_k_trapezoid(double mu, double x, double *k0, dou
    * cancellation near t = 0. */
   const double eh = exp(h), emh = 1.0 / eh, em1 = expm1(h);
   const double ev = exp(mu * h), evi = 1.0 / ev;
-  double u = 1.0, ui = 1.0, w = 0.0, v = 1.0, vi = 1.0;
+  /* sinh(a t) for the order derivatives (a = mu and mu + 1) by the addition
+   * theorems, sinh(a (t + h)) = sinh(a t) cosh(a h) + cosh(a t) sinh(a h) and
+   * cosh(a (t + h)) = cosh(a t) cosh(a h) + sinh(a t) sinh(a h): the terms of
+   * each have one sign, so the values keep full relative accuracy (also as
+   * a t -> 0, where (e^{a t} - e^{-a t}) / 2 would lose digits), and a node
+   * costs no sinh() call (which took a third of a Vecchia fit with free
+   * smoothness). */
+  const double s0h = sinh(mu * h), c0h = cosh(mu * h), s1h = sinh((mu + 1.0) * h), c1h = cosh((mu + 1.0) * h);
+  double u = 1.0, ui = 1.0, w = 0.0, v = 1.0, vi = 1.0, sh0 = 0.0, ch0 = 1.0, sh1 = 0.0, ch1 = 1.0;
   double s0 = 0.0, s1 = 0.0, d0 = 0.0, d1 = 0.0;
   for (int k = 1; k <= nodes; ++k) {
     w = fma(u, em1, w);
@@ -224,9 +241,11 @@ GS_HD static inline void bessel_k_trapezoid(double mu, double x, double *k0, dou
     s0 = fma(g, v + vi, s0);
     s1 = fma(g, fma(v, u, vi * ui), s1);
     if (dk0) {
-      double t = k * h;
-      d0 = fma(g * t, sinh(mu * t), d0);
-      d1 = fma(g * t, sinh((mu + 1.0) * t), d1);
+      bessel_k_sinh_step(&sh0, &ch0, s0h, c0h);
+      bessel_k_sinh_step(&sh1, &ch1, s1h, c1h);
+      const double gt = g * (k * h);
+      d0 = fma(gt, sh0, d0);
+      d1 = fma(gt, sh1, d1);
     }
   }
   /* h (f(0)/2 + sum_k f(t_k)), with f(0) = 1 and cosh = (e^a + e^-a)/2 */
