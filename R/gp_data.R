@@ -190,9 +190,11 @@ as_design <- function(X, n, call) {
 # The locations and design matrix at which to predict from `fit`: `newdata`
 # as the fit's data were given (a data frame with the coordinate and
 # covariate columns, an sf, sp or stars object; for a matrix fit, a matrix of
-# coordinates and `X` for the covariates).
+# coordinates and `X` for the covariates); `offset`, the formula's offset()
+# terms there (NULL without).
 gp_newdata <- function(fit, newdata, X, call) {
-  if (!is.null(fit$terms)) {
+  formula_fit <- !is.null(fit$terms)
+  if (formula_fit) {
     if (!is.null(X)) abort_arg("{.arg X} is for fits of the matrix form; give the covariates as columns of {.arg newdata}.", call)
     sp <- spatial_table(newdata, if (is_spatial(newdata)) NULL else fit$coords, "newdata", call)
     check_same_crs(fit, sp$crs, call)
@@ -224,7 +226,9 @@ gp_newdata <- function(fit, newdata, X, call) {
   if (anyNA(locs) || anyNA(X0)) abort_arg("{.arg newdata} has missing coordinates or covariates.", call)
   locs <- as_locations(locs, "newdata", fit$distance, call)
   check_coordinate_range(fit, locs, call)
-  list(locs = locs, X = X0)
+  offset <- if (formula_fit) stats::model.offset(mf)
+  if (!is.null(offset) && anyNA(offset)) abort_arg("{.arg newdata} has missing values of the offset.", call)
+  list(locs = locs, X = X0, offset = if (!is.null(offset)) as.double(offset))
 }
 
 # The covariates at new locations for a matrix fit: none needed for a zero or

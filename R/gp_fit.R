@@ -118,9 +118,10 @@
 #' (maximum likelihood: `method` is `"ml"`), from the `glm` fit without the
 #' field; the standard errors of all of them come from a central-difference
 #' Hessian of it. `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
-#' `AIC()` and `anova()` of fits of one family serve such fits; predictions,
-#' fitted values, residuals, simulations, [confint()] and variograms do not
-#' yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
+#' `AIC()` and `anova()` of fits of one family serve such fits, and
+#' `predict()` gives the linear predictor or the mean at new locations from
+#' the Laplace approximation (see [predict.gp_fit()]); fitted values,
+#' residuals, simulations, [confint()] and variograms do not yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
 #' anisotropic and space-time covariances, the GPU, and the Gamma and
 #' negative binomial families: each is an error that says so. Responses
 #' outside the family's support (negative or fractional counts, a 0/1

@@ -104,8 +104,8 @@ glmm_glm <- function(d, family) {
 }
 
 # The Laplace log-likelihood as a function of the trend and the covariance,
-# on a native object that holds K (rebuilt when the covariance changes) and
-# warm-starts each Newton iteration from the last mode.
+# on a native object (ptr) that holds K (rebuilt when the covariance
+# changes) and warm-starts each Newton iteration from the last mode.
 glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8) {
   ptr <- gs_call(.Call(gs_r_laplace_new, d$locs, gs_threads(call)), call)
   code <- gs_code("glmm_family", family$family)
@@ -126,7 +126,8 @@ glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e
     if (r$converged) a <<- r$a
     r
   }
-  list(mode = mode, close = function() invisible(.Call(gs_r_laplace_free, ptr)), evaluations = function() evaluations)
+  list(mode = mode, close = function() invisible(.Call(gs_r_laplace_free, ptr)), evaluations = function() evaluations,
+       ptr = ptr)
 }
 
 # The Laplace log-likelihood of a model at given parameters (for the tests

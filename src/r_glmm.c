@@ -1,6 +1,7 @@
 /* Laplace objects for R (generalized linear mixed models): an external
  * pointer owns a gs_laplace. */
 #include "gs_laplace.h"
+#include "r_krige.h"
 #include "r_util.h"
 
 static gs_laplace *laplace_get(SEXP ptr)
@@ -80,5 +81,40 @@ SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP eta0, SE
   gs_r_set_field(out, "iterations", Rf_ScalarInteger(info.iterations));
   gs_r_set_field(out, "converged", Rf_ScalarLogical(info.converged));
   UNPROTECT(2);
+  return out;
+}
+
+/* G^-1 b with the last mode's factor (gs_laplace_forward): b a double
+ * matrix with n rows. */
+SEXP gs_r_laplace_forward(SEXP ptr, SEXP b)
+{
+  gs_laplace *lp = laplace_get(ptr);
+  const long n = gs_laplace_size(lp);
+  if (!Rf_isMatrix(b) || TYPEOF(b) != REALSXP || Rf_nrows(b) != n) Rf_error("b must be a double matrix with n rows");
+  SEXP out = PROTECT(Rf_duplicate(b));
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_laplace_forward(lp, REAL(b), Rf_ncols(b), REAL(out), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
+  return out;
+}
+
+/* Kriging of the latent field with the last mode's factor
+ * (gs_laplace_krige): a the mode's (n), W = G^-1 X, B the trend
+ * coefficients (p x 1), the rest as gs_r_krige_args takes them; progress
+ * as for gs_r_gp_factor. Returns list(fit = m x 1, se). */
+SEXP gs_r_laplace_krige(SEXP ptr, SEXP model, SEXP a, SEXP locs, SEXP X0, SEXP W, SEXP B, SEXP A, SEXP se,
+                        SEXP progress)
+{
+  gs_laplace *lp = laplace_get(ptr);
+  const long n = gs_laplace_size(lp);
+  gs_gp_krige_args args;
+  SEXP out = PROTECT(gs_r_krige_args(model, locs, X0, W, B, A, n, 1, Rf_asLogical(se) == TRUE, &args));
+  const double *mode_a = laplace_vector(a, n, "a");
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(progress);
+  gs_status st = gs_laplace_krige(lp, mode_a, &args, gs_r_progress, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  UNPROTECT(1);
   return out;
 }

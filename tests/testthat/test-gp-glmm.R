@@ -104,7 +104,6 @@ test_that("Poisson and Bernoulli fits recover the parameters of simulated data",
   expect_equal(AIC(fit), -2 * fit$loglik + 8)
   expect_output(print(fit), "poisson family.*Laplace")
   expect_output(print(summary(fit)), "Laplace")
-  expect_error(predict(fit, df), class = "gpustats_error_argument")
 
   df$present <- rbinom(400, 1, plogis(-0.3 + 1 * df$x + s$field))
   fit <- gp_fit(present ~ x, df, coords = ~ lon + lat, family = binomial(), fixed = list(smoothness = 0.5, range = 0.2),
@@ -112,6 +111,63 @@ test_that("Poisson and Bernoulli fits recover the parameters of simulated data",
   # the intercept absorbs the mean of the field's one realization
   expect_lt(max(abs(fit$beta - c(-0.3, 1))), 0.7)
   expect_equal(fit$covariance[["sigma2"]], 1, tolerance = 0.8)
+})
+
+# The Laplace approximation's prediction of the linear predictor at new
+# locations in plain R: the field's conditional mean k'a and variance
+# sigma2 - k'(K + W^-1)^-1 k at the mode, plus the trend's uncertainty as
+# universal kriging adds it. eta: the linear predictor at the mode.
+laplace_predict_reference <- function(fit, locs_new, X0, offset_new, eta, W) {
+  cv <- fit$covariance
+  cov_of <- function(a, b) matern_cov(a, b, sigma2 = cv[["sigma2"]], range = cv[["range"]], smoothness = cv[["smoothness"]])
+  K <- cov_of(fit$locs, fit$locs)
+  k <- cov_of(locs_new, fit$locs)
+  grad <- if (fit$family == "poisson") fit$y - exp(eta) else fit$y - fit$trials * plogis(eta)
+  Si <- solve(K + diag(1 / W))
+  D <- X0 - k %*% Si %*% fit$X
+  var <- cv[["sigma2"]] - rowSums((k %*% Si) * k) + rowSums((D %*% solve(crossprod(fit$X, Si %*% fit$X))) * D)
+  list(fit = offset_new + drop(X0 %*% fit$beta) + drop(k %*% grad), se = sqrt(var))
+}
+
+test_that("predictions of the linear predictor and of the mean equal a dense reference", {
+  s <- glmm_sim(70, cov0, 6)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x, pop = runif(70, 1, 3))
+  df$y <- rpois(70, df$pop * exp(0.3 + 0.4 * df$x + s$field))
+  fit <- gp_fit(y ~ offset(log(pop)) + x, df, coords = ~ lon + lat, family = poisson(), fixed = list(smoothness = 1.2),
+                control = list(trace = FALSE))
+  eta <- unname(log(df$pop) + drop(fit$X %*% fit$beta) + fit$mode)
+  # at the observed locations the field's mean is its mode
+  expect_equal(predict(fit), eta, tolerance = 1e-10)
+  new <- data.frame(lon = c(0.2, 0.5, 0.9), lat = c(0.3, 0.5, 0.1), x = c(-1, 0, 1), pop = c(1, 2, 4))
+  ref <- laplace_predict_reference(fit, as.matrix(new[, 1:2]), cbind(1, new$x), log(new$pop), eta, exp(eta))
+  p <- predict(fit, new, se.fit = TRUE, interval = "confidence", level = 0.9)
+  expect_equal(unname(p$fit[, "fit"]), ref$fit, tolerance = 1e-9)
+  expect_equal(p$se.fit, ref$se, tolerance = 1e-9)
+  expect_equal(unname(p$fit[, "upr"]), ref$fit + qnorm(0.95) * ref$se, tolerance = 1e-9)
+  r <- predict(fit, new, se.fit = TRUE, interval = "confidence", level = 0.9, type = "response")
+  expect_equal(unname(r$fit), exp(unname(p$fit)), tolerance = 1e-12) # bounds transformed from the link scale
+  expect_equal(r$se.fit, exp(ref$fit) * ref$se, tolerance = 1e-9) # the delta method
+  expect_error(predict(fit, new, interval = "prediction"), "Prediction intervals", class = "gpustats_error_argument")
+
+  trials <- sample(1:5, 70, TRUE)
+  df$succ <- rbinom(70, trials, plogis(-0.2 + 0.5 * df$x + s$field))
+  df$fail <- trials - df$succ
+  fit <- gp_fit(cbind(succ, fail) ~ x, df, coords = ~ lon + lat, family = binomial(),
+                fixed = list(smoothness = 1.2, range = 0.15), control = list(trace = FALSE))
+  eta <- unname(drop(fit$X %*% fit$beta) + fit$mode)
+  expect_equal(predict(fit), eta, tolerance = 1e-10)
+  ref <- laplace_predict_reference(fit, as.matrix(new[, 1:2]), cbind(1, new$x), 0, eta, trials * dlogis(eta))
+  r <- predict(fit, new, se.fit = TRUE, type = "response")
+  expect_equal(r$fit, plogis(ref$fit), tolerance = 1e-9)
+  expect_equal(r$se.fit, dlogis(ref$fit) * ref$se, tolerance = 1e-9)
+  # a matrix of coordinates for a matrix fit, and the fit without covariates
+  fit0 <- gp_fit(df$succ > 0, s$locs, family = binomial(), fixed = list(sigma2 = 0.7, smoothness = 1.2, range = 0.15),
+                 control = list(trace = FALSE))
+  eta <- fit0$beta[[1]] + fit0$mode
+  ref <- laplace_predict_reference(fit0, as.matrix(new[, 1:2]), matrix(1, 3), 0, eta, dlogis(eta))
+  p <- predict(fit0, as.matrix(new[, 1:2]), se.fit = TRUE)
+  expect_equal(p$fit, ref$fit, tolerance = 1e-9)
+  expect_equal(p$se.fit, ref$se, tolerance = 1e-9)
 })
 
 test_that("bad responses, families and options give clear errors", {

@@ -19,6 +19,7 @@
 
 #include "glmm_family_math.h"
 #include "gs_common.h"
+#include "gs_gp.h"
 #include "gs_matern.h"
 
 #ifdef __cplusplus
@@ -59,9 +60,28 @@ typedef struct {
  * objective -a'f/2 + log p(y | f) rises; once a step is below tol, it is
  * taken and B factored once more at its end, so that log q(y) is that of
  * the mode to rounding, not to the tolerance (a search's finite
- * differences need it smooth). */
+ * differences need it smooth). B's factor stays, at the mode returned,
+ * for gs_laplace_forward and gs_laplace_krige. */
 gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, double *f, gs_laplace_info *info,
                           char *msg);
+
+/* The Gaussian approximation of the field's posterior at the last mode
+ * (gs_laplace_mode) is that of Gaussian kriging of the working responses
+ * z = f + W^-1 a with independent errors of variances W^-1: the
+ * observations' covariance is Sigma = K + W^-1 = G G', G = W^-1/2 L with
+ * B = L L', and Sigma^-1 z = a. out = G^-1 b = L^-1 W^1/2 b for k columns b
+ * (n x k); out may be b. */
+gs_status gs_laplace_forward(gs_laplace *lp, const double *b, int k, double *out, char *msg);
+
+/* Kriging at new locations with that factor (gs_gp_krige's arithmetic,
+ * gs_gp.h, G in place of L): args->w = G^-1 X (gs_laplace_forward), and
+ * args->r, which must be NULL, is taken from `a`, the mode's (n), as
+ * G^-1 z = L' W^-1/2 a (0 where W is 0, its limit there), so that the
+ * predictions are x_0'B + c_0'a and the standard errors those of
+ * sigma2 - c_0' Sigma^-1 c_0 + d'A d. progress (may be NULL) is called
+ * between blocks and stops the work (GS_ERR_INTERRUPTED). */
+gs_status gs_laplace_krige(gs_laplace *lp, const double *a, gs_gp_krige_args *args, gs_progress_fn progress,
+                           char *msg);
 
 #ifdef __cplusplus
 }

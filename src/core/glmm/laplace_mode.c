@@ -158,6 +158,7 @@ gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, d
   const long n = lp->n;
   double *a_new = lp->work + LAPLACE_A_NEW * n, *f_new = lp->work + LAPLACE_F_NEW * n;
   double loglik_y, logdet = 0.0;
+  lp->has_mode = 0;
   double psi = laplace_start(lp, d, a, f, &loglik_y);
   int converged = 0, steps = 0;
   for (;;) {
@@ -171,6 +172,7 @@ gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, d
     ++steps;
     if (!halving_step(lp, d, a, f, &psi, &loglik_y)) break; /* no rise: short of the mode, not converged */
   }
+  lp->has_mode = 1;
   info->loglik = psi - 0.5 * logdet;
   info->loglik_y = loglik_y;
   info->logdet = logdet;

@@ -1,0 +1,72 @@
+# Predictions of a spatial GLMM's latent field at new locations from the
+# Laplace approximation: given the data, the field is approximately Gaussian
+# around its mode, and that approximation is Gaussian kriging of the
+# working responses z = f + W^-1 a with independent errors of variances
+# W^-1 (W the weights at the mode): mean c_0'a, variance
+# sigma2 - c_0'(K + W^-1)^-1 c_0, plus the trend coefficients' uncertainty
+# (X'(K + W^-1)^-1 X)^-1 as universal kriging adds it for Gaussian fits.
+# src/core/glmm/laplace_krige.c runs it through the Gaussian kriging's
+# block loop with B's factor.
+
+# The Laplace likelihood of a fit's data (glmm_likelihood), closed by the
+# caller, and its mode at the estimates.
+glmm_fit_likelihood <- function(fit, call) {
+  d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset)
+  glmm_likelihood(d, list(family = fit$family), fit$distance, call)
+}
+
+glmm_fit_mode <- function(fit, lik, call) {
+  mode <- lik$mode(fit$beta, fit$covariance)
+  if (!mode$converged) {
+    cli::cli_abort("The Laplace approximation's Newton iteration did not converge at the fit's estimates.",
+                   class = c("gpustats_error_not_converged", "gpustats_error"), call = call)
+  }
+  mode
+}
+
+# The latent field's prediction at `new$locs` (design new$X) on the link
+# scale without the offset: list(fit, se) (se NULL without `se`).
+glmm_krige <- function(fit, new, se, call, label = "predict") {
+  m <- nrow(new$locs)
+  if (m == 0L) return(list(fit = numeric(0), se = if (se) numeric(0)))
+  lik <- glmm_fit_likelihood(fit, call)
+  on.exit(lik$close())
+  mode <- glmm_fit_mode(fit, lik, call)
+  W <- gs_call(.Call(gs_r_laplace_forward, lik$ptr, fit$X), call)
+  A <- if (ncol(W)) solve(crossprod(W)) else matrix(0, 0, 0)
+  X0 <- new$X
+  storage.mode(X0) <- "double"
+  params <- fit$covariance[names(gs_table("cov_param"))]
+  bar <- gs_progress_bar(as.double(m) * fit$n, paste0(label, ": kriging"), call)
+  k <- gs_call(.Call(gs_r_laplace_krige, lik$ptr, cov_model(params, fit$distance), mode$a, new$locs, X0, W,
+                     matrix(as.double(fit$beta)), A, se, bar), call)
+  list(fit = drop(k$fit), se = k$se)
+}
+
+# The family's link of a fit (stats::make.link's list: linkfun, linkinv,
+# mu.eta).
+fit_link <- function(fit) stats::make.link(fit$link)
+
+# predict() of a non-Gaussian fit: the linear predictor (offset, trend and
+# the field's conditional mean) on the link scale, or the mean of a
+# response (per trial for the binomial) by the inverse link, its standard
+# error by the delta method and its interval the link scale's transformed
+# (the links are increasing).
+glmm_predict <- function(fit, new, type, se.fit, interval, level, call) {
+  if (interval == "prediction") {
+    abort_arg(c("Prediction intervals are for Gaussian fits; a non-Gaussian fit's responses are not normal about the prediction.",
+                i = "Use {.code interval = \"confidence\"} (for the mean), or {.fn simulate} new responses."), call)
+  }
+  k <- glmm_krige(fit, new, se.fit || interval != "none", call)
+  eta <- k$fit + (new$offset %||% 0)
+  link <- fit_link(fit)
+  response <- type == "response"
+  value <- if (response) link$linkinv(eta) else eta
+  if (interval != "none") {
+    half <- stats::qnorm((1 + level) / 2) * k$se
+    bounds <- cbind(fit = eta, lwr = eta - half, upr = eta + half)
+    value <- if (response) array(link$linkinv(bounds), dim(bounds), dimnames(bounds)) else bounds
+  }
+  if (!se.fit) return(value)
+  list(fit = value, se.fit = if (response) abs(link$mu.eta(eta)) * k$se else k$se)
+}
