@@ -118,10 +118,13 @@
 #' (maximum likelihood: `method` is `"ml"`), from the `glm` fit without the
 #' field; the standard errors of all of them come from a central-difference
 #' Hessian of it. `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
-#' `AIC()` and `anova()` of fits of one family serve such fits, and
+#' `AIC()` and `anova()` of fits of one family serve such fits;
 #' `predict()` gives the linear predictor or the mean at new locations from
-#' the Laplace approximation (see [predict.gp_fit()]); fitted values,
-#' residuals, simulations, [confint()] and variograms do not yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
+#' the Laplace approximation (see [predict.gp_fit()]), `fitted()` and
+#' `residuals()` the means at the field's mode and glm's residuals there,
+#' and `simulate()` new responses or draws of the linear predictor given
+#' the data (see [simulate.gp_fit()]); [confint()] and variograms do not
+#' yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
 #' anisotropic and space-time covariances, the GPU, and the Gamma and
 #' negative binomial families: each is an error that says so. Responses
 #' outside the family's support (negative or fractional counts, a 0/1

@@ -24,22 +24,41 @@ glmm_fit_mode <- function(fit, lik, call) {
   mode
 }
 
+# The Laplace approximation at a fit's estimates as kriging uses it (closed
+# by the caller): the mode; forward(b), G^-1 b with Sigma = K + W^-1 = G G'
+# (gs_laplace_forward); Wx = G^-1 X and A = (Wx'Wx)^-1, the trend's GLS
+# covariance; krige(locs, X0, R, B, se), kriging of k data sets at new
+# locations given R = G^-1 (Z - X B) (n x k) and B (p x k).
+glmm_conditioning <- function(fit, call, label) {
+  lik <- glmm_fit_likelihood(fit, call)
+  mode <- tryCatch(glmm_fit_mode(fit, lik, call), error = function(e) {
+    lik$close()
+    stop(e)
+  })
+  forward <- function(b) gs_call(.Call(gs_r_laplace_forward, lik$ptr, as.matrix(b)), call)
+  Wx <- forward(fit$X)
+  params <- fit$covariance[names(gs_table("cov_param"))]
+  krige <- function(locs, X0, R, B, se) {
+    storage.mode(X0) <- "double"
+    bar <- gs_progress_bar(as.double(nrow(locs)) * fit$n, paste0(label, ": kriging"), call)
+    gs_call(.Call(gs_r_laplace_krige, lik$ptr, cov_model(params, fit$distance), locs, X0, Wx, R, B, A, se, bar), call)
+  }
+  A <- if (ncol(Wx)) solve(crossprod(Wx)) else matrix(0, 0, 0)
+  list(mode = mode, forward = forward, Wx = Wx, A = A, krige = krige, close = lik$close)
+}
+
+# The mode's working responses of the field, f + W^-1 a (0 / 0 where W
+# underflowed to 0: a is 0 there).
+glmm_working_field <- function(mode) mode$f + ifelse(mode$weights > 0, mode$a / mode$weights, 0)
+
 # The latent field's prediction at `new$locs` (design new$X) on the link
 # scale without the offset: list(fit, se) (se NULL without `se`).
-glmm_krige <- function(fit, new, se, call, label = "predict") {
-  m <- nrow(new$locs)
-  if (m == 0L) return(list(fit = numeric(0), se = if (se) numeric(0)))
-  lik <- glmm_fit_likelihood(fit, call)
-  on.exit(lik$close())
-  mode <- glmm_fit_mode(fit, lik, call)
-  W <- gs_call(.Call(gs_r_laplace_forward, lik$ptr, fit$X), call)
-  A <- if (ncol(W)) solve(crossprod(W)) else matrix(0, 0, 0)
-  X0 <- new$X
-  storage.mode(X0) <- "double"
-  params <- fit$covariance[names(gs_table("cov_param"))]
-  bar <- gs_progress_bar(as.double(m) * fit$n, paste0(label, ": kriging"), call)
-  k <- gs_call(.Call(gs_r_laplace_krige, lik$ptr, cov_model(params, fit$distance), mode$a, new$locs, X0, W,
-                     matrix(as.double(fit$beta)), A, se, bar), call)
+glmm_krige <- function(fit, new, se, call) {
+  if (nrow(new$locs) == 0L) return(list(fit = numeric(0), se = if (se) numeric(0)))
+  cond <- glmm_conditioning(fit, call, "predict")
+  on.exit(cond$close())
+  R <- cond$forward(glmm_working_field(cond$mode))
+  k <- cond$krige(new$locs, new$X, R, matrix(as.double(fit$beta)), se)
   list(fit = drop(k$fit), se = k$se)
 }
 

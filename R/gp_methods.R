@@ -22,6 +22,14 @@
 #' tolerance (the extra parameters at the values of the smaller model, a
 #' nugget of 0, say), tested as a statistic of 0.
 #'
+#' For a non-Gaussian fit (`family = poisson()` or `binomial()` in
+#' [gp_fit()]), `fitted()` gives the means at the latent field's mode,
+#' \eqn{g^{-1}(\mathrm{offset} + X\hat\beta + \hat f)} (per trial for the
+#' binomial: probabilities, as [glm()]'s), and `residuals()` those of
+#' [stats::residuals.glm()] at these means: `type = "deviance"` (the
+#' default), `"pearson"`, `"response"` (the response, a proportion for the
+#' binomial, minus the mean) or `"working"`.
+#'
 #' For a fit of \eqn{r} replicates (`y` an \eqn{n \times r} matrix in
 #' [gp_fit()]), `fitted()` and `residuals()` are \eqn{n \times r} matrices
 #' (each replicate kriged from its own data, the trend coefficients pooled),
@@ -245,7 +253,7 @@ logLik.gp_fit <- function(object, ...) {
 fitted.gp_fit <- function(object, ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  check_gaussian_fit(object, "{.fn fitted}", call)
+  if (fit_is_glmm(object)) return(glmm_fitted(object))
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call, "fitted")
   } else {
@@ -257,15 +265,21 @@ fitted.gp_fit <- function(object, ...) {
 
 #' @rdname gp_fit-methods
 #' @param type For `residuals()`: `"response"` (data minus fitted values)
-#'   or `"trend"` (data minus the estimated trend). For `vcov()` and
+#'   or `"trend"` (data minus the estimated trend), `"response"` when `NULL`;
+#'   for a non-Gaussian fit `"deviance"` (when `NULL`), `"pearson"`,
+#'   `"response"` or `"working"`, as [stats::residuals.glm()]. For `vcov()` and
 #'   `summary()`: `NULL` (the standard errors the fit computed), `"fisher"`
 #'   (the expected information) or `"hessian"` (the observed information, a
 #'   central-difference Hessian; exact fits only).
 #' @export
-residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
-  validate_gp_fit(object, "object", environment())
-  check_gaussian_fit(object, "{.fn residuals}", environment())
-  type <- match_choice(type, c("response", "trend"), "type", environment())
+residuals.gp_fit <- function(object, type = NULL, ...) {
+  call <- environment()
+  validate_gp_fit(object, "object", call)
+  if (fit_is_glmm(object)) {
+    type <- match_choice(type %||% "deviance", c("deviance", "pearson", "response", "working"), "type", call)
+    return(glmm_residuals(object, type))
+  }
+  type <- match_choice(type %||% "response", c("response", "trend"), "type", call)
   if (type == "trend") return(object$y - drop(object$X %*% object$beta))
   object$y - stats::fitted(object)
 }

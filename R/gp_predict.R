@@ -207,6 +207,20 @@ pool_coefficients <- function(B, r) {
 #' all of them as in [predict.gp_fit()]: `nsim` times `r` columns, named
 #' `sim_1.<replicate>`, ... (the replicates' column names, else `rep_1`, ...).
 #'
+#' For a non-Gaussian fit (`family = poisson()` or `binomial()` in
+#' [gp_fit()]), a draw without `newdata` is new responses at the observed
+#' locations from the fitted model, a new latent field each (counts, or
+#' successes out of the fit's trials), as [stats::simulate()] draws from a
+#' `glm`: a parametric bootstrap. With `newdata`, draws of the linear
+#' predictor at the new locations given the data, from the Laplace
+#' approximation of the field's posterior: Gaussian, with the mean and
+#' covariance whose diagonal [predict.gp_fit()] gives (the trend's
+#' uncertainty included), drawn by conditioning unconditional draws of the
+#' field and of working errors of variances \eqn{W^{-1}} with the
+#' approximation's kriging, as for Gaussian fits; `type = "response"` maps
+#' them by the inverse link (draws of the mean: intensities,
+#' probabilities).
+#'
 #' @param object A `gp_fit`.
 #' @param nsim Number of draws.
 #' @param seed `NULL`, or an integer for `set.seed()`.
@@ -217,6 +231,9 @@ pool_coefficients <- function(B, r) {
 #'   conditioned on its `m_pred` nearest observed and earlier drawn points
 #'   (GpGp's `cond_sim`), the trend held at its estimate.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param type For a non-Gaussian fit's draws given the data (`newdata`):
+#'   `"link"` (the linear predictor) or `"response"` (the mean, by the
+#'   inverse link).
 #' @param ... Nothing: any other argument is an error that names it.
 #' @return A data frame with one column per draw (`sim_1`, ...) and a row
 #'   per location; with `newdata` an sf, sp or stars object, an object of the
@@ -224,19 +241,21 @@ pool_coefficients <- function(B, r) {
 #'   [predict.gp_fit()] returns its predictions.
 #' @export
 simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL, m_pred = NULL,
-                            device = getOption("gpustats.device", "auto"), ...) {
+                            device = getOption("gpustats.device", "auto"), type = c("link", "response"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  check_gaussian_fit(object, "Predictions and simulations", call)
   check_dots_unused("simulate", setdiff(names(formals(simulate.gp_fit)), "..."), call, ...)
   check_nsim(nsim, call)
+  type <- match_choice(type, c("link", "response"), "type", call)
   if (!is.null(seed)) {
     if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || abs(seed) > .Machine$integer.max) {
       abort_arg("{.arg seed} must be NULL or one whole number for {.fn set.seed}, not {.obj_type_friendly {seed}}.", call)
     }
     set.seed(seed)
   }
-  draws <- if (identical(object$approx, "vecchia")) {
+  draws <- if (fit_is_glmm(object)) {
+    glmm_simulate(object, nsim, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), type, device, call)
+  } else if (identical(object$approx, "vecchia")) {
     vecchia_draws_fit(object, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), nsim, m_pred, device, call)
   } else if (is.null(newdata)) {
     gp_draws(object, object$locs, nsim, device, call) + drop(object$X %*% object$beta) +

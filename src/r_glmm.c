@@ -55,7 +55,7 @@ static const double *laplace_vector(SEXP x, long n, const char *what)
 
 /* family: a code of the glmm_family table; trials: NULL for the Poisson;
  * a: the start (see gs_laplace_mode). Returns list(loglik, loglik_y,
- * logdet, iterations, converged, a, f). */
+ * logdet, iterations, converged, a, f, weights: W at the mode). */
 SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP eta0, SEXP a, SEXP max_iter, SEXP tol)
 {
   gs_laplace *lp = laplace_get(ptr);
@@ -66,7 +66,7 @@ SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP eta0, SE
                              .eta0 = laplace_vector(eta0, n, "eta0"),
                              .max_iter = gs_r_int(max_iter, "max_iter"),
                              .tol = Rf_asReal(tol)};
-  const char *names[] = {"loglik", "loglik_y", "logdet", "iterations", "converged", "a", "f", ""};
+  const char *names[] = {"loglik", "loglik_y", "logdet", "iterations", "converged", "a", "f", "weights", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
   SEXP mode_a = gs_r_set_field(out, "a", Rf_duplicate(PROTECT(Rf_coerceVector(a, REALSXP))));
   laplace_vector(mode_a, n, "a");
@@ -74,6 +74,7 @@ SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP eta0, SE
   gs_laplace_info info;
   char msg[GS_MSG_LEN];
   gs_status st = gs_laplace_mode(lp, &d, REAL(mode_a), REAL(mode_f), &info, msg);
+  if (st == GS_OK) st = gs_laplace_weights(lp, REAL(gs_r_set_field(out, "weights", Rf_allocVector(REALSXP, n))), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   gs_r_set_field(out, "loglik", Rf_ScalarReal(info.loglik));
   gs_r_set_field(out, "loglik_y", Rf_ScalarReal(info.loglik_y));
@@ -100,20 +101,21 @@ SEXP gs_r_laplace_forward(SEXP ptr, SEXP b)
 }
 
 /* Kriging of the latent field with the last mode's factor
- * (gs_laplace_krige): a the mode's (n), W = G^-1 X, B the trend
- * coefficients (p x 1), the rest as gs_r_krige_args takes them; progress
- * as for gs_r_gp_factor. Returns list(fit = m x 1, se). */
-SEXP gs_r_laplace_krige(SEXP ptr, SEXP model, SEXP a, SEXP locs, SEXP X0, SEXP W, SEXP B, SEXP A, SEXP se,
+ * (gs_laplace_krige): W = G^-1 X, R = G^-1 (Z - X B) (n x k), the rest as
+ * gs_r_krige_args takes them; progress as for gs_r_gp_factor. Returns
+ * list(fit = m x k, se). */
+SEXP gs_r_laplace_krige(SEXP ptr, SEXP model, SEXP locs, SEXP X0, SEXP W, SEXP R, SEXP B, SEXP A, SEXP se,
                         SEXP progress)
 {
   gs_laplace *lp = laplace_get(ptr);
   const long n = gs_laplace_size(lp);
+  if (!Rf_isMatrix(R) || TYPEOF(R) != REALSXP || Rf_nrows(R) != n) Rf_error("R must be a double matrix with n rows");
   gs_gp_krige_args args;
-  SEXP out = PROTECT(gs_r_krige_args(model, locs, X0, W, B, A, n, 1, Rf_asLogical(se) == TRUE, &args));
-  const double *mode_a = laplace_vector(a, n, "a");
+  SEXP out = PROTECT(gs_r_krige_args(model, locs, X0, W, B, A, n, Rf_ncols(R), Rf_asLogical(se) == TRUE, &args));
+  args.r = REAL(R);
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
-  gs_status st = gs_laplace_krige(lp, mode_a, &args, gs_r_progress, msg);
+  gs_status st = gs_laplace_krige(lp, &args, gs_r_progress, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   UNPROTECT(1);
   return out;

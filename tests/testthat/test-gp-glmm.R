@@ -170,6 +170,62 @@ test_that("predictions of the linear predictor and of the mean equal a dense ref
   expect_equal(p$se.fit, ref$se, tolerance = 1e-9)
 })
 
+test_that("fitted values and residuals are glm's at the mode's linear predictor", {
+  s <- glmm_sim(60, cov0, 7)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x, pop = runif(60, 1, 3), n = sample(1:5, 60, TRUE))
+  df$y <- rpois(60, df$pop * exp(0.3 + 0.4 * df$x + s$field))
+  df$succ <- rbinom(60, df$n, plogis(0.2 + 0.5 * df$x + s$field))
+  fits <- list(
+    gp_fit(y ~ offset(log(pop)) + x, df, coords = ~ lon + lat, family = poisson(), fixed = list(smoothness = 1.2),
+           control = list(trace = FALSE)),
+    gp_fit(cbind(succ, n - succ) ~ x, df, coords = ~ lon + lat, family = binomial(),
+           fixed = list(smoothness = 1.2, range = 0.15), control = list(trace = FALSE)))
+  for (fit in fits) {
+    df$eta <- predict(fit)
+    expect_equal(df$eta, unname(fit$X %*% fit$beta + fit$mode + (fit$offset %||% 0))[, 1], tolerance = 1e-10)
+    # a glm without coefficients whose linear predictor is the offset
+    g <- if (fit$family == "poisson") {
+      glm(y ~ 0 + offset(eta), poisson(), df)
+    } else {
+      glm(cbind(succ, n - succ) ~ 0 + offset(eta), binomial(), df)
+    }
+    expect_equal(fitted(fit), unname(fitted(g)), tolerance = 1e-10)
+    expect_equal(fitted(fit), predict(fit, type = "response"), tolerance = 1e-10)
+    for (type in c("deviance", "pearson", "response", "working")) {
+      expect_equal(residuals(fit, type), unname(residuals(g, type)), tolerance = 1e-10, info = paste(fit$family, type))
+    }
+    expect_equal(residuals(fit), residuals(fit, "deviance"))
+  }
+  expect_error(residuals(fits[[1]], "trend"), "must be one of", class = "gpustats_error_argument")
+})
+
+test_that("draws given the data have predict()'s moments; new responses the model's", {
+  s <- glmm_sim(60, cov0, 8)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x, pop = runif(60, 1, 3), n = sample(1:5, 60, TRUE))
+  df$y <- rpois(60, df$pop * exp(0.3 + 0.4 * df$x + s$field))
+  fit <- gp_fit(y ~ offset(log(pop)) + x, df, coords = ~ lon + lat, family = poisson(), fixed = list(smoothness = 1.2),
+                control = list(trace = FALSE))
+  new <- data.frame(lon = c(0.2, 0.5, 0.9, df$lon[1]), lat = c(0.3, 0.5, 0.1, df$lat[1]), x = c(-1, 0, 1, df$x[1]),
+                    pop = c(1, 2, 4, df$pop[1]))
+  p <- predict(fit, new, se.fit = TRUE)
+  nsim <- 5000
+  draws <- as.matrix(simulate(fit, nsim, seed = 1, newdata = new))
+  expect_equal(dim(draws), c(4L, nsim))
+  expect_lt(max(abs(rowMeans(draws) - p$fit) / (p$se.fit / sqrt(nsim))), 4)
+  expect_equal(apply(draws, 1, sd), p$se.fit, tolerance = 0.05)
+  expect_equal(as.matrix(simulate(fit, 3, seed = 1, newdata = new, type = "response")),
+               exp(as.matrix(simulate(fit, 3, seed = 1, newdata = new))), tolerance = 1e-12)
+  # unconditional new counts: E y = pop exp(x'beta + sigma2 / 2)
+  y <- as.matrix(simulate(fit, 4000, seed = 2))
+  expect_true(all(y >= 0 & y == round(y)))
+  expected <- df$pop * exp(drop(fit$X %*% fit$beta) + fit$covariance[["sigma2"]] / 2)
+  expect_equal(mean(rowMeans(y) / expected), 1, tolerance = 0.05)
+  fit <- gp_fit(cbind(succ, n - succ) ~ x, transform(df, succ = rbinom(60, n, plogis(s$field))), coords = ~ lon + lat,
+                family = binomial(), fixed = list(sigma2 = 0.7, smoothness = 1.2, range = 0.15), control = list(trace = FALSE))
+  y <- as.matrix(simulate(fit, 50, seed = 3))
+  expect_true(all(y >= 0 & y <= df$n & y == round(y)))
+})
+
 test_that("bad responses, families and options give clear errors", {
   s <- glmm_sim(30, cov0, 4)
   df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], y = rpois(30, 2), n = 5)

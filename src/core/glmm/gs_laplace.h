@@ -73,15 +73,16 @@ gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, d
  * (n x k); out may be b. */
 gs_status gs_laplace_forward(gs_laplace *lp, const double *b, int k, double *out, char *msg);
 
+/* W (n) at the last mode. */
+gs_status gs_laplace_weights(const gs_laplace *lp, double *w, char *msg);
+
 /* Kriging at new locations with that factor (gs_gp_krige's arithmetic,
- * gs_gp.h, G in place of L): args->w = G^-1 X (gs_laplace_forward), and
- * args->r, which must be NULL, is taken from `a`, the mode's (n), as
- * G^-1 z = L' W^-1/2 a (0 where W is 0, its limit there), so that the
- * predictions are x_0'B + c_0'a and the standard errors those of
- * sigma2 - c_0' Sigma^-1 c_0 + d'A d. progress (may be NULL) is called
- * between blocks and stops the work (GS_ERR_INTERRUPTED). */
-gs_status gs_laplace_krige(gs_laplace *lp, const double *a, gs_gp_krige_args *args, gs_progress_fn progress,
-                           char *msg);
+ * gs_gp.h, G in place of L): args->w = G^-1 X and args->r = G^-1 (Z - X B)
+ * for k columns Z of working responses (gs_laplace_forward). With Z the
+ * mode's, f + W^-1 a, the predictions are x_0'B + c_0'a and the standard
+ * errors those of sigma2 - c_0' Sigma^-1 c_0 + d'A d. progress (may be
+ * NULL) is called between blocks and stops the work (GS_ERR_INTERRUPTED). */
+gs_status gs_laplace_krige(gs_laplace *lp, const gs_gp_krige_args *args, gs_progress_fn progress, char *msg);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,6 @@
  * the CPU's block loop shared with the Gaussian process (gs_krige_blocks.h).
  * G's solves use B's factor and W^1/2 only, never W^-1, which is huge where
  * W is tiny (rare events). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "gs_krige_blocks.h"
@@ -52,32 +51,26 @@ gs_status gs_laplace_forward(gs_laplace *lp, const double *b, int k, double *out
   return k ? laplace_forward_in_place(lp, out, k, msg) : GS_OK;
 }
 
-gs_status gs_laplace_krige(gs_laplace *lp, const double *a, gs_gp_krige_args *args, gs_progress_fn progress,
-                           char *msg)
+gs_status gs_laplace_weights(const gs_laplace *lp, double *w, char *msg)
 {
   gs_status st = check_mode(lp, msg);
   if (st != GS_OK) return st;
-  if (!a || args->r || args->k != 1) return gs_set_msg(msg, GS_ERR_ARG, "bad gs_laplace_krige call");
-  const int n = (int)lp->n, one_i = 1;
   const double *s = sqrt_w(lp);
-  double *r = (double *)malloc((size_t)n * sizeof(double));
-  if (!r) return gs_set_msg(msg, GS_ERR_NOMEM, "out of host memory");
-  for (int i = 0; i < n; ++i) r[i] = s[i] > 0.0 ? a[i] / s[i] : 0.0;
-  const double one = 1.0;
-  dtrmm_("L", "L", "T", "N", &n, &one_i, &one, lp->b, &n, r, &n, 1, 1, 1, 1);
-  args->r = r;
-  st = gs_krige_check(args, lp->n, lp->dim, msg);
-  if (st == GS_OK && args->m > 0) {
-    const gs_krige_factor f = {.ctx = lp,
-                               .locs = lp->locs,
-                               .n = lp->n,
-                               .threads = lp->threads,
-                               .forward = laplace_forward_in_place,
-                               .backward = laplace_backward_in_place,
-                               .progress = progress};
-    st = gs_krige_blocks(&f, args, msg);
-  }
-  args->r = NULL;
-  free(r);
-  return st;
+  for (long i = 0; i < lp->n; ++i) w[i] = s[i] * s[i];
+  return GS_OK;
+}
+
+gs_status gs_laplace_krige(gs_laplace *lp, const gs_gp_krige_args *args, gs_progress_fn progress, char *msg)
+{
+  gs_status st = check_mode(lp, msg);
+  if (st == GS_OK) st = gs_krige_check(args, lp->n, lp->dim, msg);
+  if (st != GS_OK || args->m == 0) return st;
+  const gs_krige_factor f = {.ctx = lp,
+                             .locs = lp->locs,
+                             .n = lp->n,
+                             .threads = lp->threads,
+                             .forward = laplace_forward_in_place,
+                             .backward = laplace_backward_in_place,
+                             .progress = progress};
+  return gs_krige_blocks(&f, args, msg);
 }
