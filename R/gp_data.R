@@ -99,7 +99,7 @@ gp_data_formula <- function(formula, data, coords, call) {
   y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
   list(y = y, locs = sp$locs[keep, , drop = FALSE], X = X, terms = terms, frame = frame,
        xlevels = stats::.getXlevels(terms, frame), contrasts = attr(X, "contrasts"), coords = sp$names,
-       longlat = sp$longlat, crs = sp$crs, dropped = sum(!keep))
+       longlat = sp$longlat, crs = sp$crs, dropped = sum(!keep), kept = keep)
 }
 
 # The matrix form: y, locs and X (NULL: a constant mean; a matrix with no
@@ -123,7 +123,7 @@ gp_data_matrix <- function(y, locs, X, distance, call) {
   y <- drop_rows(y, keep)
   if (any(!is.finite(y))) abort_arg("{.arg y} contains infinite values.", call)
   list(y = y, locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
-       coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep))
+       coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep), kept = keep)
 }
 
 # The response of a matrix fit: a numeric vector with a value per location,

@@ -5,7 +5,18 @@
 # The stats family object of a fit (its variance, deviance residuals and
 # link functions).
 fit_family_object <- function(fit) {
-  switch(fit$family, poisson = stats::poisson(link = fit$link), binomial = stats::binomial(link = fit$link))
+  switch(fit$family,
+    poisson = stats::poisson(link = fit$link),
+    binomial = stats::binomial(link = fit$link),
+    negative_binomial = {
+      if (!requireNamespace("MASS", quietly = TRUE)) {
+        cli::cli_abort("The negative binomial's variance and deviance come from MASS's family: install {.pkg MASS}.",
+                       class = c("gpustats_error_missing_package", "gpustats_error"))
+      }
+      MASS::negative.binomial(fit$family_parameter[[1]], link = fit$link)
+    },
+    Gamma = stats::Gamma(link = fit$link)
+  )
 }
 
 # The linear predictor without the field (offset and trend), and at the
@@ -14,10 +25,11 @@ glmm_trend_eta <- function(fit) (fit$offset %||% 0) + as.vector(fit$X %*% fit$be
 glmm_eta <- function(fit) glmm_trend_eta(fit) + fit$mode
 
 # The responses as glm() takes them with their prior weights: proportions
-# of successes and the numbers of trials for the binomial, counts and 1 for
-# the Poisson.
+# of successes for the binomial, with the numbers of trials times the prior
+# weights (1 without).
 glmm_glm_response <- function(fit) {
-  if (fit$family == "binomial") list(y = fit$y / fit$trials, weights = fit$trials) else list(y = fit$y, weights = rep(1, fit$n))
+  weights <- rep_len(fit$weights %||% 1, fit$n) * (fit$trials %||% 1)
+  list(y = if (fit$family == "binomial") fit$y / fit$trials else fit$y, weights = weights)
 }
 
 # fitted(): the means at the mode (per trial for the binomial), as glm's.
@@ -37,13 +49,21 @@ glmm_residuals <- function(fit, type) {
   )
 }
 
-# Responses (n x nsim) drawn given linear predictors eta (n x nsim): counts,
-# or successes out of the fit's trials.
+# Responses (n x nsim) drawn given linear predictors eta (n x nsim):
+# counts, successes out of the fit's trials, or Gamma values with the shape
+# times the prior weights (the others' prior weights do not change their
+# law, as in glm's simulate()).
 glmm_draw_responses <- function(fit, eta) {
   mu <- fit_family_object(fit)$linkinv(eta)
+  k <- length(mu)
   y <- switch(fit$family,
-    poisson = stats::rpois(length(mu), mu),
-    binomial = stats::rbinom(length(mu), rep_len(fit$trials, length(mu)), mu)
+    poisson = stats::rpois(k, mu),
+    binomial = stats::rbinom(k, rep_len(fit$trials, k), mu),
+    negative_binomial = stats::rnbinom(k, size = fit$family_parameter[[1]], mu = mu),
+    Gamma = {
+      shape <- rep_len(fit$weights %||% 1, k) * fit$family_parameter[[1]]
+      stats::rgamma(k, shape = shape, rate = shape / mu)
+    }
   )
   matrix(as.double(y), nrow(eta))
 }
@@ -74,7 +94,7 @@ glmm_simulate <- function(fit, nsim, new, type, device, call) {
   on.exit(cond$close())
   # W^-1/2 times a standard normal; 0 where W underflowed (that observation
   # carries no information, and G^-1 scales its row by W^1/2 = 0)
-  w <- cond$mode$weights
+  w <- cond$mode$W
   e <- ifelse(w > 0, 1 / sqrt(w), 0) * matrix(stats::rnorm(n * nsim), n)
   R_star <- cond$forward(S[seq_len(n), , drop = FALSE] + sqrt(nugget) * matrix(stats::rnorm(n * nsim), n) + e)
   B_star <- cond$A %*% crossprod(cond$Wx, R_star) # their GLS coefficients

@@ -11,8 +11,8 @@
 # The Laplace likelihood of a fit's data (glmm_likelihood), closed by the
 # caller, and its mode at the estimates.
 glmm_fit_likelihood <- function(fit, call) {
-  d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset)
-  glmm_likelihood(d, list(family = fit$family), fit$distance, call)
+  d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
+  glmm_likelihood(d, list(family = fit$family, param = fit$family_parameter), fit$distance, call)
 }
 
 glmm_fit_mode <- function(fit, lik, call) {
@@ -49,7 +49,7 @@ glmm_conditioning <- function(fit, call, label) {
 
 # The mode's working responses of the field, f + W^-1 a (0 / 0 where W
 # underflowed to 0: a is 0 there).
-glmm_working_field <- function(mode) mode$f + ifelse(mode$weights > 0, mode$a / mode$weights, 0)
+glmm_working_field <- function(mode) mode$f + ifelse(mode$W > 0, mode$a / mode$W, 0)
 
 # The latent field's prediction at `new$locs` (design new$X) on the link
 # scale without the offset: list(fit, se) (se NULL without `se`).

@@ -70,6 +70,7 @@ print.gp_fit <- function(x, ...) {
   cat(sprintf("%s, log-likelihood%s = %.6g, %s, %.3g s\n", fit_size_label(x), if (fit_is_glmm(x)) " (Laplace)" else "",
               x$loglik, x$backend, x$seconds))
   print(noquote(vapply(c(x$beta, x$covariance), format, "", digits = 6)))
+  cat(family_parameter_line(x$family_parameter, x$family_parameter_se, x$family_parameter_estimated))
   cat(gstat_anisotropy_line(fit_gstat_anisotropy(x)))
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
@@ -83,7 +84,15 @@ fit_is_glmm <- function(x) !identical(x$family %||% "gaussian", "gaussian")
 # responses.
 fit_family_label <- function(x) {
   if (!fit_is_glmm(x)) return("Gaussian process")
-  sprintf("Spatial GLMM, %s family (%s link), latent Gaussian field", x$family, x$link)
+  sprintf("Spatial GLMM, %s family (%s link), latent Gaussian field", sub("_", " ", x$family), x$link)
+}
+
+# "theta = 2.5 (fixed)\n", "shape = 3.1 (estimated, standard error 0.4)\n",
+# or nothing for families without a parameter.
+family_parameter_line <- function(value, se, estimated) {
+  if (is.null(value)) return("")
+  sprintf("%s = %s (%s)\n", names(value), format(value[[1]], digits = 6),
+          if (isTRUE(estimated)) sprintf("estimated, standard error %s", format(se %||% NA_real_, digits = 3)) else "fixed")
 }
 
 # "ML", "REML", or ML of the Laplace approximation.
@@ -245,7 +254,8 @@ matrix_form_frame <- function(x) {
 #' @export
 logLik.gp_fit <- function(object, ...) {
   validate_gp_fit(object, "object", environment())
-  structure(object$loglik, df = length(object$estimated) + length(object$beta), nobs = stats::nobs(object), class = "logLik")
+  df <- length(object$estimated) + length(object$beta) + isTRUE(object$family_parameter_estimated)
+  structure(object$loglik, df = df, nobs = stats::nobs(object), class = "logLik")
 }
 
 #' @rdname gp_fit-methods
@@ -339,7 +349,9 @@ summary.gp_fit <- function(object, type = NULL, ...) {
                  iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
                  message = object$message, seconds = object$seconds, device = object$device, call = object$call,
                  se_source = se_source, family = fit_family_label(object), method_label = fit_method_label(object),
-                 glmm = fit_is_glmm(object), anisotropy = fit_gstat_anisotropy(object)),
+                 glmm = fit_is_glmm(object), anisotropy = fit_gstat_anisotropy(object),
+                 family_parameter = family_parameter_line(object$family_parameter, object$family_parameter_se,
+                                                          object$family_parameter_estimated)),
             class = "summary.gp_fit")
 }
 
@@ -360,6 +372,7 @@ print.summary.gp_fit <- function(x, ...) {
   tab <- as.data.frame(x$covariance)
   tab$` ` <- ifelse(x$status == "fixed", "(fixed)", "")
   print(tab, digits = 5)
+  if (nzchar(x$family_parameter %||% "")) cat("\nFamily:", x$family_parameter)
   cat(gstat_anisotropy_line(x$anisotropy))
   cat(sprintf("\n%s   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$size %||% sprintf("n = %d", x$n),
               if (isTRUE(x$glmm)) "ML, Laplace approximation" else toupper(x$method), x$loglik, x$aic))
@@ -367,7 +380,7 @@ print.summary.gp_fit <- function(x, ...) {
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
   if (isTRUE(x$glmm)) {
-    cat("Standard errors: trend and covariance from the observed information (Hessian) of the Laplace log-likelihood.\n")
+    cat("Standard errors: trend, covariance and family parameter from the observed information (Hessian) of the Laplace log-likelihood.\n")
   } else {
     cat(sprintf("Standard errors: trend from GLS, covariance from %s.\n", x$se_source %||% "the observed information"))
   }

@@ -53,20 +53,24 @@ static const double *laplace_vector(SEXP x, long n, const char *what)
   return REAL(x);
 }
 
-/* family: a code of the glmm_family table; trials: NULL for the Poisson;
+/* family: a code of the glmm_family table; trials: NULL but for the
+ * binomial; weights: the prior weights, or NULL; param: theta or shape;
  * a: the start (see gs_laplace_mode). Returns list(loglik, loglik_y,
- * logdet, iterations, converged, a, f, weights: W at the mode). */
-SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP eta0, SEXP a, SEXP max_iter, SEXP tol)
+ * logdet, iterations, converged, a, f, W: the weights at the mode). */
+SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP weights, SEXP param, SEXP eta0, SEXP a,
+                       SEXP max_iter, SEXP tol)
 {
   gs_laplace *lp = laplace_get(ptr);
   const long n = gs_laplace_size(lp);
   const gs_laplace_data d = {.family = gs_r_int(family, "family"),
                              .y = laplace_vector(y, n, "y"),
                              .trials = Rf_isNull(trials) ? NULL : laplace_vector(trials, n, "trials"),
+                             .weights = Rf_isNull(weights) ? NULL : laplace_vector(weights, n, "weights"),
+                             .param = Rf_asReal(param),
                              .eta0 = laplace_vector(eta0, n, "eta0"),
                              .max_iter = gs_r_int(max_iter, "max_iter"),
                              .tol = Rf_asReal(tol)};
-  const char *names[] = {"loglik", "loglik_y", "logdet", "iterations", "converged", "a", "f", "weights", ""};
+  const char *names[] = {"loglik", "loglik_y", "logdet", "iterations", "converged", "a", "f", "W", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
   SEXP mode_a = gs_r_set_field(out, "a", Rf_duplicate(PROTECT(Rf_coerceVector(a, REALSXP))));
   laplace_vector(mode_a, n, "a");
@@ -74,7 +78,7 @@ SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP eta0, SE
   gs_laplace_info info;
   char msg[GS_MSG_LEN];
   gs_status st = gs_laplace_mode(lp, &d, REAL(mode_a), REAL(mode_f), &info, msg);
-  if (st == GS_OK) st = gs_laplace_weights(lp, REAL(gs_r_set_field(out, "weights", Rf_allocVector(REALSXP, n))), msg);
+  if (st == GS_OK) st = gs_laplace_weights(lp, REAL(gs_r_set_field(out, "W", Rf_allocVector(REALSXP, n))), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   gs_r_set_field(out, "loglik", Rf_ScalarReal(info.loglik));
   gs_r_set_field(out, "loglik_y", Rf_ScalarReal(info.loglik_y));

@@ -3,18 +3,32 @@
 
 # The Laplace log-likelihood by a dense Newton iteration in plain R
 # (Rasmussen and Williams 2006, algorithms 3.1 and 5.1), the reference for
-# the native one.
-laplace_reference <- function(y, trials, eta0, K, family) {
+# the native one. param: theta (negative binomial) or shape (Gamma); w the
+# prior weights (the Gamma's scale its shape, the others' their log
+# density).
+laplace_reference <- function(y, trials, eta0, K, family, param = NULL, w = rep(1, length(y))) {
   n <- length(y)
   a <- f <- rep(0, n)
   point <- function(f) {
     eta <- eta0 + f
-    if (family == "poisson") {
-      mu <- exp(eta)
-      return(list(g = y - mu, W = mu, logp = sum(dpois(y, mu, log = TRUE))))
-    }
-    p <- plogis(eta)
-    list(g = y - trials * p, W = trials * p * (1 - p), logp = sum(dbinom(y, trials, p, log = TRUE)))
+    mu <- exp(eta)
+    q <- switch(family,
+      poisson = list(g = y - mu, W = mu, logp = dpois(y, mu, log = TRUE)),
+      binomial = {
+        p <- plogis(eta)
+        list(g = y - trials * p, W = trials * p * (1 - p), logp = dbinom(y, trials, p, log = TRUE))
+      },
+      negative_binomial = list(g = param * (y - mu) / (param + mu), W = param * mu * (y + param) / (param + mu)^2,
+                               logp = dnbinom(y, size = param, mu = mu, log = TRUE)),
+      Gamma = {
+        k <- w * param
+        w <- 1
+        list(g = k * (y / mu - 1), W = k * y / mu, logp = dgamma(y, shape = k, rate = k / mu, log = TRUE))
+      }
+    )
+    if (family != "Gamma") q <- list(g = w * q$g, W = w * q$W, logp = w * q$logp)
+    q$logp <- sum(q$logp)
+    q
   }
   for (it in 1:100) {
     q <- point(f)
@@ -61,6 +75,34 @@ test_that("the Laplace log-likelihood equals a dense reference in R", {
                laplace_reference(ys, trials, eta0 + offset, s$K, "binomial"), tolerance = 1e-8)
 })
 
+test_that("the negative binomial's and the Gamma's Laplace log-likelihoods, with prior weights, equal a dense reference", {
+  skip_if_not_installed("MASS")
+  skip_if_not_installed("mgcv")
+  s <- glmm_sim(120, cov0, 11)
+  X <- cbind(1, s$x)
+  beta <- c(0.8, 0.3)
+  eta0 <- drop(X %*% beta)
+  w <- runif(120, 0.5, 3)
+  y <- rnbinom(120, size = 1.7, mu = exp(eta0 + s$field))
+  nb <- gpustats:::glmm_loglik(y, s$locs, X, beta, cov0, MASS::negative.binomial(1.7))
+  expect_true(nb$converged)
+  expect_equal(nb$loglik, laplace_reference(y, NULL, eta0, s$K, "negative_binomial", 1.7), tolerance = 1e-8)
+  expect_equal(gpustats:::glmm_loglik(y, s$locs, X, beta, cov0, mgcv::nb(), param = 0.4, weights = w)$loglik,
+               laplace_reference(y, NULL, eta0, s$K, "negative_binomial", 0.4, w), tolerance = 1e-8)
+  yg <- rgamma(120, shape = 2.5, rate = 2.5 / exp(eta0 + s$field))
+  expect_equal(gpustats:::glmm_loglik(yg, s$locs, X, beta, cov0, Gamma(link = "log"), param = 2.5)$loglik,
+               laplace_reference(yg, NULL, eta0, s$K, "Gamma", 2.5), tolerance = 1e-8)
+  expect_equal(gpustats:::glmm_loglik(yg, s$locs, X, beta, cov0, Gamma(link = "log"), param = 2.5, weights = w)$loglik,
+               laplace_reference(yg, NULL, eta0, s$K, "Gamma", 2.5, w), tolerance = 1e-8)
+  yp <- rpois(120, exp(eta0 + s$field))
+  expect_equal(gpustats:::glmm_loglik(yp, s$locs, X, beta, cov0, poisson(), weights = w)$loglik,
+               laplace_reference(yp, NULL, eta0, s$K, "poisson", w = w), tolerance = 1e-8)
+  # a weight of 2 is the observation twice at its location (one value of the field)
+  twice <- c(1:120, 1:10)
+  expect_equal(gpustats:::glmm_loglik(yp, s$locs, X, beta, cov0, poisson(), weights = rep(1:2, c(110, 10))[order(c(11:120, 1:10))])$loglik,
+               gpustats:::glmm_loglik(yp[twice], s$locs[twice, ], X[twice, ], beta, cov0, poisson())$loglik, tolerance = 1e-6)
+})
+
 test_that("the Laplace log-likelihood equals glmmTMB's for the same model and parameters", {
   skip_if_not_installed("glmmTMB")
   skip_if_not_installed("TMB")
@@ -85,6 +127,20 @@ test_that("the Laplace log-likelihood equals glmmTMB's for the same model and pa
   df$succ <- rbinom(100, df$trials, plogis(eta))
   expect_equal(gpustats:::glmm_loglik(df$succ, s$locs, cbind(1, df$x), beta, cov0, binomial(), trials = df$trials)$loglik,
                tmb_loglik(cbind(succ, trials - succ) ~ x + mat(pos + 0 | g), binomial()), tolerance = 1e-6)
+  # the dispersion parameter, after beta: nbinom2's log theta (variance mu +
+  # mu^2 / theta); Gamma's log sigma, its shape 1 / sigma^2
+  tmb_disp_loglik <- function(formula, family, log_disp) {
+    st <- glmmTMB::glmmTMB(formula, family = family, data = df, doFit = FALSE)
+    obj <- TMB::MakeADFun(data = st$data.tmb, parameters = st$parameters, map = st$mapArg, random = st$randomArg,
+                          silent = TRUE, DLL = "glmmTMB")
+    -as.numeric(obj$fn(c(beta, log_disp, theta)))
+  }
+  df$count <- rnbinom(100, size = 1.5, mu = exp(eta))
+  expect_equal(gpustats:::glmm_loglik(df$count, s$locs, cbind(1, df$x), beta, cov0, MASS::negative.binomial(1.5))$loglik,
+               tmb_disp_loglik(count ~ x + mat(pos + 0 | g), glmmTMB::nbinom2(), log(1.5)), tolerance = 1e-6)
+  df$pos_y <- rgamma(100, shape = 3, rate = 3 / exp(eta))
+  expect_equal(gpustats:::glmm_loglik(df$pos_y, s$locs, cbind(1, df$x), beta, cov0, Gamma(link = "log"), param = 3)$loglik,
+               tmb_disp_loglik(pos_y ~ x + mat(pos + 0 | g), Gamma(link = "log"), log(1 / sqrt(3))), tolerance = 1e-6)
 })
 
 test_that("Poisson and Bernoulli fits recover the parameters of simulated data", {
@@ -226,6 +282,48 @@ test_that("draws given the data have predict()'s moments; new responses the mode
   expect_true(all(y >= 0 & y <= df$n & y == round(y)))
 })
 
+test_that("negative binomial and Gamma fits estimate their parameter with the field, or hold it", {
+  skip_if_not_installed("MASS")
+  skip_if_not_installed("mgcv")
+  cov <- c(sigma2 = 0.5, range = 0.2, smoothness = 0.5, nugget = 0)
+  s <- glmm_sim(300, cov, 12)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x)
+  df$count <- rnbinom(300, size = 2, mu = exp(1 + 0.3 * df$x + s$field))
+  df$amount <- rgamma(300, shape = 3, rate = 3 / exp(0.5 + 0.3 * df$x + s$field))
+  fit_with <- function(formula, family, ...) {
+    gp_fit(formula, df, coords = ~ lon + lat, family = family, fixed = list(smoothness = 0.5), control = list(trace = FALSE), ...)
+  }
+  nb <- fit_with(count ~ x, mgcv::nb())
+  expect_equal(nb$family, "negative_binomial")
+  expect_equal(nb$family_parameter[["theta"]], 2, tolerance = 0.5)
+  expect_true(is.finite(nb$family_parameter_se))
+  expect_equal(attr(logLik(nb), "df"), 5)
+  expect_output(print(nb), "theta = .*estimated")
+  # at its estimate of theta, the fit with theta held is the same maximum
+  held <- fit_with(count ~ x, MASS::negative.binomial(nb$family_parameter[["theta"]]))
+  expect_equal(held$loglik, nb$loglik, tolerance = 1e-6)
+  expect_equal(attr(logLik(held), "df"), 4)
+  expect_output(print(held), "theta = .*fixed")
+  gm <- fit_with(amount ~ x, Gamma(link = "log"))
+  expect_equal(gm$family_parameter[["shape"]], 3, tolerance = 0.3)
+  expect_equal(unname(gm$beta[2]), 0.3, tolerance = 0.3)
+  expect_identical(fit_with(amount ~ x, "Gamma")$link, "log") # Gamma uncalled: the log link
+  # glm's residuals, with prior weights, at the mode's linear predictor
+  df$w <- runif(300, 0.5, 2)
+  gw <- fit_with(amount ~ x, Gamma(link = "log"), weights = df$w)
+  df$eta <- predict(gw)
+  g <- glm(amount ~ 0 + offset(eta), Gamma(link = "log"), df, weights = w)
+  for (type in c("deviance", "pearson", "response", "working")) {
+    expect_equal(residuals(gw, type), unname(residuals(g, type)), tolerance = 1e-10)
+  }
+  df$eta <- predict(nb)
+  g <- glm(count ~ 0 + offset(eta), MASS::negative.binomial(nb$family_parameter[["theta"]]), df)
+  expect_equal(residuals(nb, "pearson"), unname(residuals(g, "pearson")), tolerance = 1e-10)
+  y <- as.matrix(simulate(gm, 20, seed = 1))
+  expect_true(all(y > 0))
+  expect_equal(dim(y), c(300L, 20L))
+})
+
 test_that("bad responses, families and options give clear errors", {
   s <- glmm_sim(30, cov0, 4)
   df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], y = rpois(30, 2), n = 5)
@@ -245,6 +343,15 @@ test_that("bad responses, families and options give clear errors", {
   df$huge <- df$y * 2^53 # 1e300 used to reach glm.fit's "NA/NaN/Inf in 'x'"
   expect_error(fit_with(huge ~ 1, poisson()), "at most 2\\^53", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, Gamma()), "Supported", class = "gpustats_error_argument")
+  expect_error(fit_with(neg ~ 1, Gamma(link = "log")), "must be positive", class = "gpustats_error_argument")
+  expect_error(fit_with(zero ~ 1, Gamma(link = "log")), "must be positive", class = "gpustats_error_argument")
+  if (requireNamespace("MASS", quietly = TRUE)) {
+    expect_error(fit_with(frac ~ 1, MASS::negative.binomial(2)), "whole numbers from 0", class = "gpustats_error_argument")
+    expect_error(fit_with(zero ~ 1, MASS::negative.binomial(2)), "All responses are 0", class = "gpustats_error_argument")
+  }
+  expect_error(fit_with(y ~ 1, poisson(), weights = rep(-1, 30)), "positive and finite", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, poisson(), weights = 1:3), "a value per observation", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, gaussian(), weights = rep(1, 30)), "prior weights of non-Gaussian", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(link = "identity")), "Supported", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(), approx = "vecchia"), "not yet available", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(), method = "reml"), "maximum likelihood", class = "gpustats_error_argument")

@@ -39,8 +39,10 @@ gs_status gs_laplace_set_covariance(gs_laplace *lp, const gs_cov_model *p, char 
 
 typedef struct {
   int family;           /* GS_GLMM_POISSON, ... */
-  const double *y;      /* n responses: counts, or successes */
-  const double *trials; /* binomial: n numbers of trials; NULL for the Poisson */
+  const double *y;      /* n responses: counts, successes, or positive values (Gamma) */
+  const double *trials; /* binomial: n numbers of trials; NULL for the others */
+  const double *weights; /* n prior weights > 0 (gs_glmm_point_eval), or NULL for 1 */
+  double param;         /* the negative binomial's theta, the Gamma's shape (> 0); ignored by the others */
   const double *eta0;   /* n: the linear predictor without the field */
   int max_iter;         /* Newton steps at most */
   double tol;           /* converged once a Newton step moves f by at most tol (1 + max |f|) */
