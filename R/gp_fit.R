@@ -131,7 +131,9 @@
 #' (its variance \eqn{\mu^2/(w\,\mathrm{shape})}), and the other families'
 #' log densities (a whole number \eqn{w} counts an observation \eqn{w}
 #' times). `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
-#' `AIC()` and `anova()` of fits of one family serve such fits;
+#' `AIC()`, `anova()` (likelihood-ratio tests of nested trends, or of a
+#' held theta against an estimated one, with one offset) and [gp_map()] of
+#' fits of one family serve such fits;
 #' `predict()` gives the linear predictor or the mean at new locations from
 #' the Laplace approximation (see [predict.gp_fit()]), `fitted()` and
 #' `residuals()` the means at the field's mode and glm's residuals there,

@@ -303,10 +303,10 @@ glmm_vcov <- function(loglik, theta, p, covariance, estimated, param, ctrl) {
   out
 }
 
-# An error for what a non-Gaussian fit does not have yet (predictions,
-# fitted values, residuals, simulations, profiles, variograms).
+# An error for what a non-Gaussian fit does not have yet (profiles,
+# variograms, the expected information).
 check_gaussian_fit <- function(fit, what, call) {
   family <- fit$family %||% "gaussian"
   if (family == "gaussian") return(invisible())
-  abort_arg("{what}: not yet available for fits of the {family} family (only their estimates, {.fn logLik} and {.fn summary}).", call)
+  abort_arg("{what}: not yet available for fits of the {sub('_', ' ', family)} family (their estimates, {.fn predict}, {.fn fitted}, {.fn residuals}, {.fn simulate}, {.fn logLik}, {.fn summary}, {.fn anova} and {.fn gp_map} are).", call)
 }

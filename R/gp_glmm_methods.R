@@ -90,8 +90,9 @@ glmm_simulate <- function(fit, nsim, new, type, device, call) {
   n <- fit$n
   if (m == 0L) return(matrix(0, 0L, nsim))
   S <- gp_draws(fit, rbind(fit$locs, new$locs), nsim, device, call)
-  cond <- glmm_conditioning(fit, call, "simulate")
-  on.exit(cond$close())
+  lik <- glmm_fit_likelihood(fit, call)
+  on.exit(lik$close())
+  cond <- glmm_conditioning(fit, lik, call, "simulate")
   # W^-1/2 times a standard normal; 0 where W underflowed (that observation
   # carries no information, and G^-1 scales its row by W^1/2 = 0)
   w <- cond$mode$W

@@ -24,17 +24,14 @@ glmm_fit_mode <- function(fit, lik, call) {
   mode
 }
 
-# The Laplace approximation at a fit's estimates as kriging uses it (closed
-# by the caller): the mode; forward(b), G^-1 b with Sigma = K + W^-1 = G G'
-# (gs_laplace_forward); Wx = G^-1 X and A = (Wx'Wx)^-1, the trend's GLS
-# covariance; krige(locs, X0, R, B, se), kriging of k data sets at new
-# locations given R = G^-1 (Z - X B) (n x k) and B (p x k).
-glmm_conditioning <- function(fit, call, label) {
-  lik <- glmm_fit_likelihood(fit, call)
-  mode <- tryCatch(glmm_fit_mode(fit, lik, call), error = function(e) {
-    lik$close()
-    stop(e)
-  })
+# The Laplace approximation at a fit's estimates as kriging uses it, on
+# the fit's likelihood `lik` (glmm_fit_likelihood): the mode; forward(b),
+# G^-1 b with Sigma = K + W^-1 = G G' (gs_laplace_forward); Wx = G^-1 X
+# and A = (Wx'Wx)^-1, the trend's GLS covariance; krige(locs, X0, R, B,
+# se), kriging of k data sets at new locations given R = G^-1 (Z - X B)
+# (n x k) and B (p x k).
+glmm_conditioning <- function(fit, lik, call, label) {
+  mode <- glmm_fit_mode(fit, lik, call)
   forward <- function(b) gs_call(.Call(gs_r_laplace_forward, lik$ptr, as.matrix(b)), call)
   Wx <- forward(fit$X)
   params <- fit$covariance[names(gs_table("cov_param"))]
@@ -44,7 +41,7 @@ glmm_conditioning <- function(fit, call, label) {
     gs_call(.Call(gs_r_laplace_krige, lik$ptr, cov_model(params, fit$distance), locs, X0, Wx, R, B, A, se, bar), call)
   }
   A <- if (ncol(Wx)) solve(crossprod(Wx)) else matrix(0, 0, 0)
-  list(mode = mode, forward = forward, Wx = Wx, A = A, krige = krige, close = lik$close)
+  list(mode = mode, forward = forward, Wx = Wx, A = A, krige = krige)
 }
 
 # The mode's working responses of the field, f + W^-1 a (0 / 0 where W
@@ -55,8 +52,9 @@ glmm_working_field <- function(mode) mode$f + ifelse(mode$W > 0, mode$a / mode$W
 # scale without the offset: list(fit, se) (se NULL without `se`).
 glmm_krige <- function(fit, new, se, call) {
   if (nrow(new$locs) == 0L) return(list(fit = numeric(0), se = if (se) numeric(0)))
-  cond <- glmm_conditioning(fit, call, "predict")
-  on.exit(cond$close())
+  lik <- glmm_fit_likelihood(fit, call)
+  on.exit(lik$close())
+  cond <- glmm_conditioning(fit, lik, call, "predict")
   R <- cond$forward(glmm_working_field(cond$mode))
   k <- cond$krige(new$locs, new$X, R, matrix(as.double(fit$beta)), se)
   list(fit = drop(k$fit), se = k$se)

@@ -324,7 +324,12 @@ anova.gp_fit <- function(object, ...) {
   table <- data.frame(Df = df, logLik = ll, AIC = -2 * ll + 2 * df, Chisq = c(NA, stat), `Chi Df` = c(NA, ddf),
                       `Pr(>Chisq)` = c(NA, stats::pchisq(stat, ddf, lower.tail = FALSE)), check.names = FALSE,
                       row.names = paste("Model", o))
-  structure(table, heading = "Likelihood-ratio tests of nested Gaussian-process fits\n", class = c("anova", "data.frame"))
+  heading <- if (fit_is_glmm(object)) {
+    "Likelihood-ratio tests of nested spatial GLMM fits (Laplace log-likelihoods)\n"
+  } else {
+    "Likelihood-ratio tests of nested Gaussian-process fits\n"
+  }
+  structure(table, heading = heading, class = c("anova", "data.frame"))
 }
 
 #' @rdname gp_fit-methods

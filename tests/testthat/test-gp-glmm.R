@@ -324,6 +324,35 @@ test_that("negative binomial and Gamma fits estimate their parameter with the fi
   expect_equal(dim(y), c(300L, 20L))
 })
 
+test_that("anova() tests nested trends and a held theta; gp_map() maps predict()", {
+  s <- glmm_sim(80, cov0, 13)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x, z = rnorm(80))
+  df$y <- rpois(80, exp(0.5 + 0.6 * df$x + s$field))
+  fit_with <- function(formula, ...) {
+    gp_fit(formula, df, coords = ~ lon + lat, fixed = list(smoothness = 1.2), control = list(trace = FALSE), ...)
+  }
+  small <- fit_with(y ~ 1, family = poisson())
+  large <- fit_with(y ~ x + z, family = poisson())
+  a <- anova(small, large)
+  expect_equal(a$Chisq[2], 2 * (large$loglik - small$loglik))
+  expect_equal(a$`Chi Df`[2], 2)
+  expect_match(attr(a, "heading"), "GLMM")
+  expect_error(anova(small, fit_with(y ~ x + offset(z), family = poisson())), "offsets differ",
+               class = "gpustats_error_argument")
+  if (requireNamespace("mgcv", quietly = TRUE) && requireNamespace("MASS", quietly = TRUE)) {
+    free <- fit_with(y ~ x, family = mgcv::nb())
+    held <- fit_with(y ~ x, family = MASS::negative.binomial(3))
+    expect_equal(anova(held, free)$`Chi Df`[2], 1)
+    expect_error(anova(held, fit_with(y ~ x + z, family = MASS::negative.binomial(4))), "holds theta at 4",
+                 class = "gpustats_error_argument")
+  }
+  m <- gp_map(small, n = 6, type = "response")
+  grid <- expand.grid(lon = m$x, lat = m$y)
+  p <- predict(small, grid, se.fit = TRUE, type = "response")
+  expect_equal(m$points$fit, p$fit)
+  expect_equal(m$points$se, p$se.fit)
+})
+
 test_that("bad responses, families and options give clear errors", {
   s <- glmm_sim(30, cov0, 4)
   df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], y = rpois(30, 2), n = 5)
