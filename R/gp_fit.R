@@ -266,7 +266,9 @@
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
 #'   for a Vecchia fit `m` and `group`; `family` and `link`, and for a
 #'   non-Gaussian family `trials` (binomial), `offset`, `weights`, `mode`
-#'   (the latent field's posterior mode at the data) and, for the negative
+#'   (the latent field's posterior mode at the data, \eqn{\hat f = K a}),
+#'   `mode_a` (its \eqn{a}, which starts the mode's Newton iteration again
+#'   where the methods need its factor) and, for the negative
 #'   binomial and the Gamma, `family_parameter` (theta or shape),
 #'   `family_parameter_se` and `family_parameter_estimated`; `crs`, the coordinate
 #'   reference system of data given as an sf, sp or stars object (`NULL`
@@ -375,7 +377,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call,
     family = glmm$family %||% "gaussian", link = glmm$link %||% "identity", trials = d$trials, offset = d$offset,
     weights = d$weights, family_parameter = f$param, family_parameter_se = f$param_se,
-    family_parameter_estimated = f$param_estimated, mode = f$mode
+    family_parameter_estimated = f$param_estimated, mode = f$mode, mode_a = f$mode_a
   ), class = "gp_fit")
 }
 

@@ -168,13 +168,14 @@ glmm_glm <- function(d, family) {
 }
 
 # The Laplace log-likelihood as a function of the trend, the covariance and
-# the family's parameter (theta or shape), on a native object (ptr) that holds K (rebuilt when the covariance
-# changes) and warm-starts each Newton iteration from the last mode.
-glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8) {
+# the family's parameter (theta or shape), on a native object (ptr) that
+# holds K (rebuilt when the covariance changes) and warm-starts each Newton
+# iteration from the last mode (the first from `a`, as gs_laplace_mode
+# takes it).
+glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8, a = numeric(nrow(d$locs))) {
   ptr <- gs_call(.Call(gs_r_laplace_new, d$locs, gs_threads(call)), call)
   code <- gs_code("glmm_family", family$family)
   offset <- d$offset %||% 0
-  a <- numeric(nrow(d$locs))
   placed <- NULL
   evaluations <- 0L
   mode <- function(beta, covariance, param = family$param) {
@@ -270,7 +271,7 @@ glmm_fit <- function(d, family, model, spec, ctrl, call) {
   vcov <- glmm_vcov(loglik, opt$par, p, u$covariance, estimated, if (param_free) u$param, ctrl)
   list(covariance = u$covariance, loglik = r$loglik, vcov = vcov$covariance, vcov_type = if (ctrl$hessian) "hessian",
        beta = u$beta, vcov_beta = vcov$beta, estimated = estimated, opt = opt, evaluations = lik$evaluations(),
-       backend = "cpu, exact Laplace", device = "cpu", mode = r$f,
+       backend = "cpu, exact Laplace", device = "cpu", mode = r$f, mode_a = r$a,
        param = if (!is.null(param_name)) stats::setNames(u$param, param_name), param_estimated = param_free,
        param_se = vcov$param_se)
 }

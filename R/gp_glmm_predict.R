@@ -9,10 +9,12 @@
 # block loop with B's factor.
 
 # The Laplace likelihood of a fit's data (glmm_likelihood), closed by the
-# caller, and its mode at the estimates.
+# caller, started at the fit's mode, and its mode at the estimates (one
+# Newton step there).
 glmm_fit_likelihood <- function(fit, call) {
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
-  glmm_likelihood(d, list(family = fit$family, param = fit$family_parameter), fit$distance, call)
+  glmm_likelihood(d, list(family = fit$family, param = fit$family_parameter), fit$distance, call,
+                  a = fit$mode_a %||% numeric(fit$n))
 }
 
 glmm_fit_mode <- function(fit, lik, call) {

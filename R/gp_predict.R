@@ -100,6 +100,11 @@
 #' y <- 1 + gp_simulate(locs, sigma2 = 1, range = 0.2, smoothness = 1, nugget = 0.01)
 #' fit <- gp_fit(y, locs, cov = "matern32", control = list(trace = FALSE))
 #' predict(fit, rbind(c(0.5, 0.5), c(0.1, 0.9)), interval = "prediction")
+#'
+#' # counts: the expected count at new locations, with confidence intervals
+#' counts <- rpois(200, exp(0.5 + gp_simulate(locs, sigma2 = 0.5, range = 0.2, smoothness = 1)))
+#' pois <- gp_fit(counts, locs, family = poisson(), cov = "matern32", control = list(trace = FALSE))
+#' predict(pois, rbind(c(0.5, 0.5), c(0.1, 0.9)), type = "response", interval = "confidence")
 #' @export
 predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
                            level = 0.95, X = NULL, m_pred = NULL, device = getOption("gpustats.device", "auto"),

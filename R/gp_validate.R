@@ -69,6 +69,8 @@ gp_fit_fields <- list(
                       function(v, x) is.null(v) || is_finite_numbers(v) && length(v) == x$n),
   mode = field_rule("NULL, or for a non-Gaussian fit the latent field's mode at the {x$n} location{?s}",
                     function(v, x) if (fit_is_glmm(x)) is_finite_numbers(v) && length(v) == x$n else is.null(v)),
+  mode_a = field_rule("NULL, or for a non-Gaussian fit the mode's a (K^-1 mode) at the {x$n} location{?s}",
+                      function(v, x) is.null(v) || fit_is_glmm(x) && is_finite_numbers(v) && length(v) == x$n),
   weights = field_rule("NULL, or the prior weights at the {x$n} location{?s} (positive numbers)",
                        function(v, x) is.null(v) || is_finite_numbers(v) && length(v) == x$n && all(v > 0)),
   family_parameter = field_rule("NULL, or for a negative binomial or Gamma fit its theta or shape (one named positive number)",

@@ -5,6 +5,7 @@
  * W is tiny (rare events). */
 #include <string.h>
 
+#include "gs_dense.h"
 #include "gs_krige_blocks.h"
 #include "laplace_internal.h"
 #include "lapack.h"
@@ -14,14 +15,12 @@ static const double *sqrt_w(const gs_laplace *lp) { return lp->work + LAPLACE_SQ
 /* b = G^-1 b = L^-1 W^1/2 b in place (n x k). */
 static gs_status laplace_forward_in_place(void *ctx, double *b, int k, char *msg)
 {
-  (void)msg;
   const gs_laplace *lp = (const gs_laplace *)ctx;
   const int n = (int)lp->n;
-  const double one = 1.0, *s = sqrt_w(lp);
+  const double *s = sqrt_w(lp);
   for (int c = 0; c < k; ++c)
     for (int i = 0; i < n; ++i) b[i + (size_t)c * n] *= s[i];
-  dtrsm_("L", "L", "N", "N", &n, &k, &one, lp->b, &n, b, &n, 1, 1, 1, 1);
-  return GS_OK;
+  return gs_dense_forward_solve(n, k, lp->b, n, b, n, lp->threads, msg);
 }
 
 /* b = G'^-1 b = W^1/2 L'^-1 b in place (n x k). */
