@@ -172,13 +172,15 @@ test_that("Poisson and Bernoulli fits recover the parameters of simulated data",
 # The Laplace approximation's prediction of the linear predictor at new
 # locations in plain R: the field's conditional mean k'a and variance
 # sigma2 - k'(K + W^-1)^-1 k at the mode, plus the trend's uncertainty as
-# universal kriging adds it. eta: the linear predictor at the mode.
-laplace_predict_reference <- function(fit, locs_new, X0, offset_new, eta, W) {
+# universal kriging adds it. eta: the linear predictor at the mode; W and
+# grad: minus the second and the first derivative of log p(y | eta) there
+# (grad by default the Poisson's or the binomial's).
+laplace_predict_reference <- function(fit, locs_new, X0, offset_new, eta, W,
+                                      grad = if (fit$family == "poisson") fit$y - exp(eta) else fit$y - fit$trials * plogis(eta)) {
   cv <- fit$covariance
   cov_of <- function(a, b) matern_cov(a, b, sigma2 = cv[["sigma2"]], range = cv[["range"]], smoothness = cv[["smoothness"]])
   K <- cov_of(fit$locs, fit$locs)
   k <- cov_of(locs_new, fit$locs)
-  grad <- if (fit$family == "poisson") fit$y - exp(eta) else fit$y - fit$trials * plogis(eta)
   Si <- solve(K + diag(1 / W))
   D <- X0 - k %*% Si %*% fit$X
   var <- cv[["sigma2"]] - rowSums((k %*% Si) * k) + rowSums((D %*% solve(crossprod(fit$X, Si %*% fit$X))) * D)
@@ -304,6 +306,17 @@ test_that("negative binomial and Gamma fits estimate their parameter with the fi
   expect_equal(held$loglik, nb$loglik, tolerance = 1e-6)
   expect_equal(attr(logLik(held), "df"), 4)
   expect_output(print(held), "theta = .*fixed")
+  # predictions from the negative binomial's own weights
+  eta <- predict(nb)
+  theta <- nb$family_parameter[["theta"]]
+  mu <- exp(eta)
+  new <- data.frame(lon = c(0.3, 0.7), lat = c(0.6, 0.2), x = c(0.5, -1))
+  ref <- laplace_predict_reference(nb, as.matrix(new[, 1:2]), cbind(1, new$x), 0, eta,
+                                   W = theta * mu * (df$count + theta) / (theta + mu)^2,
+                                   grad = theta * (df$count - mu) / (theta + mu))
+  p <- predict(nb, new, se.fit = TRUE)
+  expect_equal(p$fit, ref$fit, tolerance = 1e-8)
+  expect_equal(p$se.fit, ref$se, tolerance = 1e-8)
   gm <- fit_with(amount ~ x, Gamma(link = "log"))
   expect_equal(gm$family_parameter[["shape"]], 3, tolerance = 0.3)
   expect_equal(unname(gm$beta[2]), 0.3, tolerance = 0.3)
