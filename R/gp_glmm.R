@@ -74,7 +74,8 @@ glmm_data <- function(d, family, weights, call) {
     }
     trials <- rep(1, length(y))
   } else if (family$family == "Gamma") {
-    if (any(y <= 0)) abort_arg("Gamma responses must be positive; {sum(y <= 0)} {?is/are} not.", call)
+    bad <- sum(!is.finite(y) | y <= 0)
+    if (bad) abort_arg("Gamma responses must be positive and finite; {bad} {?is/are} not.", call)
     trials <- NULL
   } else {
     check_counts(y, if (family$family == "poisson") "Poisson responses" else "Negative binomial responses", call)
@@ -305,9 +306,11 @@ glmm_vcov <- function(loglik, theta, p, covariance, estimated, param, ctrl) {
 }
 
 # An error for what a non-Gaussian fit does not have yet (profiles,
-# variograms, the expected information).
+# variograms, the expected information): `what`, cli markup such as
+# "{.fn confint}", begins the message.
 check_gaussian_fit <- function(fit, what, call) {
   family <- fit$family %||% "gaussian"
   if (family == "gaussian") return(invisible())
-  abort_arg("{what}: not yet available for fits of the {sub('_', ' ', family)} family (their estimates, {.fn predict}, {.fn fitted}, {.fn residuals}, {.fn simulate}, {.fn logLik}, {.fn summary}, {.fn anova} and {.fn gp_map} are).", call)
+  family <- sub("_", " ", family)
+  abort_arg(paste0(what, ": not yet available for fits of the {family} family (their estimates, {.fn predict}, {.fn fitted}, {.fn residuals}, {.fn simulate}, {.fn logLik}, {.fn summary}, {.fn anova} and {.fn gp_map} are)."), call)
 }

@@ -359,6 +359,8 @@ test_that("anova() tests nested trends and a held theta; gp_map() maps predict()
     expect_error(anova(held, fit_with(y ~ x + z, family = MASS::negative.binomial(4))), "holds theta at 4",
                  class = "gpustats_error_argument")
   }
+  expect_error(confint(small), "confint\\(\\)`?: not yet available for fits of the poisson family",
+               class = "gpustats_error_argument")
   m <- gp_map(small, n = 6, type = "response")
   grid <- expand.grid(lon = m$x, lat = m$y)
   p <- predict(small, grid, se.fit = TRUE, type = "response")
@@ -387,6 +389,9 @@ test_that("bad responses, families and options give clear errors", {
   expect_error(fit_with(y ~ 1, Gamma()), "Supported", class = "gpustats_error_argument")
   expect_error(fit_with(neg ~ 1, Gamma(link = "log")), "must be positive", class = "gpustats_error_argument")
   expect_error(fit_with(zero ~ 1, Gamma(link = "log")), "must be positive", class = "gpustats_error_argument")
+  df$inf <- df$y + 1
+  df$inf[3] <- Inf
+  expect_error(fit_with(inf ~ 1, Gamma(link = "log")), "positive and finite", class = "gpustats_error_argument")
   if (requireNamespace("MASS", quietly = TRUE)) {
     expect_error(fit_with(frac ~ 1, MASS::negative.binomial(2)), "whole numbers from 0", class = "gpustats_error_argument")
     expect_error(fit_with(zero ~ 1, MASS::negative.binomial(2)), "All responses are 0", class = "gpustats_error_argument")
