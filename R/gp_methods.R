@@ -385,7 +385,8 @@ print.summary.gp_fit <- function(x, ...) {
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
   if (isTRUE(x$glmm)) {
-    cat("Standard errors: trend, covariance and family parameter from the observed information (Hessian) of the Laplace log-likelihood.\n")
+    cat(sprintf("Standard errors: trend, covariance%s from the observed information (Hessian) of the Laplace log-likelihood.\n",
+                if (nzchar(x$family_parameter %||% "")) " and the family's parameter" else ""))
   } else {
     cat(sprintf("Standard errors: trend from GLS, covariance from %s.\n", x$se_source %||% "the observed information"))
   }
