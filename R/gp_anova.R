@@ -4,11 +4,15 @@
 # A likelihood-ratio test compares models of one data set: the same
 # responses at the same locations.
 check_same_data <- function(fits, call) {
-  same <- function(a, b) identical(dim(as.matrix(a)), dim(as.matrix(b))) && all(as.matrix(a) == as.matrix(b))
+  same <- function(a, b) {
+    if (is.null(a) || is.null(b)) return(is.null(a) && is.null(b))
+    identical(dim(as.matrix(a)), dim(as.matrix(b))) && all(as.matrix(a) == as.matrix(b))
+  }
+  what <- c(y = "the responses", locs = "the locations", trials = "the numbers of trials", weights = "the prior weights")
   for (k in seq_along(fits)[-1L]) {
-    for (field in c("y", "locs")) {
+    for (field in names(what)) {
       if (same(fits[[1L]][[field]], fits[[k]][[field]])) next
-      abort_arg(c("Model {k} is a fit to other data than model 1: their {.field {field}} differ{if (field == 'y') ' (the responses)' else ' (the locations)'}.",
+      abort_arg(c("Model {k} is a fit to other data than model 1: their {.field {field}} differ ({what[[field]]}).",
                   i = "A likelihood-ratio test compares models of the same observations at the same locations."), call)
     }
   }
@@ -27,14 +31,19 @@ check_nested <- function(fits, i, j, method, call) {
 # NULL when fit `a` is the fit `b` with parameters held, else why not. The
 # trend of `a` must lie within that of `b` (its columns in their span; the
 # same span under REML, whose likelihoods of different trends are not
-# comparable), both use one distance, the geometry is the same or `a`'s is
-# isotropic (equal ranges of an anisotropic or space-time model), and each
-# parameter that `b` holds `a` holds at the same value.
+# comparable), both use one distance and one offset, the geometry is the
+# same or `a`'s is isotropic (equal ranges of an anisotropic or space-time
+# model), and each parameter that `b` holds (the family's theta too) `a`
+# holds at the same value.
 gp_fit_nesting <- function(a, b, method) {
-  if (length(a$estimated) + length(a$beta) == length(b$estimated) + length(b$beta)) {
-    return("both have as many parameters")
-  }
+  if (attr(stats::logLik(a), "df") == attr(stats::logLik(b), "df")) return("both have as many parameters")
   if (a$distance != b$distance) return("they use different distances")
+  if (!isTRUE(all.equal(a$offset %||% 0, b$offset %||% 0))) return("their offsets differ")
+  if (!is.null(b$family_parameter) && !isTRUE(b$family_parameter_estimated)) {
+    held_alike <- !isTRUE(a$family_parameter_estimated) &&
+      isTRUE(all.equal(a$family_parameter[[1]], b$family_parameter[[1]], tolerance = 1e-12))
+    if (!held_alike) return(sprintf("the larger model holds %s at %s, where the smaller does not", names(b$family_parameter), format(b$family_parameter[[1]])))
+  }
   if (!span_within(a$X, b$X)) return("its trend is not within the larger model's")
   if (method == "reml" && !span_within(b$X, a$X)) {
     return("under REML the trends must be the same, since REML likelihoods of different trends are not comparable (refit with method = \"ml\")")

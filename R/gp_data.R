@@ -99,7 +99,7 @@ gp_data_formula <- function(formula, data, coords, call) {
   y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
   list(y = y, locs = sp$locs[keep, , drop = FALSE], X = X, terms = terms, frame = frame,
        xlevels = stats::.getXlevels(terms, frame), contrasts = attr(X, "contrasts"), coords = sp$names,
-       longlat = sp$longlat, crs = sp$crs, dropped = sum(!keep))
+       longlat = sp$longlat, crs = sp$crs, dropped = sum(!keep), kept = keep)
 }
 
 # The matrix form: y, locs and X (NULL: a constant mean; a matrix with no
@@ -123,7 +123,7 @@ gp_data_matrix <- function(y, locs, X, distance, call) {
   y <- drop_rows(y, keep)
   if (any(!is.finite(y))) abort_arg("{.arg y} contains infinite values.", call)
   list(y = y, locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
-       coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep))
+       coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep), kept = keep)
 }
 
 # The response of a matrix fit: a numeric vector with a value per location,
@@ -190,9 +190,11 @@ as_design <- function(X, n, call) {
 # The locations and design matrix at which to predict from `fit`: `newdata`
 # as the fit's data were given (a data frame with the coordinate and
 # covariate columns, an sf, sp or stars object; for a matrix fit, a matrix of
-# coordinates and `X` for the covariates).
+# coordinates and `X` for the covariates); `offset`, the formula's offset()
+# terms there (NULL without).
 gp_newdata <- function(fit, newdata, X, call) {
-  if (!is.null(fit$terms)) {
+  formula_fit <- !is.null(fit$terms)
+  if (formula_fit) {
     if (!is.null(X)) abort_arg("{.arg X} is for fits of the matrix form; give the covariates as columns of {.arg newdata}.", call)
     sp <- spatial_table(newdata, if (is_spatial(newdata)) NULL else fit$coords, "newdata", call)
     check_same_crs(fit, sp$crs, call)
@@ -224,7 +226,9 @@ gp_newdata <- function(fit, newdata, X, call) {
   if (anyNA(locs) || anyNA(X0)) abort_arg("{.arg newdata} has missing coordinates or covariates.", call)
   locs <- as_locations(locs, "newdata", fit$distance, call)
   check_coordinate_range(fit, locs, call)
-  list(locs = locs, X = X0)
+  offset <- if (formula_fit) stats::model.offset(mf)
+  if (!is.null(offset) && anyNA(offset)) abort_arg("{.arg newdata} has missing values of the offset.", call)
+  list(locs = locs, X = X0, offset = if (!is.null(offset)) as.double(offset))
 }
 
 # The covariates at new locations for a matrix fit: none needed for a zero or

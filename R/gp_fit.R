@@ -90,10 +90,14 @@
 #' `approx = "exact"` (which `"auto"` then chooses at any size). See [predict.gp_fit()], [simulate.gp_fit()] and
 #' [gp_variogram()] for what the methods give for them.
 #'
-#' **Counts and presences (non-Gaussian families).** With
-#' `family = poisson()` (log link) or `binomial()` (logit link: 0/1
-#' responses, or successes out of trials as `cbind(successes, failures) ~ x`)
-#' the model is a spatial generalized linear mixed model: the responses are
+#' **Counts, presences and positive data (non-Gaussian families).** With
+#' `family = poisson()` (log link), `binomial()` (logit link: 0/1
+#' responses, or successes out of trials as `cbind(successes, failures) ~
+#' x`), a negative binomial (log link; counts with variance
+#' \eqn{\mu + \mu^2/\theta}) or `Gamma(link = "log")` (positive values with
+#' variance \eqn{\mu^2/\mathrm{shape}}; `Gamma` or `"Gamma"` uncalled means
+#' the log link, the link of spatial models, and `Gamma()`'s inverse link
+#' is not taken) the model is a spatial generalized linear mixed model: the responses are
 #' independent given the linear predictor
 #' \eqn{\eta = \mathrm{offset} + X\beta + S(x)}, with \eqn{S} a latent
 #' Gaussian field with the Matérn covariance (no nugget unless
@@ -117,15 +121,29 @@
 #' Gaussian search are estimated jointly by `nlminb` on this log-likelihood
 #' (maximum likelihood: `method` is `"ml"`), from the `glm` fit without the
 #' field; the standard errors of all of them come from a central-difference
-#' Hessian of it. `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
-#' `AIC()` and `anova()` of fits of one family serve such fits; predictions,
-#' fitted values, residuals, simulations, [confint()] and variograms do not
+#' Hessian of it. The negative binomial's \eqn{\theta} is held at the value
+#' of `MASS::negative.binomial(theta)` and estimated with `mgcv::nb()` (as
+#' in mgcv: `nb(theta)` with \eqn{\theta > 0} holds it), and the Gamma's
+#' shape is estimated, each on the log scale in the same search, reported
+#' as `fit$family_parameter` (with `family_parameter_se`) and counted in
+#' `logLik()`'s degrees of freedom where estimated. `weights` are prior
+#' weights as [glm()] takes them: the Gamma's shape is multiplied by them
+#' (its variance \eqn{\mu^2/(w\,\mathrm{shape})}), and the other families'
+#' log densities (a whole number \eqn{w} counts an observation \eqn{w}
+#' times). `print()`, `summary()`, `coef()`, `vcov()`, `logLik()`,
+#' `AIC()`, `anova()` (likelihood-ratio tests of nested trends, or of a
+#' held theta against an estimated one, with one offset) and [gp_map()] of
+#' fits of one family serve such fits;
+#' `predict()` gives the linear predictor or the mean at new locations from
+#' the Laplace approximation (see [predict.gp_fit()]), `fitted()` and
+#' `residuals()` the means at the field's mode and glm's residuals there,
+#' and `simulate()` new responses or draws of the linear predictor given
+#' the data (see [simulate.gp_fit()]); [confint()] and variograms do not
 #' yet, nor do the Vecchia-Laplace approximation (`approx = "vecchia"`),
-#' anisotropic and space-time covariances, the GPU, and the Gamma and
-#' negative binomial families: each is an error that says so. Responses
-#' outside the family's support (negative or fractional counts, a 0/1
-#' response with other values) and responses all 0 (or all successes) are
-#' errors; an inner Newton iteration that does not converge makes that
+#' anisotropic and space-time covariances and the GPU: each is an error
+#' that says so. Responses outside the family's support (negative or
+#' fractional counts, a 0/1 response with other values, Gamma responses
+#' at or below 0) and counts all 0 (or all successes) are errors; an inner Newton iteration that does not converge makes that
 #' point of the search infeasible, and at the estimates it is an error of
 #' class `gpustats_error_not_converged`.
 #'
@@ -222,7 +240,12 @@
 #' @param family The distribution of the responses given the field, a
 #'   family object as [glm()] takes it (or its function or name):
 #'   `gaussian()` (the default: the Gaussian model above), `poisson()` (log
-#'   link) or `binomial()` (logit link); see Counts and presences.
+#'   link), `binomial()` (logit link), `MASS::negative.binomial(theta)`
+#'   (theta held), `mgcv::nb()` (theta estimated) or `Gamma(link = "log")`;
+#'   see Counts, presences and positive data.
+#' @param weights For a non-Gaussian family: prior weights, positive
+#'   numbers, one per observation (or per row of the data, before rows with
+#'   missing values are dropped), as [glm()] takes them; `NULL` for none.
 #' @param coords For a formula and a data frame: the coordinate columns, a
 #'   one-sided formula such as `~ x + y` (for space-time models the time
 #'   last) or their names.
@@ -242,8 +265,12 @@
 #'   `backend` (the device, and whether the tile Cholesky factored the
 #'   covariance, in which precision), `precision`, `accuracy`, `approx`, and
 #'   for a Vecchia fit `m` and `group`; `family` and `link`, and for a
-#'   non-Gaussian family `trials` (binomial), `offset` and `mode` (the
-#'   latent field's posterior mode at the data); `crs`, the coordinate
+#'   non-Gaussian family `trials` (binomial), `offset`, `weights`, `mode`
+#'   (the latent field's posterior mode at the data, \eqn{\hat f = K a}),
+#'   `mode_a` (its \eqn{a}, which starts the mode's Newton iteration again
+#'   where the methods need its factor) and, for the negative
+#'   binomial and the Gamma, `family_parameter` (theta or shape),
+#'   `family_parameter_se` and `family_parameter_estimated`; `crs`, the coordinate
 #'   reference system of data given as an sf, sp or stars object (`NULL`
 #'   otherwise; [predict()], [simulate()] and [gp_map()] refuse `newdata` in
 #'   another one); `call`, the call that made it; and
@@ -269,7 +296,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
                    lower = NULL, upper = NULL, fixed = list(), distance = c("euclidean", "great_circle"),
                    precision = c("double", "mixed"), accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
                    control = list(), data = NULL, coords = NULL, approx = c("exact", "vecchia", "auto"), m = 30, group = TRUE,
-                   cluster = NULL, family = stats::gaussian()) {
+                   cluster = NULL, family = stats::gaussian(), weights = NULL) {
   call <- environment()
   t0 <- proc.time()[["elapsed"]]
   glmm <- gp_family(family, call) # NULL: Gaussian
@@ -301,13 +328,14 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
   d$locs <- as_locations(d$locs, "locs", distance, call)
   model <- gp_cov_model(cov, ncol(d$locs), distance, call)
   if (is.null(glmm)) {
+    if (!is.null(weights)) abort_arg("{.arg weights} are prior weights of non-Gaussian families; a Gaussian fit takes none.", call)
     check_fit_design(d, call)
   } else {
     check_glmm_options(method_given, method, approx, precision, model, call)
-    d <- glmm_data(d, glmm, call)
+    d <- glmm_data(d, glmm, weights, call)
     check_design_rank(d$X, call)
     d$glm <- glmm_glm(d, glmm)
-    start <- utils::modifyList(list(sigma2 = glmm_sigma2_start(d)), as.list(start))
+    start <- utils::modifyList(list(sigma2 = glmm_sigma2_start(d, glmm)), as.list(start))
     nugget <- nugget_given && nugget # the latent field has no nugget unless asked for
     method <- "ml"
   }
@@ -348,7 +376,8 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     iterations = f$opt$iterations, evaluations = f$evaluations, convergence = f$opt$convergence, converged = converged,
     message = f$opt$message, seconds = proc.time()[["elapsed"]] - t0, call = fit_call,
     family = glmm$family %||% "gaussian", link = glmm$link %||% "identity", trials = d$trials, offset = d$offset,
-    mode = f$mode
+    weights = d$weights, family_parameter = f$param, family_parameter_se = f$param_se,
+    family_parameter_estimated = f$param_estimated, mode = f$mode, mode_a = f$mode_a
   ), class = "gp_fit")
 }
 

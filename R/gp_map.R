@@ -20,6 +20,9 @@
 #' @param n Grid cells per side without `newdata`: a whole number from 2.
 #' @param X For a matrix fit with covariates: their values at `newdata`.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param type For a non-Gaussian fit (see [predict.gp_fit()]): map the
+#'   linear predictor (`"link"`) or the mean (`"response"`: intensities,
+#'   probabilities) and its standard error.
 #' @param x A `gp_map`.
 #' @param what For `plot()`: `"fit"`, `"se"` or both, each with its colour
 #'   bar.
@@ -44,10 +47,11 @@
 #' m <- gp_map(fit, n = 40)
 #' plot(m)
 #' @export
-gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("gpustats.device", "auto")) {
+gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("gpustats.device", "auto"),
+                   type = c("link", "response")) {
   call <- environment()
   validate_gp_fit(fit, "fit", call)
-  check_gaussian_fit(fit, "{.fn gp_map}", call)
+  type <- match_choice(type, c("link", "response"), "type", call)
   if (ncol(fit$locs) != 2L) abort_arg("{.fn gp_map} maps 2-D fits; this one has {ncol(fit$locs)}-D locations.", call)
   if ((fit$replicates %||% 1L) > 1L) {
     abort_arg(c("{.fn gp_map} maps one data set; this fit has {fit$replicates} replicates.",
@@ -67,10 +71,10 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
         abort_arg("The trend has covariates: give {.arg newdata} with their values on a grid.", call)
       }
     }
-    k <- predict.gp_fit(fit, grid, se.fit = TRUE, X = X, device = device)
+    k <- predict.gp_fit(fit, grid, se.fit = TRUE, X = X, device = device, type = type)
     locs <- as.matrix(expand.grid(axes[[1L]], axes[[2L]]))
   } else {
-    k <- predict.gp_fit(fit, newdata, se.fit = TRUE, X = X, device = device)
+    k <- predict.gp_fit(fit, newdata, se.fit = TRUE, X = X, device = device, type = type)
     if (is_spatial(newdata)) return(k)
     locs <- gp_newdata(fit, newdata, X, call)$locs
   }

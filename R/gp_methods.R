@@ -22,6 +22,14 @@
 #' tolerance (the extra parameters at the values of the smaller model, a
 #' nugget of 0, say), tested as a statistic of 0.
 #'
+#' For a non-Gaussian fit (`family = poisson()` or `binomial()` in
+#' [gp_fit()]), `fitted()` gives the means at the latent field's mode,
+#' \eqn{g^{-1}(\mathrm{offset} + X\hat\beta + \hat f)} (per trial for the
+#' binomial: probabilities, as [glm()]'s), and `residuals()` those of
+#' [stats::residuals.glm()] at these means: `type = "deviance"` (the
+#' default), `"pearson"`, `"response"` (the response, a proportion for the
+#' binomial, minus the mean) or `"working"`.
+#'
 #' For a fit of \eqn{r} replicates (`y` an \eqn{n \times r} matrix in
 #' [gp_fit()]), `fitted()` and `residuals()` are \eqn{n \times r} matrices
 #' (each replicate kriged from its own data, the trend coefficients pooled),
@@ -62,6 +70,7 @@ print.gp_fit <- function(x, ...) {
   cat(sprintf("%s, log-likelihood%s = %.6g, %s, %.3g s\n", fit_size_label(x), if (fit_is_glmm(x)) " (Laplace)" else "",
               x$loglik, x$backend, x$seconds))
   print(noquote(vapply(c(x$beta, x$covariance), format, "", digits = 6)))
+  cat(family_parameter_line(x$family_parameter, x$family_parameter_se, x$family_parameter_estimated))
   cat(gstat_anisotropy_line(fit_gstat_anisotropy(x)))
   if (!fit_converged(x)) cat(sprintf("The likelihood search did not converge (%s).\n", x$message))
   invisible(x)
@@ -75,7 +84,15 @@ fit_is_glmm <- function(x) !identical(x$family %||% "gaussian", "gaussian")
 # responses.
 fit_family_label <- function(x) {
   if (!fit_is_glmm(x)) return("Gaussian process")
-  sprintf("Spatial GLMM, %s family (%s link), latent Gaussian field", x$family, x$link)
+  sprintf("Spatial GLMM, %s family (%s link), latent Gaussian field", sub("_", " ", x$family), x$link)
+}
+
+# "theta = 2.5 (fixed)\n", "shape = 3.1 (estimated, standard error 0.4)\n",
+# or nothing for families without a parameter.
+family_parameter_line <- function(value, se, estimated) {
+  if (is.null(value)) return("")
+  sprintf("%s = %s (%s)\n", names(value), format(value[[1]], digits = 6),
+          if (isTRUE(estimated)) sprintf("estimated, standard error %s", format(se %||% NA_real_, digits = 3)) else "fixed")
 }
 
 # "ML", "REML", or ML of the Laplace approximation.
@@ -237,7 +254,8 @@ matrix_form_frame <- function(x) {
 #' @export
 logLik.gp_fit <- function(object, ...) {
   validate_gp_fit(object, "object", environment())
-  structure(object$loglik, df = length(object$estimated) + length(object$beta), nobs = stats::nobs(object), class = "logLik")
+  df <- length(object$estimated) + length(object$beta) + isTRUE(object$family_parameter_estimated)
+  structure(object$loglik, df = df, nobs = stats::nobs(object), class = "logLik")
 }
 
 #' @rdname gp_fit-methods
@@ -245,7 +263,7 @@ logLik.gp_fit <- function(object, ...) {
 fitted.gp_fit <- function(object, ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  check_gaussian_fit(object, "{.fn fitted}", call)
+  if (fit_is_glmm(object)) return(glmm_fitted(object))
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, object$locs, object$X, NULL, object$device, call, "fitted")
   } else {
@@ -257,15 +275,21 @@ fitted.gp_fit <- function(object, ...) {
 
 #' @rdname gp_fit-methods
 #' @param type For `residuals()`: `"response"` (data minus fitted values)
-#'   or `"trend"` (data minus the estimated trend). For `vcov()` and
+#'   or `"trend"` (data minus the estimated trend), `"response"` when `NULL`;
+#'   for a non-Gaussian fit `"deviance"` (when `NULL`), `"pearson"`,
+#'   `"response"` or `"working"`, as [stats::residuals.glm()]. For `vcov()` and
 #'   `summary()`: `NULL` (the standard errors the fit computed), `"fisher"`
 #'   (the expected information) or `"hessian"` (the observed information, a
 #'   central-difference Hessian; exact fits only).
 #' @export
-residuals.gp_fit <- function(object, type = c("response", "trend"), ...) {
-  validate_gp_fit(object, "object", environment())
-  check_gaussian_fit(object, "{.fn residuals}", environment())
-  type <- match_choice(type, c("response", "trend"), "type", environment())
+residuals.gp_fit <- function(object, type = NULL, ...) {
+  call <- environment()
+  validate_gp_fit(object, "object", call)
+  if (fit_is_glmm(object)) {
+    type <- match_choice(type %||% "deviance", c("deviance", "pearson", "response", "working"), "type", call)
+    return(glmm_residuals(object, type))
+  }
+  type <- match_choice(type %||% "response", c("response", "trend"), "type", call)
   if (type == "trend") return(object$y - drop(object$X %*% object$beta))
   object$y - stats::fitted(object)
 }
@@ -300,7 +324,12 @@ anova.gp_fit <- function(object, ...) {
   table <- data.frame(Df = df, logLik = ll, AIC = -2 * ll + 2 * df, Chisq = c(NA, stat), `Chi Df` = c(NA, ddf),
                       `Pr(>Chisq)` = c(NA, stats::pchisq(stat, ddf, lower.tail = FALSE)), check.names = FALSE,
                       row.names = paste("Model", o))
-  structure(table, heading = "Likelihood-ratio tests of nested Gaussian-process fits\n", class = c("anova", "data.frame"))
+  heading <- if (fit_is_glmm(object)) {
+    "Likelihood-ratio tests of nested spatial GLMM fits (Laplace log-likelihoods)\n"
+  } else {
+    "Likelihood-ratio tests of nested Gaussian-process fits\n"
+  }
+  structure(table, heading = heading, class = c("anova", "data.frame"))
 }
 
 #' @rdname gp_fit-methods
@@ -325,7 +354,9 @@ summary.gp_fit <- function(object, type = NULL, ...) {
                  iterations = object$iterations, evaluations = object$evaluations, converged = fit_converged(object),
                  message = object$message, seconds = object$seconds, device = object$device, call = object$call,
                  se_source = se_source, family = fit_family_label(object), method_label = fit_method_label(object),
-                 glmm = fit_is_glmm(object), anisotropy = fit_gstat_anisotropy(object)),
+                 glmm = fit_is_glmm(object), anisotropy = fit_gstat_anisotropy(object),
+                 family_parameter = family_parameter_line(object$family_parameter, object$family_parameter_se,
+                                                          object$family_parameter_estimated)),
             class = "summary.gp_fit")
 }
 
@@ -346,6 +377,7 @@ print.summary.gp_fit <- function(x, ...) {
   tab <- as.data.frame(x$covariance)
   tab$` ` <- ifelse(x$status == "fixed", "(fixed)", "")
   print(tab, digits = 5)
+  if (nzchar(x$family_parameter %||% "")) cat("\nFamily:", x$family_parameter)
   cat(gstat_anisotropy_line(x$anisotropy))
   cat(sprintf("\n%s   log-likelihood (%s) = %.8g   AIC = %.8g\n", x$size %||% sprintf("n = %d", x$n),
               if (isTRUE(x$glmm)) "ML, Laplace approximation" else toupper(x$method), x$loglik, x$aic))
@@ -353,7 +385,8 @@ print.summary.gp_fit <- function(x, ...) {
               x$seconds, toupper(x$device), x$message))
   if (!x$converged) cat("The likelihood search did not converge: the estimates are where it stopped.\n")
   if (isTRUE(x$glmm)) {
-    cat("Standard errors: trend and covariance from the observed information (Hessian) of the Laplace log-likelihood.\n")
+    cat(sprintf("Standard errors: trend, covariance%s from the observed information (Hessian) of the Laplace log-likelihood.\n",
+                if (nzchar(x$family_parameter %||% "")) " and the family's parameter" else ""))
   } else {
     cat(sprintf("Standard errors: trend from GLS, covariance from %s.\n", x$se_source %||% "the observed information"))
   }

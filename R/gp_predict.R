@@ -15,6 +15,35 @@
 #' reports as its variance when the nugget is part of the variogram). The
 #' covariance is factored in the precision of the fit.
 #'
+#' **Non-Gaussian fits** (`family = poisson()` or `binomial()` in
+#' [gp_fit()]): given the data, the latent field is approximately Gaussian
+#' about its posterior mode \eqn{\hat f = K a} (the Laplace approximation
+#' the fit maximised), with \eqn{a = \partial \log p(y \mid f) / \partial f}
+#' and \eqn{W = -\partial^2 \log p(y \mid f) / \partial f^2} at the mode.
+#' The prediction of the linear predictor at \eqn{x_0} is
+#' \deqn{\mathrm{offset}_0 + x_0^\top\hat\beta + c_0^\top a,}
+#' with the variance
+#' \deqn{\sigma^2 - c_0^\top (K + W^{-1})^{-1} c_0 + d^\top (X^\top (K + W^{-1})^{-1} X)^{-1} d,
+#' \quad d = x_0 - X^\top (K + W^{-1})^{-1} c_0,}
+#' which is universal kriging of the working responses
+#' \eqn{\hat f + W^{-1} a} with independent errors of variances
+#' \eqn{W^{-1}}, the trend's uncertainty added as for Gaussian fits
+#' (Rasmussen and Williams 2006, section 3.4.2). It is computed with the
+#' factor of \eqn{B = I + W^{1/2} K W^{1/2}} of the fit's Newton iteration
+#' (never \eqn{W^{-1}}, huge where events are rare), block of new
+#' locations by block as Gaussian kriging is, on the CPU. At an observed
+#' location (`newdata` missing) and without a nugget the prediction is the
+#' mode, \eqn{\mathrm{offset} + x^\top\hat\beta + \hat f}. A formula's
+#' `offset()` terms are evaluated in `newdata`. `type = "link"` (the
+#' default) gives the linear predictor; `type = "response"` the mean of a
+#' response (per trial for the binomial: a probability) by the inverse
+#' link, its standard error by the delta method and the confidence
+#' interval's bounds those of the link scale transformed. `interval =
+#' "prediction"` is an error for these fits: draw new responses with
+#' [simulate.gp_fit()] instead. A nugget (`nugget = TRUE` in [gp_fit()]) is
+#' an independent effect of each observation: as for Gaussian fits, the
+#' predictions are of the field without it.
+#'
 #' @param object A `gp_fit`.
 #' @param newdata Where to predict (missing: at the observed locations, the
 #'   fitted values with their standard errors): for a formula fit, a data frame with the
@@ -36,6 +65,10 @@
 #'   fit's `m`, at least 60, at most the observations). With every
 #'   observation it is exact kriging under the fitted parameters.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param type For a non-Gaussian fit: `"link"` (the linear predictor) or
+#'   `"response"` (the mean of a response, by the inverse link), as
+#'   [stats::predict.glm()]; Gaussian fits have the identity link, so both
+#'   give the same.
 #' @param ... Nothing: any other argument is an error that names it (a
 #'   misspelt `newdata` would otherwise give the fitted values).
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
@@ -67,19 +100,38 @@
 #' y <- 1 + gp_simulate(locs, sigma2 = 1, range = 0.2, smoothness = 1, nugget = 0.01)
 #' fit <- gp_fit(y, locs, cov = "matern32", control = list(trace = FALSE))
 #' predict(fit, rbind(c(0.5, 0.5), c(0.1, 0.9)), interval = "prediction")
+#'
+#' # counts: the expected count at new locations, with confidence intervals
+#' counts <- rpois(200, exp(0.5 + gp_simulate(locs, sigma2 = 0.5, range = 0.2, smoothness = 1)))
+#' pois <- gp_fit(counts, locs, family = poisson(), cov = "matern32", control = list(trace = FALSE))
+#' predict(pois, rbind(c(0.5, 0.5), c(0.1, 0.9)), type = "response", interval = "confidence")
 #' @export
 predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
                            level = 0.95, X = NULL, m_pred = NULL, device = getOption("gpustats.device", "auto"),
-                           ...) {
+                           type = c("link", "response"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  check_gaussian_fit(object, "Predictions and simulations", call)
   check_dots_unused("predict", setdiff(names(formals(predict.gp_fit)), "..."), call, ...)
   check_flag(se.fit, "se.fit", call)
   interval <- match_choice(interval, c("none", "confidence", "prediction"), "interval", call)
+  type <- match_choice(type, c("link", "response"), "type", call)
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
-  new <- if (missing(newdata)) list(locs = object$locs, X = object$X) else gp_newdata(object, newdata, X, call)
+  new <- if (missing(newdata)) {
+    list(locs = object$locs, X = object$X, offset = object$offset)
+  } else {
+    gp_newdata(object, newdata, X, call)
+  }
+  out <- if (fit_is_glmm(object)) {
+    glmm_predict(object, new, type, se.fit, interval, level, call)
+  } else {
+    gaussian_predict(object, new, se.fit, interval, level, m_pred, device, call)
+  }
+  if (!missing(newdata) && is_spatial(newdata)) spatial_result(newdata, prediction_columns(object, out)) else out
+}
+
+# predict() of a Gaussian fit at `new` (gp_newdata's list).
+gaussian_predict <- function(object, new, se.fit, interval, level, m_pred, device, call) {
   k <- if (identical(object$approx, "vecchia")) {
     vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call, "predict")
   } else {
@@ -96,8 +148,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
       cbind(fit = fit, lwr = fit - half, upr = fit + half)
     }
   }
-  out <- if (se.fit) list(fit = fit, se.fit = se) else fit
-  if (!missing(newdata) && is_spatial(newdata)) spatial_result(newdata, prediction_columns(object, out)) else out
+  if (se.fit) list(fit = fit, se.fit = se) else fit
 }
 
 # Kriging of each column of `ys` (data at the fitted locations) at `locs`
@@ -161,6 +212,20 @@ pool_coefficients <- function(B, r) {
 #' all of them as in [predict.gp_fit()]: `nsim` times `r` columns, named
 #' `sim_1.<replicate>`, ... (the replicates' column names, else `rep_1`, ...).
 #'
+#' For a non-Gaussian fit (`family = poisson()` or `binomial()` in
+#' [gp_fit()]), a draw without `newdata` is new responses at the observed
+#' locations from the fitted model, a new latent field each (counts, or
+#' successes out of the fit's trials), as [stats::simulate()] draws from a
+#' `glm`: a parametric bootstrap. With `newdata`, draws of the linear
+#' predictor at the new locations given the data, from the Laplace
+#' approximation of the field's posterior: Gaussian, with the mean and
+#' covariance whose diagonal [predict.gp_fit()] gives (the trend's
+#' uncertainty included), drawn by conditioning unconditional draws of the
+#' field and of working errors of variances \eqn{W^{-1}} with the
+#' approximation's kriging, as for Gaussian fits; `type = "response"` maps
+#' them by the inverse link (draws of the mean: intensities,
+#' probabilities).
+#'
 #' @param object A `gp_fit`.
 #' @param nsim Number of draws.
 #' @param seed `NULL`, or an integer for `set.seed()`.
@@ -171,6 +236,9 @@ pool_coefficients <- function(B, r) {
 #'   conditioned on its `m_pred` nearest observed and earlier drawn points
 #'   (GpGp's `cond_sim`), the trend held at its estimate.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param type For a non-Gaussian fit's draws given the data (`newdata`):
+#'   `"link"` (the linear predictor) or `"response"` (the mean, by the
+#'   inverse link).
 #' @param ... Nothing: any other argument is an error that names it.
 #' @return A data frame with one column per draw (`sim_1`, ...) and a row
 #'   per location; with `newdata` an sf, sp or stars object, an object of the
@@ -178,19 +246,21 @@ pool_coefficients <- function(B, r) {
 #'   [predict.gp_fit()] returns its predictions.
 #' @export
 simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL, m_pred = NULL,
-                            device = getOption("gpustats.device", "auto"), ...) {
+                            device = getOption("gpustats.device", "auto"), type = c("link", "response"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  check_gaussian_fit(object, "Predictions and simulations", call)
   check_dots_unused("simulate", setdiff(names(formals(simulate.gp_fit)), "..."), call, ...)
   check_nsim(nsim, call)
+  type <- match_choice(type, c("link", "response"), "type", call)
   if (!is.null(seed)) {
     if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || abs(seed) > .Machine$integer.max) {
       abort_arg("{.arg seed} must be NULL or one whole number for {.fn set.seed}, not {.obj_type_friendly {seed}}.", call)
     }
     set.seed(seed)
   }
-  draws <- if (identical(object$approx, "vecchia")) {
+  draws <- if (fit_is_glmm(object)) {
+    glmm_simulate(object, nsim, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), type, device, call)
+  } else if (identical(object$approx, "vecchia")) {
     vecchia_draws_fit(object, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), nsim, m_pred, device, call)
   } else if (is.null(newdata)) {
     gp_draws(object, object$locs, nsim, device, call) + drop(object$X %*% object$beta) +

@@ -60,7 +60,7 @@ gp_fit_fields <- list(
   converged = rule_flag(null_ok = TRUE),
   message = rule_string(),
   seconds = rule_number(),
-  family = rule_choice(c("gaussian", "poisson", "binomial"), null_ok = TRUE),
+  family = rule_choice(c("gaussian", names(glmm_families)), null_ok = TRUE),
   link = rule_choice(c("identity", "log", "logit"), null_ok = TRUE),
   trials = field_rule("NULL, or for a binomial fit the numbers of trials at the {x$n} location{?s} (whole numbers, at least the successes)",
                       function(v, x) if (!identical(x$family, "binomial")) is.null(v) else
@@ -68,7 +68,16 @@ gp_fit_fields <- list(
   offset = field_rule("NULL, or the offsets at the {x$n} location{?s} (finite numbers)",
                       function(v, x) is.null(v) || is_finite_numbers(v) && length(v) == x$n),
   mode = field_rule("NULL, or for a non-Gaussian fit the latent field's mode at the {x$n} location{?s}",
-                    function(v, x) if (fit_is_glmm(x)) is_finite_numbers(v) && length(v) == x$n else is.null(v))
+                    function(v, x) if (fit_is_glmm(x)) is_finite_numbers(v) && length(v) == x$n else is.null(v)),
+  mode_a = field_rule("NULL, or for a non-Gaussian fit the mode's a (K^-1 mode) at the {x$n} location{?s}",
+                      function(v, x) is.null(v) || fit_is_glmm(x) && is_finite_numbers(v) && length(v) == x$n),
+  weights = field_rule("NULL, or the prior weights at the {x$n} location{?s} (positive numbers)",
+                       function(v, x) is.null(v) || is_finite_numbers(v) && length(v) == x$n && all(v > 0)),
+  family_parameter = field_rule("NULL, or for a negative binomial or Gamma fit its theta or shape (one named positive number)",
+                                function(v, x) {
+                                  name <- glmm_families[[x$family %||% "gaussian"]]$param
+                                  if (is.null(name)) is.null(v) else is_finite_numbers(v) && identical(names(v), name) && v > 0
+                                })
 )
 
 # Checks a gp_fit given to a method as argument `arg`.

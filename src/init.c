@@ -27,7 +27,9 @@ SEXP gs_r_gp_krige(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_laplace_new(SEXP, SEXP);
 SEXP gs_r_laplace_free(SEXP);
 SEXP gs_r_laplace_set_covariance(SEXP, SEXP);
-SEXP gs_r_laplace_mode(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_laplace_mode(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_laplace_forward(SEXP, SEXP);
+SEXP gs_r_laplace_krige(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_derivatives(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_gp_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_tile_chol(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -107,7 +109,9 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_laplace_new, 2),
   CALLDEF(gs_r_laplace_free, 1),
   CALLDEF(gs_r_laplace_set_covariance, 2),
-  CALLDEF(gs_r_laplace_mode, 8),
+  CALLDEF(gs_r_laplace_mode, 10),
+  CALLDEF(gs_r_laplace_forward, 2),
+  CALLDEF(gs_r_laplace_krige, 10),
   CALLDEF(gs_r_gp_derivatives, 7),
   CALLDEF(gs_r_bench_gp_loglik, 5),
   CALLDEF(gs_r_tile_chol, 11),

@@ -1,6 +1,7 @@
 /* Gaussian-process objects for R: an external pointer owns a gs_gp. */
 #include "gs_bench.h"
 #include "gs_gp.h"
+#include "r_krige.h"
 #include "r_util.h"
 
 static gs_gp *gp_get(SEXP ptr)
@@ -96,35 +97,41 @@ static const double *krige_matrix(SEXP x, const char *what, long rows, long cols
   return REAL(x);
 }
 
-/* Kriging with the last factor (gs_gp_krige): model R's cov_model() of the
- * factor; locs the new locations (m x dim); X0 their design (m x p); W =
- * L^-1 X (n x p); R = L^-1 (Y - X B) (n x k); B (p x k); A (p x p); se TRUE
- * for the standard errors; progress as for gs_r_gp_factor. Returns
- * list(fit = m x k, se = m values or NULL). */
+SEXP gs_r_krige_args(SEXP model, SEXP locs, SEXP X0, SEXP W, SEXP B, SEXP A, long n, int k, int want_se,
+                     gs_gp_krige_args *a)
+{
+  krige_matrix(locs, "locs", -1, -1);
+  krige_matrix(W, "W", n, -1);
+  const long m = Rf_nrows(locs);
+  const int p = Rf_ncols(W);
+  *a = (gs_gp_krige_args){.model = gs_r_cov_model(model),
+                          .locs = REAL(locs),
+                          .m = m,
+                          .dim = Rf_ncols(locs),
+                          .x0 = krige_matrix(X0, "X0", m, p),
+                          .p = p,
+                          .w = REAL(W),
+                          .k = k,
+                          .beta = krige_matrix(B, "B", p, k),
+                          .a = krige_matrix(A, "A", p, p)};
+  const char *names[] = {"fit", "se", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  a->fit = REAL(gs_r_set_field(out, "fit", Rf_allocMatrix(REALSXP, (int)m, k)));
+  if (want_se) a->se = REAL(gs_r_set_field(out, "se", Rf_allocVector(REALSXP, m)));
+  UNPROTECT(1);
+  return out;
+}
+
+/* Kriging with the last factor (gs_gp_krige): R = L^-1 (Y - X B) (n x k),
+ * the rest as gs_r_krige_args takes them; progress as for gs_r_gp_factor. */
 SEXP gs_r_gp_krige(SEXP ptr, SEXP model, SEXP locs, SEXP X0, SEXP W, SEXP R, SEXP B, SEXP A, SEXP se, SEXP progress)
 {
   gs_gp *gp = gp_get(ptr);
   const long n = gs_gp_size(gp);
-  krige_matrix(locs, "locs", -1, -1);
-  krige_matrix(W, "W", n, -1);
   krige_matrix(R, "R", n, -1);
-  const long m = Rf_nrows(locs);
-  const int p = Rf_ncols(W), k = Rf_ncols(R), want_se = Rf_asLogical(se) == TRUE;
-  gs_gp_krige_args a = {.model = gs_r_cov_model(model),
-                        .locs = REAL(locs),
-                        .m = m,
-                        .dim = Rf_ncols(locs),
-                        .x0 = krige_matrix(X0, "X0", m, p),
-                        .p = p,
-                        .w = REAL(W),
-                        .r = REAL(R),
-                        .k = k,
-                        .beta = krige_matrix(B, "B", p, k),
-                        .a = krige_matrix(A, "A", p, p)};
-  const char *names[] = {"fit", "se", ""};
-  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-  a.fit = REAL(gs_r_set_field(out, "fit", Rf_allocMatrix(REALSXP, (int)m, k)));
-  if (want_se) a.se = REAL(gs_r_set_field(out, "se", Rf_allocVector(REALSXP, m)));
+  gs_gp_krige_args a;
+  SEXP out = PROTECT(gs_r_krige_args(model, locs, X0, W, B, A, n, Rf_ncols(R), Rf_asLogical(se) == TRUE, &a));
+  a.r = REAL(R);
   char msg[GS_MSG_LEN];
   gs_r_progress_set(progress);
   gs_status st = gs_gp_krige(gp, &a, msg);

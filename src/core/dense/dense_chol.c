@@ -7,6 +7,7 @@
 
 #include "gs_cpu.h"
 #include "gs_dense.h"
+#include "lapack.h"
 
 /* Orders below which the column-by-column forms are used: their flops are
  * a small share (n DENSE_BASE^2 / 3 of n^3 / 3). */
@@ -119,6 +120,14 @@ gs_status gs_dense_trsm_lln(int n, int k, const double *l, int ldl, double *b, i
       for (int i = 0; i < n; ++i) b[i + (size_t)j * ldb] = bt[j + (size_t)i * k];
   free(bt);
   return st;
+}
+
+gs_status gs_dense_forward_solve(int n, int k, const double *l, int ldl, double *b, int ldb, int threads, char *msg)
+{
+  if (k >= GS_DENSE_PACKED_SOLVE_MIN_COLUMNS) return gs_dense_trsm_lln(n, k, l, ldl, b, ldb, threads, msg);
+  const double one = 1.0;
+  if (n > 0 && k > 0) dtrsm_("L", "L", "N", "N", &n, &k, &one, l, &ldl, b, &ldb, 1, 1, 1, 1);
+  return GS_OK;
 }
 
 /* A = L L': [L11 0; L21 L22] from L11 = chol(A11), L21 = A21 L11^-T,

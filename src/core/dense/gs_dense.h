@@ -28,6 +28,13 @@ gs_status gs_dense_trsm_rlt(int m, int n, const double *l, int ldl, double *b, i
  * GS_ERR_NOMEM when its n k doubles of workspace cannot be had. */
 gs_status gs_dense_trsm_lln(int n, int k, const double *l, int ldl, double *b, int ldb, int threads, char *msg);
 
+/* B := L^-1 B as gs_dense_trsm_lln from GS_DENSE_PACKED_SOLVE_MIN_COLUMNS
+ * right-hand sides on, which reads L once for all of them where BLAS dtrsm
+ * reads it once per column; below, by dtrsm, for which the packing and
+ * transposes would not pay. */
+#define GS_DENSE_PACKED_SOLVE_MIN_COLUMNS 8
+gs_status gs_dense_forward_solve(int n, int k, const double *l, int ldl, double *b, int ldb, int threads, char *msg);
+
 /* A = L L' in place in the lower triangle (the strict upper triangle is
  * neither read nor written). When a leading minor is not positive definite:
  * GS_ERR_NOT_PD, *failed_minor its order. */

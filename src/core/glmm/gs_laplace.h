@@ -19,6 +19,7 @@
 
 #include "glmm_family_math.h"
 #include "gs_common.h"
+#include "gs_gp.h"
 #include "gs_matern.h"
 
 #ifdef __cplusplus
@@ -38,8 +39,10 @@ gs_status gs_laplace_set_covariance(gs_laplace *lp, const gs_cov_model *p, char 
 
 typedef struct {
   int family;           /* GS_GLMM_POISSON, ... */
-  const double *y;      /* n responses: counts, or successes */
-  const double *trials; /* binomial: n numbers of trials; NULL for the Poisson */
+  const double *y;      /* n responses: counts, successes, or positive values (Gamma) */
+  const double *trials; /* binomial: n numbers of trials; NULL for the others */
+  const double *weights; /* n prior weights > 0 (gs_glmm_point_eval), or NULL for 1 */
+  double param;         /* the negative binomial's theta, the Gamma's shape (> 0); ignored by the others */
   const double *eta0;   /* n: the linear predictor without the field */
   int max_iter;         /* Newton steps at most */
   double tol;           /* converged once a Newton step moves f by at most tol (1 + max |f|) */
@@ -59,9 +62,29 @@ typedef struct {
  * objective -a'f/2 + log p(y | f) rises; once a step is below tol, it is
  * taken and B factored once more at its end, so that log q(y) is that of
  * the mode to rounding, not to the tolerance (a search's finite
- * differences need it smooth). */
+ * differences need it smooth). B's factor stays, at the mode returned,
+ * for gs_laplace_forward and gs_laplace_krige. */
 gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, double *f, gs_laplace_info *info,
                           char *msg);
+
+/* The Gaussian approximation of the field's posterior at the last mode
+ * (gs_laplace_mode) is that of Gaussian kriging of the working responses
+ * z = f + W^-1 a with independent errors of variances W^-1: the
+ * observations' covariance is Sigma = K + W^-1 = G G', G = W^-1/2 L with
+ * B = L L', and Sigma^-1 z = a. out = G^-1 b = L^-1 W^1/2 b for k columns b
+ * (n x k); out may be b. */
+gs_status gs_laplace_forward(gs_laplace *lp, const double *b, int k, double *out, char *msg);
+
+/* W (n) at the last mode. */
+gs_status gs_laplace_weights(const gs_laplace *lp, double *w, char *msg);
+
+/* Kriging at new locations with that factor (gs_gp_krige's arithmetic,
+ * gs_gp.h, G in place of L): args->w = G^-1 X and args->r = G^-1 (Z - X B)
+ * for k columns Z of working responses (gs_laplace_forward). With Z the
+ * mode's, f + W^-1 a, the predictions are x_0'B + c_0'a and the standard
+ * errors those of sigma2 - c_0' Sigma^-1 c_0 + d'A d. progress (may be
+ * NULL) is called between blocks and stops the work (GS_ERR_INTERRUPTED). */
+gs_status gs_laplace_krige(gs_laplace *lp, const gs_gp_krige_args *args, gs_progress_fn progress, char *msg);
 
 #ifdef __cplusplus
 }

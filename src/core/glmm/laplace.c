@@ -50,6 +50,7 @@ long gs_laplace_size(const gs_laplace *lp) { return lp->n; }
 gs_status gs_laplace_set_covariance(gs_laplace *lp, const gs_cov_model *p, char *msg)
 {
   lp->has_covariance = 0;
+  lp->has_mode = 0;
   const gs_matern_cov_args a = gs_matern_cov_self(lp->locs, lp->n, lp->dim, p, lp->k);
   gs_status st = gs_matern_cov_cpu(&a, lp->threads, NULL, msg);
   lp->has_covariance = (st == GS_OK);

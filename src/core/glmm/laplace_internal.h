@@ -17,6 +17,7 @@ struct gs_laplace {
   double *b;      /* n x n: B = I + W^1/2 K W^1/2, then its Cholesky factor, lower triangle */
   double *work;   /* LAPLACE_VECTORS x n */
   int has_covariance;
+  int has_mode;   /* b holds B's factor and work[LAPLACE_SQRT_W] W^1/2 at a mode */
 };
 
 #endif

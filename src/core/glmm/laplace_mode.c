@@ -24,8 +24,13 @@
  * whose gain is below the rounding, are not halved for nothing. */
 #define LAPLACE_ROUNDING (64.0 * DBL_EPSILON)
 
-/* y_i, its number of trials (1 for the Poisson, which ignores it). */
-static double trials_at(const gs_laplace_data *d, long i) { return d->trials ? d->trials[i] : 1.0; }
+/* Observation i's density at eta (its trials 1 and its prior weight 1
+ * where the data have none). */
+static gs_glmm_point point_at(const gs_laplace_data *d, long i, double eta)
+{
+  return gs_glmm_point_eval(d->family, d->y[i], d->trials ? d->trials[i] : 1.0, d->weights ? d->weights[i] : 1.0,
+                            d->param, eta);
+}
 
 /* -a'f/2 + log p(y | f), and log p(y | f) in *loglik_y; -Inf where a
  * density is not finite (exp overflowed far from the mode). */
@@ -34,7 +39,7 @@ static double laplace_objective(const gs_laplace_data *d, long n, const double *
   double quad = 0.0, logp = 0.0;
   for (long i = 0; i < n; ++i) {
     quad += a[i] * f[i];
-    logp += gs_glmm_point_eval(d->family, d->y[i], trials_at(d, i), d->eta0[i] + f[i]).logp;
+    logp += point_at(d, i, d->eta0[i] + f[i]).logp;
   }
   *loglik_y = logp;
   const double psi = -0.5 * quad + logp;
@@ -56,7 +61,7 @@ static gs_status factor_b(gs_laplace *lp, const gs_laplace_data *d, const double
   const long n = lp->n;
   double *s = lp->work + LAPLACE_SQRT_W * n, *rhs = lp->work + LAPLACE_B_RHS * n;
   for (long i = 0; i < n; ++i) {
-    const gs_glmm_point p = gs_glmm_point_eval(d->family, d->y[i], trials_at(d, i), d->eta0[i] + f[i]);
+    const gs_glmm_point p = point_at(d, i, d->eta0[i] + f[i]);
     s[i] = sqrt(p.weight);
     rhs[i] = p.weight * f[i] + p.grad;
   }
@@ -153,11 +158,13 @@ gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, d
 {
   if (!lp->has_covariance) return gs_set_msg(msg, GS_ERR_ARG, "the Laplace object has no covariance");
   if (d->family < 0 || d->family >= GS_GLMM_FAMILY_COUNT || (d->family == GS_GLMM_BINOMIAL && !d->trials) ||
+      (gs_glmm_has_param(d->family) && !(d->param > 0.0 && isfinite(d->param))) ||
       d->max_iter < 1 || !(d->tol > 0.0))
     return gs_set_msg(msg, GS_ERR_ARG, "bad gs_laplace_mode call");
   const long n = lp->n;
   double *a_new = lp->work + LAPLACE_A_NEW * n, *f_new = lp->work + LAPLACE_F_NEW * n;
   double loglik_y, logdet = 0.0;
+  lp->has_mode = 0;
   double psi = laplace_start(lp, d, a, f, &loglik_y);
   int converged = 0, steps = 0;
   for (;;) {
@@ -171,6 +178,7 @@ gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, d
     ++steps;
     if (!halving_step(lp, d, a, f, &psi, &loglik_y)) break; /* no rise: short of the mode, not converged */
   }
+  lp->has_mode = 1;
   info->loglik = psi - 0.5 * logdet;
   info->loglik_y = loglik_y;
   info->logdet = logdet;

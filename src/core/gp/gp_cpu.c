@@ -72,25 +72,19 @@ gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, lon
   return GS_OK;
 }
 
-/* From this many right-hand sides on, the forward solve (the likelihood's:
- * replicates of a field, a trend's columns) runs on the packed kernels
- * (gs_dense_trsm_lln), which read L once for all of them where BLAS dtrsm
- * reads it once per column; below, dtrsm, for which the packing and
- * transposes would not pay. */
-#define GP_CPU_PACKED_SOLVE_MIN_COLUMNS 8
-
 gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg)
 {
   const int n = (int)gp->n;
   const double one = 1.0;
   if (out != b) memcpy(out, b, (size_t)n * k * sizeof(double));
-  if (what == GS_GP_FORWARD && k >= GP_CPU_PACKED_SOLVE_MIN_COLUMNS)
-    return gs_dense_trsm_lln(n, k, gp->a, n, out, n, gp->threads, msg);
+  /* the forward solve of several columns (replicates of a field, a trend's
+   * columns, kriging's blocks) on the packed kernels */
+  if (what == GS_GP_FORWARD) return gs_dense_forward_solve(n, k, gp->a, n, out, n, gp->threads, msg);
   if (what == GS_GP_MULTIPLY) {
     dtrmm_("L", "L", "N", "N", &n, &k, &one, gp->a, &n, out, &n, 1, 1, 1, 1);
     return GS_OK;
   }
-  dtrsm_("L", "L", "N", "N", &n, &k, &one, gp->a, &n, out, &n, 1, 1, 1, 1);
-  if (what == GS_GP_SOLVE) dtrsm_("L", "L", "T", "N", &n, &k, &one, gp->a, &n, out, &n, 1, 1, 1, 1);
+  dtrsm_("L", "L", "N", "N", &n, &k, &one, gp->a, &n, out, &n, 1, 1, 1, 1); /* GS_GP_SOLVE */
+  dtrsm_("L", "L", "T", "N", &n, &k, &one, gp->a, &n, out, &n, 1, 1, 1, 1);
   return GS_OK;
 }
