@@ -10,11 +10,13 @@
 # Whether they serve a fit: isotropic models (an anisotropic or space-time
 # model's ranges and angles act through the mapped coordinates, which the
 # native object does not differentiate), a dense factor (not the tile
-# Cholesky, which mixed precision and the largest n use), and for REML one
+# Cholesky, which mixed precision and the largest n use), for REML one
 # data set (the REML projection of replicates differs between their mean and
-# their spread).
+# their spread), and one factor for all the data (replicates with missing
+# values have one per pattern, lik$gp NULL).
 gp_derivatives_available <- function(lik, model) {
-  model$geometry == "isotropic" && !lik$gp$tiled && (gp_replicates(lik$d$y) == 1L || lik$method == "ml")
+  !is.null(lik$gp) && model$geometry == "isotropic" && !lik$gp$tiled &&
+    (gp_replicates(lik$d$y) == 1L || lik$method == "ml")
 }
 
 # The native call at the object's last factor (that of `params`, named as

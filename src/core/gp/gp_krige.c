@@ -128,7 +128,9 @@ gs_status gs_gp_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg)
   if (!gp->factored) return gs_set_msg(msg, GS_ERR_ARG, "the covariance has not been factored");
   gs_status st = gs_cov_model_check(&a->model, msg);
   if (st != GS_OK) return st;
-  if (a->m < 0 || a->m > INT_MAX || a->dim != gp->dim || a->p < 0 || a->p >= gp->n || a->k < 1 || !a->r ||
+  /* p may reach n: replicates with missing values krige a replicate observed at
+   * few locations with the trend pooled over all of them (A and B given) */
+  if (a->m < 0 || a->m > INT_MAX || a->dim != gp->dim || a->p < 0 || a->k < 1 || !a->r ||
       !a->fit || (a->m > 0 && !a->locs) || (a->p > 0 && (!a->x0 || !a->w || !a->beta || !a->a)))
     return gs_set_msg(msg, GS_ERR_ARG, "bad gs_gp_krige call");
   if (a->m == 0) return GS_OK;
