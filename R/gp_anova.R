@@ -4,7 +4,12 @@
 # A likelihood-ratio test compares models of one data set: the same
 # responses at the same locations.
 check_same_data <- function(fits, call) {
-  same <- function(a, b) identical(dim(as.matrix(a)), dim(as.matrix(b))) && all(as.matrix(a) == as.matrix(b))
+  # replicates' missing values must fall in the same places
+  same <- function(a, b) {
+    a <- as.matrix(a)
+    b <- as.matrix(b)
+    identical(dim(a), dim(b)) && identical(is.na(a), is.na(b)) && all(a == b, na.rm = TRUE)
+  }
   for (k in seq_along(fits)[-1L]) {
     for (field in c("y", "locs")) {
       if (same(fits[[1L]][[field]], fits[[k]][[field]])) next

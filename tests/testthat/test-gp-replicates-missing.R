@@ -190,6 +190,19 @@ test_that("simulations, variogram, standard errors and the formula form of repli
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_invisible(plot(fit))
+  # likelihood-ratio tests compare fits of the same values, missing in the same places
+  small <- update(fit, X = d$X[, 1, drop = FALSE], method = "ml")
+  large <- update(fit, method = "ml")
+  expect_equal(anova(small, large)[["Chisq"]][2], 2 * (large$loglik - small$loglik))
+  other <- d$Y
+  other[1, 1] <- NA
+  expect_error(anova(small, update(large, y = other)), "other data", class = "gpustats_error_argument")
+  if (requireNamespace("sf", quietly = TRUE)) {
+    points <- sf::st_as_sf(data.frame(x = c(0.2, 0.5), y = c(0.3, 0.6)), coords = c("x", "y"))
+    out <- predict(fit, points, X = cbind(1, c(0.2, 0.5)), se.fit = TRUE)
+    expect_equal(sf::st_drop_geometry(out)[["se.fit.rep_3"]],
+                 predict(fit, cbind(c(0.2, 0.5), c(0.3, 0.6)), X = cbind(1, c(0.2, 0.5)), se.fit = TRUE)$se.fit[, 3])
+  }
   # the formula form keeps every observed value too
   df <- data.frame(a = d$Y[, 1], b = d$Y[, 2], c = d$Y[, 3], e = d$Y[, 4], x = d$locs[, 1], y = d$locs[, 2])
   f1 <- gp_fit(cbind(a, b, c, e) ~ x, df, coords = ~ x + y, fixed = list(smoothness = 0.9), device = "cpu",
