@@ -111,9 +111,10 @@
 #' location where no replicate is observed is dropped, and so is a replicate
 #' with no observed value (all `NA`), each with a message (the others keep
 #' their names, `rep_1`, ... after their columns when `y` has none); a
-#' single replicate left is fitted as one data set. With missing values the
-#' standard errors come from the Hessian (the Fisher information serves one
-#' factor for all the data), `nobs()` counts the observed values, `fitted()`
+#' single replicate left is fitted as one data set. The standard errors
+#' come, as for complete replicates, from the Fisher information under ML
+#' (summed over the patterns, each pattern's times its replicates) and
+#' from the Hessian under REML. `nobs()` counts the observed values, `fitted()`
 #' and `residuals()` are `NA` where `y` is (as with [na.exclude]), while
 #' `predict()` without `newdata` krigs every replicate at every location;
 #' predictions krige each replicate from its own observed values, so their
@@ -461,8 +462,9 @@ fit_search <- function(objective, spec, ctrl, mixed, warm = NULL, gradient = NUL
 # The likelihood of a fit as functions of the parameters. Complete data are
 # factored on one native Gaussian-process object opened here on d$locs;
 # replicates with missing values pattern by pattern (gp_fit_patterns.R),
-# without one. `close()` frees what it holds; `backend` and `device` say how
-# the covariance (for patterns, the largest one's) is factored. Each point
+# without one. `close()` frees what it holds; `backend`, `device` and
+# `tiled` say how the covariance (for patterns, the largest one's) is
+# factored. Each point
 # of the correlation parameters (geometry, smoothness, nugget ratio) is
 # factored once and memoised (the Hessian revisits points): log |R| for
 # R = M + ratio I, the GLS coefficients, the GLS residual quadratic form
@@ -471,7 +473,7 @@ gp_likelihood <- function(d, model, method, device, accuracy, call) {
   patterns <- if (anyNA(d$y)) missing_patterns(d$y)
   gp <- if (is.null(patterns)) gp_open(d$locs, model$distance, device, call, accuracy)
   opened <- if (is.null(gp)) pattern_backend(patterns, d$locs, model$distance, device, accuracy, call) else {
-    list(backend = gp_method(gp), device = gp$device)
+    list(backend = gp_method(gp), device = gp$device, tiled = gp$tiled)
   }
   n <- sum(!is.na(d$y))
   p <- ncol(d$X)
@@ -519,8 +521,9 @@ gp_likelihood <- function(d, model, method, device, accuracy, call) {
     if (!identical(current, key)) rm(list = intersect(key, ls(cache)), envir = cache)
     gls(par)
   }
-  list(gls = gls, full = full, profile = profile, factored = factored, gp = gp, d = d, method = method, n = n,
-       n_eff = n_eff, factorizations = function() factorizations, backend = opened$backend, device = opened$device,
+  list(gls = gls, full = full, profile = profile, factored = factored, gp = gp, patterns = patterns, d = d,
+       method = method, n = n, n_eff = n_eff, factorizations = function() factorizations, backend = opened$backend,
+       device = opened$device, tiled = opened$tiled, distance = model$distance, device_asked = device, accuracy = accuracy,
        close = function() if (!is.null(gp)) gp_close(gp))
 }
 

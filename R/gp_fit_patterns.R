@@ -40,11 +40,13 @@ with_pattern_object <- function(pattern, locs, distance, device, accuracy, call,
   f(gp, pattern)
 }
 
-# How the largest pattern's submatrix is factored: gp_method() and the
-# device of its native object.
+# How the largest pattern's submatrix is factored: gp_method(), the device
+# and whether by the tile Cholesky (which the smaller ones then use only
+# where the option gpustats.gp_tiles or mixed precision makes every object
+# tiled).
 pattern_backend <- function(patterns, locs, distance, device, accuracy, call) {
   with_pattern_object(patterns[[1L]], locs, distance, device, accuracy, call,
-                      function(gp, pattern) list(backend = gp_method(gp), device = gp$device))
+                      function(gp, pattern) list(backend = gp_method(gp), device = gp$device, tiled = gp$tiled))
 }
 
 # The GLS quantities of gls_solve() for replicates with missing values, at
@@ -68,6 +70,24 @@ pattern_gls <- function(patterns, d, locs, params, distance, device, accuracy, c
   W <- do.call(rbind, lapply(whitened, function(w) w$W[rep(seq_len(nrow(w$W)), ncol(w$z)), , drop = FALSE]))
   logdet <- sum(vapply(whitened, function(w) ncol(w$z) * w$logdet, 1))
   gls_whitened(matrix(z), W, colnames(d$X), logdet)
+}
+
+# The ML derivatives of lik_derivatives() summed over the patterns at the
+# GLS coefficients `beta`: each pattern's trace and information (P its
+# submatrix's inverse) times its number of replicates, and the quadratic
+# forms of its replicates' residuals.
+pattern_derivatives <- function(patterns, d, beta, params, deriv, info, distance, device, accuracy, call) {
+  each <- pattern_apply(patterns, d$locs, distance, device, accuracy, call, function(gp, pattern) {
+    gp_factor(gp, params, d$locs[pattern$rows, , drop = FALSE], call)
+    X <- d$X[pattern$rows, , drop = FALSE]
+    resid <- d$y[pattern$rows, pattern$columns, drop = FALSE] - drop(X %*% beta)
+    U <- as.matrix(gp_apply(gp, "solve", resid, call))
+    r <- gp_derivatives(gp, params, deriv, matrix(0, length(pattern$rows), 0L), U, info, call)
+    reps <- length(pattern$columns)
+    list(trace = reps * r$trace, quad = r$quad, info = if (info) reps * r$info)
+  })
+  total <- function(part) Reduce(`+`, lapply(each, `[[`, part))
+  list(trace = total("trace"), quad = total("quad"), info = if (info) total("info"))
 }
 
 # The pattern's replicates (columns of y) and design rows whitened by the

@@ -145,7 +145,7 @@ fit_vcov_of_type <- function(object, type, call) {
   on.exit(lik$close())
   V <- fit_vcov(object$covariance, object$estimated, lik, list(hessian = TRUE), call, type, object$model)
   if (!identical(attr(V, "type"), type)) {
-    cli::cli_inform("The Fisher information needs an isotropic model, a covariance factored whole (not by the tile Cholesky), replicates without missing values and the memory for a few {object$n} x {object$n} matrices{if (object$method == 'reml') ', and under REML one data set' else ''}: standard errors from the Hessian instead.")
+    cli::cli_inform("The Fisher information needs an isotropic model, a covariance factored whole (not by the tile Cholesky) and the memory for a few {object$n} x {object$n} matrices{if (object$method == 'reml') ', and under REML one data set' else ''}: standard errors from the Hessian instead.")
   }
   structure(V, type = NULL)
 }

@@ -174,9 +174,9 @@ test_that("simulations, variogram, standard errors and the formula form of repli
   expect_equal(dim(simulate(exact, nsim = 3, seed = 1)), c(30L, 3L))
   # the variogram of the residuals pools the pairs each replicate observes
   fit <- gp_fit(d$Y, d$locs, X = d$X, fixed = list(smoothness = 0.9), device = "cpu", control = list(trace = FALSE))
-  expect_identical(fit$vcov_type, "hessian") # one factor per pattern: no Fisher information yet
+  expect_identical(fit$vcov_type, "hessian") # REML of replicates, as for complete ones
   expect_true(all(is.finite(sqrt(diag(vcov(fit))))))
-  expect_message(V <- vcov(fit, type = "fisher"), "replicates without missing values")
+  expect_message(V <- vcov(fit, type = "fisher"), "under REML one data set")
   expect_equal(V, vcov(fit))
   z <- residuals(fit, type = "trend")
   v <- gp_variogram(fit, bins = 4, cutoff = 0.6)
@@ -247,4 +247,29 @@ test_that("the GPU fits and krigs replicates with missing values as the CPU does
   fg <- gp_fit(d$Y, d$locs, X = d$X, fixed = list(smoothness = 0.8), device = "gpu", control = list(trace = FALSE))
   fc <- gp_fit(d$Y, d$locs, X = d$X, fixed = list(smoothness = 0.8), device = "cpu", control = list(trace = FALSE))
   expect_lte(abs(fg$loglik / fc$loglik - 1), 1e-9)
+})
+
+test_that("under ML the Fisher information sums each replicate's over its observed values", {
+  d <- missing_case(n = 30, r = 5)
+  fit <- gp_fit(d$Y, d$locs, X = d$X, method = "ml", fixed = list(smoothness = 0.9), device = "cpu",
+                control = list(trace = FALSE))
+  expect_identical(fit$vcov_type, "fisher")
+  cv <- fit$covariance
+  # plain R: 1/2 sum_j tr(K_j^-1 dK_a K_j^-1 dK_b), dK of the range by central differences
+  K <- function(range) matern_cov(d$locs, sigma2 = cv[["sigma2"]], range = range, smoothness = 0.9, device = "cpu")
+  h <- 1e-5 * cv[["range"]]
+  dK <- list(sigma2 = K(cv[["range"]]) / cv[["sigma2"]], range = (K(cv[["range"]] + h) - K(cv[["range"]] - h)) / (2 * h),
+             nugget = diag(30))
+  Kn <- K(cv[["range"]]) + diag(cv[["nugget"]], 30)
+  I <- matrix(0, 3, 3, dimnames = list(names(dK), names(dK)))
+  for (j in 1:5) {
+    o <- !is.na(d$Y[, j])
+    Ki <- solve(Kn[o, o])
+    A <- lapply(dK, function(D) Ki %*% D[o, o])
+    I <- I + 0.5 * outer(1:3, 1:3, Vectorize(function(a, b) sum(diag(A[[a]] %*% A[[b]]))))
+  }
+  expect_equal(fit$vcov[names(dK), names(dK)], solve(I), tolerance = 1e-6)
+  # the analytic gradient of the search reaches the same maximum
+  analytic <- update(fit, control = list(trace = FALSE, gradient = "analytic"))
+  expect_lte(abs(analytic$loglik - fit$loglik), 1e-6)
 })
