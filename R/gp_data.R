@@ -124,8 +124,9 @@ gp_data_formula <- function(formula, data, coords, call, replicates = TRUE) {
 # columns: mean zero). y may be a matrix, a column per replicate of the field
 # at the same locations, each replicate keeping its observed values (see
 # observed_replicates()). Missing values of a vector y are dropped with a
-# message.
-gp_data_matrix <- function(y, locs, X, distance, call) {
+# message, and so are rows of a matrix y with any missing value where it is
+# not replicates (`replicates` FALSE: a binomial's successes and failures).
+gp_data_matrix <- function(y, locs, X, distance, call, replicates = TRUE) {
   crs <- NULL
   if (is_spatial(locs)) {
     sp <- spatial_table(locs, NULL, "locs", call)
@@ -137,16 +138,16 @@ gp_data_matrix <- function(y, locs, X, distance, call) {
   y <- as_replicates(y, n, call)
   X <- if (is.null(X)) matrix(1, n, 1L, dimnames = list(NULL, "(Intercept)")) else as_design(X, n, call)
   if (any(is.infinite(y))) abort_arg("{.arg y} contains infinite values.", call)
-  if (is.matrix(y)) {
+  if (is.matrix(y) && replicates) {
     check_observations_left(sum(!is.na(y)), nrow(y), call)
     r <- observed_replicates(y, locs, X)
     return(list(y = r$y, locs = r$locs, X = r$X, terms = NULL, coords = colnames(locs), longlat = FALSE, crs = crs,
                 dropped = n - nrow(r$locs)))
   }
-  keep <- !is.na(y)
+  keep <- if (is.matrix(y)) stats::complete.cases(y) else !is.na(y)
   if (!all(keep)) inform_dropped(sum(!keep))
   check_observations_left(sum(keep), sum(!keep), call)
-  list(y = y[keep], locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
+  list(y = drop_rows(y, keep), locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
        coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep))
 }
 

@@ -326,7 +326,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     gp_data_formula(y, data, coords, call, replicates = is.null(glmm))
   } else {
     if (missing(locs)) abort_arg("{.arg locs} is missing: the locations of {.arg y}.", call)
-    gp_data_matrix(y, locs, X, distance, call)
+    gp_data_matrix(y, locs, X, distance, call, replicates = is.null(glmm))
   }
   if (d$longlat && !distance_given) {
     distance <- "great_circle"

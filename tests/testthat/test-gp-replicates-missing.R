@@ -273,3 +273,18 @@ test_that("under ML the Fisher information sums each replicate's over its observ
   analytic <- update(fit, control = list(trace = FALSE, gradient = "analytic"))
   expect_lte(abs(analytic$loglik - fit$loglik), 1e-6)
 })
+
+test_that("a binomial's successes and failures are not replicates: a row with a missing one goes whole", {
+  set.seed(5)
+  locs <- matrix(runif(60), ncol = 2)
+  succ <- rbinom(30, 5, 0.4)
+  succ[3] <- NA
+  df <- data.frame(s = succ, f = 5 - succ, x = locs[, 1], y = locs[, 2])
+  fixed <- list(smoothness = 0.5, range = 0.2)
+  expect_message(a <- gp_fit(cbind(s, f) ~ 1, df, coords = ~ x + y, family = binomial(), fixed = fixed,
+                             control = list(trace = FALSE, hessian = FALSE)), "dropped 1 row")
+  expect_identical(a$n, 29L)
+  expect_message(b <- gp_fit(cbind(succ, 5 - succ), locs, family = binomial(), fixed = fixed,
+                             control = list(trace = FALSE, hessian = FALSE)), "dropped 1 observation")
+  expect_equal(b$loglik, a$loglik, tolerance = 1e-8)
+})
