@@ -56,9 +56,8 @@ pattern_backend <- function(patterns, locs, distance, device, accuracy, call) {
 # stacked, each replicate with its pattern's whitened design rows, are one
 # data set of N observed values with whitened design W_s: the pooled GLS
 # coefficients and residual quadratic form are its least squares, and
-# log |X_s' Sigma_s^-1 X_s| = log |W_s' W_s| of the stacked model is what
-# REML takes (over the replicates observed everywhere, r W'W, as for
-# complete data).
+# REML takes log |X_s' Sigma_s^-1 X_s| = log |W_s' W_s| of the stacked model
+# (for complete replicates p log r + log |W'W|, as gls_whitened() has it).
 pattern_gls <- function(patterns, d, locs, params, distance, device, accuracy, call) {
   whitened <- pattern_apply(patterns, locs, distance, device, accuracy, call, function(gp, pattern) {
     logdet <- gp_factor(gp, params, locs[pattern$rows, , drop = FALSE], call, not_pd = NA_real_)

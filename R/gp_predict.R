@@ -118,7 +118,9 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
 # is then an m x k matrix.
 gp_krige <- function(fit, locs, X0, ys, device, call, label, replicates = 1L, se = TRUE) {
   m <- nrow(locs)
-  if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = if (se) (if (anyNA(ys)) matrix(0, 0L, ncol(ys)) else numeric(0))))
+  if (m == 0L) {
+    return(list(fit = matrix(0, 0L, ncol(ys)), se = if (se) (if (anyNA(ys)) matrix(0, 0L, ncol(ys)) else numeric(0))))
+  }
   p <- fit$covariance
   geom <- p[fit$model$params]
   obs <- gp_cov_map(fit$model, geom, fit$locs)
