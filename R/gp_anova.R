@@ -4,9 +4,12 @@
 # A likelihood-ratio test compares models of one data set: the same
 # responses at the same locations.
 check_same_data <- function(fits, call) {
+  # replicates' missing values must fall in the same places
   same <- function(a, b) {
     if (is.null(a) || is.null(b)) return(is.null(a) && is.null(b))
-    identical(dim(as.matrix(a)), dim(as.matrix(b))) && all(as.matrix(a) == as.matrix(b))
+    a <- as.matrix(a)
+    b <- as.matrix(b)
+    identical(dim(a), dim(b)) && identical(is.na(a), is.na(b)) && all(a == b, na.rm = TRUE)
   }
   what <- c(y = "the responses", locs = "the locations", trials = "the numbers of trials", weights = "the prior weights")
   for (k in seq_along(fits)[-1L]) {

@@ -188,9 +188,9 @@ profile_loglik <- function(fit, name, value, call, neighbors = NULL) {
 # factorization.
 nugget_profile_loglik <- function(fit, value) {
   call <- environment()
-  gp <- gp_open(fit$locs, fit$distance, fit$device, call, fit$accuracy %||% 0)
-  on.exit(gp_close(gp))
-  lik <- gp_likelihood(gp, list(y = fit$y, X = fit$X, locs = fit$locs), fit$model, fit$method, call)
+  lik <- gp_likelihood(list(y = fit$y, X = fit$X, locs = fit$locs), fit$model, fit$method, fit$device,
+                       fit$accuracy %||% 0, call)
+  on.exit(lik$close())
   names <- c("sigma2", intersect(c(fit$model$params, "smoothness"), fit$estimated))
   to <- function(v, k) if (fit_scale_is_log(k)) log(v) else v
   from <- function(t, k) if (fit_scale_is_log(k)) exp(t) else t

@@ -73,7 +73,10 @@ crs_name <- function(crs) if (!is.na(crs$input)) crs$input else "unnamed"
 # missing value dropped with a message that says how many. `frame` is the
 # model frame of the rows kept, as lm() keeps it (with the rows dropped in
 # its attribute `na.action`), for model.frame() and update() of the fit.
-gp_data_formula <- function(formula, data, coords, call) {
+# `replicates`: whether a matrix response holds replicates (the Gaussian
+# family), each keeping its observed values, rather than a binomial's
+# successes and failures, whose rows go whole.
+gp_data_formula <- function(formula, data, coords, call, replicates = TRUE) {
   if (missing(data) || is.null(data)) abort_arg("{.arg data} is missing: the data frame, sf or sp object the formula refers to.", call)
   sp <- spatial_table(data, coords, "data", call)
   table <- sp$table
@@ -84,7 +87,13 @@ gp_data_formula <- function(formula, data, coords, call) {
   if (!(is.numeric(y) || is.logical(y)) || is.object(y)) {
     abort_arg("The response must be numeric, not {.obj_type_friendly {y}}.", call)
   }
-  keep <- stats::complete.cases(mf, sp$locs)
+  replicates <- replicates && is.matrix(y) && ncol(y) > 1L
+  keep <- if (replicates) {
+    # replicates: a row stays while any replicate is observed there
+    stats::complete.cases(sp$locs) & (ncol(mf) == 1L | stats::complete.cases(mf[-1L])) & rowSums(!is.na(y)) > 0
+  } else {
+    stats::complete.cases(mf, sp$locs)
+  }
   if (!all(keep)) {
     cli::cli_inform("gp_fit: dropped {sum(!keep)} row{?s} with a missing response, covariate or coordinate.")
   }
@@ -96,17 +105,28 @@ gp_data_formula <- function(formula, data, coords, call) {
   terms <- attr(mf, "terms")
   X <- stats::model.matrix(terms, frame)
   y <- stats::model.response(frame)
-  y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y) # cbind(y1, y2) ~ x: replicates
-  list(y = y, locs = sp$locs[keep, , drop = FALSE], X = X, terms = terms, frame = frame,
+  locs <- sp$locs[keep, , drop = FALSE]
+  if (replicates) { # cbind(y1, y2) ~ x
+    r <- observed_replicates(unname_rows(y), locs, X)
+    y <- r$y
+    locs <- r$locs
+    X <- r$X
+    frame <- frame[r$rows, , drop = FALSE] # fewer only where one replicate is left
+  } else {
+    y <- if (is.matrix(y) && ncol(y) > 1L) unname_rows(y) else as.double(y)
+  }
+  list(y = y, locs = locs, X = X, terms = terms, frame = frame,
        xlevels = stats::.getXlevels(terms, frame), contrasts = attr(X, "contrasts"), coords = sp$names,
        longlat = sp$longlat, crs = sp$crs, dropped = sum(!keep), kept = keep)
 }
 
 # The matrix form: y, locs and X (NULL: a constant mean; a matrix with no
 # columns: mean zero). y may be a matrix, a column per replicate of the field
-# at the same locations. Locations with a missing y (in any replicate) are
-# dropped with a message.
-gp_data_matrix <- function(y, locs, X, distance, call) {
+# at the same locations, each replicate keeping its observed values (see
+# observed_replicates()). Missing values of a vector y are dropped with a
+# message, and so are rows of a matrix y with any missing value where it is
+# not replicates (`replicates` FALSE: a binomial's successes and failures).
+gp_data_matrix <- function(y, locs, X, distance, call, replicates = TRUE) {
   crs <- NULL
   if (is_spatial(locs)) {
     sp <- spatial_table(locs, NULL, "locs", call)
@@ -117,13 +137,53 @@ gp_data_matrix <- function(y, locs, X, distance, call) {
   n <- nrow(locs)
   y <- as_replicates(y, n, call)
   X <- if (is.null(X)) matrix(1, n, 1L, dimnames = list(NULL, "(Intercept)")) else as_design(X, n, call)
+  if (any(is.infinite(y))) abort_arg("{.arg y} contains infinite values.", call)
+  if (is.matrix(y) && replicates) {
+    check_observations_left(sum(!is.na(y)), nrow(y), call)
+    r <- observed_replicates(y, locs, X)
+    return(list(y = r$y, locs = r$locs, X = r$X, terms = NULL, coords = colnames(locs), longlat = FALSE, crs = crs,
+                dropped = n - nrow(r$locs)))
+  }
   keep <- if (is.matrix(y)) stats::complete.cases(y) else !is.na(y)
-  if (!all(keep)) inform_dropped(sum(!keep), is.matrix(y))
+  if (!all(keep)) inform_dropped(sum(!keep))
   check_observations_left(sum(keep), sum(!keep), call)
-  y <- drop_rows(y, keep)
-  if (any(!is.finite(y))) abort_arg("{.arg y} contains infinite values.", call)
-  list(y = y, locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
+  list(y = drop_rows(y, keep), locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], terms = NULL,
        coords = colnames(locs), longlat = FALSE, crs = crs, dropped = sum(!keep), kept = keep)
+}
+
+# Replicates keep every observed value: a replicate missing at a location
+# leaves the others' values there. Only a location where no replicate is
+# observed is dropped, and a replicate with no observed value (it adds
+# nothing to the likelihood), each with a message; the remaining
+# replicates keep their names (unnamed ones are named rep_1, ... after
+# their columns in `y`, so that predictions say which they are). A single
+# replicate left is a data set of its own, a vector without its missing
+# values. `y` (a matrix, at least one value observed), `locs` and `X` have
+# a row per location; `rows` says which are kept.
+observed_replicates <- function(y, locs, X) {
+  observed <- !is.na(y)
+  empty_rows <- rowSums(observed) == 0L
+  rows <- which(!empty_rows)
+  if (any(empty_rows)) {
+    cli::cli_inform("gp_fit: dropped {sum(empty_rows)} location{?s} where no replicate is observed.")
+    y <- y[!empty_rows, , drop = FALSE]
+    observed <- observed[!empty_rows, , drop = FALSE]
+    locs <- locs[!empty_rows, , drop = FALSE]
+    X <- X[!empty_rows, , drop = FALSE]
+  }
+  empty_columns <- colSums(observed) == 0L
+  if (any(empty_columns)) {
+    if (is.null(colnames(y))) colnames(y) <- paste0("rep_", seq_len(ncol(y)))
+    cli::cli_inform("gp_fit: dropped {sum(empty_columns)} replicate{?s} with no observed value ({.val {colnames(y)[empty_columns]}}).")
+    y <- y[, !empty_columns, drop = FALSE]
+    observed <- observed[, !empty_columns, drop = FALSE]
+  }
+  if (ncol(y) == 1L) {
+    keep <- observed[, 1L]
+    if (!all(keep)) inform_dropped(sum(!keep))
+    return(list(y = y[keep, 1L], locs = locs[keep, , drop = FALSE], X = X[keep, , drop = FALSE], rows = rows[keep]))
+  }
+  list(y = y, locs = locs, X = X, rows = rows)
 }
 
 # The response of a matrix fit: a numeric vector with a value per location,
@@ -155,7 +215,7 @@ check_observations_left <- function(left, dropped, call) {
   if (left > 0L) return(invisible())
   if (!dropped) abort_arg("{.arg y} has no observations.", call)
   abort_arg(c("No observations are left: all {dropped} row{?s} of the data ha{?s/ve} a missing value.",
-              i = "A row is dropped when its response (for replicates, that of any replicate), or in the formula form a covariate or coordinate, is missing."),
+              i = "A row is dropped when its response (for replicates, that of every replicate), or in the formula form a covariate or coordinate, is missing."),
             call)
 }
 
@@ -165,14 +225,8 @@ drop_rows <- function(y, keep) if (is.matrix(y)) y[keep, , drop = FALSE] else y[
 # The number of replicates (columns) of a response.
 gp_replicates <- function(y) if (is.matrix(y)) ncol(y) else 1L
 
-# The message for k dropped observations (for replicates, locations).
-inform_dropped <- function(k, replicates) {
-  if (replicates) {
-    cli::cli_inform("gp_fit: dropped {k} location{?s} with a missing response in some replicate.")
-  } else {
-    cli::cli_inform("gp_fit: dropped {k} observation{?s} with a missing response.")
-  }
-}
+# The message for k dropped observations.
+inform_dropped <- function(k) cli::cli_inform("gp_fit: dropped {k} observation{?s} with a missing response.")
 
 # A design matrix with n rows, finite, named columns.
 as_design <- function(X, n, call) {

@@ -12,9 +12,10 @@
 # native object does not differentiate), a dense factor (not the tile
 # Cholesky, which mixed precision and the largest n use), and for REML one
 # data set (the REML projection of replicates differs between their mean and
-# their spread).
+# their spread). Replicates with missing values (ML) sum those of their
+# patterns' factors.
 gp_derivatives_available <- function(lik, model) {
-  model$geometry == "isotropic" && !lik$gp$tiled && (gp_replicates(lik$d$y) == 1L || lik$method == "ml")
+  model$geometry == "isotropic" && !lik$tiled && (gp_replicates(lik$d$y) == 1L || lik$method == "ml")
 }
 
 # The native call at the object's last factor (that of `params`, named as
@@ -34,17 +35,25 @@ gp_derivatives <- function(gp, params, deriv, X, U, info, call, bar = NULL) {
 # The derivatives of R at the point `par` of the search, in the natural
 # parameters `deriv` ("range", "smoothness", "nugget" standing for the
 # ratio, whose dR is I), with the point's GLS quantities `gls`; NULL where R
-# is not positive definite there.
+# is not positive definite there. The trace and the information are those of
+# one replicate, `reps` times which is all of them; the quadratic forms sum
+# over the replicates. Replicates with missing values add their patterns'
+# (ML only, see gp_derivatives_available()), reps 1.
 lik_derivatives <- function(lik, par, deriv, info, call, bar = NULL) {
   g <- lik$factored(par)
   if (is.na(g$logdet)) return(NULL)
   d <- lik$d
+  params <- c(sigma2 = 1, range = par$geom[["range"]], smoothness = par$smoothness, nugget = par$ratio)
+  if (!is.null(lik$patterns)) {
+    return(c(pattern_derivatives(lik$patterns, d, g$beta, params, deriv, info, lik$distance, lik$device_asked,
+                                 lik$accuracy, call),
+             list(reps = 1L, gls = g)))
+  }
   resid <- as.matrix(d$y - drop(d$X %*% g$beta)) # a column per replicate
   U <- as.matrix(gp_apply(lik$gp, "solve", resid, call))
   X <- if (lik$method == "reml") d$X else matrix(0, nrow(d$locs), 0L)
-  params <- c(sigma2 = 1, range = par$geom[["range"]], smoothness = par$smoothness, nugget = par$ratio)
   r <- gp_derivatives(lik$gp, params, deriv, X, U, info, call, bar)
-  c(r, list(gls = g))
+  c(r, list(reps = gp_replicates(d$y), gls = g))
 }
 
 # The search's parameter names and the natural parameters of their dR.
@@ -62,7 +71,7 @@ lik_gradient <- function(lik, spec, theta, call) {
   r <- lik_derivatives(lik, par, deriv, FALSE, call)
   if (is.null(r)) return(stats::setNames(rep(NA_real_, length(theta)), spec$free))
   s2 <- spec$fixed$sigma2 %||% (r$gls$q / lik$n_eff)
-  g <- -0.5 * gp_replicates(lik$d$y) * r$trace + 0.5 * r$quad / s2
+  g <- -0.5 * r$reps * r$trace + 0.5 * r$quad / s2
   scale <- c(range = par$geom[["range"]], smoothness = par$smoothness, nugget = 1)[deriv]
   stats::setNames(g * scale, spec$free)
 }
@@ -82,14 +91,13 @@ lik_information <- function(lik, covariance, interior, call, bar = NULL) {
   par <- list(geom = c(range = covariance[["range"]]), smoothness = covariance[["smoothness"]],
               ratio = covariance[["nugget"]] / s2)
   corr <- setdiff(interior, "sigma2")
-  reps <- gp_replicates(lik$d$y)
   I <- matrix(0, length(interior), length(interior), dimnames = list(interior, interior))
   if ("sigma2" %in% interior) I["sigma2", "sigma2"] <- 0.5 * lik$n_eff
   if (!length(corr)) return(I)
   r <- lik_derivatives(lik, par, corr, TRUE, call, bar)
   if (is.null(r)) return(NULL)
   c <- c(range = covariance[["range"]], smoothness = covariance[["smoothness"]], nugget = 1)[corr]
-  I[corr, corr] <- 0.5 * reps * outer(c, c) * r$info
-  if ("sigma2" %in% interior) I["sigma2", corr] <- I[corr, "sigma2"] <- 0.5 * reps * c * r$trace
+  I[corr, corr] <- 0.5 * r$reps * outer(c, c) * r$info
+  if ("sigma2" %in% interior) I["sigma2", corr] <- I[corr, "sigma2"] <- 0.5 * r$reps * c * r$trace
   I
 }

@@ -34,7 +34,8 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
     abort_arg("A fixed nugget needs a fixed {.arg sigma2} too (the nugget is profiled as a ratio to sigma2); or fix neither.", call)
   }
   geometry <- gp_cov_defaults(model, d$locs, call)
-  vy <- if (length(d$y) > 1L) stats::var(as.vector(d$y)) else d$y^2
+  y <- d$y[!is.na(d$y)] # replicates' observed values
+  vy <- if (length(y) > 1L) stats::var(y) else y^2
   s2_start <- fixed$sigma2 %||% start$sigma2 %||% max(vy, .Machine$double.eps)
   ratio_fixed <- if (!is.null(fixed$nugget)) fixed$nugget / s2_start else if (!nugget) 0 else NULL
   smooth <- gp_cov_smoothness_bounds(model$distance)

@@ -21,11 +21,18 @@ exact_warm_start <- function(d, model, method, spec, device, call, bar_label) {
   r <- gp_replicates(d$y)
   if (r > 1L) {
     # The replicates are independent copies of one process: the Vecchia fit
-    # of the first starts the search, and the information of all r is r
-    # times its own.
-    d$y <- d$y[, 1L]
+    # of the most observed one starts the search, and the information of
+    # all of them is about their observed values' count over its own times
+    # its information (r times for complete replicates).
+    observed <- !is.na(d$y)
+    j <- which.max(colSums(observed))
+    rows <- observed[, j]
+    scale <- sum(observed) / sum(rows)
+    d$y <- d$y[rows, j]
+    d$locs <- d$locs[rows, , drop = FALSE]
+    d$X <- d$X[rows, , drop = FALSE]
     warm <- exact_warm_start(d, model, method, spec, device, call, bar_label)
-    if (!is.null(warm)) warm$hessian <- r * warm$hessian
+    if (!is.null(warm)) warm$hessian <- scale * warm$hessian
     return(warm)
   }
   n <- length(d$y)

@@ -32,8 +32,9 @@
 #'
 #' For a fit of \eqn{r} replicates (`y` an \eqn{n \times r} matrix in
 #' [gp_fit()]), `fitted()` and `residuals()` are \eqn{n \times r} matrices
-#' (each replicate kriged from its own data, the trend coefficients pooled),
-#' `nobs()` is \eqn{n r} and `logLik()` the joint log-likelihood of all
+#' (each replicate kriged from its own data, the trend coefficients pooled;
+#' `NA` where a replicate is missing), `nobs()` is \eqn{n r} (with missing
+#' values, the number observed) and `logLik()` the joint log-likelihood of all
 #' replicates, whose `df` counts the shared parameters once.
 #'
 #' `update()`, `formula()`, `terms()`, `model.frame()` and `model.matrix()`
@@ -103,10 +104,13 @@ gp_trend_label <- function(x) {
   if (p == 0L) "zero-mean" else if (p == 1L && names(x$beta) == "(Intercept)") "constant" else sprintf("%d-term", p)
 }
 
-# "n = 200", or for replicates "n = 200 locations x 10 replicates".
+# "n = 200", or for replicates "n = 200 locations x 10 replicates" (with
+# missing values, "... (1,950 observed)").
 fit_size_label <- function(x) {
   r <- fit_replicates(x)
-  if (r == 1L) sprintf("n = %d", x$n) else sprintf("n = %d locations x %d replicates", x$n, r)
+  if (r == 1L) return(sprintf("n = %d", x$n))
+  observed <- if (anyNA(x$y)) sprintf(" (%s observed)", format(sum(!is.na(x$y)), big.mark = ","))
+  sprintf("n = %d locations x %d replicates%s", x$n, r, observed %||% "")
 }
 
 # A 2-D anisotropic fit's anisotropy as gstat's vgm() takes it (see
@@ -153,10 +157,9 @@ fit_vcov_of_type <- function(object, type, call) {
   if (identical(object$approx, "vecchia")) {
     abort_arg("A Vecchia fit's standard errors come from the Fisher information of the approximation: {.code type = \"fisher\"}.", call)
   }
-  gp <- gp_open(object$locs, object$distance, object$device, call, object$accuracy %||% 0)
-  on.exit(gp_close(gp))
   d <- list(y = object$y, locs = object$locs, X = object$X)
-  lik <- gp_likelihood(gp, d, object$model, object$method, call)
+  lik <- gp_likelihood(d, object$model, object$method, object$device, object$accuracy %||% 0, call)
+  on.exit(lik$close())
   V <- fit_vcov(object$covariance, object$estimated, lik, list(hessian = TRUE), call, type, object$model)
   if (!identical(attr(V, "type"), type)) {
     cli::cli_inform("The Fisher information needs an isotropic model, a covariance factored whole (not by the tile Cholesky) and the memory for a few {object$n} x {object$n} matrices{if (object$method == 'reml') ', and under REML one data set' else ''}: standard errors from the Hessian instead.")
@@ -168,7 +171,7 @@ fit_vcov_of_type <- function(object, type, call) {
 #' @export
 nobs.gp_fit <- function(object, ...) {
   validate_gp_fit(object, "object", environment())
-  object$n * fit_replicates(object)
+  sum(!is.na(object$y))
 }
 
 #' @rdname gp_fit-methods
@@ -270,7 +273,9 @@ fitted.gp_fit <- function(object, ...) {
     gp_krige(object, object$locs, object$X, as.matrix(object$y), object$device, call, "fitted", fit_replicates(object),
              se = FALSE)
   }
-  replicate_columns(object, k$fit)
+  fit <- replicate_columns(object, k$fit)
+  fit[is.na(object$y)] <- NA # as na.exclude pads: predict() krigs the missing values
+  fit
 }
 
 #' @rdname gp_fit-methods

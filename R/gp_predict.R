@@ -79,7 +79,9 @@
 #'   own kriging, with the trend coefficients pooled over all), or with an
 #'   interval an array (new location, replicate, `fit`/`lwr`/`upr`); the
 #'   standard errors are the same for every replicate, their trend term
-#'   that of the pooled coefficients.
+#'   that of the pooled coefficients, unless replicates have missing values:
+#'   each is then kriged from its own observed values and `se.fit` is a
+#'   matrix with a column per replicate.
 #'
 #'   With `newdata` an sf, sp or stars object, an object of the same class
 #'   (as gstat's `predict()` returns), its geometry and coordinate reference
@@ -87,7 +89,8 @@
 #'   predictions: `fit`, with an interval `fit`, `lwr`, `upr`, and with
 #'   `se.fit = TRUE` also `se.fit`; for replicates `fit.<replicate>`,
 #'   `lwr.<replicate>`, `upr.<replicate>` (the replicates' names as in
-#'   [simulate.gp_fit()]) and one `se.fit`. An sp object gets the
+#'   [simulate.gp_fit()]) and one `se.fit` (with missing values,
+#'   `se.fit.<replicate>`). An sp object gets the
 #'   `*DataFrame` of its geometry (points a `SpatialPointsDataFrame`, pixels
 #'   a `SpatialPixelsDataFrame`); a stars grid gets a stars grid with the
 #'   same dimensions, `NA` in the cells that are not predicted. The columns
@@ -139,7 +142,7 @@ gaussian_predict <- function(object, new, se.fit, interval, level, m_pred, devic
              se = se.fit || interval != "none")
   }
   fit <- replicate_columns(object, k$fit)
-  se <- k$se
+  se <- if (is.matrix(k$se)) replicate_columns(object, k$se) else k$se # per replicate with missing values
   if (interval != "none") {
     half <- stats::qnorm((1 + level) / 2) * if (interval == "prediction") sqrt(se^2 + object$covariance[["nugget"]]) else se
     fit <- if (is.matrix(fit)) {
@@ -160,17 +163,23 @@ gaussian_predict <- function(object, new, se.fit, interval, level, m_pred, devic
 # The cross-covariances are built, solved and reduced in native code, block
 # by block, where the factor is (gs_gp_krige), so that none of them reaches
 # R. A large problem shows progress bars labelled `label`, one for the
-# factorization and one over the new locations.
+# factorization and one over the new locations. Replicates with missing
+# values (NA in `ys`) are kriged pattern by pattern, each from its own
+# observed values (pattern_krige()), and their standard errors differ: `se`
+# is then an m x k matrix.
 gp_krige <- function(fit, locs, X0, ys, device, call, label, replicates = 1L, se = TRUE) {
   m <- nrow(locs)
-  if (m == 0L) return(list(fit = matrix(0, 0L, ncol(ys)), se = if (se) numeric(0)))
+  if (m == 0L) {
+    return(list(fit = matrix(0, 0L, ncol(ys)), se = if (se) (if (anyNA(ys)) matrix(0, 0L, ncol(ys)) else numeric(0))))
+  }
   p <- fit$covariance
   geom <- p[fit$model$params]
   obs <- gp_cov_map(fit$model, geom, fit$locs)
   new <- gp_cov_map(fit$model, geom, locs)
+  params <- c(sigma2 = p[["sigma2"]], range = obs$range, smoothness = p[["smoothness"]], nugget = p[["nugget"]])
+  if (anyNA(ys)) return(pattern_krige(fit, obs, new, X0, ys, params, device, call, label, replicates, se))
   gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0)
   on.exit(gp_close(gp))
-  params <- c(sigma2 = p[["sigma2"]], range = obs$range, smoothness = p[["smoothness"]], nugget = p[["nugget"]])
   gp_factor(gp, params, obs$locs, call, bar = gp_progress_bar(gp, paste0(label, ": factoring the covariance"), call))
   W <- gp_apply(gp, "forward", fit$X, call)
   Z <- gp_apply(gp, "forward", ys, call)
@@ -211,6 +220,8 @@ pool_coefficients <- function(B, r) {
 #' conditional on that replicate's data, the trend coefficients pooled over
 #' all of them as in [predict.gp_fit()]: `nsim` times `r` columns, named
 #' `sim_1.<replicate>`, ... (the replicates' column names, else `rep_1`, ...).
+#' A replicate with missing values is conditioned on its observed values;
+#' a draw without `newdata` is a whole replicate, at every location.
 #'
 #' For a non-Gaussian fit (`family = poisson()` or `binomial()` in
 #' [gp_fit()]), a draw without `newdata` is new responses at the observed

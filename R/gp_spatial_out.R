@@ -48,7 +48,8 @@ spatial_result <- function(newdata, columns) {
 
 # predict()'s result as a data frame with a row per location: `fit` (or
 # `fit`, `lwr`, `upr`) and `se.fit`; for a fit of replicates `fit.<replicate>`,
-# ... for each of those and one `se.fit`.
+# ... for each of those and one `se.fit` (with missing values, whose
+# standard errors differ, `se.fit.<replicate>`).
 prediction_columns <- function(object, out) {
   parts <- if (is.list(out)) out else list(fit = out)
   fit <- parts$fit
@@ -60,7 +61,12 @@ prediction_columns <- function(object, out) {
     columns <- as.data.frame(matrix(fit, nrow(fit)))
     names(columns) <- paste0(rep(stat, each = length(reps)), ".", reps)
   }
-  if (!is.null(parts$se.fit)) columns$se.fit <- parts$se.fit
+  se <- parts$se.fit
+  if (is.matrix(se)) {
+    columns[paste0("se.fit.", replicate_names(object))] <- as.data.frame(se)
+  } else if (!is.null(se)) {
+    columns$se.fit <- se
+  }
   columns
 }
 

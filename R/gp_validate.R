@@ -25,10 +25,13 @@ gp_fit_fields <- list(
   locs = field_rule("a finite numeric matrix with a row per location ({x$n}) and a column per coordinate ({x$model$dim})",
                     function(v, x) is_finite_matrix(v, x$n, x$model$dim)),
   replicates = rule_count(1, null_ok = TRUE),
-  y = field_rule("finite numbers at the {x$n} location{?s}: a vector, or a matrix with a column per replicate ({fit_replicates(x)})",
+  y = field_rule("finite numbers at the {x$n} location{?s}: a vector, or a matrix with a column per replicate ({fit_replicates(x)}), NA where a replicate is missing, each row and column with an observed value",
                  function(v, x) {
                    r <- fit_replicates(x)
-                   if (r == 1L) is.null(dim(v)) && length(v) == x$n && is_finite_numbers(v) else is_finite_matrix(v, x$n, r)
+                   if (r == 1L) return(is.null(dim(v)) && length(v) == x$n && is_finite_numbers(v))
+                   observed <- !is.na(v)
+                   is.matrix(v) && is.numeric(v) && identical(dim(v), c(x$n, r)) && all(is.finite(v[observed])) &&
+                     all(rowSums(observed) > 0L) && all(colSums(observed) > 0L)
                  }),
   X = field_rule("the trend's design matrix: finite numbers, a row per location ({x$n})", function(v, x) is_finite_matrix(v, x$n)),
   beta = field_rule("finite numbers, one per column of the design matrix ({ncol(x$X)})",

@@ -15,7 +15,9 @@
 #' locations, or a `gp_fit` of one) give the pooled semivariogram: the half
 #' squared differences of every replicate's pairs averaged in each bin, and
 #' `np` counts the pairs of all replicates (the variogram of the replicates
-#' stacked, with pairs formed within replicates only).
+#' stacked, with pairs formed within replicates only). For a fit whose
+#' replicates have missing values, each replicate's pairs are those it
+#' observes at both ends.
 #'
 #' With `alpha`, directional semivariograms (of 2-D Euclidean coordinates,
 #' as gstat's `variogram(..., alpha = , tol.hor = )`): for each direction
@@ -102,39 +104,57 @@ gp_variogram <- function(x, locs = NULL, bins = 15, cutoff = NULL, distance = c(
   check_scalar(cutoff, "cutoff", call, 0, open = TRUE)
   breaks <- seq(0, cutoff, length.out = bins + 1L)
   if (anyDuplicated(breaks)) abort_arg("{.arg cutoff} ({cutoff}) is too small to split into {bins} bins.", call)
-  inside <- h <= cutoff
   sq <- pair_half_squares(z, pairs)
+  count <- attr(sq, "count") # with missing values, the replicates observed at each pair
+  inside <- h <= cutoff
+  if (!is.null(count)) inside <- inside & count > 0
   out <- if (is.null(alpha)) {
-    variogram_bins(h[inside], sq[inside], breaks)
+    variogram_bins(h[inside], sq[inside], breaks, count[inside])
   } else {
     dir <- pair_direction(locs, pairs)
     do.call(rbind, lapply(alpha, function(a) {
       along <- inside & direction_gap(dir, a) <= tol.hor
-      v <- variogram_bins(h[along], sq[along], breaks)
+      v <- variogram_bins(h[along], sq[along], breaks, count[along])
       cbind(v, dir.hor = rep(a, nrow(v)))
     }))
   }
   rownames(out) <- NULL
-  out$np <- out$np * gp_replicates(z) # the pairs of every replicate
+  if (is.null(count)) out$np <- out$np * gp_replicates(z) # the pairs of every replicate
   structure(out, fit = fit, class = c("gp_variogram", "data.frame"))
 }
 
 # The half squared differences of the values z at the pairs (columns of
 # `pairs`), for replicates (columns of z) their mean over the replicates,
-# accumulated one replicate at a time (the pairs can be millions).
+# accumulated one replicate at a time (the pairs can be millions). Where
+# replicates have missing values (a fit's residuals), the mean over those
+# observed at both ends of the pair, their number the attribute `count`.
 pair_half_squares <- function(z, pairs) {
   if (!is.matrix(z)) return(0.5 * (z[pairs[1L, ]] - z[pairs[2L, ]])^2)
   sq <- 0
-  for (j in seq_len(ncol(z))) sq <- sq + 0.5 * (z[pairs[1L, ], j] - z[pairs[2L, ], j])^2
-  sq / ncol(z)
+  if (!anyNA(z)) {
+    for (j in seq_len(ncol(z))) sq <- sq + 0.5 * (z[pairs[1L, ], j] - z[pairs[2L, ], j])^2
+    return(sq / ncol(z))
+  }
+  count <- 0L
+  for (j in seq_len(ncol(z))) {
+    half <- 0.5 * (z[pairs[1L, ], j] - z[pairs[2L, ], j])^2
+    seen <- !is.na(half)
+    sq <- sq + ifelse(seen, half, 0)
+    count <- count + seen
+  }
+  structure(sq / pmax(count, 1L), count = count)
 }
 
 # The binned semivariogram of pairs at distances h with half squared
-# differences sq: a row per non-empty bin.
-variogram_bins <- function(h, sq, breaks) {
+# differences sq: a row per non-empty bin. With `count` (replicates with
+# missing values), each pair's mean weighs as its count of replicates,
+# which `np` then sums.
+variogram_bins <- function(h, sq, breaks, count = NULL) {
   bin <- cut(h, breaks, include.lowest = TRUE)
   np <- tabulate(bin, nbins = length(breaks) - 1L)
-  out <- data.frame(dist = as.vector(tapply(h, bin, mean)), gamma = as.vector(tapply(sq, bin, mean)), np = np)
+  gamma <- if (is.null(count)) tapply(sq, bin, mean) else tapply(sq * count, bin, sum) / tapply(count, bin, sum)
+  out <- data.frame(dist = as.vector(tapply(h, bin, mean)), gamma = as.vector(gamma), np = np)
+  if (!is.null(count)) out$np <- as.vector(tapply(count, bin, sum))
   out[np > 0, , drop = FALSE]
 }
 

@@ -57,15 +57,15 @@ test_that("the traces, quadratic forms and information match dense matrices (ML 
   expect_equal(sub$trace, full$trace[c("smoothness", "nugget")], tolerance = 1e-14)
 })
 
-# A fit's likelihood on an open object, as exact_fit() builds it.
+# A fit's likelihood on its open object, as exact_fit() builds it.
 fisher_likelihood <- function(y, locs, X, cov = "matern", method = "reml", nugget = TRUE, fixed = list()) {
   call <- environment()
   d <- ns$gp_data_matrix(y, locs, X, "euclidean", call)
   d$locs <- ns$as_locations(d$locs, "locs", "euclidean", call)
   model <- ns$gp_cov_model(cov, 2, "euclidean", call)
   spec <- ns$fit_spec(d, model, NULL, NULL, NULL, fixed, nugget, call)
-  gp <- ns$gp_open(d$locs, "euclidean", "cpu", call)
-  list(lik = ns$gp_likelihood(gp, d, model, method, call), spec = spec, model = model, gp = gp)
+  lik <- ns$gp_likelihood(d, model, method, "cpu", 0, call)
+  list(lik = lik, spec = spec, model = model, gp = lik$gp)
 }
 
 test_that("the profiled gradient matches central differences of the log-likelihood", {

@@ -23,8 +23,12 @@ test_that("data without observations gets an error that says so, not a failed co
                class = "gpustats_error_argument")
   expect_error(expect_message(gp_fit(rep(NA_real_, 20), d$L, control = quiet), "dropped 20"),
                "No observations are left", class = "gpustats_error_argument")
-  expect_error(expect_message(gp_fit(cbind(d$y, NA), d$L, control = quiet), "dropped 20"),
+  expect_error(gp_fit(cbind(NA_real_, rep(NA_real_, 20)), d$L, control = quiet),
                "No observations are left", class = "gpustats_error_argument")
+  # a replicate with no observed value is dropped, the other fitted alone
+  expect_message(one <- gp_fit(cbind(d$y, NA), d$L, control = quiet, fixed = list(range = 0.3, smoothness = 1.5)),
+                 "dropped 1 replicate with no observed value")
+  expect_identical(one$replicates, 1L)
   frame <- data.frame(z = NA_real_, a = d$L[, 1], b = d$L[, 2])
   expect_error(expect_message(gp_fit(z ~ 1, frame, coords = ~ a + b, control = quiet), "dropped 20"),
                "No observations are left", class = "gpustats_error_argument")

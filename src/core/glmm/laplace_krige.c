@@ -62,7 +62,7 @@ gs_status gs_laplace_weights(const gs_laplace *lp, double *w, char *msg)
 gs_status gs_laplace_krige(gs_laplace *lp, const gs_gp_krige_args *args, gs_progress_fn progress, char *msg)
 {
   gs_status st = check_mode(lp, msg);
-  if (st == GS_OK) st = gs_krige_check(args, lp->n, lp->dim, msg);
+  if (st == GS_OK) st = gs_krige_check(args, lp->dim, msg);
   if (st != GS_OK || args->m == 0) return st;
   const gs_krige_factor f = {.ctx = lp,
                              .locs = lp->locs,

@@ -41,7 +41,7 @@ static gs_status krige_cpu(gs_gp *gp, const gs_gp_krige_args *a, char *msg)
 gs_status gs_gp_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg)
 {
   if (!gp->factored) return gs_set_msg(msg, GS_ERR_ARG, "the covariance has not been factored");
-  gs_status st = gs_krige_check(a, gp->n, gp->dim, msg);
+  gs_status st = gs_krige_check(a, gp->dim, msg);
   if (st != GS_OK || a->m == 0) return st;
   return krige_on_gpu(gp) ? gs_gp_gpu_krige(gp, a, msg) : krige_cpu(gp, a, msg);
 }

@@ -23,8 +23,8 @@ typedef struct {
   gs_progress_fn progress; /* called between blocks; may be NULL */
 } gs_krige_factor;
 
-/* The checks of kriging's arguments against the factor's n and dim. */
-gs_status gs_krige_check(const gs_gp_krige_args *a, long n, int dim, char *msg);
+/* The checks of kriging's arguments against the factor's dimension. */
+gs_status gs_krige_check(const gs_gp_krige_args *a, int dim, char *msg);
 
 /* gs_gp_krige's arithmetic (gs_gp.h) with G in place of L: w = G^-1 X and
  * r = G^-1 (Y - X B). Arguments checked

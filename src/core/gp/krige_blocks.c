@@ -48,11 +48,13 @@ static void krige_se(const gs_krige_factor *f, const gs_gp_krige_args *a, int ro
   }
 }
 
-gs_status gs_krige_check(const gs_gp_krige_args *a, long n, int dim, char *msg)
+gs_status gs_krige_check(const gs_gp_krige_args *a, int dim, char *msg)
 {
   gs_status st = gs_cov_model_check(&a->model, msg);
   if (st != GS_OK) return st;
-  if (a->m < 0 || a->m > INT_MAX || a->dim != dim || a->p < 0 || a->p >= n || a->k < 1 || !a->r || !a->fit ||
+  /* p may reach n: replicates with missing values krige a replicate observed
+   * at few locations with the trend pooled over all of them (A and B given) */
+  if (a->m < 0 || a->m > INT_MAX || a->dim != dim || a->p < 0 || a->k < 1 || !a->r || !a->fit ||
       (a->m > 0 && !a->locs) || (a->p > 0 && (!a->x0 || !a->w || !a->beta || !a->a)))
     return gs_set_msg(msg, GS_ERR_ARG, "bad kriging call");
   return GS_OK;
