@@ -12,13 +12,20 @@ check_fftw <- function(what, call) {
 
 # A finite double matrix from a numeric matrix or vector (one column).
 as_finite_matrix <- function(x, arg, call) {
+  x <- as_finite_values(x, arg, call)
+  if (is.null(dim(x))) matrix(x, ncol = 1L) else x
+}
+
+# A numeric vector or matrix as double (no copy where it is one), checked
+# to be finite on `threads` (those of the gpustats.threads option, which a
+# caller that reads them once passes).
+as_finite_values <- function(x, arg, call, threads = gs_threads(call)) {
   if (!(is.numeric(x) || is.logical(x)) || is.object(x) && !is.numeric(unclass(x)) ||
       !is.null(dim(x)) && length(dim(x)) != 2L) {
     abort_arg("{.arg {arg}} must be a numeric vector or matrix, not {.obj_type_friendly {x}}.", call)
   }
-  if (is.null(dim(x))) x <- matrix(x, ncol = 1L)
-  storage.mode(x) <- "double"
-  if (!all_finite(x, call)) {
+  if (!is.double(x)) storage.mode(x) <- "double"
+  if (!all_finite(x, call, threads)) {
     abort_arg(c("{.arg {arg}} contains missing or infinite values.",
                 i = "The transforms need finite values everywhere."), call)
   }
@@ -27,7 +34,7 @@ as_finite_matrix <- function(x, arg, call) {
 
 # Whether every element of the double vector x is finite (one pass in C, no
 # temporary as long as x).
-all_finite <- function(x, call) .Call(gs_r_all_finite, x, gs_threads(call))
+all_finite <- function(x, call, threads = gs_threads(call)) .Call(gs_r_all_finite, x, threads)
 
 # A single whole number >= lower.
 check_count <- function(x, arg, call, lower = 0) {

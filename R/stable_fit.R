@@ -39,10 +39,15 @@
 #' \eqn{\delta}: there the law has a steep side at that location, and the
 #' points next to it make the log-likelihood in S0 a narrow curved ridge
 #' that Newton steps cannot follow. A parameter at a bound where the
-#' gradient points outwards is held there.
+#' gradient points outwards is held there. The fit has converged where the
+#' predicted gain of the next step is below 1e-9, or after a step whose
+#' predicted gain was below 1e-6 and at most the square of the one before
+#' (where Newton's quadratic convergence leaves a gain of order 1e-12): that
+#' last step's point needs its log-likelihood alone, not the derivatives.
 #' All samples are fitted in lockstep, so each step evaluates the densities
 #' of every sample in one call (on the GPU with `device = "gpu"`). Standard errors come from the observed
-#' information, the inverse of minus the Hessian at the estimate. An
+#' information, the inverse of minus the Hessian at the estimate (after a
+#' last step as above, at the point before it, within 1e-3 standard errors). An
 #' estimate on the boundary of the parameter space (\eqn{\beta = \pm 1},
 #' or \eqn{\alpha = 2}, where \eqn{\beta} no longer changes the law) is a
 #' valid maximum, but the information describes the interior parameters

@@ -62,7 +62,7 @@ SEXP gs_r_vecchia_piece(SEXP, SEXP, SEXP);
 SEXP gs_r_poly_have_fftw(void);
 SEXP gs_r_all_finite(SEXP, SEXP);
 SEXP gs_r_dct(SEXP, SEXP, SEXP, SEXP);
-SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_tridiag_solve(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jw_eval(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jwt(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_jwt_plan_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -144,7 +144,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_poly_have_fftw, 0),
   CALLDEF(gs_r_all_finite, 2),
   CALLDEF(gs_r_dct, 4),
-  CALLDEF(gs_r_tridiag_solve, 6),
+  CALLDEF(gs_r_tridiag_solve, 7),
   CALLDEF(gs_r_jw_eval, 4),
   CALLDEF(gs_r_jwt, 8),
   CALLDEF(gs_r_jwt_plan_new, 7),

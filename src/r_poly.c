@@ -2,6 +2,7 @@
  * polynomials and transforms, Legendre-Chebyshev conversions, spherical
  * harmonics. Arguments are validated in R; this layer checks types. */
 #include <math.h>
+#include <string.h>
 
 #include "gs_cpu.h"
 #include "gs_poly.h"
@@ -59,23 +60,51 @@ SEXP gs_r_dct(SEXP x, SEXP type_, SEXP device_, SEXP threads_)
   return out;
 }
 
-/* dl, d, du: length n (one matrix) or n x nrhs (one per system), dl[0] and
- * du[n - 1] unused; b: n x nrhs. Returns the solutions. */
-SEXP gs_r_tridiag_solve(SEXP dl, SEXP d, SEXP du, SEXP b, SEXP device_, SEXP threads_)
+/* One diagonal of the systems as the core reads it, n rows per system:
+ * x holds len = n - (first != 0 || last_zero) values per system, which go to
+ * rows first .. first + len - 1 (the sub-diagonal starts at row 1, the
+ * super-diagonal leaves row n - 1 at 0), or a single value for every entry.
+ * Where x already has that layout (the diagonal) it is read in place.
+ * NULL where its length fits neither. */
+static const double *band_rows(SEXP x, long n, long systems, long first, int last_zero)
 {
-  need_double(dl, "lower");
-  need_double(d, "diag");
-  need_double(du, "upper");
+  const long len = n - first - (last_zero ? 1 : 0);
+  const R_xlen_t given = XLENGTH(x);
+  if (given != 1 && given != (R_xlen_t)len * systems) return NULL;
+  if (given != 1 && len == n) return REAL(x);
+  double *rows = (double *)R_alloc((size_t)n * systems, sizeof(double));
+  const double *v = REAL(x);
+  for (long j = 0; j < systems; ++j) {
+    double *r = rows + (size_t)j * n;
+    for (long i = 0; i < n; ++i) r[i] = 0.0;
+    for (long i = 0; i < len; ++i) r[first + i] = given == 1 ? v[0] : v[(size_t)j * len + i];
+  }
+  return rows;
+}
+
+/* lower, diag, upper: n - 1, n and n - 1 values per system, or a single
+ * value each; one system (per_system FALSE) or one per column of b (a
+ * vector: one column). Returns the solutions in the shape of b (a matrix
+ * keeps its attributes). */
+SEXP gs_r_tridiag_solve(SEXP lower, SEXP diag, SEXP upper, SEXP b, SEXP per_system_, SEXP device_,
+                        SEXP threads_)
+{
+  need_double(lower, "lower");
+  need_double(diag, "diag");
+  need_double(upper, "upper");
   need_double(b, "b");
   const int device = gs_r_int(device_, "device"), threads = gs_r_int(threads_, "threads");
-  const long n = Rf_nrows(b), nrhs = Rf_ncols(b);
-  const int per_system = Rf_xlength(d) != n;
-  if (Rf_xlength(d) != (per_system ? n * nrhs : n) || Rf_xlength(dl) != Rf_xlength(d) ||
-      Rf_xlength(du) != Rf_xlength(d))
-    Rf_error("the diagonals do not match b");
-  SEXP out = PROTECT(Rf_duplicate(b));
-  gs_tridiag_args a = {.n = n, .nrhs = nrhs, .per_system = per_system, .dl = REAL(dl), .d = REAL(d),
-                       .du = REAL(du), .b = REAL(out)};
+  const int matrix = Rf_isMatrix(b), per_system = Rf_asLogical(per_system_) == TRUE;
+  const long n = matrix ? Rf_nrows(b) : (long)XLENGTH(b), nrhs = matrix ? Rf_ncols(b) : 1;
+  const long systems = per_system ? nrhs : 1;
+  const double *dl = band_rows(lower, n, systems, 1, 0), *d = band_rows(diag, n, systems, 0, 0),
+               *du = band_rows(upper, n, systems, 0, 1);
+  if (!dl || !d || !du) Rf_error("the diagonals do not match b");
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, XLENGTH(b)));
+  memcpy(REAL(out), REAL(b), (size_t)XLENGTH(b) * sizeof(double));
+  if (matrix) DUPLICATE_ATTRIB(out, b);
+  gs_tridiag_args a = {.n = n, .nrhs = nrhs, .per_system = per_system, .dl = dl, .d = d, .du = du,
+                       .b = REAL(out)};
   char msg[GS_MSG_LEN];
   gs_status st = device < 0 ? gs_tridiag_solve_cpu(&a, threads, msg) : gs_tridiag_solve_gpu(device, &a, msg);
   if (st != GS_OK) gs_r_stop(st, msg);

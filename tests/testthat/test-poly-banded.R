@@ -23,6 +23,22 @@ test_that("banded_solve() solves one matrix with many right-hand sides", {
   expect_equal(banded_solve(numeric(0), 4, numeric(0), matrix(c(2, 8), 1), device = "cpu"), matrix(c(0.5, 2), 1))
 })
 
+test_that("banded_solve() recycles single values, reads integers, and keeps the shape of b", {
+  # the core recycles a single value and pads the off-diagonals itself
+  n <- 6
+  b <- matrix(1:12, n, 2, dimnames = list(letters[1:n], c("u", "v")))
+  x <- banded_solve(-1L, 4, 1, b, device = "cpu")
+  expect_identical(dimnames(x), dimnames(b))
+  expect_equal(unname(x), solve(dense_tridiag(rep(-1, n - 1), rep(4, n), rep(1, n - 1)), unname(b)),
+               tolerance = 1e-14)
+  per_system <- banded_solve(2, matrix(c(5, 6), n, 2, byrow = TRUE), -1, b, device = "cpu")
+  expect_equal(unname(per_system[, 2]),
+               solve(dense_tridiag(rep(2, n - 1), rep(6, n), rep(-1, n - 1)), b[, 2]), tolerance = 1e-14)
+  v <- banded_solve(-1, rep(4, n), 1, stats::setNames(as.double(1:n), letters[1:n]), device = "cpu")
+  expect_null(attributes(v))
+  expect_equal(v, unname(x[, 1]), tolerance = 1e-15)
+})
+
 test_that("banded_solve() solves one matrix per system, and bidiagonal systems", {
   set.seed(6)
   n <- 17; k <- 9
