@@ -72,6 +72,14 @@
 #' @inheritParams matern_cov
 #' @param sigma2,range,smoothness,nugget Covariance parameters, single numbers
 #'   (`sigma2`, `range`, `smoothness` > 0, `nugget` >= 0); see [matern()].
+#'   `smoothness` is the Matérn's (`cov = "matern"`) only.
+#' @param cov The covariance family, an isotropic one of
+#'   [gp_covariance_models] in any of its spellings: `"matern"` (the
+#'   default), `"exponential"`, `"spherical"`, `"gaussian"`, `"powexp"`,
+#'   `"cauchy"`, `"wendland"`, ...; families other than the Matérn's are for
+#'   `approx = "exact"`.
+#' @param ... The shape parameters of other families by name, as
+#'   [gp_cov_matrix()] takes them (`power`, `tail`, `kappa`, `mu`).
 #' @param precision `"double"` (FP64) or `"mixed"` (the tile Cholesky in
 #'   mixed precision; see Details).
 #' @param accuracy For `precision = "mixed"`: the relative accuracy, in
@@ -100,12 +108,14 @@
 gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
                       distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
                       accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                      approx = c("exact", "vecchia"), m = 30, group = TRUE) {
+                      approx = c("exact", "vecchia"), m = 30, group = TRUE, cov = "matern", ...) {
   call <- environment()
   given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
   check_flag(group, "group", call)
   approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
+  check_vecchia_family(approx, cov, distance, call)
   if (approx == "vecchia") {
     params <- check_covariance(sigma2, range, smoothness, nugget, call)
     return(vecchia_loglik_at(y, locs, params, m, NULL, "maxmin", distance, device, group, given, call, "gp_loglik"))
@@ -117,9 +127,10 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   y <- as_observations(y, nrow(locs), call)
-  params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  warn_great_circle(distance, smoothness, call)
-  gp <- gp_open(locs, distance, device, call, accuracy)
+  f <- cov_family_params(cov, sigma2, range, nugget, shape, ncol(locs), distance, call)
+  params <- f$params
+  warn_great_circle(distance, params["smoothness"], call)
+  gp <- gp_open(locs, distance, device, call, accuracy, f$model$native)
   on.exit(gp_close(gp))
   logdet <- gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_loglik: likelihood", call))
   z <- gp_apply(gp, "forward", y, call)
@@ -149,11 +160,13 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
 gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
                         distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
                         accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                        approx = c("exact", "vecchia"), m = 30) {
+                        approx = c("exact", "vecchia"), m = 30, cov = "matern", ...) {
   call <- environment()
   approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   precision <- match_choice(precision, c("double", "mixed"), "precision", call)
+  shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
+  check_vecchia_family(approx, cov, distance, call)
   if (approx == "vecchia") {
     if (precision == "mixed") abort_arg("{.code precision = \"mixed\"} is for {.code approx = \"exact\"}.", call)
     given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
@@ -162,23 +175,34 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   }
   accuracy <- mixed_accuracy(precision, accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
-  params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  warn_great_circle(distance, smoothness, call)
+  f <- cov_family_params(cov, sigma2, range, nugget, shape, ncol(locs), distance, call)
+  warn_great_circle(distance, f$params["smoothness"], call)
   check_nsim(nsim, call)
-  draws <- gp_draw_field(locs, params, nsim, distance, accuracy, device, call, "gp_simulate: drawing")
+  draws <- gp_draw_field(locs, f$params, nsim, distance, accuracy, device, call, "gp_simulate: drawing", f$model$native)
   if (nsim == 1) draws <- drop(draws)
   draws
+}
+
+# The Vecchia path takes the Matérn family only: another is an error that says so.
+check_vecchia_family <- function(approx, cov, distance, call) {
+  if (approx != "vecchia") return(invisible())
+  model <- gp_cov_model(cov, 1L, distance, call)
+  if (model$native != "matern") {
+    abort_arg(c("The {.val {model$family}} family is not available on the Vecchia path yet.",
+                i = "Use {.code approx = \"exact\"}, or a Mat\u00e9rn family."), call,
+              class = "gpustats_error_cov_vecchia")
+  }
 }
 
 # nsim draws (n x nsim) of the zero-mean field with covariance params at
 # checked locations, L z with z from R's generator; for gp_simulate() and
 # simulate(). `accuracy`: 0 for FP64, else mixed precision; `label` names
 # the progress bar after what the user asked for.
-gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, label) {
+gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, label, family = "matern") {
   n <- nrow(locs)
   check_draws_size(n, nsim, call)
   z <- matrix(stats::rnorm(n * nsim), n, nsim)
-  gp <- gp_open(locs, distance, device, call, accuracy)
+  gp <- gp_open(locs, distance, device, call, accuracy, family)
   on.exit(gp_close(gp))
   gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, label, call))
   gp_apply(gp, "multiply", z, call)
@@ -255,8 +279,9 @@ mixed_accuracy <- function(precision, accuracy, call) {
 # matrix is too large for the dense path, the option gpustats.gp_tiles is
 # TRUE, or accuracy > 0: mixed precision). In mixed precision the native
 # object holds the locations in Z-order, `order`, so that tiles far from
-# the diagonal hold distant pairs.
-gp_open <- function(locs, distance, device, call, accuracy = 0) {
+# the diagonal hold distant pairs. `family`: the core's covariance family
+# (gp_cov_model()'s `native`) of every factorization.
+gp_open <- function(locs, distance, device, call, accuracy = 0, family = "matern") {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
@@ -264,7 +289,7 @@ gp_open <- function(locs, distance, device, call, accuracy = 0) {
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
   ptr <- gs_call(.Call(gs_r_gp_new, locs, dev, gs_threads(call), as.integer(tiles), accuracy), call)
   list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order,
-       distance = distance)
+       distance = distance, family = family)
 }
 
 # "gpu" or "cpu", then how the covariance is factored.
@@ -285,7 +310,7 @@ gp_progress_bar <- function(gp, label, call) gs_progress_bar(as.double(gp$n)^2, 
 # `not_pd` says what to return. `bar`: a function of the fraction done.
 gp_factor <- function(gp, params, locs, call, not_pd = NULL, bar = NULL) {
   tryCatch(
-    gs_call(.Call(gs_r_gp_factor, gp$ptr, cov_model(params, gp$distance), bar), call),
+    gs_call(.Call(gs_r_gp_factor, gp$ptr, cov_model(params, gp$distance, gp$family), bar), call),
     gpustats_error_not_pd = function(e) {
       if (!is.null(not_pd)) return(not_pd)
       hint <- if (params[["sigma2"]] == 0 && params[["nugget"]] == 0) {

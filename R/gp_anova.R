@@ -46,7 +46,7 @@ gp_fit_nesting <- function(a, b, method) {
   if (!same_geometry && !all(b$model$params %in% b$estimated)) {
     return("the larger model holds some of its ranges or angles, so the smaller model's isotropic range is not a special case")
   }
-  for (p in c("sigma2", if (same_geometry) a$model$params, "smoothness", "nugget")) {
+  for (p in c("sigma2", if (same_geometry) a$model$params, intersect(a$model$shapes, b$model$shapes), "nugget")) {
     if (p %in% b$estimated) next
     held_alike <- !p %in% a$estimated && isTRUE(all.equal(a$covariance[[p]], b$covariance[[p]], tolerance = 1e-12))
     if (!held_alike) {

@@ -329,7 +329,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     if (identical(device, "gpu")) cli::cli_inform("gp_fit: the Laplace approximation runs on the CPU for now.")
     glmm_fit(d, glmm, model, spec, ctrl, call)
   }
-  warn_great_circle(distance, f$covariance[["smoothness"]], call)
+  warn_great_circle(distance, f$covariance["smoothness"], call)
   converged <- fit_converged_or_warn(f$opt, call)
   # the call update() evaluates again: in the formula form the data go by
   # the name `data`, whichever way they were given, so that
@@ -369,7 +369,7 @@ fit_estimates <- function(d, model, method, spec, approx, accuracy, device, ctrl
 # The exact fit: sigma2 and the trend profiled, nlminb over the correlation
 # parameters, standard errors from the observed information.
 exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call, bar_label) {
-  gp <- gp_open(d$locs, model$distance, device, call, used_accuracy)
+  gp <- gp_open(d$locs, model$distance, device, call, used_accuracy, model$native)
   on.exit(gp_close(gp))
   lik <- gp_likelihood(gp, d, model, method, call)
   progress <- fit_progress(ctrl$trace, call)
@@ -395,7 +395,7 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call,
                    class = c("gpustats_error_not_pd", "gpustats_error"), call = call)
   }
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
-  covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
+  covariance <- c(sigma2 = s2, p$geom, p$shape, nugget = p$ratio * s2)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
   vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model, bar_label = if (ctrl$trace) bar_label)
   list(covariance = covariance, loglik = lik$full(s2, p), vcov = vcov, vcov_type = attr(vcov, "type"),
@@ -443,7 +443,7 @@ gp_likelihood <- function(gp, d, model, method, call) {
   placed <- NULL # the geometry whose mapped locations the object holds
   current <- NULL # the point whose factor the object holds
   factorizations <- 0L
-  point_key <- function(par) paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
+  point_key <- function(par) paste(format(c(par$geom, par$shape, par$ratio), digits = 17), collapse = " ")
   gls <- function(par) {
     key <- point_key(par)
     hit <- cache[[key]]
@@ -455,7 +455,9 @@ gp_likelihood <- function(gp, d, model, method, call) {
       gs_call(.Call(gs_r_gp_set_locations, gp$ptr, gp_ordered(gp, mapped$locs)), call)
       placed <<- par$geom
     }
-    logdet <- gp_factor(gp, c(sigma2 = 1, range = mapped$range, smoothness = par$smoothness, nugget = par$ratio), d$locs, call, not_pd = NA_real_)
+    params <- gp_cov_params(1, mapped$range, par$shape, par$ratio)
+    # a point outside the family's domain (a Hessian's step past power = 2) is infeasible, as one not positive definite
+    logdet <- if (cov_rule_holds(model, params)) gp_factor(gp, params, d$locs, call, not_pd = NA_real_) else NA_real_
     cache[[key]] <- if (is.na(logdet)) list(logdet = NA_real_) else gls_solve(gp, d, logdet, call)
   }
   # the log-likelihood at sigma2 and the correlation parameters
@@ -663,7 +665,7 @@ fit_progress <- function(trace, call) {
                               extra = list(text = "starting"), total = NA, current = FALSE,
                               .envir = call)
   function(k, ll, p) {
-    values <- c(p$geom, smoothness = p$smoothness, ratio = p$ratio)
+    values <- c(p$geom, p$shape, ratio = p$ratio)
     text <- sprintf("eval %d: loglik %.6g  %s", k, ll, paste(names(values), signif(values, 4), collapse = "  "))
     cli::cli_progress_update(id = id, extra = list(text = text), .envir = call)
   }

@@ -30,6 +30,7 @@ exact_warm_start <- function(d, model, method, spec, device, call, bar_label) {
   }
   n <- length(d$y)
   if (n < exact_warm_start_min_n || !length(spec$free) || spec$start_given) return(NULL)
+  if (model$native != "matern") return(NULL) # the Vecchia path takes the Matérn family only
   start_label <- bar_label("starting values")
   if (model$geometry != "isotropic") return(mapped_warm_start(d, model, method, spec, device, call, start_label))
   quiet <- fit_control(list(trace = FALSE, iter.max = 50L, rel.tol = 1e-8), call)
@@ -43,7 +44,7 @@ exact_warm_start <- function(d, model, method, spec, device, call, bar_label) {
   hessian <- exact_profile_information(v$covariance, v$info, spec$free)
   if (is.null(hessian)) return(NULL)
   cv <- v$covariance
-  natural <- c(range = cv[["range"]], smoothness = cv[["smoothness"]], ratio = cv[["nugget"]] / cv[["sigma2"]])
+  natural <- c(range = cv[["range"]], cv["smoothness"], ratio = cv[["nugget"]] / cv[["sigma2"]])
   theta <- vapply(spec$free, function(k) if (fit_scale_is_log(k)) log(natural[[k]]) else natural[[k]], numeric(1))
   list(theta = pmin(pmax(theta, spec$lower), spec$upper), hessian = hessian)
 }
@@ -86,7 +87,7 @@ vecchia_profile_objective <- function(d, model, method, spec, device, call, labe
     mapped <- gp_cov_map(model, p$geom, d$locs)
     vc <- vecchia_open(mapped$locs, m, distance = model$distance, device = device, call = call, neighbors = neighbors)
     on.exit(vecchia_close(vc))
-    r <- vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = mapped$range, smoothness = p$smoothness, nugget = p$ratio), d$y, d$X, deriv = character(0),
+    r <- vecchia_loglik_grad_info(vc, gp_cov_params(1, mapped$range, p$shape, p$ratio), d$y, d$X, deriv = character(0),
                                   call = call, not_pd = FALSE, label = label)
     if (isFALSE(r)) return(Inf)
     logdet_xrx <- if (method == "reml" && ncol(d$X)) -as.numeric(determinant(r$betacov)$modulus) else 0

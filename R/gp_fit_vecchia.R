@@ -42,6 +42,11 @@ gp_approx <- function(approx, n, device, call, cluster = NULL) {
 vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, bar_label, cluster = NULL,
                         neighbors = NULL) {
   check_flag(group, "group", call)
+  if (model$native != "matern") {
+    abort_arg(c("The {.val {model$family}} family is not available on the Vecchia path yet.",
+                i = "Use {.code approx = \"exact\"}, or a Mat\u00e9rn family."), call,
+              class = "gpustats_error_cov_vecchia")
+  }
   if (model$geometry != "isotropic") {
     abort_arg("The Vecchia approximation takes isotropic models; {.val {model$name}} needs {.code approx = \"exact\"}.", call)
   }
@@ -59,7 +64,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
   vc$neighbors <- NULL
   s2 <- spec$fixed$sigma2 %||% max(stats::var(d$y), .Machine$double.eps)
   p0 <- spec$unpack(spec$theta0)
-  natural <- c(sigma2 = s2, range = p0$geom[["range"]], smoothness = p0$smoothness, nugget = p0$ratio * s2)
+  natural <- c(sigma2 = s2, range = p0$geom[["range"]], smoothness = p0$shape[["smoothness"]], nugget = p0$ratio * s2)
   free <- c(if (is.null(spec$fixed$sigma2)) "sigma2", intersect(c("range", "smoothness"), spec$free),
             if ("ratio" %in% spec$free) "nugget")
   bounds <- vecchia_bounds(spec, s2, free)
@@ -81,7 +86,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
   objective <- safe(function(phi) {
     r <- evaluate(phi)
     evaluations <<- evaluations + 1L
-    progress(evaluations, r$loglik, list(geom = r$p["range"], smoothness = r$p[["smoothness"]],
+    progress(evaluations, r$loglik, list(geom = r$p["range"], shape = r$p["smoothness"],
                                          ratio = r$p[["nugget"]] / r$p[["sigma2"]]))
     -r$loglik
   }, Inf)
@@ -131,7 +136,7 @@ vecchia_bounds <- function(spec, s2, free) {
 }
 
 # The covariance parameters of a fit, named as cov_model() takes them.
-vecchia_params_of <- function(fit) fit$covariance[names(gs_table("cov_param"))]
+vecchia_params_of <- function(fit) fit$covariance[intersect(names(gs_table("cov_param")), names(fit$covariance))]
 
 # Conditioning sets for prediction: larger than the fit's (GpGp predicts with
 # 60), at most the observations.

@@ -105,8 +105,9 @@ glmm_glm <- function(d, family) {
 
 # The Laplace log-likelihood as a function of the trend and the covariance,
 # on a native object that holds K (rebuilt when the covariance changes) and
-# warm-starts each Newton iteration from the last mode.
-glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8) {
+# warm-starts each Newton iteration from the last mode. `cov_family`: the
+# core's covariance family (gp_cov_model()'s `native`).
+glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8, cov_family = "matern") {
   ptr <- gs_call(.Call(gs_r_laplace_new, d$locs, gs_threads(call)), call)
   code <- gs_code("glmm_family", family$family)
   offset <- d$offset %||% 0
@@ -114,10 +115,10 @@ glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e
   placed <- NULL
   evaluations <- 0L
   mode <- function(beta, covariance) {
-    covariance <- covariance[names(gs_table("cov_param"))]
+    covariance <- covariance[intersect(names(gs_table("cov_param")), names(covariance))]
     if (!identical(placed, covariance)) {
       placed <<- NULL
-      gs_call(.Call(gs_r_laplace_set_covariance, ptr, cov_model(covariance, distance)), call)
+      gs_call(.Call(gs_r_laplace_set_covariance, ptr, cov_model(covariance, distance, cov_family)), call)
       placed <<- covariance
     }
     eta0 <- offset + drop(d$X %*% beta)
@@ -150,7 +151,7 @@ glmm_loglik <- function(y, locs, X, beta, covariance, family, trials = NULL, off
 # log-likelihood over the same scale, mapped to the reported one by the
 # delta method. Returns what fit_estimates() returns, and the field's mode.
 glmm_fit <- function(d, family, model, spec, ctrl, call) {
-  lik <- glmm_likelihood(d, family, model$distance, call)
+  lik <- glmm_likelihood(d, family, model$distance, call, cov_family = model$native)
   on.exit(lik$close())
   p <- ncol(d$X)
   sigma2_free <- is.null(spec$fixed$sigma2)
@@ -162,7 +163,7 @@ glmm_fit <- function(d, family, model, spec, ctrl, call) {
     par <- spec$unpack(theta[-seq_len(p + sigma2_free)])
     sigma2 <- if (sigma2_free) exp(theta[[p + 1L]]) else spec$fixed$sigma2
     list(beta = theta[seq_len(p)],
-         covariance = c(sigma2 = sigma2, par$geom, smoothness = par$smoothness, nugget = par$ratio * sigma2))
+         covariance = c(sigma2 = sigma2, par$geom, par$shape, nugget = par$ratio * sigma2))
   }
   progress <- fit_progress(ctrl$trace, call)
   # -Inf where the inner iteration does not converge, so that the search
@@ -173,7 +174,7 @@ glmm_fit <- function(d, family, model, spec, ctrl, call) {
     r <- tryCatch(lik$mode(u$beta, u$covariance), gpustats_error_not_pd = function(e) NULL)
     ll <- if (is.null(r) || !r$converged) -Inf else r$loglik
     progress(lik$evaluations(), ll, list(geom = c(u$beta, u$covariance[c("sigma2", model$params)]),
-                                         smoothness = u$covariance[["smoothness"]], ratio = u$covariance[["nugget"]] / u$covariance[["sigma2"]]))
+                                         shape = u$covariance[model$shapes], ratio = u$covariance[["nugget"]] / u$covariance[["sigma2"]]))
     ll
   }
   control <- list(iter.max = ctrl$iter.max, eval.max = 4L * ctrl$iter.max, rel.tol = ctrl$rel.tol)

@@ -136,7 +136,7 @@ fit_vcov_of_type <- function(object, type, call) {
   if (identical(object$approx, "vecchia")) {
     abort_arg("A Vecchia fit's standard errors come from the Fisher information of the approximation: {.code type = \"fisher\"}.", call)
   }
-  gp <- gp_open(object$locs, object$distance, object$device, call, object$accuracy %||% 0)
+  gp <- gp_open(object$locs, object$distance, object$device, call, object$accuracy %||% 0, object$model$native)
   on.exit(gp_close(gp))
   d <- list(y = object$y, locs = object$locs, X = object$X)
   lik <- gp_likelihood(gp, d, object$model, object$method, call)

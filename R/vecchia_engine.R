@@ -128,7 +128,7 @@ vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inv
 # of class gpustats_error_not_pd, or `not_pd` where given. `label` names the
 # progress bar after what the user asked for. `vc` may be a cluster engine
 # (vecchia_cluster_open()), which holds y and X (those it was opened with).
-vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_table("cov_param")),
+vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(params),
                                      method = c("ml", "reml"), call = parent.frame(), not_pd = NULL,
                                      label) {
   method <- match.arg(method)

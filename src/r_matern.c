@@ -29,3 +29,14 @@ SEXP gs_r_matern_cov(SEXP locs1, SEXP locs2, SEXP model, SEXP device_, SEXP thre
   UNPROTECT(1);
   return out;
 }
+
+/* The rule of model (R's cov_model()) for locations with `dim` columns
+ * (gs_cov_model_check): NULL, or the rule it breaks as an error. */
+SEXP gs_r_cov_model_check(SEXP model, SEXP dim)
+{
+  char msg[GS_MSG_LEN];
+  const gs_cov_model m = gs_r_cov_model(model);
+  gs_status st = gs_cov_model_check(&m, gs_r_int(dim, "dim"), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}

@@ -126,7 +126,7 @@ done:
 gs_status gs_gp_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg)
 {
   if (!gp->factored) return gs_set_msg(msg, GS_ERR_ARG, "the covariance has not been factored");
-  gs_status st = gs_cov_model_check(&a->model, msg);
+  gs_status st = gs_cov_model_check(&a->model, gp->dim, msg);
   if (st != GS_OK) return st;
   if (a->m < 0 || a->m > INT_MAX || a->dim != gp->dim || a->p < 0 || a->p >= gp->n || a->k < 1 || !a->r ||
       !a->fit || (a->m > 0 && !a->locs) || (a->p > 0 && (!a->x0 || !a->w || !a->beta || !a->a)))

@@ -1,0 +1,294 @@
+# The covariance families beside the Matérn (gp_covariance_models): their
+# correlations against plain-R formulas, positive definiteness, the rule
+# that refuses invalid ones, the derivatives against finite differences,
+# and the exact path (fits, likelihood, prediction against gstat, draws).
+
+ns <- asNamespace("gpustats")
+
+# The correlations written out in R, z = d / range.
+ref_corr <- function(family, z, s = list()) {
+  switch(family,
+    gaussian = exp(-z^2),
+    spherical = ifelse(z < 1, 1 - 1.5 * z + 0.5 * z^3, 0),
+    powexp = exp(-z^s$power),
+    cauchy = (1 + z^s$power)^(-s$tail / s$power),
+    wendland = {
+      k <- s$kappa
+      a <- s$mu + k
+      P <- switch(k + 1, 1, 1 + a * z, 1 + a * z + (a^2 - 1) * z^2 / 3)
+      ifelse(z < 1, pmax(1 - z, 0)^a * P, 0)
+    }
+  )
+}
+
+# Each family with shape values of its domain (valid in 3 dimensions).
+family_cases <- list(
+  list(cov = "gaussian", shape = list()),
+  list(cov = "spherical", shape = list()),
+  list(cov = "powexp", shape = list(power = 0.7)),
+  list(cov = "powexp", shape = list(power = 1.6)),
+  list(cov = "cauchy", shape = list(power = 1.3, tail = 0.6)),
+  list(cov = "cauchy", shape = list(power = 2, tail = 3)),
+  list(cov = "wendland", shape = list(kappa = 0, mu = 2.5)),
+  list(cov = "wendland", shape = list(kappa = 1, mu = 3.4)),
+  list(cov = "wendland", shape = list(kappa = 2, mu = 4))
+)
+
+# The correlation at distances h from the origin of 1-D locations.
+native_corr <- function(case, h, range) {
+  drop(do.call(gp_cov_matrix, c(list(matrix(h), matrix(0), cov = case$cov, range = range, device = "cpu"), case$shape)))
+}
+
+test_that("the correlations match their formulas from d = 0 past the support, at tiny and huge ranges", {
+  z <- c(0, 1e-300, 1e-12, 1e-6, 0.01, 0.3, 0.5, 0.9, 0.999999, 1, 1 + 1e-12, 1.5, 3, 10, 40, 1e3, 1e100)
+  for (case in family_cases) {
+    for (range in c(1e-200, 1e-3, 1, 7.5, 1e200)) {
+      d <- z * range
+      ref <- ref_corr(case$cov, d / range, case$shape) # the z the core sees: d rounded, then divided
+      v <- native_corr(case, d, range)
+      info <- paste(case$cov, paste(format(unlist(case$shape)), collapse = " "), "range", range)
+      expect_identical(v[1], 1, info = info)
+      expect_identical(v[ref == 0] == 0, rep(TRUE, sum(ref == 0)), info = info)
+      # relative to the value, and absolute for the reference's own cancellation
+      # (the spherical's 1 - 3z/2 + z^3/2 next to z = 1)
+      expect_true(all(abs(v - ref) <= 1e-13 * ref + 4e-16), info = info)
+    }
+  }
+  # the Gaussian is the powered exponential at power 2
+  z <- seq(0, 4, by = 0.01)
+  expect_equal(native_corr(list(cov = "gaussian", shape = list()), z, 1),
+               native_corr(list(cov = "powexp", shape = list(power = 2)), z, 1), tolerance = 1e-15)
+})
+
+test_that("covariance matrices are positive definite on random 2-D and 3-D points", {
+  set.seed(11)
+  for (dim in 2:3) {
+    locs <- matrix(runif(150 * dim), ncol = dim)
+    for (case in family_cases) {
+      for (range in c(0.1, 0.6)) {
+        S <- do.call(gp_cov_matrix, c(list(locs, cov = case$cov, range = range, device = "cpu"), case$shape))
+        expect_true(isSymmetric(S))
+        expect_gt(min(eigen(S, symmetric = TRUE, only.values = TRUE)$values), -1e-10 * nrow(S))
+      }
+    }
+  }
+})
+
+test_that("names are accepted in gstat's and other spellings, in any case", {
+  same <- function(a, b) expect_identical(ns$gp_cov_model(a, 2, "euclidean", NULL)[c("family", "native", "geometry")],
+                                          ns$gp_cov_model(b, 2, "euclidean", NULL)[c("family", "native", "geometry")])
+  same("Sph", "spherical")
+  same("GAU", "gaussian")
+  same("squared_exponential", "gaussian")
+  same("Exp", "exponential")
+  same("Mat", "matern")
+  same("Exc", "powexp")
+  same("powered_exponential_aniso", "powexp_aniso")
+  same("Matern_Isotropic", "matern")
+  same("generalized_cauchy", "cauchy")
+  locs <- matrix(runif(10), ncol = 2)
+  expect_identical(gp_cov_matrix(locs, cov = "Sph", range = 0.4), gp_cov_matrix(locs, cov = "spherical", range = 0.4))
+})
+
+test_that("unknown families, shapes out of their domain and invalid families for the locations are refused", {
+  locs <- matrix(runif(20), ncol = 2)
+  e <- expect_error(gp_cov_matrix(locs, cov = "hole"), class = "gpustats_error_argument")
+  expect_match(conditionMessage(e), "spherical \\(sph")
+  expect_match(conditionMessage(e), "gaussian \\(gau, squared_exponential\\)")
+  expect_error(gp_cov_matrix(locs, cov = "powexp", power = 2.5), "power in", class = "gpustats_error_argument")
+  expect_error(gp_cov_matrix(locs, cov = "powexp", power = 0), "power in", class = "gpustats_error_argument")
+  expect_error(gp_cov_matrix(locs, cov = "cauchy", power = 1, tail = 0), "tail > 0", class = "gpustats_error_argument")
+  expect_error(gp_cov_matrix(locs, cov = "wendland", kappa = 3, mu = 6), "kappa 0, 1 or 2")
+  expect_error(gp_cov_matrix(locs, cov = "wendland", kappa = 1, mu = 2), "not positive definite in 2 dimensions")
+  expect_error(gp_cov_matrix(locs, cov = "powexp"), "needs `power`")
+  expect_error(gp_cov_matrix(locs, cov = "spherical", power = 1), "no parameter")
+  expect_error(gp_cov_matrix(locs, cov = "exponential", smoothness = 1), "has smoothness 0.5")
+  expect_error(gp_cov_matrix(matrix(runif(40), ncol = 4), cov = "spherical"), class = "gpustats_error_cov_dimension")
+  expect_error(gp_cov_matrix(matrix(runif(40), ncol = 4), cov = "wendland", mu = 3), "in 4 dimensions")
+  # great-circle distance: the Gaussian never, the others within Gneiting's (2013) conditions
+  ll <- cbind(runif(10, -10, 10), runif(10, 40, 50))
+  expect_error(gp_cov_matrix(ll, cov = "gaussian", range = 500, distance = "great_circle"),
+               class = "gpustats_error_cov_sphere")
+  expect_error(gp_cov_matrix(ll, cov = "powexp", range = 500, power = 1.5, distance = "great_circle"), "power <= 1")
+  expect_error(gp_cov_matrix(ll, cov = "spherical", range = 3e4, distance = "great_circle"), "pi times")
+  expect_error(gp_cov_matrix(ll, cov = "wendland", range = 500, mu = 2.5, distance = "great_circle"), "mu >= 2 \\+ kappa")
+  S <- gp_cov_matrix(ll, cov = "wendland", range = 500, mu = 3, distance = "great_circle")
+  expect_gt(min(eigen(S, only.values = TRUE)$values), 0)
+  expect_silent(gp_cov_matrix(ll, cov = "cauchy", range = 500, power = 1, tail = 2, distance = "great_circle"))
+  # the Vecchia path takes the Matérn only, for now
+  expect_error(gp_loglik(rnorm(10), locs, 1, 0.3, cov = "spherical", approx = "vecchia", m = 3),
+               class = "gpustats_error_cov_vecchia")
+  expect_error(gp_fit(rnorm(10), locs, cov = "spherical", approx = "vecchia", m = 3, control = list(trace = FALSE)),
+               class = "gpustats_error_cov_vecchia")
+})
+
+# u' dS u for dS the derivative of S in each parameter, natively and by
+# central differences of the plain-R covariance.
+derivative_case <- function(case, n = 30, seed = 3) {
+  set.seed(seed)
+  locs <- matrix(runif(2 * n), ncol = 2)
+  model <- ns$gp_cov_model(case$cov, 2, "euclidean", NULL)
+  params <- ns$gp_cov_params(1.7, 0.45, unlist(case$shape), 0.2)
+  D <- as.matrix(dist(locs))
+  S_of <- function(p) p[["sigma2"]] * ref_corr(case$cov, D / p[["range"]], as.list(p)) + diag(p[["nugget"]], n)
+  list(locs = locs, model = model, params = params, S_of = S_of, u = rnorm(n))
+}
+
+test_that("the closed-form derivatives match central differences in the range and every shape", {
+  for (case in family_cases) {
+    dc <- derivative_case(case)
+    deriv <- setdiff(names(dc$params), "kappa")
+    gp <- ns$gp_open(dc$locs, "euclidean", "cpu", environment(), 0, dc$model$native)
+    ns$gp_factor(gp, dc$params, dc$locs, environment())
+    r <- ns$gp_derivatives(gp, dc$params, deriv, matrix(0, nrow(dc$locs), 0), matrix(dc$u), FALSE, environment())
+    ns$gp_close(gp)
+    for (k in deriv) {
+      h <- 1e-5 * dc$params[[k]]
+      up <- dn <- dc$params
+      up[[k]] <- up[[k]] + h
+      dn[[k]] <- dn[[k]] - h
+      fd <- (sum(dc$u * (dc$S_of(up) %*% dc$u)) - sum(dc$u * (dc$S_of(dn) %*% dc$u))) / (2 * h)
+      expect_lt(abs(r$quad[[k]] / fd - 1), 1e-6, label = paste(case$cov, k))
+    }
+  }
+})
+
+test_that("gp_loglik and gp_simulate take the families, as the dense Gaussian law", {
+  set.seed(4)
+  locs <- matrix(runif(80), ncol = 2)
+  y <- rnorm(40)
+  for (case in family_cases) {
+    S <- do.call(gp_cov_matrix, c(list(locs, cov = case$cov, sigma2 = 1.3, range = 0.5, nugget = 0.1), case$shape))
+    ll <- do.call(gp_loglik, c(list(y, locs, sigma2 = 1.3, range = 0.5, nugget = 0.1, cov = case$cov), case$shape))
+    L <- t(chol(S))
+    ref <- -0.5 * (40 * log(2 * pi) + 2 * sum(log(diag(L))) + sum(forwardsolve(L, y)^2))
+    expect_lt(abs(ll[[1]] - ref), 1e-10 * abs(ref))
+    set.seed(9)
+    draw <- do.call(gp_simulate, c(list(locs, sigma2 = 1.3, range = 0.5, nugget = 0.1, cov = case$cov), case$shape))
+    set.seed(9)
+    expect_lt(max(abs(draw - drop(L %*% rnorm(40)))), 1e-10)
+  }
+})
+
+test_that("gp_fit recovers the parameters of each family on simulated data", {
+  set.seed(21)
+  n <- 500
+  locs <- matrix(runif(2 * n), ncol = 2)
+  truth <- list(
+    list(cov = "spherical", shape = list(), fixed = list()),
+    list(cov = "gaussian", shape = list(), fixed = list()),
+    list(cov = "powexp", shape = list(power = 1.2), fixed = list()),
+    list(cov = "cauchy", shape = list(power = 1, tail = 1.5), fixed = list(power = 1, tail = 1.5)),
+    list(cov = "wendland", shape = list(kappa = 1, mu = 3), fixed = list(mu = 3))
+  )
+  for (t in truth) {
+    S <- do.call(gp_cov_matrix, c(list(locs, cov = t$cov, sigma2 = 1, range = 0.3, nugget = 0.05), t$shape))
+    y <- 2 + drop(t(chol(S)) %*% rnorm(n))
+    fit <- gp_fit(y, locs, cov = t$cov, fixed = t$fixed, control = list(trace = FALSE))
+    info <- t$cov
+    expect_equal(fit$covariance[["range"]], 0.3, tolerance = 0.35, info = info)
+    expect_equal(fit$covariance[["sigma2"]], 1, tolerance = 0.5, info = info)
+    expect_equal(fit$covariance[["nugget"]], 0.05, tolerance = 0.6, info = info)
+    if (t$cov == "powexp") expect_equal(fit$covariance[["power"]], 1.2, tolerance = 0.25)
+    expect_identical(fit$vcov_type, "fisher")
+    expect_true(all(is.finite(sqrt(diag(fit$vcov)))), info = info)
+    expect_output(print(fit), paste(t$cov, "covariance"))
+    # the maximum is no lower than the likelihood at the truth
+    at_truth <- gp_fit(y, locs, cov = t$cov, fixed = c(list(sigma2 = 1, range = 0.3, nugget = 0.05), t$shape),
+                       control = list(trace = FALSE))
+    expect_gte(fit$loglik, at_truth$loglik - 1e-6)
+  }
+})
+
+test_that("the analytic gradient and Fisher information serve the families (against finite differences)", {
+  set.seed(8)
+  n <- 120
+  locs <- matrix(runif(2 * n), ncol = 2)
+  for (case in list(list(cov = "spherical", shape = list()), list(cov = "powexp", shape = list(power = 1.3)),
+                    list(cov = "cauchy", shape = list(power = 1.2, tail = 0.8)),
+                    list(cov = "wendland", shape = list(kappa = 2, mu = 4)))) {
+    S <- do.call(gp_cov_matrix, c(list(locs, cov = case$cov, sigma2 = 1, range = 0.4, nugget = 0.1), case$shape))
+    d <- list(y = drop(t(chol(S)) %*% rnorm(n)), locs = locs, X = matrix(1, n, 1, dimnames = list(NULL, "(Intercept)")))
+    model <- ns$gp_cov_model(case$cov, 2, "euclidean", NULL)
+    fixed <- if (case$cov == "wendland") list(kappa = case$shape$kappa) else list()
+    spec <- ns$fit_spec(d, model, NULL, NULL, NULL, fixed, TRUE, NULL)
+    gp <- ns$gp_open(locs, "euclidean", "cpu", environment(), 0, model$native)
+    lik <- ns$gp_likelihood(gp, d, model, "reml", environment())
+    theta <- spec$theta0
+    g <- ns$lik_gradient(lik, spec, theta, environment())
+    f <- function(t) lik$profile(spec$unpack(t))
+    fd <- vapply(seq_along(theta), function(i) {
+      h <- 1e-5
+      up <- dn <- theta
+      up[i] <- up[i] + h
+      dn[i] <- dn[i] - h
+      (f(up) - f(dn)) / (2 * h)
+    }, 0)
+    expect_lt(max(abs(g - fd) / pmax(abs(fd), 1)), 1e-5, label = case$cov)
+    ns$gp_close(gp)
+  }
+})
+
+test_that("anisotropic families with equal ranges are the isotropic ones", {
+  set.seed(2)
+  locs <- matrix(runif(100), ncol = 2)
+  y <- rnorm(50)
+  for (cov in c("spherical", "gaussian", "powexp")) {
+    shape <- if (cov == "powexp") list(power = 1.4) else list()
+    iso <- gp_fit(y, locs, cov = cov, fixed = c(list(sigma2 = 1, range = 0.3, nugget = 0.2), shape),
+                  control = list(trace = FALSE))
+    aniso <- gp_fit(y, locs, cov = paste0(cov, "_aniso"),
+                    fixed = c(list(sigma2 = 1, range1 = 0.3, range2 = 0.3, angle = 0.7, nugget = 0.2), shape),
+                    control = list(trace = FALSE))
+    expect_equal(aniso$loglik, iso$loglik, tolerance = 1e-12)
+  }
+})
+
+test_that("kriging with the spherical, Gaussian and exponential families matches gstat::krige", {
+  skip_if_not_installed("gstat")
+  skip_if_not_installed("sp")
+  meuse <- NULL
+  meuse.grid <- NULL
+  utils::data("meuse", package = "sp", envir = environment())
+  utils::data("meuse.grid", package = "sp", envir = environment())
+  for (fam in c("Sph", "Gau", "Exp")) {
+    fit <- gp_fit(log(zinc) ~ sqrt(dist), meuse, coords = ~ x + y, cov = fam, control = list(trace = FALSE))
+    p <- predict(fit, meuse.grid, se.fit = TRUE)
+    cv <- fit$covariance
+    obs <- meuse
+    grid <- meuse.grid
+    sp::coordinates(obs) <- ~ x + y
+    sp::coordinates(grid) <- ~ x + y
+    k <- gstat::krige(log(zinc) ~ sqrt(dist), obs, grid,
+                      model = gstat::vgm(cv[["sigma2"]], fam, cv[["range"]], cv[["nugget"]]), debug.level = 0)
+    expect_lt(max(abs(p$fit - k$var1.pred)), 1e-8, label = fam)
+    # gstat's variance is that of a new observation: the field's plus the nugget
+    expect_lt(max(abs(p$se.fit^2 + cv[["nugget"]] - k$var1.var)), 1e-8, label = fam)
+  }
+})
+
+test_that("fits with great-circle distance keep the families valid on the sphere", {
+  set.seed(5)
+  ll <- cbind(runif(60, -20, 20), runif(60, 30, 60))
+  y <- rnorm(60)
+  expect_error(gp_fit(y, ll, cov = "gaussian", distance = "great_circle", control = list(trace = FALSE)),
+               class = "gpustats_error_cov_sphere")
+  expect_error(gp_fit(y, ll, cov = "powexp", distance = "great_circle", upper = list(power = 1.5),
+                      control = list(trace = FALSE)), "power <= 1")
+  # noise without spatial structure: the estimates go to their bounds, which keep the family valid
+  quiet <- function(expr) withCallingHandlers(expr, gpustats_warning_at_bound = function(w) invokeRestart("muffleWarning"))
+  fit <- quiet(gp_fit(y, ll, cov = "wendland", distance = "great_circle", control = list(trace = FALSE, hessian = FALSE)))
+  expect_gte(fit$covariance[["mu"]], 3 - 1e-12)
+  expect_lte(fit$covariance[["range"]], pi * 6371)
+  fit <- quiet(gp_fit(y, ll, cov = "powexp", distance = "great_circle", control = list(trace = FALSE, hessian = FALSE)))
+  expect_lte(fit$covariance[["power"]], 1)
+})
+
+test_that("the Wendland's kappa is held, never searched", {
+  locs <- matrix(runif(60), ncol = 2)
+  expect_error(gp_fit(rnorm(30), locs, cov = "wendland", start = list(kappa = 1), control = list(trace = FALSE)),
+               "not estimated")
+  fit <- gp_fit(rnorm(30), locs, cov = "wendland", fixed = list(kappa = 0, mu = 2), control = list(trace = FALSE, hessian = FALSE))
+  expect_identical(fit$covariance[["kappa"]], 0)
+  expect_false("kappa" %in% fit$estimated)
+})
