@@ -76,8 +76,7 @@
 #' @param cov The covariance family, an isotropic one of
 #'   [gp_covariance_models] in any of its spellings: `"matern"` (the
 #'   default), `"exponential"`, `"spherical"`, `"gaussian"`, `"powexp"`,
-#'   `"cauchy"`, `"wendland"`, ...; families other than the Matérn's are for
-#'   `approx = "exact"`.
+#'   `"cauchy"`, `"wendland"`, ...
 #' @param ... The shape parameters of other families by name, as
 #'   [gp_cov_matrix()] takes them (`power`, `tail`, `kappa`, `mu`).
 #' @param precision `"double"` (FP64) or `"mixed"` (the tile Cholesky in
@@ -115,10 +114,10 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
-  check_vecchia_family(approx, cov, distance, call)
   if (approx == "vecchia") {
-    params <- check_covariance(sigma2, range, smoothness, nugget, call)
-    return(vecchia_loglik_at(y, locs, params, m, NULL, "maxmin", distance, device, group, given, call, "gp_loglik"))
+    f <- cov_family_params(cov, sigma2, range, nugget, shape, vecchia_locs_dim(locs), distance, call)
+    return(vecchia_loglik_at(y, locs, f$params, m, NULL, "maxmin", distance, device, group, given, call, "gp_loglik",
+                             family = f$model$native))
   }
   if (inherits(locs, "vecchia_neighbors")) {
     abort_arg(c("{.arg locs} is a structure of {.fn vecchia_neighbors}, for {.code approx = \"vecchia\"}.",
@@ -166,12 +165,11 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   precision <- match_choice(precision, c("double", "mixed"), "precision", call)
   shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
-  check_vecchia_family(approx, cov, distance, call)
   if (approx == "vecchia") {
     if (precision == "mixed") abort_arg("{.code precision = \"mixed\"} is for {.code approx = \"exact\"}.", call)
     given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
-    return(vecchia_simulate(locs, check_covariance(sigma2, range, smoothness, nugget, call), nsim, m, distance,
-                            device, given, call))
+    f <- cov_family_params(cov, sigma2, range, nugget, shape, vecchia_locs_dim(locs), distance, call)
+    return(vecchia_simulate(locs, f$params, nsim, m, distance, device, given, call, f$model$native))
   }
   accuracy <- mixed_accuracy(precision, accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
@@ -183,16 +181,9 @@ gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
   draws
 }
 
-# The Vecchia path takes the Matérn family only: another is an error that says so.
-check_vecchia_family <- function(approx, cov, distance, call) {
-  if (approx != "vecchia") return(invisible())
-  model <- gp_cov_model(cov, 1L, distance, call)
-  if (model$native != "matern") {
-    abort_arg(c("The {.val {model$family}} family is not available on the Vecchia path yet.",
-                i = "Use {.code approx = \"exact\"}, or a Mat\u00e9rn family."), call,
-              class = "gpustats_error_cov_vecchia")
-  }
-}
+# The columns of Vecchia locations: a matrix or data frame, or a structure
+# of vecchia_neighbors().
+vecchia_locs_dim <- function(locs) NCOL(if (inherits(locs, "vecchia_neighbors")) locs$locs else locs)
 
 # nsim draws (n x nsim) of the zero-mean field with covariance params at
 # checked locations, L z with z from R's generator; for gp_simulate() and
@@ -211,7 +202,7 @@ gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, 
 # gp_simulate(approx = "vecchia"): at the locations (an object opened and
 # closed for the call) or a structure of vecchia_neighbors() (its kept
 # object; its m and distance where `given` says the caller gave none).
-vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, call) {
+vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, call, family = "matern") {
   kept <- inherits(locs, "vecchia_neighbors")
   if (kept) {
     check_vecchia_structure(locs, m, "maxmin", distance, given, call)
@@ -220,7 +211,7 @@ vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, cal
     locs <- as_locations(locs, "locs", distance, call)
     check_vecchia_m(m, nrow(locs), call)
   }
-  warn_great_circle(distance, params[["smoothness"]], call)
+  warn_great_circle(distance, params["smoothness"], call)
   check_nsim(nsim, call)
   n <- if (kept) nrow(locs$locs) else nrow(locs)
   check_draws_size(n, nsim, call)
@@ -230,7 +221,7 @@ vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, cal
     vecchia_open(locs, m, "maxmin", distance, device, call, label = "gp_simulate: conditioning sets")
   }
   if (!kept) on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call, label = "gp_simulate: drawing")
+  vecchia_factor(vc, params, call, label = "gp_simulate: drawing", family = family)
   draws <- vecchia_apply(vc, matrix(stats::rnorm(n * nsim), n, nsim), call, what = "inverse")
   if (nsim == 1) draws <- drop(draws)
   draws

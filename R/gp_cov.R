@@ -1,14 +1,52 @@
 #' Covariance models for Gaussian-process fits
 #'
-#' The `cov` argument of [gp_fit()] names the covariance model: a Matérn
-#' family and a geometry. Every model is the Matérn correlation of
-#' [matern()] applied to a distance, with variance `sigma2` and a nugget:
+#' The `cov` argument of [gp_fit()] names the covariance model: a family and
+#' a geometry. Every model is a correlation \eqn{\rho(h)} of a scaled
+#' distance \eqn{h} with variance `sigma2` and a nugget,
+#' \eqn{C = \sigma^2 \rho(h) + \tau^2 [\textrm{same location}]}.
 #'
-#' * Families: `"matern"` (smoothness estimated), `"exponential"`
-#'   (smoothness 1/2), `"matern32"` (3/2) and `"matern52"` (5/2), the closed
-#'   forms \eqn{e^{-h}}, \eqn{(1 + h) e^{-h}} and
-#'   \eqn{(1 + h + h^2/3) e^{-h}}.
-#' * Geometries, appended with an underscore:
+#' **Families.** `sigma2`, `range` and `nugget` belong to every family; the
+#' shape parameters, with their names in `start`, `lower`, `upper`, `fixed`
+#' and the results, are listed with each. With \eqn{h = d / \mathrm{range}}:
+#'
+#' | `cov` | other spellings | \eqn{\rho(h)} | shapes (default search bounds) |
+#' |---|---|---|---|
+#' | `"matern"` | `"Mat"`, GpGp's `"matern_isotropic"` | Matérn \eqn{M_\nu(h)}, [matern()] | `smoothness` \eqn{\nu > 0} (\[0.05, 5\]) |
+#' | `"exponential"` | `"Exp"` | \eqn{e^{-h}} | (`smoothness` 1/2) |
+#' | `"matern32"`, `"matern52"` | | \eqn{(1 + h) e^{-h}}, \eqn{(1 + h + h^2/3) e^{-h}} | (`smoothness` 3/2, 5/2) |
+#' | `"gaussian"` | `"Gau"`, `"squared_exponential"` | \eqn{e^{-h^2}} | none |
+#' | `"spherical"` | `"Sph"` | \eqn{1 - \frac32 h + \frac12 h^3} for \eqn{h < 1}, 0 beyond | none |
+#' | `"powexp"` | `"Exc"`, `"powered_exponential"`, `"stable"` | \eqn{e^{-h^\alpha}} | `power` \eqn{\alpha \in (0, 2]} (\[0.05, 2\]) |
+#' | `"cauchy"` | `"generalized_cauchy"` | \eqn{(1 + h^\alpha)^{-\beta/\alpha}} | `power` \eqn{\alpha \in (0, 2]} (\[0.05, 2\]), `tail` \eqn{\beta > 0} (\[0.05, 20\]) |
+#' | `"wendland"` | `"generalized_wendland"` | \eqn{(1 - h)_+^{\mu+\kappa} P_\kappa(h)} | `kappa` \eqn{\in \{0, 1, 2\}} (held, default 1), `mu` (from its least valid value, 10 above it) |
+#'
+#' Names match ignoring case (`"SPH"`, `"gau"`). The generalized Wendland
+#' (Bevilacqua et al. 2019) has \eqn{P_0 = 1}, \eqn{P_1(h) = 1 + (\mu+1)h},
+#' \eqn{P_2(h) = 1 + (\mu+2)h + ((\mu+2)^2 - 1)h^2/3}: Askey's truncated
+#' power and Wendland's \eqn{C^2} and \eqn{C^4} functions, positive definite
+#' in \eqn{d} dimensions for \eqn{\mu \ge (d+1)/2 + \kappa}. `kappa` is
+#' discrete: give it in `fixed` (it is never searched). The spherical is
+#' positive definite in up to 3 dimensions. The Gaussian is the powered
+#' exponential at `power = 2`; its covariance matrices are close to
+#' singular for ranges beyond the spacing of the locations, where a nugget
+#' helps.
+#'
+#' **What `range` means, and gstat's `vgm()`.** `range` scales the distance
+#' as in the formulas above, which are gstat's: `gstat::vgm(psill = sigma2,
+#' model, range = range, nugget = nugget)` is the same model for `"Sph"`
+#' (`range` the support radius: the correlation is 0 from there on),
+#' `"Exp"` (\eqn{e^{-d/a}}: the practical range, 5% correlation, is
+#' \eqn{3a}), `"Gau"` (\eqn{e^{-(d/a)^2}}: the practical range is
+#' \eqn{\sqrt 3 a}), `"Exc"` (`kappa` of `vgm()` is `power`) and `"Mat"`
+#' (`kappa` is `smoothness`). Kriging with a fit's estimates in `vgm()`
+#' gives what [predict.gp_fit()] gives (gstat's variance is that of a new
+#' observation: the nugget added). The Cauchy and the Wendland have no
+#' gstat model; the Cauchy is RandomFields'
+#' `RMgencauchy(alpha = power, beta = tail, scale = range)`, and the
+#' Wendland's `range` is its support radius.
+#'
+#' **Geometries**, appended with an underscore (`"spherical_aniso"`,
+#' `"Gau_spacetime"`):
 #'   - none (isotropic): \eqn{h = \|x - x'\| / \mathrm{range}}.
 #'   - `"_aniso"` (geometric anisotropy, 2-D or 3-D locations): a range per
 #'     principal axis of a rotated frame, \eqn{h = \|D^{-1} Q^\top (x - x')\|}
@@ -22,24 +60,39 @@
 #'     (about the new first), \eqn{Q = R_3(a_1) R_2(a_2) R_1(a_3)}.
 #'   - `"_spacetime"` (the last coordinate is time):
 #'     \eqn{h = \sqrt{\|s - s'\|^2 / \mathrm{range}^2 + (t - t')^2 /
-#'     \mathrm{range\_time}^2}}, as GpGp's `matern_spacetime`.
+#'     \mathrm{range\_time}^2}}, as GpGp's `matern_spacetime` (the
+#'     spherical and the Wendland then count time as a dimension).
 #'
-#' So `cov = "exponential_aniso"` is an anisotropic exponential model. GpGp's
-#' names are accepted too: `"matern_isotropic"`, `"exponential_isotropic"`,
-#' `"matern15_isotropic"`, `"matern25_isotropic"`, `"matern_anisotropic2D"`,
-#' `"matern_anisotropic3D"`, `"exponential_anisotropic2D"`,
-#' `"matern_spacetime"`, `"exponential_spacetime"`.
+#' GpGp's names are accepted too: `"matern_isotropic"`,
+#' `"exponential_isotropic"`, `"matern15_isotropic"`, `"matern25_isotropic"`,
+#' `"matern_anisotropic2D"`, `"matern_anisotropic3D"`,
+#' `"exponential_anisotropic2D"`, `"matern_spacetime"`,
+#' `"exponential_spacetime"`.
 #'
-#' Great-circle distance (`distance = "great_circle"`) goes with isotropic
-#' models only. A Matérn covariance of great-circle distance is positive
-#' definite on the sphere for every range only when the smoothness is at
-#' most 1/2 (Gneiting 2013): [gp_fit()] then bounds the smoothness by 1/2
-#' unless `upper` says otherwise, and a smoothness above 1/2 with
-#' great-circle distance gives a warning of class
-#' `gpustats_warning_great_circle`.
+#' **Great-circle distance** (`distance = "great_circle"`, kilometres on a
+#' sphere of radius 6371 km) goes with isotropic models only, and with the
+#' families that stay positive definite on the sphere with the distance
+#' substituted (Gneiting 2013, *Bernoulli* 19, 1327--1349): the powered
+#' exponential and the Cauchy with `power <= 1` (their default upper bound
+#' there), the spherical and the Wendland with a support of at most half a
+#' great circle, `range` \eqn{\le \pi \cdot 6371} km (the default bound)
+#' and, for the Wendland, \eqn{\mu \ge 2 + \kappa} (valid in 3
+#' dimensions). The Gaussian is never positive definite there and is an
+#' error of class `gpustats_error_cov_sphere`; parameters outside these
+#' conditions are errors of class `gpustats_error_argument` that name the
+#' rule. A Matérn covariance of great-circle distance is positive definite
+#' on the sphere for every range only when the smoothness is at most 1/2:
+#' [gp_fit()] then bounds the smoothness by 1/2 unless `upper` says
+#' otherwise, and a smoothness above 1/2 with great-circle distance gives a
+#' warning of class `gpustats_warning_great_circle`.
+#'
+#' Every family runs on the exact and the Vecchia paths, with analytic
+#' derivatives in the range and the shapes (for the Fisher information, the
+#' analytic gradient and the Vecchia search); the GPU kernels evaluate the
+#' same formulas as the CPU.
 #'
 #' @name gp_covariance_models
-#' @seealso [gp_fit()], [matern()]
+#' @seealso [gp_fit()], [matern()], [gp_cov_matrix()]
 NULL
 
 # GpGp's model names and the package's equivalents (matched ignoring case).

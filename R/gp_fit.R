@@ -1,8 +1,10 @@
 #' Fit a Gaussian-process model: trend, Matérn covariance, nugget
 #'
 #' Fits \eqn{y = X\beta + S(x) + \varepsilon}: a linear trend in covariates,
-#' a Gaussian process \eqn{S} with a Matérn covariance (isotropic,
-#' anisotropic or space-time, see [gp_covariance_models]) and a nugget
+#' a Gaussian process \eqn{S} with a Matérn covariance or another of the menu
+#' of [gp_covariance_models] (spherical, Gaussian, powered exponential,
+#' generalized Cauchy, generalized Wendland; isotropic, anisotropic or
+#' space-time) and a nugget
 #' \eqn{\varepsilon} (independent errors, estimated by default, as fields and
 #' geoR do), by restricted (`"reml"`, the default) or ordinary (`"ml"`)
 #' maximum likelihood of the exact Gaussian likelihood ([gp_loglik()]).
@@ -142,18 +144,23 @@
 #' @param X For the matrix form: the trend's design matrix (`NULL`: a
 #'   constant mean; a matrix with no columns: mean zero).
 #' @param cov The covariance model, see [gp_covariance_models]: `"matern"`
-#'   (default), `"exponential"`, `"matern32"`, `"matern52"`, each optionally
-#'   with `"_aniso"` or `"_spacetime"`, or GpGp's names.
+#'   (default), `"exponential"`, `"matern32"`, `"matern52"`, `"gaussian"`,
+#'   `"spherical"`, `"powexp"` (powered exponential), `"cauchy"`
+#'   (generalized Cauchy) or `"wendland"` (generalized Wendland), in
+#'   gstat's spellings too (`"Sph"`, `"Gau"`, `"Exp"`, `"Mat"`, `"Exc"`) and
+#'   any case, each optionally with `"_aniso"` or `"_spacetime"`, or GpGp's
+#'   names.
 #' @param method `"reml"` (restricted maximum likelihood) or `"ml"`.
 #' @param nugget If `TRUE` (default), estimate a nugget; if `FALSE` it is 0
 #'   unless given in `fixed`.
 #' @param start Named list or vector of starting values for some of the
-#'   parameters (`sigma2`, the model's ranges and angles, `smoothness`,
-#'   `nugget`); the rest come from the data: `var(y)`, a tenth of the
-#'   diameter of the locations, angle pi/4, smoothness 1, a tenth of
-#'   `var(y)`.
-#' @param lower,upper Named bounds for the ranges, angles, `smoothness` and
-#'   `nugget`. The search moves the ratio nugget / sigma2, so nugget bounds
+#'   parameters (`sigma2`, the model's ranges and angles, its shapes such as
+#'   `smoothness`, `power`, `tail` or `mu`, `nugget`); the rest come from
+#'   the data: `var(y)`, a tenth of the diameter of the locations, angle
+#'   pi/4, smoothness, power and tail 1 (at most 4/5 of their upper bound),
+#'   mu 1 above its least valid value, a tenth of `var(y)`.
+#' @param lower,upper Named bounds for the ranges, angles, shapes (see
+#'   [gp_covariance_models] for their defaults) and `nugget`. The search moves the ratio nugget / sigma2, so nugget bounds
 #'   (and a nugget start value) are turned into ratios with the starting
 #'   `sigma2`. Defaults: ranges in \[1e-4, 10\] times the diameter of the
 #'   locations (of space, and of the time span for `range_time`),

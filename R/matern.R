@@ -113,7 +113,8 @@ check_covariance <- function(sigma2, range, smoothness, nugget, call) {
 
 # The covariance model every native routine takes (gs_cov_model in
 # gs_matern.h; read by gs_r_cov_model): the family and the distance as the
-# core's codes, and the parameters named as in the core's table (any order).
+# core's codes, and the parameters named as in the core's table (any order;
+# sigma2, range, nugget and the family's shapes, the others left out).
 # The one constructor: matern_cov, matern_spec, the Gaussian-process and
 # Vecchia objects and predict build their model here.
 cov_model <- function(params, distance, family = "matern") {

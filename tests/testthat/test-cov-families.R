@@ -115,11 +115,8 @@ test_that("unknown families, shapes out of their domain and invalid families for
   S <- gp_cov_matrix(ll, cov = "wendland", range = 500, mu = 3, distance = "great_circle")
   expect_gt(min(eigen(S, only.values = TRUE)$values), 0)
   expect_silent(gp_cov_matrix(ll, cov = "cauchy", range = 500, power = 1, tail = 2, distance = "great_circle"))
-  # the Vecchia path takes the Matérn only, for now
-  expect_error(gp_loglik(rnorm(10), locs, 1, 0.3, cov = "spherical", approx = "vecchia", m = 3),
-               class = "gpustats_error_cov_vecchia")
-  expect_error(gp_fit(rnorm(10), locs, cov = "spherical", approx = "vecchia", m = 3, control = list(trace = FALSE)),
-               class = "gpustats_error_cov_vecchia")
+  expect_error(gp_loglik(rnorm(10), locs, 1, 0.3, cov = "wendland", mu = 1, approx = "vecchia", m = 3),
+               "not positive definite in 2 dimensions")
 })
 
 # u' dS u for dS the derivative of S in each parameter, natively and by
@@ -291,4 +288,66 @@ test_that("the Wendland's kappa is held, never searched", {
   fit <- gp_fit(rnorm(30), locs, cov = "wendland", fixed = list(kappa = 0, mu = 2), control = list(trace = FALSE, hessian = FALSE))
   expect_identical(fit$covariance[["kappa"]], 0)
   expect_false("kappa" %in% fit$estimated)
+})
+
+test_that("the Vecchia likelihood with every earlier point conditioned on is the exact one", {
+  set.seed(6)
+  n <- 60
+  locs <- matrix(runif(2 * n), ncol = 2)
+  y <- rnorm(n)
+  for (case in family_cases) {
+    args <- c(list(y, locs, sigma2 = 1.2, range = 0.4, nugget = 0.1, cov = case$cov), case$shape)
+    exact <- do.call(gp_loglik, args)[[1]]
+    for (group in c(FALSE, TRUE)) {
+      v <- do.call(gp_loglik, c(args, list(approx = "vecchia", m = n - 1, group = group)))[[1]]
+      expect_lt(abs(v - exact), 1e-8 * abs(exact), label = paste(case$cov, group))
+    }
+    v <- do.call(vecchia_loglik, c(list(y, locs, sigma2 = 1.2, range = 0.4, nugget = 0.1, m = n - 1, cov = case$cov),
+                                   case$shape))[[1]]
+    expect_lt(abs(v - exact), 1e-8 * abs(exact), label = case$cov)
+  }
+})
+
+test_that("the Vecchia gradient matches differences of its likelihood, and Vecchia fits reach the exact maximum", {
+  set.seed(7)
+  n <- 80
+  locs <- matrix(runif(2 * n), ncol = 2)
+  y <- rnorm(n)
+  X <- matrix(1, n, 1)
+  for (case in family_cases) {
+    model <- ns$gp_cov_model(case$cov, 2, "euclidean", NULL)
+    params <- ns$gp_cov_params(1.1, 0.3, unlist(case$shape), 0.2)
+    deriv <- setdiff(names(params), "kappa")
+    vc <- ns$vecchia_open(locs, 10, label = "test")
+    at <- function(p, deriv) {
+      ns$vecchia_loglik_grad_info(vc, p, y, X, deriv = deriv, method = "reml", label = "test", family = model$native)
+    }
+    g <- at(params, deriv)$grad
+    for (k in deriv) {
+      h <- 1e-6 * params[[k]]
+      f <- function(step) {
+        p <- params
+        p[[k]] <- p[[k]] + step * h
+        at(p, character())$loglik
+      }
+      # second-order differences, one-sided at the power's bound of 2
+      fd <- if (k == "power" && params[[k]] == 2) (3 * f(0) - 4 * f(-1) + f(-2)) / (2 * h) else (f(1) - f(-1)) / (2 * h)
+      expect_lt(abs(g[[k]] - fd), 1e-5 * max(1, abs(fd)), label = paste(case$cov, k))
+    }
+    ns$vecchia_close(vc)
+  }
+  for (cov in c("spherical", "powexp")) {
+    shape <- if (cov == "powexp") list(power = 1.3) else list()
+    S <- do.call(gp_cov_matrix, c(list(locs, cov = cov, sigma2 = 1, range = 0.3, nugget = 0.1), shape))
+    z <- drop(t(chol(S)) %*% rnorm(n))
+    # from one start: the spherical's likelihood may have several maxima in the range
+    exact <- gp_fit(z, locs, cov = cov, start = list(range = 0.3), control = list(trace = FALSE, hessian = FALSE))
+    vecchia <- gp_fit(z, locs, cov = cov, approx = "vecchia", m = n - 1, start = list(range = 0.3),
+                      control = list(trace = FALSE))
+    expect_equal(vecchia$loglik, exact$loglik, tolerance = 1e-7, info = cov)
+    expect_equal(vecchia$covariance[names(exact$covariance)], exact$covariance, tolerance = 1e-3, info = cov)
+    p_exact <- predict(exact, locs[1:5, ] + 0.01)
+    p_vecchia <- predict(vecchia, locs[1:5, ] + 0.01, m_pred = n)
+    expect_equal(p_vecchia, p_exact, tolerance = 1e-3, info = cov)
+  }
 })
