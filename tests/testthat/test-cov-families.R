@@ -351,3 +351,61 @@ test_that("the Vecchia gradient matches differences of its likelihood, and Vecch
     expect_equal(p_vecchia, p_exact, tolerance = 1e-3, info = cov)
   }
 })
+
+test_that("the Fisher information is the curvature of the expected log-likelihood (finite differences)", {
+  # E over y ~ N(0, Sigma0) of the log-likelihood at theta is
+  # -(log |Sigma(theta)| + tr(Sigma(theta)^-1 Sigma0)) / 2 + const, whose
+  # Hessian at theta0 is minus the information; the native call gives twice
+  # it, tr(P dS_i P dS_j) with P = Sigma^-1 (ML without a trend). Steps are
+  # relative, p (1 + s), so the Hessian in s is p_i p_j times the natural one.
+  for (case in family_cases) {
+    dc <- derivative_case(case, n = 25)
+    deriv <- setdiff(names(dc$params), "kappa")
+    gp <- ns$gp_open(dc$locs, "euclidean", "cpu", environment(), 0, dc$model$native)
+    ns$gp_factor(gp, dc$params, dc$locs, environment())
+    r <- ns$gp_derivatives(gp, dc$params, deriv, matrix(0, nrow(dc$locs), 0), matrix(dc$u), TRUE, environment())
+    ns$gp_close(gp)
+    S0 <- dc$S_of(dc$params)
+    expected <- function(p) {
+      S <- dc$S_of(p)
+      -0.5 * (as.numeric(determinant(S)$modulus) + sum(diag(solve(S, S0))))
+    }
+    at <- function(steps) {
+      p <- dc$params
+      p[names(steps)] <- p[names(steps)] * (1 + steps)
+      expected(p)
+    }
+    h <- 1e-4
+    for (i in deriv) {
+      for (j in deriv) {
+        hij <- if (i == j) {
+          (at(stats::setNames(h, i)) - 2 * expected(dc$params) + at(stats::setNames(-h, i))) / h^2
+        } else {
+          (at(stats::setNames(c(h, h), c(i, j))) - at(stats::setNames(c(h, -h), c(i, j))) -
+             at(stats::setNames(c(-h, h), c(i, j))) + at(stats::setNames(c(-h, -h), c(i, j)))) / (4 * h^2)
+        }
+        fisher <- 0.5 * r$info[i, j] * dc$params[[i]] * dc$params[[j]]
+        expect_lt(abs(-hij - fisher), 1e-5 * max(1, abs(fisher)), label = paste(case$cov, i, j))
+      }
+    }
+  }
+})
+
+test_that("simulate() and predict() of a fit follow its family", {
+  set.seed(12)
+  locs <- matrix(runif(80), ncol = 2)
+  K <- gp_cov_matrix(locs, cov = "wendland", range = 0.5, mu = 3, nugget = 0.05)
+  y <- drop(t(chol(K)) %*% rnorm(40))
+  fit <- gp_fit(y, locs, cov = "wendland", fixed = list(sigma2 = 1, range = 0.5, mu = 3, nugget = 0.05),
+                control = list(trace = FALSE))
+  expect_identical(dim(simulate(fit, nsim = 2)), c(40L, 2L))
+  # the predictions are the universal kriging of the family's covariance
+  new <- matrix(runif(10), ncol = 2)
+  k0 <- gp_cov_matrix(new, locs, cov = "wendland", range = 0.5, mu = 3)
+  Kiy <- solve(K, y)
+  Ki1 <- solve(K, rep(1, 40))
+  beta <- sum(Kiy) / sum(Ki1) # the GLS mean
+  ref <- drop(k0 %*% Kiy) + (1 - drop(k0 %*% Ki1)) * beta
+  expect_equal(unname(predict(fit, new)), ref, tolerance = 1e-10)
+  expect_identical(dim(simulate(fit, nsim = 3, newdata = new)), c(5L, 3L))
+})
