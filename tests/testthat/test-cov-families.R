@@ -409,3 +409,40 @@ test_that("simulate() and predict() of a fit follow its family", {
   expect_equal(unname(predict(fit, new)), ref, tolerance = 1e-10)
   expect_identical(dim(simulate(fit, nsim = 3, newdata = new)), c(5L, 3L))
 })
+
+test_that("the GPU evaluates the families as the CPU does: matrices, likelihoods, derivatives, Vecchia", {
+  skip_without_gpu()
+  set.seed(13)
+  n <- 300
+  locs <- matrix(runif(2 * n), ncol = 2)
+  y <- rnorm(n)
+  for (case in family_cases) {
+    args <- c(list(locs, cov = case$cov, sigma2 = 1.2, range = 0.3, nugget = 0.1), case$shape)
+    expect_equal(do.call(gp_cov_matrix, c(args, device = "gpu")), do.call(gp_cov_matrix, c(args, device = "cpu")),
+                 tolerance = 1e-13, info = case$cov)
+    ll <- c(list(y), args[-1L], list(locs = locs))
+    for (approx in c("exact", "vecchia")) {
+      at <- function(device) do.call(gp_loglik, c(ll, list(approx = approx, m = 20, device = device)))[[1]]
+      expect_equal(at("gpu"), at("cpu"), tolerance = 1e-10, info = paste(case$cov, approx))
+    }
+    params <- ns$gp_cov_params(1.2, 0.3, unlist(case$shape), 0.1)
+    deriv <- setdiff(names(params), "kappa")
+    model <- ns$gp_cov_model(case$cov, 2, "euclidean", NULL)
+    native <- function(device) {
+      gp <- ns$gp_open(locs, "euclidean", device, environment(), 0, model$native)
+      on.exit(ns$gp_close(gp))
+      ns$gp_factor(gp, params, locs, environment())
+      ns$gp_derivatives(gp, params, deriv, matrix(1, n, 1), matrix(y), TRUE, environment())
+    }
+    expect_equal(native("gpu"), native("cpu"), tolerance = 1e-9, info = case$cov)
+    grad <- function(device) {
+      vc <- ns$vecchia_open(locs, 20, device = device, label = "test")
+      on.exit(ns$vecchia_close(vc))
+      ns$vecchia_loglik_grad_info(vc, params, y, matrix(1, n, 1), deriv = deriv, label = "test", family = model$native)
+    }
+    g_gpu <- grad("gpu")
+    g_cpu <- grad("cpu")
+    expect_equal(g_gpu$grad, g_cpu$grad, tolerance = 1e-9, info = case$cov)
+    expect_equal(g_gpu$info, g_cpu$info, tolerance = 1e-9, info = case$cov)
+  }
+})
