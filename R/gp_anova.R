@@ -27,7 +27,8 @@ check_nested <- function(fits, i, j, method, call) {
 # NULL when fit `a` is the fit `b` with parameters held, else why not. The
 # trend of `a` must lie within that of `b` (its columns in their span; the
 # same span under REML, whose likelihoods of different trends are not
-# comparable), both use one distance, the geometry is the same or `a`'s is
+# comparable), both use one distance and one core family (the Matérn's
+# members nest by their smoothness), the geometry is the same or `a`'s is
 # isotropic (equal ranges of an anisotropic or space-time model), and each
 # parameter that `b` holds `a` holds at the same value.
 gp_fit_nesting <- function(a, b, method) {
@@ -35,6 +36,9 @@ gp_fit_nesting <- function(a, b, method) {
     return("both have as many parameters")
   }
   if (a$distance != b$distance) return("they use different distances")
+  if (a$model$native != b$model$native) {
+    return(sprintf("its covariance family (%s) is not the larger model's (%s)", a$model$family, b$model$family))
+  }
   if (!span_within(a$X, b$X)) return("its trend is not within the larger model's")
   if (method == "reml" && !span_within(b$X, a$X)) {
     return("under REML the trends must be the same, since REML likelihoods of different trends are not comparable (refit with method = \"ml\")")

@@ -168,6 +168,8 @@ profile_loglik <- function(fit, name, value, call, neighbors = NULL) {
   s <- fit$settings
   if (name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
   fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
+  held <- intersect(names(gp_cov_shape_held), fit$model$shapes) # never searched: at the fit's value
+  fixed[held] <- as.list(fit$covariance[held])
   free <- setdiff(c("sigma2", fit$model$params, fit$model$shapes, "nugget"), names(fixed))
   start <- as.list(fit$covariance[intersect(free, names(fit$covariance))])
   if (name == "sigma2" && "nugget" %in% free) start$nugget <- fit$covariance[["nugget"]] / fit$covariance[["sigma2"]] * value

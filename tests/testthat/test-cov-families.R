@@ -446,3 +446,18 @@ test_that("the GPU evaluates the families as the CPU does: matrices, likelihoods
     expect_equal(g_gpu$info, g_cpu$info, tolerance = 1e-9, info = case$cov)
   }
 })
+
+test_that("anova() nests fits of one family only, and confint() profiles a Wendland fit with kappa held", {
+  set.seed(14)
+  locs <- matrix(runif(120), ncol = 2)
+  y <- drop(t(chol(gp_cov_matrix(locs, cov = "wendland", range = 0.6, mu = 3, nugget = 0.1))) %*% rnorm(60))
+  q <- list(trace = FALSE)
+  sph <- gp_fit(y, locs, cov = "spherical", control = q)
+  held <- gp_fit(y, locs, cov = "wendland", fixed = list(mu = 3), control = q)
+  free <- suppressWarnings(gp_fit(y, locs, cov = "wendland", control = q))
+  expect_error(anova(sph, free), "covariance family \\(spherical\\) is not the larger model's \\(wendland\\)")
+  a <- anova(held, free)
+  expect_equal(a$Chisq[2], 2 * (free$loglik - held$loglik), tolerance = 1e-12)
+  ci <- suppressWarnings(confint(held, parm = "range"))
+  expect_true(ci[1] < held$covariance[["range"]] && held$covariance[["range"]] < ci[2])
+})
