@@ -77,10 +77,13 @@
 #' there), the spherical and the Wendland with a support of at most half a
 #' great circle, `range` \eqn{\le \pi \cdot 6371} km (the default bound)
 #' and, for the Wendland, \eqn{\mu \ge 2 + \kappa} (valid in 3
-#' dimensions). The Gaussian is never positive definite there and is an
-#' error of class `gpustats_error_cov_sphere`; parameters outside these
-#' conditions are errors of class `gpustats_error_argument` that name the
-#' rule. A Matérn covariance of great-circle distance is positive definite
+#' dimensions). The Gaussian is never positive definite there. Breaking
+#' these conditions is an error of class `gpustats_error_cov_sphere`; a
+#' family not positive definite in the locations' dimension (the spherical
+#' beyond 3, the Wendland's `mu` below \eqn{(d+1)/2 + \kappa}) one of class
+#' `gpustats_error_cov_dimension`, and shapes outside their domain one of
+#' class `gpustats_error_cov_shape`, each also `gpustats_error_argument`
+#' and naming the rule. A Matérn covariance of great-circle distance is positive definite
 #' on the sphere for every range only when the smoothness is at most 1/2:
 #' [gp_fit()] then bounds the smoothness by 1/2 unless `upper` says
 #' otherwise, and a smoothness above 1/2 with great-circle distance gives a
@@ -228,11 +231,14 @@ gp_cov_params <- function(sigma2, range, shape, nugget) {
 }
 
 # The core's rule (gs_cov_model_check) for the model at native parameters
-# `params`: an error of class gpustats_error_argument that says which rule
-# they break.
+# `params`: an error that says which rule they break, of class
+# gpustats_error_cov_<problem> (gs_table("cov_problem"): "shape",
+# "dimension", "sphere", ...) and gpustats_error_argument.
 check_cov_rule <- function(model, params, call) {
-  gs_call(.Call(gs_r_cov_model_check, cov_model(params, model$distance, model$native), as.integer(model$dim)), call)
-  invisible()
+  r <- .Call(gs_r_cov_model_check, cov_model(params, model$distance, model$native), as.integer(model$dim))
+  if (is.null(r)) return(invisible())
+  problem <- names(gs_table("cov_problem"))[match(r$problem, gs_table("cov_problem"))]
+  abort_arg("{r$message}", call, class = paste0("gpustats_error_cov_", problem))
 }
 
 # Whether the model at `params` keeps the core's rule.
@@ -464,8 +470,9 @@ cov_family_params <- function(cov, sigma2, range, nugget, shape, dim, distance, 
 #'   `kappa` (0, 1 or 2; default 1) and `mu` (`"wendland"`).
 #' @return An `nrow(locs)` by `nrow(locs2)` matrix. Parameters outside a
 #'   family's domain, or a family that is not positive definite for these
-#'   locations (the dimension, or great-circle distance), are errors of
-#'   class `gpustats_error_argument` that say which rule they break.
+#'   locations (the dimension, or great-circle distance), are errors that
+#'   say which rule they break, of the classes listed in
+#'   [gp_covariance_models].
 #' @seealso [gp_covariance_models], [matern_cov()]
 #' @examples
 #' locs <- matrix(runif(20), ncol = 2)

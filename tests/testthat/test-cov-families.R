@@ -95,11 +95,12 @@ test_that("unknown families, shapes out of their domain and invalid families for
   e <- expect_error(gp_cov_matrix(locs, cov = "hole"), class = "gpustats_error_argument")
   expect_match(conditionMessage(e), "spherical \\(sph")
   expect_match(conditionMessage(e), "gaussian \\(gau, squared_exponential\\)")
-  expect_error(gp_cov_matrix(locs, cov = "powexp", power = 2.5), "power in", class = "gpustats_error_argument")
+  expect_error(gp_cov_matrix(locs, cov = "powexp", power = 2.5), "power in", class = "gpustats_error_cov_shape")
   expect_error(gp_cov_matrix(locs, cov = "powexp", power = 0), "power in", class = "gpustats_error_argument")
   expect_error(gp_cov_matrix(locs, cov = "cauchy", power = 1, tail = 0), "tail > 0", class = "gpustats_error_argument")
   expect_error(gp_cov_matrix(locs, cov = "wendland", kappa = 3, mu = 6), "kappa 0, 1 or 2")
-  expect_error(gp_cov_matrix(locs, cov = "wendland", kappa = 1, mu = 2), "not positive definite in 2 dimensions")
+  expect_error(gp_cov_matrix(locs, cov = "wendland", kappa = 1, mu = 2), "not positive definite in 2 dimensions",
+               class = "gpustats_error_cov_dimension")
   expect_error(gp_cov_matrix(locs, cov = "powexp"), "needs `power`")
   expect_error(gp_cov_matrix(locs, cov = "spherical", power = 1), "no parameter")
   expect_error(gp_cov_matrix(locs, cov = "exponential", smoothness = 1), "has smoothness 0.5")
@@ -109,8 +110,10 @@ test_that("unknown families, shapes out of their domain and invalid families for
   ll <- cbind(runif(10, -10, 10), runif(10, 40, 50))
   expect_error(gp_cov_matrix(ll, cov = "gaussian", range = 500, distance = "great_circle"),
                class = "gpustats_error_cov_sphere")
-  expect_error(gp_cov_matrix(ll, cov = "powexp", range = 500, power = 1.5, distance = "great_circle"), "power <= 1")
-  expect_error(gp_cov_matrix(ll, cov = "spherical", range = 3e4, distance = "great_circle"), "pi times")
+  expect_error(gp_cov_matrix(ll, cov = "powexp", range = 500, power = 1.5, distance = "great_circle"), "power <= 1",
+               class = "gpustats_error_cov_sphere")
+  expect_error(gp_cov_matrix(ll, cov = "spherical", range = 3e4, distance = "great_circle"), "pi times",
+               class = "gpustats_error_cov_sphere")
   expect_error(gp_cov_matrix(ll, cov = "wendland", range = 500, mu = 2.5, distance = "great_circle"), "mu >= 2 \\+ kappa")
   S <- gp_cov_matrix(ll, cov = "wendland", range = 500, mu = 3, distance = "great_circle")
   expect_gt(min(eigen(S, only.values = TRUE)$values), 0)

@@ -118,15 +118,22 @@ GS_HD static inline gs_cov_model gs_cov_matern(int metric, double sigma2, double
 #define MATERN_EARTH_RADIUS_KM 6371.0
 
 /* Why a model is invalid in `dim` dimensions (the columns of its
- * locations), or GS_COV_OK. */
-enum {
-  GS_COV_OK,
-  GS_COV_BAD_FAMILY,    /* unknown family or metric */
-  GS_COV_BAD_COMMON,    /* sigma2, range or nugget */
-  GS_COV_BAD_SHAPE,     /* a shape parameter outside the family's domain */
-  GS_COV_BAD_DIMENSION, /* not positive definite in this many dimensions */
-  GS_COV_BAD_SPHERE     /* not positive definite with great-circle distance */
-};
+ * locations), or GS_COV_OK, and the name R gives each (the class
+ * gpustats_error_cov_<name> of its error): an unknown family or metric;
+ * sigma2, range or nugget; a shape parameter outside the family's domain;
+ * not positive definite in this many dimensions; not positive definite
+ * with great-circle distance. */
+#define GS_COV_PROBLEMS(X)               \
+  X(GS_COV_OK, "ok")                     \
+  X(GS_COV_BAD_FAMILY, "family")         \
+  X(GS_COV_BAD_COMMON, "parameter")      \
+  X(GS_COV_BAD_SHAPE, "shape")           \
+  X(GS_COV_BAD_DIMENSION, "dimension")   \
+  X(GS_COV_BAD_SPHERE, "sphere")
+
+#define GS_COV_PROBLEM_ENUM_ENTRY(code, name) code,
+enum { GS_COV_PROBLEMS(GS_COV_PROBLEM_ENUM_ENTRY) GS_COV_PROBLEM_COUNT };
+#undef GS_COV_PROBLEM_ENUM_ENTRY
 
 /* The one rule for a model: a known family and metric; sigma2 >= 0,
  * range > 0, nugget >= 0, all finite but the range, which may be +Inf (the
