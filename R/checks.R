@@ -1,8 +1,8 @@
 # Argument checks shared by the exported functions; `call` is the frame of the
 # exported function, so errors name it.
 
-abort_arg <- function(message, call, .envir = parent.frame()) {
-  cli::cli_abort(message, class = c("gpustats_error_argument", "gpustats_error"),
+abort_arg <- function(message, call, .envir = parent.frame(), class = NULL) {
+  cli::cli_abort(message, class = c(class, "gpustats_error_argument", "gpustats_error"),
                  call = call, .envir = .envir)
 }
 

@@ -72,6 +72,13 @@
 #' @inheritParams matern_cov
 #' @param sigma2,range,smoothness,nugget Covariance parameters, single numbers
 #'   (`sigma2`, `range`, `smoothness` > 0, `nugget` >= 0); see [matern()].
+#'   `smoothness` is the Matérn's (`cov = "matern"`) only.
+#' @param cov The covariance family, an isotropic one of
+#'   [gp_covariance_models] in any of its spellings: `"matern"` (the
+#'   default), `"exponential"`, `"spherical"`, `"gaussian"`, `"powexp"`,
+#'   `"cauchy"`, `"wendland"`, ...
+#' @param ... The shape parameters of other families by name, as
+#'   [gp_cov_matrix()] takes them (`power`, `tail`, `kappa`, `mu`).
 #' @param precision `"double"` (FP64) or `"mixed"` (the tile Cholesky in
 #'   mixed precision; see Details).
 #' @param accuracy For `precision = "mixed"`: the relative accuracy, in
@@ -100,15 +107,17 @@
 gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
                       distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
                       accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                      approx = c("exact", "vecchia"), m = 30, group = TRUE) {
+                      approx = c("exact", "vecchia"), m = 30, group = TRUE, cov = "matern", ...) {
   call <- environment()
   given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
   check_flag(group, "group", call)
   approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
   if (approx == "vecchia") {
-    params <- check_covariance(sigma2, range, smoothness, nugget, call)
-    return(vecchia_loglik_at(y, locs, params, m, NULL, "maxmin", distance, device, group, given, call, "gp_loglik"))
+    f <- cov_family_params(cov, sigma2, range, nugget, shape, vecchia_locs_dim(locs), distance, call)
+    return(vecchia_loglik_at(y, locs, f$params, m, NULL, "maxmin", distance, device, group, given, call, "gp_loglik",
+                             family = f$model$native))
   }
   if (inherits(locs, "vecchia_neighbors")) {
     abort_arg(c("{.arg locs} is a structure of {.fn vecchia_neighbors}, for {.code approx = \"vecchia\"}.",
@@ -117,9 +126,10 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
   accuracy <- mixed_accuracy(match_choice(precision, c("double", "mixed"), "precision", call), accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
   y <- as_observations(y, nrow(locs), call)
-  params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  warn_great_circle(distance, smoothness, call)
-  gp <- gp_open(locs, distance, device, call, accuracy)
+  f <- cov_family_params(cov, sigma2, range, nugget, shape, ncol(locs), distance, call)
+  params <- f$params
+  warn_great_circle(distance, params["smoothness"], call)
+  gp <- gp_open(locs, distance, device, call, accuracy, f$model$native)
   on.exit(gp_close(gp))
   logdet <- gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, "gp_loglik: likelihood", call))
   z <- gp_apply(gp, "forward", y, call)
@@ -149,36 +159,41 @@ gp_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0,
 gp_simulate <- function(locs, sigma2, range, smoothness, nugget = 0, nsim = 1,
                         distance = c("euclidean", "great_circle"), precision = c("double", "mixed"),
                         accuracy = 1e-8, device = getOption("gpustats.device", "auto"),
-                        approx = c("exact", "vecchia"), m = 30) {
+                        approx = c("exact", "vecchia"), m = 30, cov = "matern", ...) {
   call <- environment()
   approx <- match_choice(approx, c("exact", "vecchia"), "approx", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   precision <- match_choice(precision, c("double", "mixed"), "precision", call)
+  shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
   if (approx == "vecchia") {
     if (precision == "mixed") abort_arg("{.code precision = \"mixed\"} is for {.code approx = \"exact\"}.", call)
     given <- c(m = !missing(m), ordering = FALSE, distance = !missing(distance))
-    return(vecchia_simulate(locs, check_covariance(sigma2, range, smoothness, nugget, call), nsim, m, distance,
-                            device, given, call))
+    f <- cov_family_params(cov, sigma2, range, nugget, shape, vecchia_locs_dim(locs), distance, call)
+    return(vecchia_simulate(locs, f$params, nsim, m, distance, device, given, call, f$model$native))
   }
   accuracy <- mixed_accuracy(precision, accuracy, call)
   locs <- as_locations(locs, "locs", distance, call)
-  params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  warn_great_circle(distance, smoothness, call)
+  f <- cov_family_params(cov, sigma2, range, nugget, shape, ncol(locs), distance, call)
+  warn_great_circle(distance, f$params["smoothness"], call)
   check_nsim(nsim, call)
-  draws <- gp_draw_field(locs, params, nsim, distance, accuracy, device, call, "gp_simulate: drawing")
+  draws <- gp_draw_field(locs, f$params, nsim, distance, accuracy, device, call, "gp_simulate: drawing", f$model$native)
   if (nsim == 1) draws <- drop(draws)
   draws
 }
+
+# The columns of Vecchia locations: a matrix or data frame, or a structure
+# of vecchia_neighbors().
+vecchia_locs_dim <- function(locs) NCOL(if (inherits(locs, "vecchia_neighbors")) locs$locs else locs)
 
 # nsim draws (n x nsim) of the zero-mean field with covariance params at
 # checked locations, L z with z from R's generator; for gp_simulate() and
 # simulate(). `accuracy`: 0 for FP64, else mixed precision; `label` names
 # the progress bar after what the user asked for.
-gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, label) {
+gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, label, family = "matern") {
   n <- nrow(locs)
   check_draws_size(n, nsim, call)
   z <- matrix(stats::rnorm(n * nsim), n, nsim)
-  gp <- gp_open(locs, distance, device, call, accuracy)
+  gp <- gp_open(locs, distance, device, call, accuracy, family)
   on.exit(gp_close(gp))
   gp_factor(gp, params, locs, call, bar = gp_progress_bar(gp, label, call))
   gp_apply(gp, "multiply", z, call)
@@ -187,7 +202,7 @@ gp_draw_field <- function(locs, params, nsim, distance, accuracy, device, call, 
 # gp_simulate(approx = "vecchia"): at the locations (an object opened and
 # closed for the call) or a structure of vecchia_neighbors() (its kept
 # object; its m and distance where `given` says the caller gave none).
-vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, call) {
+vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, call, family = "matern") {
   kept <- inherits(locs, "vecchia_neighbors")
   if (kept) {
     check_vecchia_structure(locs, m, "maxmin", distance, given, call)
@@ -196,7 +211,7 @@ vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, cal
     locs <- as_locations(locs, "locs", distance, call)
     check_vecchia_m(m, nrow(locs), call)
   }
-  warn_great_circle(distance, params[["smoothness"]], call)
+  warn_great_circle(distance, params["smoothness"], call)
   check_nsim(nsim, call)
   n <- if (kept) nrow(locs$locs) else nrow(locs)
   check_draws_size(n, nsim, call)
@@ -206,7 +221,7 @@ vecchia_simulate <- function(locs, params, nsim, m, distance, device, given, cal
     vecchia_open(locs, m, "maxmin", distance, device, call, label = "gp_simulate: conditioning sets")
   }
   if (!kept) on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call, label = "gp_simulate: drawing")
+  vecchia_factor(vc, params, call, label = "gp_simulate: drawing", family = family)
   draws <- vecchia_apply(vc, matrix(stats::rnorm(n * nsim), n, nsim), call, what = "inverse")
   if (nsim == 1) draws <- drop(draws)
   draws
@@ -255,8 +270,9 @@ mixed_accuracy <- function(precision, accuracy, call) {
 # matrix is too large for the dense path, the option gpustats.gp_tiles is
 # TRUE, or accuracy > 0: mixed precision). In mixed precision the native
 # object holds the locations in Z-order, `order`, so that tiles far from
-# the diagonal hold distant pairs.
-gp_open <- function(locs, distance, device, call, accuracy = 0) {
+# the diagonal hold distant pairs. `family`: the core's covariance family
+# (gp_cov_model()'s `native`) of every factorization.
+gp_open <- function(locs, distance, device, call, accuracy = 0, family = "matern") {
   n <- nrow(locs)
   dev <- resolve_device(device, as.double(n)^2, "matrix", call)
   tiles <- isTRUE(getOption("gpustats.gp_tiles", FALSE))
@@ -264,7 +280,7 @@ gp_open <- function(locs, distance, device, call, accuracy = 0) {
   if (!is.null(order)) locs <- locs[order, , drop = FALSE]
   ptr <- gs_call(.Call(gs_r_gp_new, locs, dev, gs_threads(call), as.integer(tiles), accuracy), call)
   list(ptr = ptr, n = n, device = dev, tiled = .Call(gs_r_gp_tiled, ptr), accuracy = accuracy, order = order,
-       distance = distance)
+       distance = distance, family = family)
 }
 
 # "gpu" or "cpu", then how the covariance is factored.
@@ -285,7 +301,7 @@ gp_progress_bar <- function(gp, label, call) gs_progress_bar(as.double(gp$n)^2, 
 # `not_pd` says what to return. `bar`: a function of the fraction done.
 gp_factor <- function(gp, params, locs, call, not_pd = NULL, bar = NULL) {
   tryCatch(
-    gs_call(.Call(gs_r_gp_factor, gp$ptr, cov_model(params, gp$distance), bar), call),
+    gs_call(.Call(gs_r_gp_factor, gp$ptr, cov_model(params, gp$distance, gp$family), bar), call),
     gpustats_error_not_pd = function(e) {
       if (!is.null(not_pd)) return(not_pd)
       hint <- if (params[["sigma2"]] == 0 && params[["nugget"]] == 0) {

@@ -34,14 +34,18 @@ check_nested <- function(fits, i, j, method, call) {
 # NULL when fit `a` is the fit `b` with parameters held, else why not. The
 # trend of `a` must lie within that of `b` (its columns in their span; the
 # same span under REML, whose likelihoods of different trends are not
-# comparable), both use one distance and one offset, the geometry is the
-# same or `a`'s is isotropic (equal ranges of an anisotropic or space-time
-# model), and each parameter that `b` holds (the family's theta too) `a`
-# holds at the same value.
+# comparable), both use one distance, one offset and one core covariance
+# family (the Matérn's members nest by their smoothness), the geometry is
+# the same or `a`'s is isotropic (equal ranges of an anisotropic or
+# space-time model), and each parameter that `b` holds (the family's theta
+# too) `a` holds at the same value.
 gp_fit_nesting <- function(a, b, method) {
   if (attr(stats::logLik(a), "df") == attr(stats::logLik(b), "df")) return("both have as many parameters")
   if (a$distance != b$distance) return("they use different distances")
   if (!isTRUE(all.equal(a$offset %||% 0, b$offset %||% 0))) return("their offsets differ")
+  if (a$model$native != b$model$native) {
+    return(sprintf("its covariance family (%s) is not the larger model's (%s)", a$model$family, b$model$family))
+  }
   if (!is.null(b$family_parameter) && !isTRUE(b$family_parameter_estimated)) {
     held_alike <- !isTRUE(a$family_parameter_estimated) &&
       isTRUE(all.equal(a$family_parameter[[1]], b$family_parameter[[1]], tolerance = 1e-12))
@@ -58,7 +62,7 @@ gp_fit_nesting <- function(a, b, method) {
   if (!same_geometry && !all(b$model$params %in% b$estimated)) {
     return("the larger model holds some of its ranges or angles, so the smaller model's isotropic range is not a special case")
   }
-  for (p in c("sigma2", if (same_geometry) a$model$params, "smoothness", "nugget")) {
+  for (p in c("sigma2", if (same_geometry) a$model$params, intersect(a$model$shapes, b$model$shapes), "nugget")) {
     if (p %in% b$estimated) next
     held_alike <- !p %in% a$estimated && isTRUE(all.equal(a$covariance[[p]], b$covariance[[p]], tolerance = 1e-12))
     if (!held_alike) {

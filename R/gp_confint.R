@@ -150,11 +150,11 @@ profile_interval <- function(fit, name, level, call, profiles) {
 profile_bounds <- function(fit, name) {
   model <- fit$model
   geometry <- gp_cov_defaults(model, fit$locs)
-  smooth <- gp_cov_smoothness_bounds(model$distance)
+  shape <- gp_cov_shape_defaults(model, as.list(fit$covariance[intersect(names(gp_cov_shape_held), model$shapes)]))
   s2 <- fit$covariance[["sigma2"]]
   # the nugget up to gp_fit's default bound on its ratio to sigma2
-  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = s2 * 1e-3, smoothness = smooth[1], nugget = 0)
-  upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = s2 * 1e3, smoothness = smooth[2], nugget = 10 * s2)
+  lower <- c(stats::setNames(geometry$lower, model$params), sigma2 = s2 * 1e-3, shape$lower, nugget = 0)
+  upper <- c(stats::setNames(geometry$upper, model$params), sigma2 = s2 * 1e3, shape$upper, nugget = 10 * s2)
   if (startsWith(name, "angle")) return(fit$covariance[[name]] + c(-1, 1) * pi / 2) # one period
   lo <- fit$settings$lower[[name]] %||% lower[[name]]
   hi <- fit$settings$upper[[name]] %||% upper[[name]]
@@ -168,7 +168,9 @@ profile_loglik <- function(fit, name, value, call, neighbors = NULL) {
   s <- fit$settings
   if (name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
   fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
-  free <- setdiff(c("sigma2", fit$model$params, "smoothness", "nugget"), names(fixed))
+  held <- intersect(names(gp_cov_shape_held), fit$model$shapes) # never searched: at the fit's value
+  fixed[held] <- as.list(fit$covariance[held])
+  free <- setdiff(c("sigma2", fit$model$params, fit$model$shapes, "nugget"), names(fixed))
   start <- as.list(fit$covariance[intersect(free, names(fit$covariance))])
   if (name == "sigma2" && "nugget" %in% free) start$nugget <- fit$covariance[["nugget"]] / fit$covariance[["sigma2"]] * value
   d <- list(y = fit$y, locs = fit$locs, X = fit$X)
@@ -191,7 +193,7 @@ nugget_profile_loglik <- function(fit, value) {
   lik <- gp_likelihood(list(y = fit$y, X = fit$X, locs = fit$locs), fit$model, fit$method, fit$device,
                        fit$accuracy %||% 0, call)
   on.exit(lik$close())
-  names <- c("sigma2", intersect(c(fit$model$params, "smoothness"), fit$estimated))
+  names <- c("sigma2", intersect(c(fit$model$params, fit$model$shapes), fit$estimated))
   to <- function(v, k) if (fit_scale_is_log(k)) log(v) else v
   from <- function(t, k) if (fit_scale_is_log(k)) exp(t) else t
   bounds <- vapply(names, function(k) to(profile_bounds(fit, k), k), numeric(2))
@@ -200,8 +202,9 @@ nugget_profile_loglik <- function(fit, value) {
     v <- stats::setNames(mapply(from, theta, names), names)
     geom <- fit$covariance[fit$model$params]
     geom[intersect(names, names(geom))] <- v[intersect(names, names(geom))]
-    smoothness <- if ("smoothness" %in% names) v[["smoothness"]] else fit$covariance[["smoothness"]]
-    par <- list(geom = geom, smoothness = smoothness, ratio = value / v[["sigma2"]])
+    shape <- fit$covariance[fit$model$shapes]
+    shape[intersect(names, names(shape))] <- v[intersect(names, names(shape))]
+    par <- list(geom = geom, shape = shape, ratio = value / v[["sigma2"]])
     ll <- lik$full(v[["sigma2"]], par)
     if (is.finite(ll)) -ll else Inf
   }

@@ -1,14 +1,52 @@
 #' Covariance models for Gaussian-process fits
 #'
-#' The `cov` argument of [gp_fit()] names the covariance model: a Matérn
-#' family and a geometry. Every model is the Matérn correlation of
-#' [matern()] applied to a distance, with variance `sigma2` and a nugget:
+#' The `cov` argument of [gp_fit()] names the covariance model: a family and
+#' a geometry. Every model is a correlation \eqn{\rho(h)} of a scaled
+#' distance \eqn{h} with variance `sigma2` and a nugget,
+#' \eqn{C = \sigma^2 \rho(h) + \tau^2 [\textrm{same location}]}.
 #'
-#' * Families: `"matern"` (smoothness estimated), `"exponential"`
-#'   (smoothness 1/2), `"matern32"` (3/2) and `"matern52"` (5/2), the closed
-#'   forms \eqn{e^{-h}}, \eqn{(1 + h) e^{-h}} and
-#'   \eqn{(1 + h + h^2/3) e^{-h}}.
-#' * Geometries, appended with an underscore:
+#' **Families.** `sigma2`, `range` and `nugget` belong to every family; the
+#' shape parameters, with their names in `start`, `lower`, `upper`, `fixed`
+#' and the results, are listed with each. With \eqn{h = d / \mathrm{range}}:
+#'
+#' | `cov` | other spellings | \eqn{\rho(h)} | shapes (default search bounds) |
+#' |---|---|---|---|
+#' | `"matern"` | `"Mat"`, GpGp's `"matern_isotropic"` | Matérn \eqn{M_\nu(h)}, [matern()] | `smoothness` \eqn{\nu > 0} (\[0.05, 5\]) |
+#' | `"exponential"` | `"Exp"` | \eqn{e^{-h}} | (`smoothness` 1/2) |
+#' | `"matern32"`, `"matern52"` | | \eqn{(1 + h) e^{-h}}, \eqn{(1 + h + h^2/3) e^{-h}} | (`smoothness` 3/2, 5/2) |
+#' | `"gaussian"` | `"Gau"`, `"squared_exponential"` | \eqn{e^{-h^2}} | none |
+#' | `"spherical"` | `"Sph"` | \eqn{1 - \frac32 h + \frac12 h^3} for \eqn{h < 1}, 0 beyond | none |
+#' | `"powexp"` | `"Exc"`, `"powered_exponential"`, `"stable"` | \eqn{e^{-h^\alpha}} | `power` \eqn{\alpha \in (0, 2]} (\[0.05, 2\]) |
+#' | `"cauchy"` | `"generalized_cauchy"` | \eqn{(1 + h^\alpha)^{-\beta/\alpha}} | `power` \eqn{\alpha \in (0, 2]} (\[0.05, 2\]), `tail` \eqn{\beta > 0} (\[0.05, 20\]) |
+#' | `"wendland"` | `"generalized_wendland"` | \eqn{(1 - h)_+^{\mu+\kappa} P_\kappa(h)} | `kappa` \eqn{\in \{0, 1, 2\}} (held, default 1), `mu` (from its least valid value, 10 above it) |
+#'
+#' Names match ignoring case (`"SPH"`, `"gau"`). The generalized Wendland
+#' (Bevilacqua et al. 2019) has \eqn{P_0 = 1}, \eqn{P_1(h) = 1 + (\mu+1)h},
+#' \eqn{P_2(h) = 1 + (\mu+2)h + ((\mu+2)^2 - 1)h^2/3}: Askey's truncated
+#' power and Wendland's \eqn{C^2} and \eqn{C^4} functions, positive definite
+#' in \eqn{d} dimensions for \eqn{\mu \ge (d+1)/2 + \kappa}. `kappa` is
+#' discrete: give it in `fixed` (it is never searched). The spherical is
+#' positive definite in up to 3 dimensions. The Gaussian is the powered
+#' exponential at `power = 2`; its covariance matrices are close to
+#' singular for ranges beyond the spacing of the locations, where a nugget
+#' helps.
+#'
+#' **What `range` means, and gstat's `vgm()`.** `range` scales the distance
+#' as in the formulas above, which are gstat's: `gstat::vgm(psill = sigma2,
+#' model, range = range, nugget = nugget)` is the same model for `"Sph"`
+#' (`range` the support radius: the correlation is 0 from there on),
+#' `"Exp"` (\eqn{e^{-d/a}}: the practical range, 5% correlation, is
+#' \eqn{3a}), `"Gau"` (\eqn{e^{-(d/a)^2}}: the practical range is
+#' \eqn{\sqrt 3 a}), `"Exc"` (`kappa` of `vgm()` is `power`) and `"Mat"`
+#' (`kappa` is `smoothness`). Kriging with a fit's estimates in `vgm()`
+#' gives what [predict.gp_fit()] gives (gstat's variance is that of a new
+#' observation: the nugget added). The Cauchy and the Wendland have no
+#' gstat model; the Cauchy is RandomFields'
+#' `RMgencauchy(alpha = power, beta = tail, scale = range)`, and the
+#' Wendland's `range` is its support radius.
+#'
+#' **Geometries**, appended with an underscore (`"spherical_aniso"`,
+#' `"Gau_spacetime"`):
 #'   - none (isotropic): \eqn{h = \|x - x'\| / \mathrm{range}}.
 #'   - `"_aniso"` (geometric anisotropy, 2-D or 3-D locations): a range per
 #'     principal axis of a rotated frame, \eqn{h = \|D^{-1} Q^\top (x - x')\|}
@@ -22,51 +60,118 @@
 #'     (about the new first), \eqn{Q = R_3(a_1) R_2(a_2) R_1(a_3)}.
 #'   - `"_spacetime"` (the last coordinate is time):
 #'     \eqn{h = \sqrt{\|s - s'\|^2 / \mathrm{range}^2 + (t - t')^2 /
-#'     \mathrm{range\_time}^2}}, as GpGp's `matern_spacetime`.
+#'     \mathrm{range\_time}^2}}, as GpGp's `matern_spacetime` (the
+#'     spherical and the Wendland then count time as a dimension).
 #'
-#' So `cov = "exponential_aniso"` is an anisotropic exponential model. GpGp's
-#' names are accepted too: `"matern_isotropic"`, `"exponential_isotropic"`,
-#' `"matern15_isotropic"`, `"matern25_isotropic"`, `"matern_anisotropic2D"`,
-#' `"matern_anisotropic3D"`, `"exponential_anisotropic2D"`,
-#' `"matern_spacetime"`, `"exponential_spacetime"`.
+#' GpGp's names are accepted too: `"matern_isotropic"`,
+#' `"exponential_isotropic"`, `"matern15_isotropic"`, `"matern25_isotropic"`,
+#' `"matern_anisotropic2D"`, `"matern_anisotropic3D"`,
+#' `"exponential_anisotropic2D"`, `"matern_spacetime"`,
+#' `"exponential_spacetime"`.
 #'
-#' Great-circle distance (`distance = "great_circle"`) goes with isotropic
-#' models only. A Matérn covariance of great-circle distance is positive
-#' definite on the sphere for every range only when the smoothness is at
-#' most 1/2 (Gneiting 2013): [gp_fit()] then bounds the smoothness by 1/2
-#' unless `upper` says otherwise, and a smoothness above 1/2 with
-#' great-circle distance gives a warning of class
-#' `gpustats_warning_great_circle`.
+#' **Great-circle distance** (`distance = "great_circle"`, kilometres on a
+#' sphere of radius 6371 km) goes with isotropic models only, and with the
+#' families that stay positive definite on the sphere with the distance
+#' substituted (Gneiting 2013, *Bernoulli* 19, 1327--1349): the powered
+#' exponential and the Cauchy with `power <= 1` (their default upper bound
+#' there), the spherical and the Wendland with a support of at most half a
+#' great circle, `range` \eqn{\le \pi \cdot 6371} km (the default bound)
+#' and, for the Wendland, \eqn{\mu \ge 2 + \kappa} (valid in 3
+#' dimensions). The Gaussian is never positive definite there. Breaking
+#' these conditions is an error of class `gpustats_error_cov_sphere`; a
+#' family not positive definite in the locations' dimension (the spherical
+#' beyond 3, the Wendland's `mu` below \eqn{(d+1)/2 + \kappa}) one of class
+#' `gpustats_error_cov_dimension`, and shapes outside their domain one of
+#' class `gpustats_error_cov_shape`, each also `gpustats_error_argument`
+#' and naming the rule. A Matérn covariance of great-circle distance is positive definite
+#' on the sphere for every range only when the smoothness is at most 1/2:
+#' [gp_fit()] then bounds the smoothness by 1/2 unless `upper` says
+#' otherwise, and a smoothness above 1/2 with great-circle distance gives a
+#' warning of class `gpustats_warning_great_circle`.
+#'
+#' Every family runs on the exact and the Vecchia paths, with analytic
+#' derivatives in the range and the shapes (for the Fisher information, the
+#' analytic gradient and the Vecchia search); the GPU kernels evaluate the
+#' same formulas as the CPU.
 #'
 #' @name gp_covariance_models
-#' @seealso [gp_fit()], [matern()]
+#' @seealso [gp_fit()], [matern()], [gp_cov_matrix()]
 NULL
 
-# GpGp's model names and the package's equivalents.
+# GpGp's model names and the package's equivalents (matched ignoring case).
 gp_cov_aliases <- c(
   matern_isotropic = "matern", exponential_isotropic = "exponential", matern15_isotropic = "matern32",
-  matern25_isotropic = "matern52", matern_anisotropic2D = "matern_aniso", matern_anisotropic3D = "matern_aniso",
-  exponential_anisotropic2D = "exponential_aniso", exponential_anisotropic3D = "exponential_aniso",
+  matern25_isotropic = "matern52", matern_anisotropic2d = "matern_aniso", matern_anisotropic3d = "matern_aniso",
+  exponential_anisotropic2d = "exponential_aniso", exponential_anisotropic3d = "exponential_aniso",
   matern_spacetime = "matern_spacetime", exponential_spacetime = "exponential_spacetime"
 )
 
-# The smoothness each family fixes (NA: estimated).
-gp_cov_families <- c(matern = NA, exponential = 0.5, matern32 = 1.5, matern52 = 2.5)
+# The families `cov` names: the core's family of each (gs_table("cov_family"))
+# and the shapes the name fixes.
+gp_cov_families <- list(
+  matern = list(native = "matern"),
+  exponential = list(native = "matern", fixed = c(smoothness = 0.5)),
+  matern32 = list(native = "matern", fixed = c(smoothness = 1.5)),
+  matern52 = list(native = "matern", fixed = c(smoothness = 2.5)),
+  gaussian = list(native = "gaussian"),
+  spherical = list(native = "spherical"),
+  powexp = list(native = "powexp"),
+  cauchy = list(native = "cauchy"),
+  wendland = list(native = "wendland")
+)
+
+# Other spellings of the families (matched ignoring case): gstat's vgm()
+# codes and the common names.
+gp_cov_family_aliases <- c(
+  exp = "exponential", mat = "matern", gau = "gaussian", sph = "spherical", exc = "powexp",
+  squared_exponential = "gaussian", powered_exponential = "powexp", stable = "powexp",
+  generalized_cauchy = "cauchy", generalized_wendland = "wendland"
+)
+
+# The names of a core family's shape parameters, from the core's table.
+gp_cov_shape_names <- function(native) {
+  mask <- gs_table("cov_family_shape_mask")[[native]]
+  params <- gs_table("cov_param")
+  names(params)[bitwAnd(mask, bitwShiftL(1L, params)) != 0L]
+}
+
+# The names of every family's shapes: the core's parameters but sigma2,
+# range and nugget.
+gp_cov_all_shapes <- function() setdiff(names(gs_table("cov_param")), c("sigma2", "range", "nugget"))
+
+# The correlation of the model at distances h >= 0 with range `range` and
+# shapes `shape` (named), from the core on the CPU.
+gp_cov_corr <- function(model, h, range, shape) {
+  params <- gp_cov_params(1, range, shape, 0)
+  drop(.Call(gs_r_matern_cov, matrix(as.double(h)), matrix(0), cov_model(params, "euclidean", model$native), -1L,
+             gs_threads(), NULL))
+}
 
 # The covariance model named `cov` for locations with `dim` columns: its
-# family, fixed smoothness (NA when free), geometry and the names of its
-# geometry parameters (ranges on a log scale in a search, angles not).
+# family, the core's family, its shape parameters (and those the name
+# fixes), geometry and the names of its geometry parameters (ranges on a
+# log scale in a search, angles not).
 gp_cov_model <- function(cov, dim, distance, call) {
   if (!is.character(cov) || length(cov) != 1L || is.na(cov)) {
     abort_arg("{.arg cov} must be a model name such as {.val matern}, not {.obj_type_friendly {cov}}.", call)
   }
-  name <- if (cov %in% names(gp_cov_aliases)) gp_cov_aliases[[cov]] else cov
-  parts <- strsplit(name, "_", fixed = TRUE)[[1L]]
-  family <- parts[1L]
-  geometry <- if (length(parts) > 1L) paste(parts[-1L], collapse = "_") else "isotropic"
-  if (!family %in% names(gp_cov_families) || !geometry %in% c("isotropic", "aniso", "spacetime")) {
+  name <- tolower(cov)
+  if (name %in% names(gp_cov_aliases)) name <- gp_cov_aliases[[name]]
+  geometry <- "isotropic"
+  for (g in c("aniso", "spacetime")) {
+    if (endsWith(name, paste0("_", g))) {
+      geometry <- g
+      name <- substr(name, 1L, nchar(name) - nchar(g) - 1L)
+    }
+  }
+  family <- if (name %in% names(gp_cov_family_aliases)) gp_cov_family_aliases[[name]] else name
+  if (!family %in% names(gp_cov_families)) {
+    spellings <- vapply(names(gp_cov_families), function(f) {
+      other <- names(gp_cov_family_aliases)[gp_cov_family_aliases == f]
+      if (length(other)) paste0(f, " (", paste(other, collapse = ", "), ")") else f
+    }, "")
     abort_arg(c("{.arg cov} = {.val {cov}} is not a covariance model.",
-                i = "Families: {.val {names(gp_cov_families)}}, optionally with {.val _aniso} or {.val _spacetime}; see {.topic gp_covariance_models}."),
+                i = "Families (other spellings in parentheses, any case): {paste(spellings, collapse = ', ')}; each optionally with {.val _aniso} or {.val _spacetime}; or GpGp's names {.val {names(gp_cov_aliases)}}. See {.topic gp_covariance_models}."),
               call)
   }
   if (geometry != "isotropic" && distance == "great_circle") {
@@ -78,19 +183,71 @@ gp_cov_model <- function(cov, dim, distance, call) {
   if (geometry == "spacetime" && dim < 2L) {
     abort_arg("A space-time model needs the coordinates and, last, the time: at least 2 columns, not {dim}.", call)
   }
+  native <- gp_cov_families[[family]]$native
+  if (native == "gaussian" && distance == "great_circle") {
+    abort_arg(c("The Gaussian covariance is not positive definite with great-circle distance.",
+                i = "Use a powered exponential or Cauchy with {.code power <= 1}, a spherical or Wendland, or Euclidean distance on projected coordinates."),
+              call, class = "gpustats_error_cov_sphere")
+  }
+  if (native == "spherical" && distance == "euclidean" && dim > 3L) {
+    abort_arg("The spherical covariance is positive definite in up to 3 dimensions; these locations have {dim}.",
+              call, class = "gpustats_error_cov_dimension")
+  }
   params <- switch(geometry,
     isotropic = "range",
     aniso = if (dim == 2L) c("range1", "range2", "angle") else c(paste0("range", 1:3), paste0("angle", 1:3)),
     spacetime = c("range", "range_time")
   )
-  list(name = paste0(family, if (geometry != "isotropic") paste0("_", geometry)), family = family,
-       smoothness = gp_cov_families[[family]], geometry = geometry, params = params, dim = dim,
-       distance = distance)
+  list(name = paste0(family, if (geometry != "isotropic") paste0("_", geometry)), family = family, native = native,
+       shapes = gp_cov_shape_names(native), shape_fixed = gp_cov_families[[family]]$fixed %||% numeric(0),
+       geometry = geometry, params = params, dim = dim, distance = distance)
 }
 
-# The default search bounds of the smoothness: at most 1/2 with great-circle
-# distance, where only that keeps the Matérn positive definite.
-gp_cov_smoothness_bounds <- function(distance) c(0.05, if (distance == "great_circle") 0.5 else 5)
+# Shape parameters held fixed unless `fixed` says otherwise: the Wendland's
+# kappa, whose three values are three functions, at 1 (Wendland's C^2).
+gp_cov_shape_held <- c(kappa = 1)
+
+# Default start values and search bounds of a family's free shapes (those
+# not in `fixed`), within the core's rule (gs_cov_model_problem): smoothness
+# in [0.05, 5] (at most 1/2 with great-circle distance), power in
+# [0.05, 2] (at most 1 on the sphere), tail in [0.05, 20], and the
+# Wendland's mu from its least valid value (dimensions + 1) / 2 + kappa
+# (3 dimensions on the sphere) to 10 above it.
+gp_cov_shape_defaults <- function(model, fixed) {
+  sphere <- model$distance == "great_circle"
+  mu_min <- ((if (sphere) 3 else model$dim) + 1) / 2 + (fixed$kappa %||% gp_cov_shape_held[["kappa"]])
+  box <- list(smoothness = c(0.05, if (sphere) 0.5 else 5, 1), power = c(0.05, if (sphere) 1 else 2, 1),
+              tail = c(0.05, 20, 1), mu = c(mu_min, mu_min + 10, mu_min + 1))
+  free <- setdiff(model$shapes, c(names(fixed), names(gp_cov_shape_held)))
+  b <- box[free]
+  list(lower = vapply(b, `[[`, 0, 1L), upper = vapply(b, `[[`, 0, 2L),
+       start = vapply(b, function(v) min(v[[3L]], 0.8 * v[[2L]]), 0))
+}
+
+# The model's covariance parameters, native as the core takes them (a named
+# vector for cov_model()): sigma2, range, the family's shapes, nugget.
+gp_cov_params <- function(sigma2, range, shape, nugget) {
+  c(sigma2 = as.double(sigma2), range = as.double(range), shape, nugget = as.double(nugget))
+}
+
+# The core's rule (gs_cov_model_check) for the model at native parameters
+# `params`: an error that says which rule they break, of class
+# gpustats_error_cov_<problem> (gs_table("cov_problem"): "shape",
+# "dimension", "sphere", ...) and gpustats_error_argument.
+check_cov_rule <- function(model, params, call) {
+  r <- .Call(gs_r_cov_model_check, cov_model(params, model$distance, model$native), as.integer(model$dim))
+  if (is.null(r)) return(invisible())
+  problem <- names(gs_table("cov_problem"))[match(r$problem, gs_table("cov_problem"))]
+  abort_arg("{r$message}", call, class = paste0("gpustats_error_cov_", problem))
+}
+
+# Whether the model at `params` keeps the core's rule.
+cov_rule_holds <- function(model, params) {
+  tryCatch({
+    check_cov_rule(model, params, NULL)
+    TRUE
+  }, gpustats_error_argument = function(e) FALSE)
+}
 
 # Whether a geometry parameter is searched on a log scale (ranges) or as is (angles).
 gp_cov_is_range <- function(param) startsWith(param, "range")
@@ -151,9 +308,12 @@ gp_cov_defaults <- function(model, locs, call = NULL) {
   # angles unbounded: the distance has period pi in each, so a box would trap
   # the search at its edges; gp_cov_reduce_angles() reports them in one period
   is_range <- gp_cov_is_range(model$params)
+  # compactly supported families on the sphere: a support of at most half
+  # the great circle (gs_cov_model_problem)
+  longest <- if (model$distance == "great_circle" && model$native %in% c("spherical", "wendland")) pi * 6371 else Inf
   list(start = ifelse(is_range, scale / 10, ifelse(model$params == "angle2", 0, pi / 4)),
        lower = ifelse(is_range, scale * 1e-4, -Inf),
-       upper = ifelse(is_range, scale * 10, Inf),
+       upper = ifelse(is_range, pmin(scale * 10, longest), Inf),
        diameter = space)
 }
 
@@ -168,7 +328,7 @@ gp_cov_reduce_angles <- function(geom) {
 
 # A Matérn of great-circle distance is positive definite only for smoothness <= 1/2.
 warn_great_circle <- function(distance, smoothness, call) {
-  if (distance == "great_circle" && smoothness > 0.5 + 1e-12) {
+  if (distance == "great_circle" && isTRUE(smoothness > 0.5 + 1e-12)) {
     cli::cli_warn(c("A Mat\u00e9rn covariance of great-circle distance with smoothness {signif(smoothness, 4)} > 1/2 need not be positive definite on the sphere.",
                     i = "Keep the smoothness at most 1/2, or use Euclidean distance on projected coordinates."),
                   class = c("gpustats_warning_great_circle", "gpustats_warning"), call = call)
@@ -254,4 +414,91 @@ gp_anisotropy_params <- function(x, call) {
   k <- keys[[which(have)]]
   for (name in k) check_scalar(x[[name]], name, call, if (name == "angle") -Inf else 0, open = name != "angle")
   vapply(k, function(name) as.double(x[[name]]), numeric(1))
+}
+
+# A covariance family named `cov` at given parameter values, for the
+# functions that take them directly (gp_cov_matrix(), gp_loglik(),
+# gp_simulate()): its model (isotropic: anisotropy is a fit's) and its
+# native parameters, checked by the core's rule. `shape`: a named list of
+# the family's shape parameters (those its name fixes may be left out, the
+# Wendland's kappa is 1 unless given).
+cov_family_params <- function(cov, sigma2, range, nugget, shape, dim, distance, call) {
+  model <- gp_cov_model(cov, dim, distance, call)
+  if (model$geometry != "isotropic") {
+    abort_arg("{.arg cov} must be an isotropic family here, not {.val {cov}}; anisotropic and space-time models are fitted by {.fn gp_fit}.", call)
+  }
+  check_scalar(sigma2, "sigma2", call, 0)
+  check_scalar(range, "range", call, 0, open = TRUE)
+  check_scalar(nugget, "nugget", call, 0)
+  if (length(shape) && (is.null(names(shape)) || any(!nzchar(names(shape))) || anyDuplicated(names(shape)))) {
+    abort_arg("Shape parameters must be named, once each: {.or {.arg {model$shapes}}}.", call)
+  }
+  unknown <- setdiff(names(shape), model$shapes)
+  if (length(unknown)) {
+    abort_arg(c("{.val {model$family}} has no parameter{?s} {.arg {unknown}}.",
+                i = if (length(model$shapes)) "Its shape parameters: {.arg {model$shapes}}." else "It has no shape parameters."), call)
+  }
+  for (k in names(model$shape_fixed)) {
+    if (!is.null(shape[[k]]) && !identical(as.double(shape[[k]]), model$shape_fixed[[k]])) {
+      abort_arg("{.val {model$family}} has {k} {model$shape_fixed[[k]]}; use {.code cov = \"{model$native}\"} for another.", call)
+    }
+    shape[[k]] <- model$shape_fixed[[k]]
+  }
+  for (k in intersect(names(gp_cov_shape_held), model$shapes)) shape[[k]] <- shape[[k]] %||% gp_cov_shape_held[[k]]
+  absent <- setdiff(model$shapes, names(shape))
+  if (length(absent)) abort_arg("{.val {model$family}} needs {.arg {absent}}.", call)
+  for (k in model$shapes) check_scalar(shape[[k]], k, call)
+  params <- gp_cov_params(sigma2, range, vapply(model$shapes, function(k) as.double(shape[[k]]), numeric(1)), nugget)
+  check_cov_rule(model, params, call)
+  list(model = model, params = params)
+}
+
+#' Covariance matrices of every covariance family
+#'
+#' `gp_cov_matrix()` builds the covariance matrix of a family of
+#' [gp_covariance_models] between sets of locations, as [matern_cov()] does
+#' for the Matérn: \eqn{\sigma^2 \rho(d / \mathrm{range})}, plus the nugget
+#' on the diagonal of the covariance of `locs` with itself.
+#'
+#' @inheritParams matern_cov
+#' @param cov An isotropic family of [gp_covariance_models], in any of its
+#'   spellings (`"spherical"`, `"Sph"`, `"gaussian"`, ...).
+#' @param sigma2,range,nugget As for [matern_cov()]; `range` as each family
+#'   defines it (see [gp_covariance_models]).
+#' @param ... The family's shape parameters by name: `smoothness`
+#'   (`"matern"`), `power` (`"powexp"`, `"cauchy"`), `tail` (`"cauchy"`),
+#'   `kappa` (0, 1 or 2; default 1) and `mu` (`"wendland"`).
+#' @return An `nrow(locs)` by `nrow(locs2)` matrix. Parameters outside a
+#'   family's domain, or a family that is not positive definite for these
+#'   locations (the dimension, or great-circle distance), are errors that
+#'   say which rule they break, of the classes listed in
+#'   [gp_covariance_models].
+#' @seealso [gp_covariance_models], [matern_cov()]
+#' @examples
+#' locs <- matrix(runif(20), ncol = 2)
+#' S <- gp_cov_matrix(locs, cov = "Sph", sigma2 = 2, range = 0.5, nugget = 0.1)
+#' W <- gp_cov_matrix(locs, cov = "wendland", range = 0.8, kappa = 1, mu = 3)
+#' @export
+gp_cov_matrix <- function(locs, locs2 = NULL, cov = "matern", sigma2 = 1, range = 1, nugget = 0, ...,
+                          distance = c("euclidean", "great_circle"), device = getOption("gpustats.device", "auto")) {
+  call <- environment()
+  distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  locs <- as_locations(locs, "locs", distance, call)
+  if (!is.null(locs2)) {
+    locs2 <- as_locations(locs2, "locs2", distance, call)
+    if (ncol(locs2) != ncol(locs)) {
+      abort_arg("{.arg locs2} has {ncol(locs2)} column{?s} but {.arg locs} has {ncol(locs)}.", call)
+    }
+  }
+  f <- cov_family_params(cov, sigma2, range, nugget, list(...), ncol(locs), distance, call)
+  n1 <- nrow(locs)
+  n2 <- if (is.null(locs2)) n1 else nrow(locs2)
+  check_matrix_size(n1, n2, call)
+  dev <- resolve_device(device, as.double(n1) * n2, "matrix", call)
+  bar <- gs_progress_bar(as.double(n1) * n2, "gp_cov_matrix", call)
+  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, cov_model(f$params, distance, f$model$native), dev,
+                       gs_threads(call), bar), call)
+  rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)
+  if (!is.null(rownames(locs)) || !is.null(rn2)) dimnames(out) <- list(rownames(locs), rn2)
+  out
 }

@@ -1,8 +1,10 @@
 #' Fit a Gaussian-process model: trend, Matérn covariance, nugget
 #'
 #' Fits \eqn{y = X\beta + S(x) + \varepsilon}: a linear trend in covariates,
-#' a Gaussian process \eqn{S} with a Matérn covariance (isotropic,
-#' anisotropic or space-time, see [gp_covariance_models]) and a nugget
+#' a Gaussian process \eqn{S} with a Matérn covariance or another of the menu
+#' of [gp_covariance_models] (spherical, Gaussian, powered exponential,
+#' generalized Cauchy, generalized Wendland; isotropic, anisotropic or
+#' space-time) and a nugget
 #' \eqn{\varepsilon} (independent errors, estimated by default, as fields and
 #' geoR do), by restricted (`"reml"`, the default) or ordinary (`"ml"`)
 #' maximum likelihood of the exact Gaussian likelihood ([gp_loglik()]).
@@ -194,18 +196,23 @@
 #' @param X For the matrix form: the trend's design matrix (`NULL`: a
 #'   constant mean; a matrix with no columns: mean zero).
 #' @param cov The covariance model, see [gp_covariance_models]: `"matern"`
-#'   (default), `"exponential"`, `"matern32"`, `"matern52"`, each optionally
-#'   with `"_aniso"` or `"_spacetime"`, or GpGp's names.
+#'   (default), `"exponential"`, `"matern32"`, `"matern52"`, `"gaussian"`,
+#'   `"spherical"`, `"powexp"` (powered exponential), `"cauchy"`
+#'   (generalized Cauchy) or `"wendland"` (generalized Wendland), in
+#'   gstat's spellings too (`"Sph"`, `"Gau"`, `"Exp"`, `"Mat"`, `"Exc"`) and
+#'   any case, each optionally with `"_aniso"` or `"_spacetime"`, or GpGp's
+#'   names.
 #' @param method `"reml"` (restricted maximum likelihood) or `"ml"`.
 #' @param nugget If `TRUE` (default), estimate a nugget; if `FALSE` it is 0
 #'   unless given in `fixed`.
 #' @param start Named list or vector of starting values for some of the
-#'   parameters (`sigma2`, the model's ranges and angles, `smoothness`,
-#'   `nugget`); the rest come from the data: `var(y)`, a tenth of the
-#'   diameter of the locations, angle pi/4, smoothness 1, a tenth of
-#'   `var(y)`.
-#' @param lower,upper Named bounds for the ranges, angles, `smoothness` and
-#'   `nugget`. The search moves the ratio nugget / sigma2, so nugget bounds
+#'   parameters (`sigma2`, the model's ranges and angles, its shapes such as
+#'   `smoothness`, `power`, `tail` or `mu`, `nugget`); the rest come from
+#'   the data: `var(y)`, a tenth of the diameter of the locations, angle
+#'   pi/4, smoothness, power and tail 1 (at most 4/5 of their upper bound),
+#'   mu 1 above its least valid value, a tenth of `var(y)`.
+#' @param lower,upper Named bounds for the ranges, angles, shapes (see
+#'   [gp_covariance_models] for their defaults) and `nugget`. The search moves the ratio nugget / sigma2, so nugget bounds
 #'   (and a nugget start value) are turned into ratios with the starting
 #'   `sigma2`. Defaults: ranges in \[1e-4, 10\] times the diameter of the
 #'   locations (of space, and of the time span for `range_time`),
@@ -391,7 +398,7 @@ gp_fit <- function(y, locs, X = NULL, cov = "matern", method = c("reml", "ml"), 
     if (identical(device, "gpu")) cli::cli_inform("gp_fit: the Laplace approximation runs on the CPU for now.")
     glmm_fit(d, glmm, model, spec, ctrl, call)
   }
-  warn_great_circle(distance, f$covariance[["smoothness"]], call)
+  warn_great_circle(distance, f$covariance["smoothness"], call)
   converged <- fit_converged_or_warn(f$opt, call)
   # the call update() evaluates again: in the formula form the data go by
   # the name `data`, whichever way they were given, so that
@@ -457,7 +464,7 @@ exact_fit <- function(d, model, method, spec, used_accuracy, device, ctrl, call,
                    class = c("gpustats_error_not_pd", "gpustats_error"), call = call)
   }
   s2 <- spec$fixed$sigma2 %||% (g$q / lik$n_eff)
-  covariance <- c(sigma2 = s2, p$geom, smoothness = p$smoothness, nugget = p$ratio * s2)
+  covariance <- c(sigma2 = s2, p$geom, p$shape, nugget = p$ratio * s2)
   estimated <- c(if (is.null(spec$fixed$sigma2)) "sigma2", sub("^ratio$", "nugget", spec$free))
   vcov <- fit_vcov(covariance, estimated, lik, ctrl, call, model = model, bar_label = if (ctrl$trace) bar_label)
   list(covariance = covariance, loglik = lik$full(s2, p), vcov = vcov, vcov_type = attr(vcov, "type"),
@@ -498,14 +505,14 @@ fit_search <- function(objective, spec, ctrl, mixed, warm = NULL, gradient = NUL
 # without one. `close()` frees what it holds; `backend`, `device` and
 # `tiled` say how the covariance (for patterns, the largest one's) is
 # factored. Each point
-# of the correlation parameters (geometry, smoothness, nugget ratio) is
+# of the correlation parameters (geometry, shapes, nugget ratio) is
 # factored once and memoised (the Hessian revisits points): log |R| for
 # R = M + ratio I, the GLS coefficients, the GLS residual quadratic form
 # Q = r' R^-1 r and log |X' R^-1 X|, over the n observed values.
 gp_likelihood <- function(d, model, method, device, accuracy, call) {
   patterns <- if (anyNA(d$y)) missing_patterns(d$y)
-  gp <- if (is.null(patterns)) gp_open(d$locs, model$distance, device, call, accuracy)
-  opened <- if (is.null(gp)) pattern_backend(patterns, d$locs, model$distance, device, accuracy, call) else {
+  gp <- if (is.null(patterns)) gp_open(d$locs, model$distance, device, call, accuracy, model$native)
+  opened <- if (is.null(gp)) pattern_backend(patterns, d$locs, model, device, accuracy, call) else {
     list(backend = gp_method(gp), device = gp$device, tiled = gp$tiled)
   }
   n <- sum(!is.na(d$y))
@@ -515,7 +522,7 @@ gp_likelihood <- function(d, model, method, device, accuracy, call) {
   placed <- NULL # the geometry whose mapped locations the object holds
   current <- NULL # the point whose factor the object holds
   factorizations <- 0L
-  point_key <- function(par) paste(format(c(par$geom, par$smoothness, par$ratio), digits = 17), collapse = " ")
+  point_key <- function(par) paste(format(c(par$geom, par$shape, par$ratio), digits = 17), collapse = " ")
   gls <- function(par) {
     key <- point_key(par)
     hit <- cache[[key]]
@@ -523,9 +530,11 @@ gp_likelihood <- function(d, model, method, device, accuracy, call) {
     factorizations <<- factorizations + 1L
     current <<- key
     mapped <- gp_cov_map(model, par$geom, d$locs)
-    params <- c(sigma2 = 1, range = mapped$range, smoothness = par$smoothness, nugget = par$ratio)
+    params <- gp_cov_params(1, mapped$range, par$shape, par$ratio)
+    # a point outside the family's domain (a Hessian's step past power = 2) is infeasible, as one not positive definite
+    if (!cov_rule_holds(model, params)) return(cache[[key]] <- list(logdet = NA_real_))
     if (!is.null(patterns)) {
-      return(cache[[key]] <- pattern_gls(patterns, d, mapped$locs, params, model$distance, device, accuracy, call))
+      return(cache[[key]] <- pattern_gls(patterns, d, mapped$locs, params, model, device, accuracy, call))
     }
     if (model$geometry != "isotropic" && !identical(placed, par$geom)) {
       gs_call(.Call(gs_r_gp_set_locations, gp$ptr, gp_ordered(gp, mapped$locs)), call)
@@ -556,7 +565,7 @@ gp_likelihood <- function(d, model, method, device, accuracy, call) {
   }
   list(gls = gls, full = full, profile = profile, factored = factored, gp = gp, patterns = patterns, d = d,
        method = method, n = n, n_eff = n_eff, factorizations = function() factorizations, backend = opened$backend,
-       device = opened$device, tiled = opened$tiled, distance = model$distance, device_asked = device, accuracy = accuracy,
+       device = opened$device, tiled = opened$tiled, model = model, device_asked = device, accuracy = accuracy,
        close = function() if (!is.null(gp)) gp_close(gp))
 }
 
@@ -748,7 +757,7 @@ fit_progress <- function(trace, call) {
                               extra = list(text = "starting"), total = NA, current = FALSE,
                               .envir = call)
   function(k, ll, p) {
-    values <- c(p$geom, smoothness = p$smoothness, ratio = p$ratio)
+    values <- c(p$geom, p$shape, ratio = p$ratio)
     text <- sprintf("eval %d: loglik %.6g  %s", k, ll, paste(names(values), signif(values, 4), collapse = "  "))
     cli::cli_progress_update(id = id, extra = list(text = text), .envir = call)
   }

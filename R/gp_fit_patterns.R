@@ -20,22 +20,23 @@ missing_patterns <- function(y) {
   patterns[order(-vapply(patterns, function(pt) length(pt$rows), 1L))]
 }
 
-# f(gp, pattern) for each pattern in turn, with a native object opened on the
-# pattern's locations (rows of `locs`) and closed after it, whatever f does;
+# f(gp, pattern) for each pattern in turn, with a native object of the
+# model's distance and core family opened on the pattern's locations (rows of
+# `locs`) and closed after it, whatever f does;
 # NULL as soon as f returns NULL (a submatrix that is not positive definite),
 # else the list of f's values. `done(k)` follows the work, after each pattern.
-pattern_apply <- function(patterns, locs, distance, device, accuracy, call, f, done = function(k) NULL) {
+pattern_apply <- function(patterns, locs, model, device, accuracy, call, f, done = function(k) NULL) {
   out <- vector("list", length(patterns))
   for (k in seq_along(patterns)) {
-    out[[k]] <- with_pattern_object(patterns[[k]], locs, distance, device, accuracy, call, f)
+    out[[k]] <- with_pattern_object(patterns[[k]], locs, model, device, accuracy, call, f)
     if (is.null(out[[k]])) return(NULL)
     done(k)
   }
   out
 }
 
-with_pattern_object <- function(pattern, locs, distance, device, accuracy, call, f) {
-  gp <- gp_open(locs[pattern$rows, , drop = FALSE], distance, device, call, accuracy)
+with_pattern_object <- function(pattern, locs, model, device, accuracy, call, f) {
+  gp <- gp_open(locs[pattern$rows, , drop = FALSE], model$distance, device, call, accuracy, model$native)
   on.exit(gp_close(gp))
   f(gp, pattern)
 }
@@ -44,8 +45,8 @@ with_pattern_object <- function(pattern, locs, distance, device, accuracy, call,
 # and whether by the tile Cholesky (which the smaller ones then use only
 # where the option gpustats.gp_tiles or mixed precision makes every object
 # tiled).
-pattern_backend <- function(patterns, locs, distance, device, accuracy, call) {
-  with_pattern_object(patterns[[1L]], locs, distance, device, accuracy, call,
+pattern_backend <- function(patterns, locs, model, device, accuracy, call) {
+  with_pattern_object(patterns[[1L]], locs, model, device, accuracy, call,
                       function(gp, pattern) list(backend = gp_method(gp), device = gp$device, tiled = gp$tiled))
 }
 
@@ -58,8 +59,8 @@ pattern_backend <- function(patterns, locs, distance, device, accuracy, call) {
 # coefficients and residual quadratic form are its least squares, and
 # REML takes log |X_s' Sigma_s^-1 X_s| = log |W_s' W_s| of the stacked model
 # (for complete replicates p log r + log |W'W|, as gls_whitened() has it).
-pattern_gls <- function(patterns, d, locs, params, distance, device, accuracy, call) {
-  whitened <- pattern_apply(patterns, locs, distance, device, accuracy, call, function(gp, pattern) {
+pattern_gls <- function(patterns, d, locs, params, model, device, accuracy, call) {
+  whitened <- pattern_apply(patterns, locs, model, device, accuracy, call, function(gp, pattern) {
     logdet <- gp_factor(gp, params, locs[pattern$rows, , drop = FALSE], call, not_pd = NA_real_)
     if (is.na(logdet)) return(NULL)
     pattern_whiten(gp, pattern, d$y, d$X, call, logdet)
@@ -75,8 +76,8 @@ pattern_gls <- function(patterns, d, locs, params, distance, device, accuracy, c
 # GLS coefficients `beta`: each pattern's trace and information (P its
 # submatrix's inverse) times its number of replicates, and the quadratic
 # forms of its replicates' residuals.
-pattern_derivatives <- function(patterns, d, beta, params, deriv, info, distance, device, accuracy, call) {
-  each <- pattern_apply(patterns, d$locs, distance, device, accuracy, call, function(gp, pattern) {
+pattern_derivatives <- function(patterns, d, beta, params, deriv, info, model, device, accuracy, call) {
+  each <- pattern_apply(patterns, d$locs, model, device, accuracy, call, function(gp, pattern) {
     gp_factor(gp, params, d$locs[pattern$rows, , drop = FALSE], call)
     X <- d$X[pattern$rows, , drop = FALSE]
     resid <- d$y[pattern$rows, pattern$columns, drop = FALSE] - drop(X %*% beta)
@@ -110,7 +111,7 @@ pattern_whiten <- function(gp, pattern, y, X, call, logdet = NULL) {
 # `se`: the standard errors of each column (m x k), else NULL.
 pattern_krige <- function(fit, obs, new, X0, ys, params, device, call, label, replicates, se) {
   patterns <- missing_patterns(ys)
-  open <- function(f, done) pattern_apply(patterns, obs$locs, fit$distance, device, fit$accuracy %||% 0, call, f, done)
+  open <- function(f, done) pattern_apply(patterns, obs$locs, fit$model, device, fit$accuracy %||% 0, call, f, done)
   sizes <- vapply(patterns, function(pt) length(pt$rows), 1L)
   work <- cumsum(as.double(sizes)^2 + as.double(nrow(new$locs)) * sizes)
   bar <- gs_progress_bar(2 * work[length(work)], paste0(label, ": kriging each pattern of missing values"), call)
@@ -140,7 +141,7 @@ pattern_krige <- function(fit, obs, new, X0, ys, params, device, call, label, re
   open(function(gp, pattern) {
     w <- factored(gp, pattern)
     Bk <- B[, pattern$columns, drop = FALSE]
-    kr <- gs_call(.Call(gs_r_gp_krige, gp$ptr, cov_model(params, fit$distance), new$locs, X0, w$W, w$z - w$W %*% Bk,
+    kr <- gs_call(.Call(gs_r_gp_krige, gp$ptr, cov_model(params, gp$distance, gp$family), new$locs, X0, w$W, w$z - w$W %*% Bk,
                         Bk, A, se, NULL), call)
     out$fit[, pattern$columns] <<- kr$fit
     if (se) out$se[, pattern$columns] <<- kr$se

@@ -1,12 +1,13 @@
 # What a Gaussian-process fit estimates, on which scale, from where and
 # within which bounds; and the standard errors of the covariance parameters.
 
-# The search runs over log ranges, log smoothness, angles as they are and the
-# nugget ratio nugget / sigma2 (sigma2 is profiled out).
-fit_scale_is_log <- function(name) gp_cov_is_range(name) || name %in% c("sigma2", "smoothness")
+# The search runs over log ranges, log shapes (smoothness, power, tail,
+# mu), angles as they are and the nugget ratio nugget / sigma2 (sigma2 is
+# profiled out).
+fit_scale_is_log <- function(name) gp_cov_is_range(name) || name %in% c("sigma2", "smoothness", "power", "tail", "mu")
 
 fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
-  names_ok <- c("sigma2", model$params, "smoothness", "nugget")
+  names_ok <- c("sigma2", model$params, model$shapes, "nugget")
   for (arg in c("start", "lower", "upper", "fixed")) {
     v <- get(arg)
     if (is.null(v) || length(v) == 0L) next
@@ -22,13 +23,19 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
   for (arg in c("start", "lower", "upper")) check_fit_values(get(arg), arg, call)
   for (name in names(fixed)) {
     check_scalar(fixed[[name]], paste0("fixed$", name), call, if (startsWith(name, "angle")) -Inf else 0,
-                 open = !name %in% c("nugget") && !startsWith(name, "angle"))
+                 open = !name %in% c("nugget", "kappa") && !startsWith(name, "angle"))
   }
-  if (!is.na(model$smoothness)) {
-    if (!is.null(fixed$smoothness) && fixed$smoothness != model$smoothness) {
-      abort_arg("{.val {model$family}} has smoothness {model$smoothness}; use {.code cov = \"matern\"} to fix another.", call)
+  for (k in names(model$shape_fixed)) {
+    if (!is.null(fixed[[k]]) && fixed[[k]] != model$shape_fixed[[k]]) {
+      abort_arg("{.val {model$family}} has {k} {model$shape_fixed[[k]]}; use {.code cov = \"{model$native}\"} to fix another.", call)
     }
-    fixed$smoothness <- model$smoothness
+    fixed[[k]] <- model$shape_fixed[[k]]
+  }
+  for (k in intersect(names(gp_cov_shape_held), model$shapes)) {
+    if (!is.null(start[[k]]) || !is.null(lower[[k]]) || !is.null(upper[[k]])) {
+      abort_arg("{.arg {k}} is not estimated: give it in {.arg fixed} (default {gp_cov_shape_held[[k]]}).", call)
+    }
+    fixed[[k]] <- fixed[[k]] %||% gp_cov_shape_held[[k]]
   }
   if (!is.null(fixed$nugget) && fixed$nugget > 0 && is.null(fixed$sigma2)) {
     abort_arg("A fixed nugget needs a fixed {.arg sigma2} too (the nugget is profiled as a ratio to sigma2); or fix neither.", call)
@@ -38,13 +45,13 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
   vy <- if (length(y) > 1L) stats::var(y) else y^2
   s2_start <- fixed$sigma2 %||% start$sigma2 %||% max(vy, .Machine$double.eps)
   ratio_fixed <- if (!is.null(fixed$nugget)) fixed$nugget / s2_start else if (!nugget) 0 else NULL
-  smooth <- gp_cov_smoothness_bounds(model$distance)
+  shape <- gp_cov_shape_defaults(model, fixed)
   defaults <- list(
-    start = c(stats::setNames(geometry$start, model$params), smoothness = min(1, 0.8 * smooth[2]), ratio = 0.1),
-    lower = c(stats::setNames(geometry$lower, model$params), smoothness = smooth[1], ratio = 0),
-    upper = c(stats::setNames(geometry$upper, model$params), smoothness = smooth[2], ratio = 10)
+    start = c(stats::setNames(geometry$start, model$params), shape$start, ratio = 0.1),
+    lower = c(stats::setNames(geometry$lower, model$params), shape$lower, ratio = 0),
+    upper = c(stats::setNames(geometry$upper, model$params), shape$upper, ratio = 10)
   )
-  free <- c(setdiff(model$params, names(fixed)), if (is.null(fixed$smoothness)) "smoothness",
+  free <- c(setdiff(model$params, names(fixed)), setdiff(model$shapes, names(fixed)),
             if (is.null(ratio_fixed)) "ratio")
   given <- list(start = start, lower = lower, upper = upper)
   pick <- function(what, key) {
@@ -66,12 +73,24 @@ fit_spec <- function(d, model, start, lower, upper, fixed, nugget, call) {
   }
   unpack <- function(theta) {
     geom <- vapply(model$params, function(k) value(theta, k, fixed[[k]] %||% NA_real_), numeric(1))
-    list(geom = geom, smoothness = value(theta, "smoothness", fixed$smoothness),
+    list(geom = geom, shape = vapply(model$shapes, function(k) value(theta, k, fixed[[k]]), numeric(1)),
          ratio = value(theta, "ratio", ratio_fixed))
   }
+  check_fit_shapes(model, lo, hi, unpack, call)
   list(theta0 = theta0, lower = lo, upper = hi, free = free, fixed = fixed, ratio = ratio_fixed, unpack = unpack,
        sigma2_start = s2_start,
        diameter = geometry$diameter, start_given = length(start) > 0)
+}
+
+# The core's rule (check_cov_rule) at the corners of the search's box: the
+# rule bounds each shape and the range by itself, so the box lies within it
+# when both corners do (and the fixed values, which every point shares).
+check_fit_shapes <- function(model, lo, hi, unpack, call) {
+  range_of <- function(geom) if (model$geometry == "isotropic") geom[["range"]] else 1
+  for (corner in list(lo, hi)) {
+    p <- unpack(corner)
+    check_cov_rule(model, gp_cov_params(1, range_of(p$geom), p$shape, 0), call)
+  }
 }
 
 # Start values and bounds within the parameter space: ranges and smoothness
@@ -138,12 +157,13 @@ fit_vcov_hessian <- function(covariance, interior, lik, call, bar_label) {
   phi <- vapply(interior, function(k) {
     if (k == "nugget") covariance[["nugget"]] / s2 else if (fit_scale_is_log(k)) log(covariance[[k]]) else covariance[[k]]
   }, numeric(1))
-  geometry <- setdiff(names(covariance), c("sigma2", "smoothness", "nugget"))
+  shapes <- intersect(names(covariance), gp_cov_all_shapes())
+  geometry <- setdiff(names(covariance), c("sigma2", shapes, "nugget"))
   at_phi <- function(v) {
     nat <- function(k) if (!k %in% interior) covariance[[k]] else if (fit_scale_is_log(k)) exp(v[[k]]) else v[[k]]
     sigma2 <- nat("sigma2")
     ratio <- if ("nugget" %in% interior) v[["nugget"]] else covariance[["nugget"]] / sigma2
-    lik$full(sigma2, list(geom = vapply(geometry, nat, numeric(1)), smoothness = nat("smoothness"), ratio = ratio))
+    lik$full(sigma2, list(geom = vapply(geometry, nat, numeric(1)), shape = vapply(shapes, nat, numeric(1)), ratio = ratio))
   }
   k <- length(interior)
   evaluations <- k^2 + k + 1

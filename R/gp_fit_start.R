@@ -50,7 +50,7 @@ exact_warm_start <- function(d, model, method, spec, device, call, bar_label) {
   hessian <- exact_profile_information(v$covariance, v$info, spec$free)
   if (is.null(hessian)) return(NULL)
   cv <- v$covariance
-  natural <- c(range = cv[["range"]], smoothness = cv[["smoothness"]], ratio = cv[["nugget"]] / cv[["sigma2"]])
+  natural <- c(range = cv[["range"]], cv[model$shapes], ratio = cv[["nugget"]] / cv[["sigma2"]])
   theta <- vapply(spec$free, function(k) if (fit_scale_is_log(k)) log(natural[[k]]) else natural[[k]], numeric(1))
   list(theta = pmin(pmax(theta, spec$lower), spec$upper), hessian = hessian)
 }
@@ -93,22 +93,22 @@ vecchia_profile_objective <- function(d, model, method, spec, device, call, labe
     mapped <- gp_cov_map(model, p$geom, d$locs)
     vc <- vecchia_open(mapped$locs, m, distance = model$distance, device = device, call = call, neighbors = neighbors)
     on.exit(vecchia_close(vc))
-    r <- vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = mapped$range, smoothness = p$smoothness, nugget = p$ratio), d$y, d$X, deriv = character(0),
-                                  call = call, not_pd = FALSE, label = label)
+    r <- vecchia_loglik_grad_info(vc, gp_cov_params(1, mapped$range, p$shape, p$ratio), d$y, d$X, deriv = character(0),
+                                  call = call, not_pd = FALSE, label = label, family = model$native)
     if (isFALSE(r)) return(Inf)
     logdet_xrx <- if (method == "reml" && ncol(d$X)) -as.numeric(determinant(r$betacov)$modulus) else 0
     0.5 * (n_eff * log(2 * pi * r$quadform / n_eff) + r$logdet + logdet_xrx + n_eff)
   }
 }
 
-# The Fisher information of the natural parameters (sigma2, range,
-# smoothness, nugget: those in `info`'s names) carried to the search's scale
-# u = (log sigma2, log range, log smoothness, ratio = nugget / sigma2) by the
+# The Fisher information of the natural parameters (sigma2, range, the
+# shapes, nugget: those in `info`'s names) carried to the search's scale
+# u = (log sigma2, log range, log shapes, ratio = nugget / sigma2) by the
 # Jacobian d natural / d u, and sigma2 profiled out (the Schur complement of
 # its entry). NULL unless positive definite.
 exact_profile_information <- function(covariance, info, free) {
   natural <- rownames(info)
-  search <- c(sigma2 = "sigma2", range = "range", smoothness = "smoothness", nugget = "ratio")[natural]
+  search <- sub("^nugget$", "ratio", natural)
   if (!setequal(setdiff(search, "sigma2"), free)) return(NULL)
   s2 <- covariance[["sigma2"]]
   J <- diag(vapply(natural, function(k) if (k == "nugget") s2 else covariance[[k]], numeric(1)), length(natural))

@@ -59,8 +59,8 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
   vc$neighbors <- NULL
   s2 <- spec$fixed$sigma2 %||% max(stats::var(d$y), .Machine$double.eps)
   p0 <- spec$unpack(spec$theta0)
-  natural <- c(sigma2 = s2, range = p0$geom[["range"]], smoothness = p0$smoothness, nugget = p0$ratio * s2)
-  free <- c(if (is.null(spec$fixed$sigma2)) "sigma2", intersect(c("range", "smoothness"), spec$free),
+  natural <- c(sigma2 = s2, range = p0$geom[["range"]], p0$shape, nugget = p0$ratio * s2)
+  free <- c(if (is.null(spec$fixed$sigma2)) "sigma2", intersect(c("range", model$shapes), spec$free),
             if ("ratio" %in% spec$free) "nugget")
   bounds <- vecchia_bounds(spec, s2, free)
   phi0 <- pmin(pmax(log(pmax(natural[free], bounds$lower_natural)), bounds$lower), bounds$upper)
@@ -70,7 +70,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
     p <- natural
     p[free] <- exp(phi)
     r <- vecchia_loglik_grad_info(vc, p, d$y, d$X, deriv = free, method = method, call = call, not_pd = NULL,
-                                  label = bar_label("likelihood"))
+                                  label = bar_label("likelihood"), family = model$native)
     last <<- c(r, list(phi = phi, p = p))
     last
   }
@@ -81,7 +81,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
   objective <- safe(function(phi) {
     r <- evaluate(phi)
     evaluations <<- evaluations + 1L
-    progress(evaluations, r$loglik, list(geom = r$p["range"], smoothness = r$p[["smoothness"]],
+    progress(evaluations, r$loglik, list(geom = r$p["range"], shape = r$p[model$shapes],
                                          ratio = r$p[["nugget"]] / r$p[["sigma2"]]))
     -r$loglik
   }, Inf)
@@ -100,8 +100,7 @@ vecchia_fit <- function(d, model, method, spec, m, device, ctrl, call, group, ba
   r <- evaluate(stats::setNames(opt$par, free))
   V <- tryCatch(solve(r$info[free, free, drop = FALSE]), error = function(e) matrix(NA_real_, length(free), length(free)))
   dimnames(V) <- list(free, free)
-  list(covariance = c(sigma2 = r$p[["sigma2"]], range = r$p[["range"]], smoothness = r$p[["smoothness"]],
-                      nugget = r$p[["nugget"]]),
+  list(covariance = c(sigma2 = r$p[["sigma2"]], range = r$p[["range"]], r$p[model$shapes], nugget = r$p[["nugget"]]),
        loglik = r$loglik, vcov = V, info = r$info[free, free, drop = FALSE], beta = stats::setNames(r$beta, colnames(d$X)),
        vcov_beta = if (ncol(d$X)) r$betacov else matrix(0, 0, 0), estimated = free, opt = opt,
        evaluations = evaluations, group = group, backend = vecchia_backend(vc, group), device = vecchia_device_name(vc))
@@ -118,20 +117,21 @@ vecchia_backend <- function(vc, group) {
 }
 
 # Log-scale bounds of the free parameters: those of the exact search for the
-# range and smoothness; sigma2 within 1e-6 to 1e6 times its start; the nugget
-# from 1e-8 times sigma2's start (a nugget of 0 is at the log scale's edge)
-# to 10 times it.
+# range and the shapes (all searched on a log scale); sigma2 within 1e-6 to
+# 1e6 times its start; the nugget from 1e-8 times sigma2's start (a nugget
+# of 0 is at the log scale's edge) to 10 times it.
 vecchia_bounds <- function(spec, s2, free) {
   at <- function(v, key, default) if (key %in% names(v)) v[[key]] else default
-  lower <- c(sigma2 = log(s2 * 1e-6), range = at(spec$lower, "range", -Inf), smoothness = at(spec$lower, "smoothness", -Inf),
+  corr <- setdiff(free, c("sigma2", "nugget"))
+  lower <- c(sigma2 = log(s2 * 1e-6), vapply(corr, function(k) at(spec$lower, k, -Inf), 0),
              nugget = log(s2 * max(at(spec$lower, "ratio", 0), 1e-8)))
-  upper <- c(sigma2 = log(s2 * 1e6), range = at(spec$upper, "range", Inf), smoothness = at(spec$upper, "smoothness", Inf),
+  upper <- c(sigma2 = log(s2 * 1e6), vapply(corr, function(k) at(spec$upper, k, Inf), 0),
              nugget = log(s2 * at(spec$upper, "ratio", 10)))
   list(lower = lower[free], upper = upper[free], lower_natural = exp(lower[free]))
 }
 
 # The covariance parameters of a fit, named as cov_model() takes them.
-vecchia_params_of <- function(fit) fit$covariance[names(gs_table("cov_param"))]
+vecchia_params_of <- function(fit) fit$covariance[intersect(names(gs_table("cov_param")), names(fit$covariance))]
 
 # Conditioning sets for prediction: larger than the fit's (GpGp predicts with
 # 60), at most the observations.
@@ -148,7 +148,8 @@ vecchia_m_pred <- function(fit, m_pred, call) {
 vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call, label) {
   resid <- fit$y - drop(fit$X %*% fit$beta)
   k <- vecchia_krige(fit$locs, resid, locs, vecchia_params_of(fit), vecchia_m_pred(fit, m_pred, call),
-                     X = fit$X, X0 = X0, distance = fit$distance, device = device, call = call, label = label)
+                     X = fit$X, X0 = X0, distance = fit$distance, device = device, call = call, label = label,
+                     family = fit$model$native)
   trend <- if (ncol(X0)) rowSums((k$xres %*% fit$vcov_beta) * k$xres) else 0
   list(fit = matrix(drop(X0 %*% fit$beta) + k$mean), se = sqrt(pmax(k$var + trend, 0)))
 }
@@ -160,11 +161,12 @@ vecchia_draws_fit <- function(fit, new, nsim, m_pred, device, call) {
   if (is.null(new)) {
     vc <- vecchia_open(fit$locs, fit$m, "maxmin", fit$distance, device, call, label = "simulate: conditioning sets")
     on.exit(vecchia_close(vc))
-    vecchia_factor(vc, vecchia_params_of(fit), call, label = "simulate: drawing")
+    vecchia_factor(vc, vecchia_params_of(fit), call, label = "simulate: drawing", family = fit$model$native)
     z <- matrix(stats::rnorm(fit$n * nsim), fit$n, nsim)
     return(drop(fit$X %*% fit$beta) + vecchia_apply(vc, z, call, what = "inverse"))
   }
   resid <- fit$y - drop(fit$X %*% fit$beta)
   drop(new$X %*% fit$beta) + vecchia_conditional_draws(fit$locs, resid, new$locs, vecchia_params_of(fit),
-                                                       vecchia_m_pred(fit, m_pred, call), nsim, fit$distance, device, call)
+                                                       vecchia_m_pred(fit, m_pred, call), nsim, fit$distance, device, call,
+                                                       family = fit$model$native)
 }

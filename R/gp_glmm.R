@@ -172,18 +172,20 @@ glmm_glm <- function(d, family) {
 # the family's parameter (theta or shape), on a native object (ptr) that
 # holds K (rebuilt when the covariance changes) and warm-starts each Newton
 # iteration from the last mode (the first from `a`, as gs_laplace_mode
-# takes it).
-glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8, a = numeric(nrow(d$locs))) {
+# takes it). `cov_family`: the core's covariance family (gp_cov_model()'s
+# `native`).
+glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e-8, a = numeric(nrow(d$locs)),
+                            cov_family = "matern") {
   ptr <- gs_call(.Call(gs_r_laplace_new, d$locs, gs_threads(call)), call)
   code <- gs_code("glmm_family", family$family)
   offset <- d$offset %||% 0
   placed <- NULL
   evaluations <- 0L
   mode <- function(beta, covariance, param = family$param) {
-    covariance <- covariance[names(gs_table("cov_param"))]
+    covariance <- covariance[intersect(names(gs_table("cov_param")), names(covariance))]
     if (!identical(placed, covariance)) {
       placed <<- NULL
-      gs_call(.Call(gs_r_laplace_set_covariance, ptr, cov_model(covariance, distance)), call)
+      gs_call(.Call(gs_r_laplace_set_covariance, ptr, cov_model(covariance, distance, cov_family)), call)
       placed <<- covariance
     }
     eta0 <- offset + drop(d$X %*% beta)
@@ -223,7 +225,7 @@ glmm_loglik <- function(y, locs, X, beta, covariance, family, trials = NULL, off
 # delta method. Returns what fit_estimates() returns, the field's mode and
 # the family's parameter (`param`, with its standard error `param_se`).
 glmm_fit <- function(d, family, model, spec, ctrl, call) {
-  lik <- glmm_likelihood(d, family, model$distance, call)
+  lik <- glmm_likelihood(d, family, model$distance, call, cov_family = model$native)
   on.exit(lik$close())
   p <- ncol(d$X)
   sigma2_free <- is.null(spec$fixed$sigma2)
@@ -240,7 +242,7 @@ glmm_fit <- function(d, family, model, spec, ctrl, call) {
     par <- spec$unpack(theta[p + sigma2_free + seq_len(n_cov - sigma2_free)])
     sigma2 <- if (sigma2_free) exp(theta[[p + 1L]]) else spec$fixed$sigma2
     list(beta = theta[seq_len(p)],
-         covariance = c(sigma2 = sigma2, par$geom, smoothness = par$smoothness, nugget = par$ratio * sigma2),
+         covariance = c(sigma2 = sigma2, par$geom, par$shape, nugget = par$ratio * sigma2),
          param = if (param_free) exp(theta[[length(theta)]]) else family$param)
   }
   progress <- fit_progress(ctrl$trace, call)
@@ -252,7 +254,7 @@ glmm_fit <- function(d, family, model, spec, ctrl, call) {
     r <- tryCatch(lik$mode(u$beta, u$covariance, u$param), gpustats_error_not_pd = function(e) NULL)
     ll <- if (is.null(r) || !r$converged) -Inf else r$loglik
     geom <- c(u$beta, u$covariance[c("sigma2", model$params)], if (param_free) stats::setNames(u$param, param_name))
-    progress(lik$evaluations(), ll, list(geom = geom, smoothness = u$covariance[["smoothness"]],
+    progress(lik$evaluations(), ll, list(geom = geom, shape = u$covariance[model$shapes],
                                          ratio = u$covariance[["nugget"]] / u$covariance[["sigma2"]]))
     ll
   }

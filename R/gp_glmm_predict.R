@@ -14,7 +14,7 @@
 glmm_fit_likelihood <- function(fit, call) {
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
   glmm_likelihood(d, list(family = fit$family, param = fit$family_parameter), fit$distance, call,
-                  a = fit$mode_a %||% numeric(fit$n))
+                  a = fit$mode_a %||% numeric(fit$n), cov_family = fit$model$native)
 }
 
 glmm_fit_mode <- function(fit, lik, call) {
@@ -36,11 +36,11 @@ glmm_conditioning <- function(fit, lik, call, label) {
   mode <- glmm_fit_mode(fit, lik, call)
   forward <- function(b) gs_call(.Call(gs_r_laplace_forward, lik$ptr, as.matrix(b)), call)
   Wx <- forward(fit$X)
-  params <- fit$covariance[names(gs_table("cov_param"))]
+  params <- fit$covariance[intersect(names(gs_table("cov_param")), names(fit$covariance))]
   krige <- function(locs, X0, R, B, se) {
     storage.mode(X0) <- "double"
     bar <- gs_progress_bar(as.double(nrow(locs)) * fit$n, paste0(label, ": kriging"), call)
-    gs_call(.Call(gs_r_laplace_krige, lik$ptr, cov_model(params, fit$distance), locs, X0, Wx, R, B, A, se, bar), call)
+    gs_call(.Call(gs_r_laplace_krige, lik$ptr, cov_model(params, fit$distance, fit$model$native), locs, X0, Wx, R, B, A, se, bar), call)
   }
   A <- if (ncol(Wx)) solve(crossprod(Wx)) else matrix(0, 0, 0)
   list(mode = mode, forward = forward, Wx = Wx, A = A, krige = krige)

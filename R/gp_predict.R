@@ -176,9 +176,9 @@ gp_krige <- function(fit, locs, X0, ys, device, call, label, replicates = 1L, se
   geom <- p[fit$model$params]
   obs <- gp_cov_map(fit$model, geom, fit$locs)
   new <- gp_cov_map(fit$model, geom, locs)
-  params <- c(sigma2 = p[["sigma2"]], range = obs$range, smoothness = p[["smoothness"]], nugget = p[["nugget"]])
+  params <- gp_cov_params(p[["sigma2"]], obs$range, p[fit$model$shapes], p[["nugget"]])
   if (anyNA(ys)) return(pattern_krige(fit, obs, new, X0, ys, params, device, call, label, replicates, se))
-  gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0)
+  gp <- gp_open(obs$locs, fit$distance, device, call, fit$accuracy %||% 0, fit$model$native)
   on.exit(gp_close(gp))
   gp_factor(gp, params, obs$locs, call, bar = gp_progress_bar(gp, paste0(label, ": factoring the covariance"), call))
   W <- gp_apply(gp, "forward", fit$X, call)
@@ -189,7 +189,7 @@ gp_krige <- function(fit, locs, X0, ys, device, call, label, replicates = 1L, se
   storage.mode(X0) <- "double"
   # as the factorization's bar, in covariance entries generated (and solved against)
   bar <- gs_progress_bar(as.double(m) * fit$n, paste0(label, ": kriging"), call)
-  gs_call(.Call(gs_r_gp_krige, gp$ptr, cov_model(params, fit$distance), new$locs, X0, W, Z - W %*% B, B, A, se, bar),
+  gs_call(.Call(gs_r_gp_krige, gp$ptr, cov_model(params, fit$distance, fit$model$native), new$locs, X0, W, Z - W %*% B, B, A, se, bar),
           call)
 }
 
@@ -299,9 +299,9 @@ gp_draws <- function(fit, locs, nsim, device, call) {
   mapped <- gp_cov_map(fit$model, p[fit$model$params], locs)
   key <- do.call(paste, as.data.frame(locs))
   first <- !duplicated(key)
-  params <- c(sigma2 = p[["sigma2"]], range = mapped$range, smoothness = p[["smoothness"]], nugget = 0)
+  params <- gp_cov_params(p[["sigma2"]], mapped$range, p[fit$model$shapes], 0)
   S <- gp_draw_field(mapped$locs[first, , drop = FALSE], params, nsim, fit$distance, fit$accuracy %||% 0, device, call,
-                     "simulate: drawing")
+                     "simulate: drawing", fit$model$native)
   S[match(key, key[first]), , drop = FALSE]
 }
 

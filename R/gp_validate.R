@@ -7,11 +7,12 @@
 is_gp_cov_model <- function(v) {
   is.list(v) && is_string(v$name) && is.character(v$params) && length(v$params) >= 1L &&
     is_string(v$geometry) && v$geometry %in% c("isotropic", "aniso", "spacetime") && is_count(v$dim, 1) &&
-    is.numeric(v$smoothness) && length(v$smoothness) == 1L
+    is_string(v$native) && v$native %in% names(gs_table("cov_family")) && is.character(v$shapes) &&
+    all(v$shapes %in% gp_cov_all_shapes())
 }
 
 gp_fit_fields <- list(
-  model = field_rule("a covariance model of {.fn gp_fit} (a list with {.field name}, {.field params}, {.field geometry}, {.field dim} and {.field smoothness})",
+  model = field_rule("a covariance model of {.fn gp_fit} (a list with {.field name}, {.field params}, {.field geometry}, {.field dim}, {.field native} and {.field shapes})",
                      function(v, x) is_gp_cov_model(v)),
   method = rule_choice(c("reml", "ml")),
   approx = rule_choice(c("exact", "vecchia"), null_ok = TRUE),
@@ -38,8 +39,8 @@ gp_fit_fields <- list(
                     function(v, x) is_finite_numbers(v) && length(v) == ncol(x$X)),
   vcov_beta = field_rule("a {ncol(x$X)} x {ncol(x$X)} numeric matrix (the covariance of {.field beta})",
                          function(v, x) is.matrix(v) && is.numeric(v) && identical(dim(v), rep(ncol(x$X), 2L))),
-  covariance = field_rule("finite numbers named {.val {c('sigma2', x$model$params, 'smoothness', 'nugget')}}", function(v, x) {
-    is_finite_numbers(v) && setequal(names(v), c("sigma2", x$model$params, "smoothness", "nugget"))
+  covariance = field_rule("finite numbers named {.val {c('sigma2', x$model$params, x$model$shapes, 'nugget')}}", function(v, x) {
+    is_finite_numbers(v) && setequal(names(v), c("sigma2", x$model$params, x$model$shapes, "nugget"))
   }),
   estimated = field_rule("names of the covariance parameters", function(v, x) is.character(v) && all(v %in% names(x$covariance))),
   vcov = field_rule("a {length(x$estimated)} x {length(x$estimated)} numeric matrix (the covariance of the estimated parameters)",

@@ -212,7 +212,7 @@ plot.gp_variogram <- function(x, ...) {
   p <- fit$covariance
   ranges <- p[fit$model$params[gp_cov_is_range(fit$model$params) & fit$model$params != "range_time"]]
   for (i in seq_along(ranges)) {
-    rho <- matern(h, range = ranges[[i]], smoothness = p[["smoothness"]], device = "cpu")
+    rho <- gp_cov_corr(fit$model, h, ranges[[i]], p[fit$model$shapes])
     graphics::lines(h, p[["nugget"]] * (h > 0) + p[["sigma2"]] * (1 - rho), lty = i)
   }
   if (length(ranges) > 1L) graphics::legend("bottomright", legend = names(ranges), lty = seq_along(ranges), bty = "n")

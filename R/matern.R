@@ -113,16 +113,19 @@ check_covariance <- function(sigma2, range, smoothness, nugget, call) {
 
 # The covariance model every native routine takes (gs_cov_model in
 # gs_matern.h; read by gs_r_cov_model): the family and the distance as the
-# core's codes, and the parameters named as in the core's table (any order).
+# core's codes, and the parameters named as in the core's table (any order;
+# sigma2, range, nugget and the family's shapes, the others left out).
 # The one constructor: matern_cov, matern_spec, the Gaussian-process and
 # Vecchia objects and predict build their model here.
 cov_model <- function(params, distance, family = "matern") {
   wanted <- names(gs_table("cov_param"))
-  if (!setequal(names(params), wanted) || length(params) != length(wanted)) {
-    stop("internal error: covariance parameters must be named ", paste(wanted, collapse = ", "))
+  if (!all(c("sigma2", "range", "nugget") %in% names(params)) || !all(names(params) %in% wanted) ||
+      anyDuplicated(names(params))) {
+    stop("internal error: covariance parameters must be named among ", paste(wanted, collapse = ", "))
   }
-  storage.mode(params) <- "double"
-  list(family = gs_code("cov_family", family), metric = gs_code("metric", distance), params = params)
+  full <- stats::setNames(numeric(length(wanted)), wanted) # parameters of other families: unread
+  full[names(params)] <- params
+  list(family = gs_code("cov_family", family), metric = gs_code("metric", distance), params = full)
 }
 
 # A double matrix of locations without NA, Inf or impossible coordinates.

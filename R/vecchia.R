@@ -374,15 +374,18 @@ check_vecchia_m <- function(m, n, call) {
 vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 30, X = NULL,
                            ordering = c("maxmin", "maxmin_exact", "maxmin_approx", "random", "none"),
                            distance = c("euclidean", "great_circle"),
-                           device = getOption("gpustats.device", "auto"), group = TRUE, cluster = NULL) {
+                           device = getOption("gpustats.device", "auto"), group = TRUE, cluster = NULL,
+                           cov = "matern", ...) {
   call <- environment()
   given <- c(m = !missing(m), ordering = !missing(ordering), distance = !missing(distance))
   ordering <- match_choice(ordering, vecchia_orderings, "ordering", call)
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
   check_flag(group, "group", call)
   if (!is.null(cluster)) check_cluster(cluster, call)
-  params <- check_covariance(sigma2, range, smoothness, nugget, call)
-  vecchia_loglik_at(y, locs, params, m, X, ordering, distance, device, group, given, call, "vecchia_loglik", cluster)
+  shape <- c(if (!missing(smoothness)) list(smoothness = smoothness), list(...))
+  f <- cov_family_params(cov, sigma2, range, nugget, shape, vecchia_locs_dim(locs), distance, call)
+  vecchia_loglik_at(y, locs, f$params, m, X, ordering, distance, device, group, given, call, "vecchia_loglik", cluster,
+                    family = f$model$native)
 }
 
 # vecchia_loglik()'s value, for it and gp_loglik(): at `locs`, the
@@ -391,7 +394,9 @@ vecchia_loglik <- function(y, locs, sigma2, range, smoothness, nugget = 0, m = 3
 # `given` says the caller gave none); over the workers of `cluster` (an
 # engine opened and closed for the call) where it is not NULL. `fn`: the
 # exported function the user called, which names the progress bars.
-vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device, group, given, call, fn, cluster = NULL) {
+# `family`: the core's covariance family (gp_cov_model()'s `native`).
+vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device, group, given, call, fn, cluster = NULL,
+                              family = "matern") {
   kept <- inherits(locs, "vecchia_neighbors")
   if (kept) {
     check_vecchia_structure(locs, m, ordering, distance, given, call)
@@ -414,7 +419,8 @@ vecchia_loglik_at <- function(y, locs, params, m, X, ordering, distance, device,
     vecchia_open(locs, m, ordering, distance, device, call, group = group, label = sets)
   }
   if (!kept || !is.null(cluster)) on.exit(vecchia_close(vc))
-  r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call, label = paste0(fn, ": likelihood"))
+  r <- vecchia_loglik_grad_info(vc, params, y, X, deriv = character(), call = call, label = paste0(fn, ": likelihood"),
+                                family = family)
   structure(r$loglik, logdet = r$logdet, quadform = r$quadform, beta = r$beta)
 }
 

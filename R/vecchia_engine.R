@@ -84,10 +84,11 @@ vecchia_progress_bar <- function(vc, label, call) gs_progress_bar(as.double(vc$n
 # returns log |Sigma_V|. A conditioning set whose covariance is not
 # positive definite gets an error of class gpustats_error_not_pd, or
 # `not_pd` where given. `label` names the progress bar after what the user
-# asked for.
-vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL, label) {
+# asked for. `family`: the core's covariance family (gp_cov_model()'s
+# `native`).
+vecchia_factor <- function(vc, params, call = parent.frame(), not_pd = NULL, label, family = "matern") {
   bar <- vecchia_progress_bar(vc, label, call)
-  tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, cov_model(params, vc$distance), bar), call),
+  tryCatch(gs_call(.Call(gs_r_vecchia_factor, vc$ptr, cov_model(params, vc$distance, family), bar), call),
            gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else not_pd)
 }
 
@@ -128,14 +129,15 @@ vecchia_apply <- function(vc, b, call = parent.frame(), what = c("forward", "inv
 # of class gpustats_error_not_pd, or `not_pd` where given. `label` names the
 # progress bar after what the user asked for. `vc` may be a cluster engine
 # (vecchia_cluster_open()), which holds y and X (those it was opened with).
-vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(gs_table("cov_param")),
+# `family`: the core's covariance family, as for vecchia_factor().
+vecchia_loglik_grad_info <- function(vc, params, y, X = NULL, deriv = names(params),
                                      method = c("ml", "reml"), call = parent.frame(), not_pd = NULL,
-                                     label) {
+                                     label, family = "matern") {
   method <- match.arg(method)
   X <- if (is.null(X)) matrix(0, vc$n, 0L) else as.matrix(X)
   storage.mode(X) <- "double"
   bits <- as.integer(sum(2L^gs_code("cov_param", deriv)))
-  model <- cov_model(params, vc$distance)
+  model <- cov_model(params, vc$distance, family)
   sums <- tryCatch(vecchia_sums(vc, model, bits, y, X, label, call),
                    gpustats_error_not_pd = function(e) if (is.null(not_pd)) vecchia_abort_not_pd(e, call) else e)
   if (inherits(sums, "gpustats_error_not_pd")) return(not_pd)

@@ -17,7 +17,8 @@
 # list: mean, var, xres (n0 x p), neighbors (n0 x m_pred, rows of locs).
 # `label`: what the user asked for, which names the progress bars.
 vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = NULL, distance = "euclidean",
-                          device = getOption("gpustats.device", "auto"), call = parent.frame(), label = "predict") {
+                          device = getOption("gpustats.device", "auto"), call = parent.frame(), label = "predict",
+                          family = "matern") {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n, call)
@@ -32,7 +33,7 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
   vc <- vecchia_open(all, m_pred, distance = distance, device = device, call = call,
                      neighbors = list(order = seq_len(n + n0), neighbors = nn), latent = n + 1L)
   on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call, label = paste0(label, ": kriging"))
+  vecchia_factor(vc, params, call, label = paste0(label, ": kriging"), family = family)
   p <- if (is.null(X)) 0L else ncol(X)
   b <- cbind(c(resid, numeric(n0)), c(numeric(n), rep(1, n0)))
   if (p > 0) b <- cbind(b, rbind(X, X0))
@@ -59,7 +60,8 @@ vecchia_check_m_pred <- function(m_pred, n, call) {
 # tests), NULL to draw them from R's generator. Returns an n0 x nsim matrix
 # in the order of newlocs. The progress bars are simulate()'s.
 vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim = 1L, distance = "euclidean",
-                                      device = getOption("gpustats.device", "auto"), call = parent.frame(), z = NULL) {
+                                      device = getOption("gpustats.device", "auto"), call = parent.frame(), z = NULL,
+                                      family = "matern") {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n + n0 - 1, call)
@@ -73,7 +75,7 @@ vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim
   vc <- vecchia_open(all, m_pred, distance = distance, device = device, call = call,
                      neighbors = list(order = seq_len(n + n0), neighbors = nn), latent = n + 1L)
   on.exit(vecchia_close(vc))
-  vecchia_factor(vc, params, call, label = "simulate: drawing")
+  vecchia_factor(vc, params, call, label = "simulate: drawing", family = family)
   wr <- vecchia_apply(vc, c(resid[order_obs], numeric(n0)), call)[seq_len(n)]
   if (is.null(z)) z <- matrix(stats::rnorm(n0 * nsim), n0, nsim)
   x <- vecchia_apply(vc, rbind(matrix(wr, n, ncol(z)), z), call, what = "inverse")

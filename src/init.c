@@ -12,6 +12,7 @@ SEXP gs_r_status_raise(SEXP, SEXP);
 SEXP gs_r_cpu_threads(SEXP);
 SEXP gs_r_host_memory_check(SEXP, SEXP);
 SEXP gs_r_matern_cov(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_cov_model_check(SEXP, SEXP);
 SEXP gs_r_bench_map(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_matern_cov(SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_bench_tridiag(SEXP, SEXP, SEXP, SEXP);
@@ -94,6 +95,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_weak_clear, 1),
   CALLDEF(gs_r_host_memory_check, 2),
   CALLDEF(gs_r_matern_cov, 6),
+  CALLDEF(gs_r_cov_model_check, 2),
   CALLDEF(gs_r_bench_map, 4),
   CALLDEF(gs_r_bench_matern_cov, 4),
   CALLDEF(gs_r_bench_tridiag, 4),

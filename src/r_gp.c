@@ -150,7 +150,7 @@ static SEXP all_na(SEXP v)
 /* The derivatives of gs_gp_derivatives with the last factor (that of
  * model, R's cov_model()): deriv its bits, X a double matrix with n rows (no columns: P is
  * Sigma^-1), U a double matrix with n rows, info TRUE for the information.
- * Returns list(trace, quad, info): 4, 4 and 4 x 4 (or NULL) values in the
+ * Returns list(trace, quad, info): GS_COV_NPAR, GS_COV_NPAR and GS_COV_NPAR^2 (or NULL) values in the
  * order of the parameters, NA where a parameter was not asked for. */
 SEXP gs_r_gp_derivatives(SEXP ptr, SEXP model, SEXP deriv, SEXP X, SEXP U, SEXP info, SEXP progress)
 {
@@ -161,9 +161,9 @@ SEXP gs_r_gp_derivatives(SEXP ptr, SEXP model, SEXP deriv, SEXP X, SEXP U, SEXP 
   const int want_info = Rf_asLogical(info) == TRUE;
   const char *names[] = {"trace", "quad", "info", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-  SEXP trace = gs_r_set_field(out, "trace", all_na(Rf_allocVector(REALSXP, 4)));
-  SEXP quad = gs_r_set_field(out, "quad", all_na(Rf_allocVector(REALSXP, 4)));
-  SEXP fisher = want_info ? gs_r_set_field(out, "info", all_na(Rf_allocMatrix(REALSXP, 4, 4))) : R_NilValue;
+  SEXP trace = gs_r_set_field(out, "trace", all_na(Rf_allocVector(REALSXP, GS_COV_NPAR)));
+  SEXP quad = gs_r_set_field(out, "quad", all_na(Rf_allocVector(REALSXP, GS_COV_NPAR)));
+  SEXP fisher = want_info ? gs_r_set_field(out, "info", all_na(Rf_allocMatrix(REALSXP, GS_COV_NPAR, GS_COV_NPAR))) : R_NilValue;
   const gs_gp_deriv_args a = {.model = gs_r_cov_model(model),
                               .deriv = gs_r_int(deriv, "deriv"),
                               .x = Rf_ncols(X) ? REAL(X) : NULL,

@@ -29,3 +29,21 @@ SEXP gs_r_matern_cov(SEXP locs1, SEXP locs2, SEXP model, SEXP device_, SEXP thre
   UNPROTECT(1);
   return out;
 }
+
+/* The rule of model (R's cov_model()) for locations with `dim` columns:
+ * NULL, or list(problem, message), the code of gs_cov_model_problem and
+ * the rule it breaks (gs_cov_model_check). */
+SEXP gs_r_cov_model_check(SEXP model, SEXP dim)
+{
+  char msg[GS_MSG_LEN];
+  const gs_cov_model m = gs_r_cov_model(model);
+  const int d = gs_r_int(dim, "dim"), problem = gs_cov_model_problem(&m, d);
+  if (problem == GS_COV_OK) return R_NilValue;
+  gs_cov_model_check(&m, d, msg);
+  const char *names[] = {"problem", "message", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(problem));
+  SET_VECTOR_ELT(out, 1, Rf_mkString(msg));
+  UNPROTECT(1);
+  return out;
+}

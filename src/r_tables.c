@@ -25,8 +25,12 @@ static const table_entry status_kinds[] = {GS_STATUS_KINDS(TABLE_ENTRY)};
 static const table_entry map_ops[] = {GS_MAP_OPS(TABLE_ENTRY3)};
 static const table_entry stable_flags[] = {STABLE_FLAGS(TABLE_ENTRY3)};
 static const table_entry metrics[] = {MATERN_METRICS(TABLE_ENTRY)};
-static const table_entry cov_families[] = {GS_COV_FAMILIES(TABLE_ENTRY)};
+static const table_entry cov_families[] = {GS_COV_FAMILIES(TABLE_ENTRY3)};
+#define SHAPE_ENTRY(code, name, shapes) {name, shapes},
+static const table_entry cov_family_shapes[] = {GS_COV_FAMILIES(SHAPE_ENTRY)}; /* each family's mask of shape bits */
+#undef SHAPE_ENTRY
 static const table_entry cov_params[] = {GS_COV_PARAMS(TABLE_ENTRY)};
+static const table_entry cov_problems[] = {GS_COV_PROBLEMS(TABLE_ENTRY)};
 static const table_entry gbees_models[] = {GS_GBEES_MODEL_KINDS(TABLE_ENTRY3)};
 static const table_entry tile_formats[] = {GS_TILE_FORMATS(TABLE_ENTRY)};
 static const table_entry tile_ops[] = {TILE_OP_KINDS(TABLE_ENTRY)};
@@ -55,6 +59,7 @@ static const table tables[] = {
     TABLE("tile_op", tile_ops),         TABLE("tile_stream", tile_streams),
     TABLE("tile_solve", tile_solves),   TABLE("gp_apply", gp_applies),
     TABLE("cov_family", cov_families),  TABLE("cov_param", cov_params),
+    TABLE("cov_family_shape_mask", cov_family_shapes), TABLE("cov_problem", cov_problems),
     TABLE("jw_norm", jw_norms),         TABLE("jw_method", jw_methods),
     TABLE("legcheb_method", legcheb_methods), TABLE("glmm_family", glmm_families),
 };

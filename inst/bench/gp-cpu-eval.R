@@ -24,14 +24,21 @@ gpe_parts <- function(d, threads, reps) {
   ns <- asNamespace("gpustats")
   old <- options(gpustats.threads = threads)
   on.exit(options(old))
-  par <- list(geom = c(range = 0.1), smoothness = 0.8, ratio = 0.1)
-  params <- c(sigma2 = 1, range = 0.1, smoothness = 0.8, nugget = 0.1)
-  gp <- ns$gp_open(d$locs, "euclidean", "cpu", NULL)
+  model <- ns$gp_cov_model("matern", 2, "euclidean", NULL)
+  par <- list(geom = c(range = 0.1), shape = c(smoothness = 0.8), ratio = 0.1)
+  params <- ns$gp_cov_params(1, 0.1, par$shape, 0.1)
+  gp <- ns$gp_open(d$locs, "euclidean", "cpu", NULL, 0, model$native)
   on.exit(ns$gp_close(gp), add = TRUE)
   cov <- gpe_time(function() matern_cov(d$locs, range = 0.1, smoothness = 0.8, nugget = 0.1, device = "cpu"), reps)
   factor <- gpe_time(function() ns$gp_factor(gp, params, d$locs, NULL), reps)
   gls <- gpe_time(function() ns$gls_solve(gp, d, 0, NULL), reps)
-  eval <- gpe_time(function() ns$gp_likelihood(gp, d, list(geometry = "isotropic"), "ml", NULL)$profile(par), reps)
+  # a likelihood of its own each time (it memoises its points), opened on d$locs
+  evaluation <- function() {
+    lik <- ns$gp_likelihood(d, model, "ml", "cpu", 0, NULL)
+    on.exit(lik$close())
+    lik$profile(par)
+  }
+  eval <- gpe_time(evaluation, reps)
   data.frame(threads = threads, covariance = cov, factor = factor, gls = gls, evaluation = eval, fields_mkrig = NA_real_)
 }
 

@@ -45,7 +45,7 @@ test_that("R's copy of the tables is the native code's, and each table is a prop
     codes <- tables[[t]]
     expect_type(codes, "integer")
     expect_false(anyDuplicated(names(codes)) > 0L, info = t)
-    expect_false(anyDuplicated(codes) > 0L, info = t)
+    if (!endsWith(t, "_mask")) expect_false(anyDuplicated(codes) > 0L, info = t) # masks may repeat
     expect_false(anyNA(codes) || any(names(codes) == ""), info = t)
   }
   # the flags are distinct bits

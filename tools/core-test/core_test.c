@@ -133,19 +133,41 @@ static void test_map(void)
   for (int i = 0; i < 4; ++i) CHECK(near(out[i], sigma2 * exp(-d[i] / range) + (i == 0 ? nugget : 0.0), 1e-14));
   /* the model's one rule: the op gives NaN where gs_cov_model_check refuses */
   const gs_cov_model ok = gs_cov_matern(MATERN_EUCLIDEAN, 0.0, INFINITY, 0.5, 0.0);
-  CHECK(gs_cov_model_check(&ok, msg) == GS_OK);
+  CHECK(gs_cov_model_check(&ok, 2, msg) == GS_OK);
   const double bad[][4] = {{-1, 1, 1, 0}, {1, 0, 1, 0}, {1, 1, 0, 0}, {1, 1, 1, -1}, {INFINITY, 1, 1, 0},
                            {1, 1, INFINITY, 0}, {1, 1, 1, NAN}};
   for (int k = 0; k < 7; ++k) {
     const gs_cov_model m = gs_cov_matern(MATERN_EUCLIDEAN, bad[k][0], bad[k][1], bad[k][2], bad[k][3]);
-    CHECK(gs_cov_model_check(&m, msg) == GS_ERR_ARG && strlen(msg) > 0);
+    CHECK(gs_cov_model_check(&m, 2, msg) == GS_ERR_ARG && strlen(msg) > 0);
     const double one = 1.0, *bin2[] = {&one, &bad[k][0], &bad[k][1], &bad[k][2], &bad[k][3]};
     const size_t ones[] = {1, 1, 1, 1, 1};
     CHECK(map_run(GS_OP_MATERN, 0, bin2, ones, 1, out, msg) == GS_OK && isnan(out[0]));
   }
   gs_cov_model unknown = ok;
   unknown.metric = MATERN_METRIC_COUNT;
-  CHECK(gs_cov_model_check(&unknown, msg) == GS_ERR_ARG);
+  CHECK(gs_cov_model_check(&unknown, 2, msg) == GS_ERR_ARG);
+  /* the other families' rules: dimension and sphere */
+  gs_cov_model fam = ok;
+  fam.par[GS_COV_RANGE] = 1.0;
+  fam.family = GS_COV_SPHERICAL;
+  CHECK(gs_cov_model_valid(&fam, 3) && !gs_cov_model_valid(&fam, 4));
+  fam.family = GS_COV_WENDLAND;
+  fam.par[GS_COV_KAPPA] = 1.0;
+  fam.par[GS_COV_MU] = 2.5;
+  CHECK(gs_cov_model_valid(&fam, 2) && !gs_cov_model_valid(&fam, 3));
+  fam.metric = MATERN_GREAT_CIRCLE;
+  CHECK(gs_cov_model_problem(&fam, 2) == GS_COV_BAD_SPHERE);
+  fam.family = GS_COV_GAUSSIAN;
+  CHECK(gs_cov_model_problem(&fam, 2) == GS_COV_BAD_SPHERE && gs_cov_model_check(&fam, 2, msg) == GS_ERR_ARG);
+  fam.family = GS_COV_POWEXP;
+  fam.par[GS_COV_POWER] = 1.0;
+  CHECK(gs_cov_model_valid(&fam, 2));
+  fam.par[GS_COV_POWER] = 1.5;
+  CHECK(gs_cov_model_problem(&fam, 2) == GS_COV_BAD_SPHERE);
+  fam.metric = MATERN_EUCLIDEAN;
+  CHECK(gs_cov_model_valid(&fam, 2));
+  fam.par[GS_COV_POWER] = 2.5;
+  CHECK(gs_cov_model_problem(&fam, 2) == GS_COV_BAD_SHAPE);
   /* stable: Gauss at alpha = 2 (variance 2), Cauchy at alpha = 1, beta = 0 */
   const double q[] = {-3.0, -0.5, 0.0, 2.0}, two = 2.0, one = 1.0, zero = 0.0;
   const double *gin[] = {q, &two, &zero, &one, &zero}, *cin[] = {q, &one, &zero, &one, &zero};

@@ -176,7 +176,7 @@ static gs_status gp_check_pivots(const gs_gp *gp, long *failed_minor, char *msg)
 
 gs_status gs_gp_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, long *failed_minor, char *msg)
 {
-  gs_status check = gs_cov_model_check(p, msg);
+  gs_status check = gs_cov_model_check(p, gp->dim, msg);
   if (check != GS_OK) return check;
   gp->factored = 0;
   gp->attempts = 1;
@@ -203,9 +203,9 @@ gs_status gs_gp_apply(gs_gp *gp, int what, const double *b, int k, double *out, 
 gs_status gs_gp_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg)
 {
   if (!gp->factored) return gs_set_msg(msg, GS_ERR_ARG, "the covariance has not been factored");
-  gs_status st = gs_cov_model_check(&a->model, msg);
+  gs_status st = gs_cov_model_check(&a->model, gp->dim, msg);
   if (st != GS_OK) return st;
-  if (a->deriv <= 0 || a->deriv >= (1 << GS_COV_NPAR) || a->p < 0 || (a->p > 0 && !a->x) || a->k < 0 || (a->k > 0 && !a->u) ||
+  if (a->deriv <= 0 || (a->deriv & ~gs_cov_family_derivable(a->model.family)) || a->p < 0 || (a->p > 0 && !a->x) || a->k < 0 || (a->k > 0 && !a->u) ||
       a->p >= gp->n)
     return gs_set_msg(msg, GS_ERR_ARG, "bad gs_gp_derivatives call");
   if (gp->tiles)

@@ -134,7 +134,7 @@ GS_CPU_DISPATCH static void deriv_column(const deriv_work *w, long j, double *ac
   for (long i = j; i < n; ++i) {
     const double dist = matern_distance(gp->locs, n, i, gp->locs, n, j, gp->dim, w->model.cov.metric);
     double dv[GS_COV_NPAR];
-    dv[GS_COV_SIGMA2] = matern_deriv_pair(&w->model, dist, a->deriv, &dv[GS_COV_RANGE], &dv[GS_COV_SMOOTHNESS]);
+    dv[GS_COV_SIGMA2] = matern_deriv_pair(&w->model, dist, a->deriv, dv);
     dv[GS_COV_NUGGET] = (i == j);
     const double weight = (i == j) ? 1.0 : 2.0, pij = weight * w->p[i + j * n];
     double uu = 0.0;

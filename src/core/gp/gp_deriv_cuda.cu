@@ -37,7 +37,7 @@ __global__ void deriv_pass_kernel(deriv_pass_args a, long tile0)
   if (i < a.n && j < a.n && i >= j) {
     const double dist = matern_distance(a.locs, a.n, i, a.locs, a.n, j, a.dim, a.model.cov.metric);
     double dv[GS_COV_NPAR];
-    dv[GS_COV_SIGMA2] = matern_deriv_pair(&a.model, dist, a.deriv, &dv[GS_COV_RANGE], &dv[GS_COV_SMOOTHNESS]);
+    dv[GS_COV_SIGMA2] = matern_deriv_pair(&a.model, dist, a.deriv, dv);
     dv[GS_COV_NUGGET] = (i == j);
     const double weight = (i == j) ? 1.0 : 2.0, pij = weight * a.p[i + j * a.n];
     double uu = 0.0;

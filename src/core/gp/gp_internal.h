@@ -31,7 +31,7 @@ gs_status gs_gp_cpu_factor(gs_gp *gp, const gs_cov_model *p, double *logdet, lon
 gs_status gs_gp_cpu_apply(gs_gp *gp, int what, const double *b, int k, double *out, char *msg);
 gs_status gs_gp_cpu_derivatives(gs_gp *gp, const gs_gp_deriv_args *a, char *msg);
 /* The parameters whose derivative matrix is generated (the nugget's is I). */
-#define GP_DERIV_GENERATED ((1 << GS_COV_SIGMA2) | (1 << GS_COV_RANGE) | (1 << GS_COV_SMOOTHNESS))
+#define GP_DERIV_GENERATED (GS_COV_BIT(GS_COV_SIGMA2) | GS_COV_CORR_PARAMS)
 
 /* The n x n matrices a derivative call holds at once besides the factor: P
  * and a scratch (L^-1 while P is formed on the CPU, then each dS before its

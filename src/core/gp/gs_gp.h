@@ -110,12 +110,12 @@ gs_status gs_gp_krige(gs_gp *gp, const gs_gp_krige_args *a, char *msg);
  *   quad[i]  = sum_j u_j' dS_i u_j over the k columns u_j of u (n x k;
  *              u = Sigma^-1 r for residuals r gives the gradient
  *              g_i = -trace[i] / 2 + quad[i] / 2 of one data set),
- *   info[i + 4 j] = tr(P dS_i P dS_j) (twice the expected information;
+ *   info[i + GS_COV_NPAR j] = tr(P dS_i P dS_j) (twice the expected information;
  *              skipped where info is NULL).
  * Entries of parameters not in `deriv` are left as they are. Dense
  * backends only (not the tile Cholesky): Sigma^-1 is formed explicitly,
  * and the information holds one more n x n matrix per generated derivative
- * (sigma2, range, smoothness; the nugget's dS is I): the memory is checked
+ * (sigma2, range, the shapes; the nugget's dS is I): the memory is checked
  * first (GS_ERR_NOMEM). Rows of x and u in the object's order. */
 typedef struct {
   gs_cov_model model; /* the factor's */

@@ -50,7 +50,7 @@ static void krige_se(const gs_krige_factor *f, const gs_gp_krige_args *a, int ro
 
 gs_status gs_krige_check(const gs_gp_krige_args *a, int dim, char *msg)
 {
-  gs_status st = gs_cov_model_check(&a->model, msg);
+  gs_status st = gs_cov_model_check(&a->model, dim, msg);
   if (st != GS_OK) return st;
   /* p may reach n: replicates with missing values krige a replicate observed
    * at few locations with the trend pooled over all of them (A and B given) */

@@ -57,7 +57,7 @@ GS_HD static inline double matern_element(double d, double sigma2, double range,
   double s = d + sigma2 + range + nu + nugget;
   if (isnan(s)) return s;
   const gs_cov_model c = gs_cov_matern(MATERN_EUCLIDEAN, sigma2, range, nu, nugget);
-  if (d < 0.0 || !gs_cov_model_valid(&c)) return NAN;
+  if (d < 0.0 || !gs_cov_model_valid(&c, 1)) return NAN;
   const matern_model p = matern_model_prepare(&c);
   const double v = matern_model_cov(&p, d);
   return (d == 0.0) ? v + p.nugget : v;

@@ -23,7 +23,7 @@ GS_CPU_DISPATCH static void matern_column(const gs_matern_cov_args *a, const mat
 gs_status gs_matern_cov_cpu(const gs_matern_cov_args *a, int threads, gs_progress_fn progress,
                             char *msg)
 {
-  gs_status st = gs_cov_model_check(&a->model, msg);
+  gs_status st = gs_cov_model_check(&a->model, a->dim, msg);
   if (st != GS_OK) return st;
   const long n1 = a->n1, n2 = (a->locs2 == NULL) ? a->n1 : a->n2;
   const matern_model p = matern_model_prepare(&a->model);

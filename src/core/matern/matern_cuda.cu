@@ -56,7 +56,7 @@ matern_tile_args matern_tile_setup(const gs_matern_cov_args *a, const double *d1
 extern "C" gs_status gs_matern_cov_gpu(int device, const gs_matern_cov_args *a, gs_progress_fn progress,
                                        char *msg)
 {
-  gs_status st = gs_cov_model_check(&a->model, msg);
+  gs_status st = gs_cov_model_check(&a->model, a->dim, msg);
   if (st != GS_OK) return st;
   gs_gpu_ctx *c = NULL;
   const int sym = (a->locs2 == NULL);

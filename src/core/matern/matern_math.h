@@ -13,6 +13,7 @@
 #define GS_MATERN_MATH_H
 
 #include "bessel_k_math.h"
+#include "cov_family_math.h"
 #include "gs_matern.h"
 
 /* Per-order constants of the Matérn correlation. */
@@ -143,34 +144,50 @@ GS_HD static inline double matern_corr(const matern_order *m, double z)
   return fmin(1.0, matern_corr_positive(m, z));
 }
 
-/* A covariance model prepared for its evaluations, with the per-order
- * constants computed once: what the CPU loops and the device kernels read. */
+/* A covariance model prepared for its evaluations, with the Matérn's
+ * per-order constants computed once: what the CPU loops and the device
+ * kernels read, for every family (GS_COV_FAMILIES). */
 typedef struct {
-  matern_order order;
-  int metric;
+  matern_order order; /* the Matérn's; unused by the other families */
+  cov_family_shape shape; /* the other families' shapes */
+  int family, metric;
   double sigma2, range, smoothness, nugget;
 } matern_model;
 
 GS_HD static inline matern_model matern_model_prepare(const gs_cov_model *c)
 {
-  const matern_model p = {.order = matern_order_prepare(c->par[GS_COV_SMOOTHNESS]),
-                          .metric = c->metric,
-                          .sigma2 = c->par[GS_COV_SIGMA2],
-                          .range = c->par[GS_COV_RANGE],
-                          .smoothness = c->par[GS_COV_SMOOTHNESS],
-                          .nugget = c->par[GS_COV_NUGGET]};
+  matern_model p;
+  if (c->family == GS_COV_MATERN) p.order = matern_order_prepare(c->par[GS_COV_SMOOTHNESS]);
+  else p.order = matern_order_prepare(0.5); /* a valid order the family never reads */
+  p.shape.power = c->par[GS_COV_POWER];
+  p.shape.tail = c->par[GS_COV_TAIL];
+  p.shape.kappa = c->par[GS_COV_KAPPA];
+  p.shape.mu = c->par[GS_COV_MU];
+  p.family = c->family;
+  p.metric = c->metric;
+  p.sigma2 = c->par[GS_COV_SIGMA2];
+  p.range = c->par[GS_COV_RANGE];
+  p.smoothness = c->par[GS_COV_SMOOTHNESS];
+  p.nugget = c->par[GS_COV_NUGGET];
   return p;
 }
 
-/* sigma2 M(d / range) at distance d, without the nugget (which belongs to
+/* The family's correlation at z = d / range: 1 at z = 0, 0 at +Inf, NaN
+ * for a negative or NaN z. */
+GS_HD static inline double matern_model_corr(const matern_model *p, double z)
+{
+  if (p->family == GS_COV_MATERN) return matern_corr(&p->order, z);
+  if (!(z >= 0.0)) return NAN;
+  return cov_family_corr(p->family, &p->shape, z);
+}
+
+/* sigma2 rho(d / range) at distance d, without the nugget (which belongs to
  * the same location, not to distance 0). A division, not a product with
  * 1 / range, which overflows for a subnormal range. */
 GS_HD static inline double matern_model_cov(const matern_model *p, double d)
 {
-  return p->sigma2 * matern_corr(&p->order, d / p->range);
+  return p->sigma2 * matern_model_corr(p, d / p->range);
 }
-
-#define MATERN_EARTH_RADIUS_KM 6371.0
 
 /* A sum of squares below this may have lost squares that underflowed. */
 #define MATERN_SQUARES_MIN 0x1p-900

@@ -213,7 +213,7 @@ gs_status gs_tile_chol(int device, gs_tile_matrix *m, const gs_tile_source *src,
   int passed = 0; /* the last attempt passed the pivot test */
   memset(info, 0, sizeof *info);
   if (!src->a && src->dim < 1) return gs_set_msg(msg, GS_ERR_ARG, "the locations need at least one coordinate");
-  if (!src->a && (st = gs_cov_model_check(&src->model, msg)) != GS_OK) return st;
+  if (!src->a && (st = gs_cov_model_check(&src->model, src->dim, msg)) != GS_OK) return st;
   if (!(opt->accuracy >= 0.0 && opt->accuracy < 1.0))
     return gs_set_msg(msg, GS_ERR_ARG, "the accuracy of a mixed-precision factorization must be in (0, 1)");
   const double t0 = gs_wall_seconds(), host_seconds = gs_tile_host_seconds(m);

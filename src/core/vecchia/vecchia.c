@@ -118,7 +118,7 @@ void gs_vecchia_free(gs_vecchia *v)
 
 gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet, long *failed_point, char *msg)
 {
-  gs_status st = gs_cov_model_check(p, msg);
+  gs_status st = gs_cov_model_check(p, v->dim, msg);
   if (st != GS_OK) return st;
   if (v->set || v->halo)
     return gs_set_msg(msg, GS_ERR_ARG, "a grouped Vecchia approximation, or one with a halo, gives the likelihood only, not the factor");
@@ -173,10 +173,10 @@ gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, doub
 gs_status gs_vecchia_grad_info(gs_vecchia *v, const gs_cov_model *prm, int deriv, const double *y,
                                const double *X, int p, double *sums, long *failed_point, char *msg)
 {
-  gs_status st = gs_cov_model_check(prm, msg);
+  gs_status st = gs_cov_model_check(prm, v->dim, msg);
   if (st != GS_OK) return st;
-  if (p < 0 || (p > 0 && !X) || deriv < 0 || deriv >= (1 << GS_COV_NPAR))
-    return gs_set_msg(msg, GS_ERR_ARG, "invalid covariates or derivative flags");
+  if (p < 0 || (p > 0 && !X) || deriv < 0 || (deriv & ~gs_cov_family_derivable(prm->family)))
+    return gs_set_msg(msg, GS_ERR_ARG, "invalid covariates, or derivative flags beyond the family's parameters");
   if (v->latent < v->n) return gs_set_msg(msg, GS_ERR_ARG, "the likelihood needs observations at every point (no latent points)");
   *failed_point = 0;
   if (v->device >= 0) return gs_vecchia_gpu_run(v, prm, y, X, p, deriv, 0, sums, failed_point, msg);

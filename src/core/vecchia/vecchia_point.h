@@ -148,22 +148,34 @@ GS_HD static inline long vecchia_packed(int r, int c)
 }
 
 /* One block's workspace, leading dimension ld: a (ld x ld: L in the lower
- * triangle, the correlations above it), drange and dnu (dC/drange and
- * dC/dnu off the diagonal, packed, each where its derivative is wanted:
- * shared memory bounds how many warps a multiprocessor runs), rhs (ld x (1
- * + p + rc q): y, X and dS w per response and parameter, solved by L in
- * place), w (ld x rc), dinv (ld: 1 / diag(L)), dzx (p), idx (ld). */
+ * triangle, the correlations above it), dm (dC/dp off the diagonal, packed,
+ * one triangle per correlation parameter p that the derivative mask asks
+ * for, in the order of their bits: shared memory bounds how many warps a
+ * multiprocessor runs), rhs (ld x (1 + p + rc q): y, X and dS w per
+ * response and parameter, solved by L in place), w (ld x rc), dinv (ld:
+ * 1 / diag(L)), dzx (p), idx (ld). */
 typedef struct {
-  double *a, *drange, *dnu, *rhs, *w, *dinv, *dzx;
+  double *a, *dm, *rhs, *w, *dinv, *dzx;
   int *idx;
   double *team; /* a team's lane sums (vecchia_lane_sum); NULL on the CPU */
 } vecchia_work;
 
+/* The triangles of the correlation parameters asked for below bit `param`
+ * of `deriv`: the place of param's triangle in dm. */
+GS_HD static inline int vecchia_dm_slot(int deriv, int param)
+{
+  const unsigned below = (unsigned)(deriv & GS_COV_CORR_PARAMS & (GS_COV_BIT(param) - 1));
+#ifdef __CUDA_ARCH__
+  return __popc(below);
+#else
+  return __builtin_popcount(below);
+#endif
+}
+
 /* Doubles of the packed derivative triangles that `deriv` asks for. */
 GS_HD static inline long vecchia_dm_doubles(int ld, int deriv)
 {
-  const int wanted = ((deriv >> GS_COV_RANGE) & 1) + ((deriv >> GS_COV_SMOOTHNESS) & 1);
-  return wanted * vecchia_packed(ld, 0);
+  return vecchia_dm_slot(deriv, GS_COV_NPAR) * vecchia_packed(ld, 0);
 }
 
 /* Doubles of one workspace, and of the accumulator (vecchia_accumulate). */
@@ -178,11 +190,8 @@ GS_HD static inline vecchia_work vecchia_work_at(double *base, int *idx, int ld,
   vecchia_work w;
   double *next = base + (long)ld * ld;
   w.a = base;
-  w.drange = (deriv >> GS_COV_RANGE) & 1 ? next : NULL;
-  next += w.drange ? vecchia_packed(ld, 0) : 0;
-  w.dnu = (deriv >> GS_COV_SMOOTHNESS) & 1 ? next : NULL;
-  next += w.dnu ? vecchia_packed(ld, 0) : 0;
-  w.rhs = next;
+  w.dm = next;
+  w.rhs = next + vecchia_dm_doubles(ld, deriv);
   w.w = w.rhs + (long)ld * (1 + p + rc * q);
   w.dinv = w.w + (long)ld * rc;
   w.dzx = w.dinv + ld;
@@ -263,8 +272,7 @@ GS_HD static inline const double *vecchia_set_locs(const vecchia_problem *pr, co
 }
 
 /* The covariance of the set (lower triangle of a), the correlations above
- * it, and the range and smoothness derivative triangles; one pair per
- * lane. */
+ * it, and the derivative triangles; one pair per lane. */
 GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const matern_deriv_model *v, const vecchia_work *w,
                                            int b, int lane, int lanes)
 {
@@ -280,14 +288,18 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
       w->a[r + r * ld] = v->cov.sigma2 + (w->idx[r] < pr->latent ? v->cov.nugget : 0.0);
       continue;
     }
-    double drange, dnu;
+    double dv[GS_COV_NPAR];
     double d = set ? matern_distance(set, ld, r, set, ld, c, pr->dim, v->cov.metric)
                    : matern_distance(pr->locs, pr->n, w->idx[r], pr->locs, pr->n, w->idx[c], pr->dim, v->cov.metric);
-    double m = matern_deriv_pair(v, d, pr->deriv, &drange, &dnu);
+    double m = matern_deriv_pair(v, d, pr->deriv, dv);
     w->a[r + c * ld] = v->cov.sigma2 * m;
     w->a[c + r * ld] = m;
-    if (w->drange) w->drange[vecchia_packed(r, c)] = drange;
-    if (w->dnu) w->dnu[vecchia_packed(r, c)] = dnu;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int k = 0; k < GS_COV_NPAR; ++k)
+      if (pr->deriv & GS_COV_CORR_PARAMS & GS_COV_BIT(k))
+        w->dm[vecchia_dm_slot(pr->deriv, k) * vecchia_packed(ld, 0) + vecchia_packed(r, c)] = dv[k];
   }
   vecchia_sync(lanes);
 }
@@ -404,15 +416,13 @@ GS_HD static inline double vecchia_packed_row(const double *tri, int r, int b, c
 
 /* Row r of dS x for parameter `param`, from what vecchia_point_cov stored:
  * the correlations (dS/dsigma2, 1 on the diagonal) above the diagonal of a,
- * the triangles of dC/drange and dC/dnu; dS/dnugget = I. */
-GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int param, int r, int b, const double *x)
+ * the triangles of dC/dp for the correlation parameters; dS/dnugget = I. */
+GS_HD static inline double vecchia_dcov_row(const vecchia_work *w, int ld, int deriv, int param, int r, int b,
+                                            const double *x)
 {
-  switch (param) {
-  case GS_COV_SIGMA2: return x[r] + vecchia_corr_row(w->a, ld, r, b, x);
-  case GS_COV_RANGE: return vecchia_packed_row(w->drange, r, b, x);
-  case GS_COV_SMOOTHNESS: return vecchia_packed_row(w->dnu, r, b, x);
-  default: return x[r];
-  }
+  if (param == GS_COV_SIGMA2) return x[r] + vecchia_corr_row(w->a, ld, r, b, x);
+  if (param == GS_COV_NUGGET) return x[r];
+  return vecchia_packed_row(w->dm + vecchia_dm_slot(deriv, param) * vecchia_packed(ld, 0), r, b, x);
 }
 
 /* y and X over the set: the first 1 + p columns of rhs (vecchia_chol turns
@@ -439,7 +449,7 @@ GS_HD static inline void vecchia_response_grad(const vecchia_problem *pr, const 
   for (int r = lane; r < b; r += lanes)
     for (int i = 0; i < c; ++i)
       for (int j = 0; j < pr->q; ++j)
-        g[r + (long)(i * pr->q + j) * ld] = vecchia_dcov_row(w, ld, pr->params[j], r, b, w->w + (long)i * ld);
+        g[r + (long)(i * pr->q + j) * ld] = vecchia_dcov_row(w, ld, pr->deriv, pr->params[j], r, b, w->w + (long)i * ld);
   vecchia_sync(lanes);
   vecchia_forward(w->a, w->dinv, ld, b, g, c * pr->q, lane, lanes);
 }
