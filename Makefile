@@ -60,7 +60,7 @@ install: deps
 
 # The R-free core (tables, Bessel, the covariance model, the map's Matérn and stable ops, the tile
 # plan and its run on the CPU, the dense forward solve) compiled and tested without R, so that it
-# stays usable from C alone.
+# stays usable from C alone; the dense solves' BLAS is the one R is configured with.
 CORE_TEST_SOURCES = tools/core-test/core_test.c src/core/common/gs_common.c src/core/common/cpu.c \
   src/core/map/map_cpu.c src/core/matern/matern_model.c src/core/tile/tile_plan.c src/core/dense/dense_chol.c \
   src/core/dense/dense_gemm.c src/core/tile/tile_chol_cpu.c src/core/tile/tile_format.c
@@ -68,7 +68,7 @@ CORE_INCLUDE_DIRS = $(patsubst %/,-I%,$(wildcard src/core/*/))
 core-test:
 	@mkdir -p $(LIB)
 	$$($(R) CMD config CC) -std=gnu99 -O2 -fopenmp -Wall -Wextra $(CORE_INCLUDE_DIRS) $(CORE_TEST_SOURCES) \
-	  -o $(LIB)/core-test -lm -ldl
+	  -o $(LIB)/core-test $$($(R) CMD config BLAS_LIBS) -lm -ldl
 	$(LIB)/core-test
 
 # gbees_field_program.c is left out: it includes a header that the package's build generates, and
