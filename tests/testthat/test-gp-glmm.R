@@ -1,5 +1,5 @@
 # Spatial GLMMs: the exact Laplace approximation of Poisson and binomial
-# models with a Matérn latent field.
+# models with a Matérn latent field (or another covariance family's).
 
 # The Laplace log-likelihood by a dense Newton iteration in plain R
 # (Rasmussen and Williams 2006, algorithms 3.1 and 5.1), the reference for
@@ -178,7 +178,10 @@ test_that("Poisson and Bernoulli fits recover the parameters of simulated data",
 laplace_predict_reference <- function(fit, locs_new, X0, offset_new, eta, W,
                                       grad = if (fit$family == "poisson") fit$y - exp(eta) else fit$y - fit$trials * plogis(eta)) {
   cv <- fit$covariance
-  cov_of <- function(a, b) matern_cov(a, b, sigma2 = cv[["sigma2"]], range = cv[["range"]], smoothness = cv[["smoothness"]])
+  cov_of <- function(a, b) {
+    do.call(gp_cov_matrix, c(list(a, b, cov = fit$model$family, sigma2 = cv[["sigma2"]], range = cv[["range"]]),
+                             as.list(cv[fit$model$shapes])))
+  }
   K <- cov_of(fit$locs, fit$locs)
   k <- cov_of(locs_new, fit$locs)
   Si <- solve(K + diag(1 / W))
@@ -255,6 +258,27 @@ test_that("fitted values and residuals are glm's at the mode's linear predictor"
     expect_equal(residuals(fit), residuals(fit, "deviance"))
   }
   expect_error(residuals(fits[[1]], "trend"), "must be one of", class = "gpustats_error_argument")
+})
+
+test_that("a covariance family other than the Matern fits, predicts and draws with its own covariance", {
+  s <- glmm_sim(60, cov0, 8)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x)
+  df$y <- rpois(60, exp(0.3 + 0.4 * df$x + s$field))
+  fit <- gp_fit(y ~ x, df, coords = ~ lon + lat, family = poisson(), cov = "powexp", fixed = list(power = 1.5),
+                control = list(trace = FALSE))
+  expect_identical(fit$model$native, "powexp")
+  cv <- fit$covariance
+  expect_identical(cv[["power"]], 1.5)
+  K <- gp_cov_matrix(s$locs, cov = "powexp", sigma2 = cv[["sigma2"]], range = cv[["range"]], nugget = cv[["nugget"]],
+                     power = 1.5)
+  expect_equal(fit$loglik, laplace_reference(df$y, NULL, drop(fit$X %*% fit$beta), K, "poisson"), tolerance = 1e-8)
+  eta <- unname(drop(fit$X %*% fit$beta) + fit$mode)
+  new <- data.frame(lon = c(0.2, 0.5, 0.9), lat = c(0.3, 0.5, 0.1), x = c(-1, 0, 1))
+  ref <- laplace_predict_reference(fit, as.matrix(new[, 1:2]), cbind(1, new$x), 0, eta, exp(eta))
+  p <- predict(fit, new, se.fit = TRUE)
+  expect_equal(unname(p$fit), ref$fit, tolerance = 1e-9)
+  expect_equal(p$se.fit, ref$se, tolerance = 1e-9)
+  expect_equal(dim(simulate(fit, nsim = 2, seed = 1)), c(60L, 2L))
 })
 
 test_that("draws given the data have predict()'s moments; new responses the model's", {

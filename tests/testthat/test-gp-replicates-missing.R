@@ -22,6 +22,11 @@ missing_case <- function(n = 40, r = 7, seed = 11, sigma2 = 1.3, range = 0.25, s
 # with the pooled GLS coefficients; REML in Harville's form over all of them.
 plain_missing <- function(Y, locs, X, sigma2, range, smoothness, nugget, method) {
   K <- matern_cov(locs, sigma2 = sigma2, range = range, smoothness = smoothness, device = "cpu") + diag(nugget, nrow(locs))
+  plain_missing_cov(Y, X, K, method)
+}
+
+# The same with the data's covariance matrix K (the nugget's included).
+plain_missing_cov <- function(Y, X, K, method) {
   p <- ncol(X)
   A <- matrix(0, p, p)
   b <- numeric(p)
@@ -76,6 +81,39 @@ test_that("the log-likelihood is the sum over replicates of their observed value
   expect_identical(nobs(fit), sum(!is.na(d$Y)))
   expect_identical(fit$y, d$Y)
   expect_output(print(fit), sprintf("40 locations x 7 replicates \\(%d observed\\)", sum(!is.na(d$Y))))
+})
+
+test_that("covariance families other than the Matern fit and krige each pattern with their own covariance", {
+  d <- missing_case()
+  new <- rbind(c(0.3, 0.6), c(0.8, 0.1))
+  X0 <- cbind(1, new[, 1])
+  for (case in list(list(cov = "spherical", shape = list()), list(cov = "powexp", shape = list(power = 1.4)),
+                    list(cov = "wendland", shape = list(kappa = 1, mu = 3.5)))) {
+    cov_of <- function(a, b = NULL, nugget = 0) {
+      do.call(gp_cov_matrix, c(list(a, b, cov = case$cov, sigma2 = 1.2, range = 0.3, nugget = nugget), case$shape))
+    }
+    fixed <- c(list(sigma2 = 1.2, range = 0.3, nugget = 0.08), case$shape)
+    for (method in c("ml", "reml")) {
+      fit <- fit_at(d$Y, d$locs, d$X, fixed, method, cov = case$cov)
+      ref <- plain_missing_cov(d$Y, d$X, cov_of(d$locs, nugget = 0.08), method)
+      expect_lte(abs(fit$loglik / ref$loglik - 1), 1e-10, label = paste(case$cov, method))
+      expect_lte(max(abs(fit$beta - ref$beta)), 1e-10, label = paste(case$cov, method))
+    }
+    k <- predict(fit, new, X = X0)
+    C0 <- cov_of(new, d$locs)
+    for (j in c(1, 4)) {
+      o <- !is.na(d$Y[, j])
+      mean <- drop(X0 %*% ref$beta + C0[, o] %*% solve(ref$K[o, o], d$Y[o, j] - d$X[o, ] %*% ref$beta))
+      expect_lte(max(abs(k[, j] - mean)), 1e-10, label = case$cov)
+    }
+  }
+  # a free shape's derivatives sum over the patterns too: the Fisher information, and the analytic gradient
+  # reaching the same maximum
+  fit <- gp_fit(d$Y, d$locs, X = d$X, cov = "powexp", method = "ml", device = "cpu", control = list(trace = FALSE))
+  expect_identical(fit$vcov_type, "fisher")
+  expect_true(all(is.finite(diag(fit$vcov[c("range", "power"), c("range", "power")]))))
+  analytic <- update(fit, control = list(trace = FALSE, gradient = "analytic"))
+  expect_lte(abs(analytic$loglik - fit$loglik), 1e-6)
 })
 
 test_that("the tile Cholesky, mixed precision and mapped locations factor each pattern as the dense path does", {
