@@ -2,10 +2,12 @@
 # each image gets a narrow panel to its right with its colour scale.
 
 # Lays out nr x nc images, each followed by its colour bar's panel, filled
-# by row (image, bar, image, bar, ...); the caller restores par().
+# by row (image, bar, image, bar, ...); the caller restores par(). A bar's
+# panel has a fixed width (room for its axis labels however small the
+# figure), the images share the rest.
 colour_bar_layout <- function(nr, nc) {
   panels <- matrix(seq_len(2L * nr * nc), nr, 2L * nc, byrow = TRUE)
-  graphics::layout(panels, widths = rep(c(1, 0.22), nc))
+  graphics::layout(panels, widths = rep(c(1, graphics::lcm(2.4)), nc))
 }
 
 # A vertical colour bar in the next panel, its axis labelled with the values
