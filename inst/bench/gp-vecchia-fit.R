@@ -27,9 +27,9 @@ gpv_data <- function(n, device, seed = 1, ordering = bench_opt("gpv_sim_ordering
   set.seed(seed)
   locs <- matrix(runif(2 * n), ncol = 2)
   ns <- asNamespace("gpustats")
-  vc <- ns$vecchia_open(locs, 30, ordering = ordering, device = device)
+  vc <- ns$vecchia_open(locs, 30, ordering = ordering, device = device, label = "bench")
   on.exit(ns$vecchia_close(vc))
-  ns$vecchia_factor(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1))
+  ns$vecchia_factor(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1), label = "bench")
   list(locs = locs, y = 1 + ns$vecchia_apply(vc, rnorm(n), what = "inverse"))
 }
 
@@ -62,9 +62,9 @@ gpv_gpu_gb <- function(d, group, dev) {
     i$free_memory[i$id == id]
   }
   before <- free()
-  vc <- ns$vecchia_open(d$locs, 30, device = "gpu", group = group)
+  vc <- ns$vecchia_open(d$locs, 30, device = "gpu", group = group, label = "bench")
   on.exit(ns$vecchia_close(vc))
-  ns$vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1), d$y, matrix(1, length(d$y), 1))
+  ns$vecchia_loglik_grad_info(vc, c(sigma2 = 1, range = 0.05, smoothness = 0.8, nugget = 0.1), d$y, matrix(1, length(d$y), 1), label = "bench")
   (before - free()) / 1e9
 }
 
@@ -110,11 +110,11 @@ bench_gp_vecchia_parts <- function(sizes = bench_opt("gpv_parts_n", c(1e5, 1e6),
     d <- gpv_data(n, dev)
     X <- matrix(1, n, 1)
     t_nb <- system.time(nb <- vecchia_neighbors(d$locs, 30))[["elapsed"]]
-    t_group <- system.time(blocks <- ns$vecchia_group(nb$neighbors, environment()))[["elapsed"]]
+    t_group <- system.time(blocks <- ns$vecchia_group(nb$neighbors, environment(), "bench"))[["elapsed"]]
     nb$blocks <- blocks
     for (group in c(FALSE, TRUE)) {
-      t_open <- system.time(vc <- ns$vecchia_open(d$locs, 30, device = dev, neighbors = nb, group = group))[["elapsed"]]
-      t_eval <- min(replicate(reps, system.time(ns$vecchia_loglik_grad_info(vc, p, d$y, X))[["elapsed"]]))
+      t_open <- system.time(vc <- ns$vecchia_open(d$locs, 30, device = dev, neighbors = nb, group = group, label = "bench"))[["elapsed"]]
+      t_eval <- min(replicate(reps, system.time(ns$vecchia_loglik_grad_info(vc, p, d$y, X, label = "bench"))[["elapsed"]]))
       ns$vecchia_close(vc)
       message(sprintf("Vecchia parts, n = %s, %s%s: neighbours %.3f s, grouping %.3f s, open %.3f s, one evaluation %.4f s",
                       fmt_n(n), dev, if (group) " grouped" else "", t_nb, t_group, t_open, t_eval))

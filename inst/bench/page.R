@@ -288,7 +288,7 @@ page_header <- function(dev, quick, args) {
             if (is.na(bench_cpu_name())) "unknown" else bench_cpu_name(), bench_cores(), bench_cpu_threads()),
     sprintf("- R's BLAS and LAPACK: %s, %s (the package's dense Cholesky factorizations are its own code)",
             basename(extSoftVersion()[["BLAS"]]), basename(La_library())),
-    sprintf("- command: `make bench` (`Rscript inst/bench/page.R%s`)", paste0(" ", args[startsWith(args, "--")], collapse = "")),
+    sprintf("- command: `make bench` (`%s`)", paste(c("Rscript inst/bench/page.R", args[startsWith(args, "--")]), collapse = " ")),
     if (quick) "- quick mode (tiny sizes): the figures are not representative",
     "",
     "History of earlier measurements: `inst/bench/HISTORY.md`; the detailed studies behind",

@@ -88,8 +88,8 @@ bench_vecchia_speed <- function(ns = bench_opt("vecchia_n", c(1e5, 1e6), 2000), 
       label <- sprintf("loglik + gradient + information, smoothness %s (%d parameters)",
                        if (nu == 0.5) "0.5 fixed" else "1.3 free", length(deriv))
       for (dev in c("cpu", if (gpu_available()) "gpu")) {
-        vc <- gpustats:::vecchia_open(locs, m, device = dev, neighbors = nb)
-        t <- bench_time(function() gpustats:::vecchia_loglik_grad_info(vc, p, y, X, deriv = deriv), reps)
+        vc <- gpustats:::vecchia_open(locs, m, device = dev, neighbors = nb, label = "bench")
+        t <- bench_time(function() gpustats:::vecchia_loglik_grad_info(vc, p, y, X, deriv = deriv, label = "bench"), reps)
         gpustats:::vecchia_close(vc)
         add(case = label, n = n, device = if (dev == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu",
             seconds = t)
@@ -140,9 +140,9 @@ bench_vecchia_group_n <- function(n, ms, reps, gpgp) {
     yo <- y[nb$order]
     for (group in c(FALSE, TRUE)) {
       for (d in c("cpu", if (gpu_available()) "gpu")) {
-        vc <- gpustats:::vecchia_open(locs, m, device = d, neighbors = nb, group = group)
-        r <- gpustats:::vecchia_loglik_grad_info(vc, p, y, deriv = character())
-        t <- bench_time(function() gpustats:::vecchia_loglik_grad_info(vc, p, y, X), reps)
+        vc <- gpustats:::vecchia_open(locs, m, device = d, neighbors = nb, group = group, label = "bench")
+        r <- gpustats:::vecchia_loglik_grad_info(vc, p, y, deriv = character(), label = "bench")
+        t <- bench_time(function() gpustats:::vecchia_loglik_grad_info(vc, p, y, X, label = "bench"), reps)
         gpustats:::vecchia_close(vc)
         rows[[length(rows) + 1L]] <- data.frame(
           n = n, m = m, group = group, device = if (d == "cpu") sprintf("cpu (%d threads)", bench_cpu_threads()) else "gpu",
