@@ -483,22 +483,7 @@ gp_cov_matrix <- function(locs, locs2 = NULL, cov = "matern", sigma2 = 1, range 
                           distance = c("euclidean", "great_circle"), device = getOption("gpustats.device", "auto")) {
   call <- environment()
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
-  locs <- as_locations(locs, "locs", distance, call)
-  if (!is.null(locs2)) {
-    locs2 <- as_locations(locs2, "locs2", distance, call)
-    if (ncol(locs2) != ncol(locs)) {
-      abort_arg("{.arg locs2} has {ncol(locs2)} column{?s} but {.arg locs} has {ncol(locs)}.", call)
-    }
-  }
-  f <- cov_family_params(cov, sigma2, range, nugget, list(...), ncol(locs), distance, call)
-  n1 <- nrow(locs)
-  n2 <- if (is.null(locs2)) n1 else nrow(locs2)
-  check_matrix_size(n1, n2, call)
-  dev <- resolve_device(device, as.double(n1) * n2, "matrix", call)
-  bar <- gs_progress_bar(as.double(n1) * n2, "gp_cov_matrix", call)
-  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, cov_model(f$params, distance, f$model$native), dev,
-                       gs_threads(call), bar), call)
-  rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)
-  if (!is.null(rownames(locs)) || !is.null(rn2)) dimnames(out) <- list(rownames(locs), rn2)
-  out
+  l <- covariance_locations(locs, locs2, distance, call)
+  f <- cov_family_params(cov, sigma2, range, nugget, list(...), ncol(l$locs), distance, call)
+  covariance_matrix(l$locs, l$locs2, cov_model(f$params, distance, f$model$native), device, "gp_cov_matrix", call)
 }

@@ -78,6 +78,14 @@ matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0
                        device = getOption("gpustats.device", "auto")) {
   call <- environment()
   distance <- match_choice(distance, c("euclidean", "great_circle"), "distance", call)
+  l <- covariance_locations(locs, locs2, distance, call)
+  params <- check_covariance(sigma2, range, smoothness, nugget, call)
+  covariance_matrix(l$locs, l$locs2, cov_model(params, distance), device, "matern_cov", call)
+}
+
+# The locations of a covariance matrix: locs, and locs2 (NULL for locs
+# against itself) with as many columns.
+covariance_locations <- function(locs, locs2, distance, call) {
   locs <- as_locations(locs, "locs", distance, call)
   if (!is.null(locs2)) {
     locs2 <- as_locations(locs2, "locs2", distance, call)
@@ -85,13 +93,18 @@ matern_cov <- function(locs, locs2 = NULL, sigma2 = 1, range = 1, smoothness = 0
       abort_arg("{.arg locs2} has {ncol(locs2)} column{?s} but {.arg locs} has {ncol(locs)}.", call)
     }
   }
-  params <- check_covariance(sigma2, range, smoothness, nugget, call)
+  list(locs = locs, locs2 = locs2)
+}
+
+# The covariance matrix of a native model between locs and locs2, with the
+# locations' row names; `label` names the progress bar.
+covariance_matrix <- function(locs, locs2, model, device, label, call) {
   n1 <- nrow(locs)
   n2 <- if (is.null(locs2)) n1 else nrow(locs2)
   check_matrix_size(n1, n2, call)
   dev <- resolve_device(device, as.double(n1) * n2, "matrix", call)
-  bar <- gs_progress_bar(as.double(n1) * n2, "matern_cov", call)
-  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, cov_model(params, distance), dev, gs_threads(call), bar), call)
+  bar <- gs_progress_bar(as.double(n1) * n2, label, call)
+  out <- gs_call(.Call(gs_r_matern_cov, locs, locs2, model, dev, gs_threads(call), bar), call)
   rn2 <- if (is.null(locs2)) rownames(locs) else rownames(locs2)
   if (!is.null(rownames(locs)) || !is.null(rn2)) dimnames(out) <- list(rownames(locs), rn2)
   out
