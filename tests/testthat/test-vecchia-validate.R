@@ -41,3 +41,18 @@ test_that("a structure with a field removed or of the wrong type is refused by e
   attr(bad, "engine") <- NULL
   expect_error(print(bad), "attribute engine must be an environment", class = "gpustats_error_argument")
 })
+
+test_that("a structure checked once is checked again after any field changes", {
+  nb <- vecchia_neighbors(small_locs(), m = 4)
+  expect_no_error(nb_methods$vecchia_loglik(nb)) # checked: its fields are kept
+  for (change in list(function(x) { x$order[1:2] <- x$order[c(1, 1)]; x },
+                      function(x) { x$neighbors[3, 2] <- 5L; x }, # a later point: refused by the native check
+                      function(x) { x$locs[1, 1] <- NA; x },
+                      function(x) { x$m <- 3L; x })) {
+    bad <- change(nb)
+    expect_error(nb_methods$vecchia_loglik(bad), class = "gpustats_error_argument")
+    expect_no_error(nb_methods$vecchia_loglik(nb)) # the original is still valid
+  }
+  nb$order[1:2] <- nb$order[1:2] # changed in place, the same values: checked again and accepted
+  expect_no_error(nb_methods$vecchia_loglik(nb))
+})
