@@ -32,54 +32,116 @@
  * tests are handed out in the order of j, so the earliest test not done
  * waits for none: the pass cannot deadlock. */
 
-/* The slots: each holds a list of points (head, next, tail) and the size of
- * the union of their rows (u). */
+/* The slots: each holds a list of points (head, next, tail), the union of
+ * their rows (set, u entries, room for cap; a row's own place in `rows`
+ * until it grows, then its own allocation) and the size of that union (u).
+ * Keeping the union makes a merge test cost its two unions, not every row
+ * of both slots (rows share most entries: the union of a block of 4 points
+ * has about 45 entries where its rows have 124). */
 typedef struct {
   const int *nn;
   long n;
   int mp1;
-  int *head, *next, *tail, *u;
+  int *head, *next, *tail, *u, *cap;
+  int **set;
+  int *rows;     /* n x mp1: each row's distinct entries, the slots' first sets */
+  int failed;    /* a union could not grow (out of memory) */
 } group_slots;
 
-/* A thread's set of distinct entries for union_size: a bit per point
- * (n / 8 bytes, within a cache level where a mark per point would not be),
- * emptied after each union by clearing the words it set. */
+/* A thread's set of distinct entries: a bit per entry e + 1 (the padding
+ * -1 is entry 0), n / 8 bytes, within a cache level where a mark per point
+ * would not be, emptied after each use by clearing the bits it set. */
 typedef uint64_t group_set;
 
-/* The size of the union of the rows of the points of slots a and b (b < 0:
- * a alone; a < 0: b alone); the padding (-1) counts as one entry, as NA in
- * R's unique(). */
-static long union_size(const group_slots *g, long a, long b, group_set *seen)
+static int seen_test_set(group_set *seen, int e)
 {
-  long count = 0;
-  int padded = 0;
-  for (int pass = 0; pass < 2; ++pass)
-    for (int s = 0; s < 2; ++s) {
-      const long slot = s ? b : a;
-      for (long i = slot >= 0 ? g->head[slot] : -1; i >= 0; i = g->next[i]) {
-        const int *row = g->nn + i * g->mp1;
-        for (int j = 0; j < g->mp1; ++j) {
-          const int e = row[j];
-          if (e < 0) padded = 1;
-          else if (pass) seen[e >> 6] = 0;
-          else if (!(seen[e >> 6] >> (e & 63) & 1)) {
-            seen[e >> 6] |= (uint64_t)1 << (e & 63);
-            ++count;
-          }
-        }
-      }
-    }
-  return count + padded;
+  const unsigned b = (unsigned)(e + 1);
+  const int was = (int)(seen[b >> 6] >> (b & 63) & 1);
+  seen[b >> 6] |= (uint64_t)1 << (b & 63);
+  return was;
 }
 
-/* Moves slot k's points to the end of slot j's. */
-static void move_points(group_slots *g, long j, long k, int u)
+static int seen_test(const group_set *seen, int e)
 {
+  const unsigned b = (unsigned)(e + 1);
+  return (int)(seen[b >> 6] >> (b & 63) & 1);
+}
+
+static void seen_clear(group_set *seen, const int *entries, int count)
+{
+  for (int i = 0; i < count; ++i) seen[(unsigned)(entries[i] + 1) >> 6] = 0;
+}
+
+/* Slot i's first set: the distinct entries of row i (the padding -1 once,
+ * as NA in R's unique()). */
+static void slot_init(group_slots *g, long i, group_set *seen)
+{
+  const int *row = g->nn + i * g->mp1;
+  int *set = g->rows + i * g->mp1, u = 0;
+  for (int j = 0; j < g->mp1; ++j)
+    if (!seen_test_set(seen, row[j])) set[u++] = row[j];
+  seen_clear(seen, set, u);
+  g->head[i] = g->tail[i] = (int)i;
+  g->next[i] = -1;
+  g->set[i] = set;
+  g->u[i] = u;
+  g->cap[i] = g->mp1;
+}
+
+/* The size of the union of slots a and b (a may be empty). */
+static long union_size(const group_slots *g, long a, long b, group_set *seen)
+{
+  const int *sa = g->set[a], *sb = g->set[b];
+  long count = g->u[a];
+  for (int i = 0; i < g->u[a]; ++i) seen_test_set(seen, sa[i]);
+  for (int i = 0; i < g->u[b]; ++i) count += !seen_test(seen, sb[i]);
+  seen_clear(seen, sa, g->u[a]);
+  return count;
+}
+
+/* Slot j's set takes the entries of slot k's that it lacks (u in all). */
+static int union_grow(group_slots *g, long j, long k, long u, group_set *seen)
+{
+  if (u > g->cap[j]) {
+    const int cap = u < INT32_MAX / 2 ? (int)(2 * u) : (int)u;
+    int *grown = (int *)malloc((size_t)cap * sizeof(int));
+    if (!grown) return 0;
+    memcpy(grown, g->set[j], (size_t)g->u[j] * sizeof(int));
+    if (g->cap[j] > g->mp1) free(g->set[j]);
+    g->set[j] = grown;
+    g->cap[j] = cap;
+  }
+  int *sj = g->set[j];
+  const int uj = g->u[j];
+  for (int i = 0; i < uj; ++i) seen_test_set(seen, sj[i]);
+  int at = uj;
+  for (int i = 0; i < g->u[k]; ++i)
+    if (!seen_test(seen, g->set[k][i])) sj[at++] = g->set[k][i];
+  seen_clear(seen, sj, uj);
+  return 1;
+}
+
+/* Moves slot k's points to the end of slot j's, and its set's entries into
+ * j's (an empty j takes k's set as it is). */
+static void move_points(group_slots *g, long j, long k, long u, group_set *seen)
+{
+  if (g->head[j] < 0) {
+    g->set[j] = g->set[k];
+    g->cap[j] = g->cap[k];
+  } else {
+    if (!union_grow(g, j, k, u, seen)) {
+      __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
+      return;
+    }
+    if (g->cap[k] > g->mp1) free(g->set[k]);
+  }
   if (g->head[j] < 0) g->head[j] = g->head[k];
   else g->next[g->tail[j]] = g->head[k];
   g->tail[j] = g->tail[k];
   g->head[k] = g->tail[k] = -1;
-  g->u[j] = u;
+  g->set[k] = NULL;
+  g->cap[k] = 0;
+  g->u[j] = (int)u;
   g->u[k] = 0;
 }
 
@@ -90,7 +152,7 @@ static void merge_test(group_slots *g, int col, long j, group_set *seen)
   const int k = g->nn[j * g->mp1 + col];
   if (k < 0 || g->head[k] < 0) return;
   const long u = union_size(g, j, k, seen);
-  if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, (int)u);
+  if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, u, seen);
 }
 
 /* Scratch of the parallel pass: per test of a column, the number of earlier
@@ -185,14 +247,11 @@ static gs_status group_run(group_slots *g, group_scratch *w, int *block, gs_prog
 {
   const long n = g->n;
 #pragma omp parallel for num_threads(w->nt) schedule(static)
-  for (long i = 0; i < n; ++i) {
-    g->head[i] = g->tail[i] = (int)i;
-    g->next[i] = -1;
-    g->u[i] = (int)union_size(g, i, -1, thread_set(w->seen, w->words));
-  }
+  for (long i = 0; i < n; ++i) slot_init(g, i, thread_set(w->seen, w->words));
   for (int col = 1; col < g->mp1; ++col) {
     gs_status st = group_column(g, col, w, progress, msg);
     if (st != GS_OK) return st;
+    if (g->failed) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the grouping of %ld points", n);
   }
   long b = 0;
   for (long s = 0; s < n; ++s) {
@@ -201,6 +260,13 @@ static gs_status group_run(group_slots *g, group_scratch *w, int *block, gs_prog
     ++b;
   }
   return GS_OK;
+}
+
+/* Frees the sets that grew out of their rows' places. */
+static void slots_free(group_slots *g)
+{
+  for (long i = 0; i < g->n; ++i)
+    if (g->cap[i] > g->mp1) free(g->set[i]);
 }
 
 /* Every row starts with its own index and lists earlier points or -1. */
@@ -220,24 +286,30 @@ gs_status gs_vecchia_group(const int *nn, long n, int mp1, int threads, int *blo
   gs_status st = group_check(nn, n, mp1, msg);
   if (st != GS_OK) return st;
   group_slots g = {.nn = nn, .n = n, .mp1 = mp1};
-  group_scratch w = {.nt = gs_cpu_threads_for(threads, (double)n * mp1 * mp1), .words = (n + 63) / 64};
+  group_scratch w = {.nt = gs_cpu_threads_for(threads, (double)n * mp1 * mp1), .words = (n + 64) / 64};
   const int scratch = w.nt > 1 ? 2 : 0; /* need and done: only with threads */
-  int *mem = (int *)malloc((size_t)n * (4 + scratch) * sizeof(int));
+  int *mem = (int *)malloc((size_t)n * (5 + scratch) * sizeof(int));
+  g.set = (int **)calloc((size_t)n, sizeof(int *));
+  g.rows = (int *)malloc((size_t)n * mp1 * sizeof(int));
   w.seen = (group_set *)calloc((size_t)w.nt * w.words, sizeof(group_set));
-  if (!mem || !w.seen) {
+  if (!mem || !g.set || !g.rows || !w.seen) {
     st = gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the grouping of %ld points", n);
   } else {
     g.head = mem;
     g.next = mem + n;
     g.tail = mem + 2 * n;
     g.u = mem + 3 * n;
+    g.cap = mem + 4 * n;
     if (scratch) {
-      w.need = mem + 4 * n;
-      w.done = mem + 5 * n;
+      w.need = mem + 5 * n;
+      w.done = mem + 6 * n;
     }
     st = group_run(&g, &w, block, progress, msg);
+    slots_free(&g);
   }
   free(w.seen);
+  free(g.rows);
+  free(g.set);
   free(mem);
   return st;
 }
