@@ -1,6 +1,6 @@
 # Data for Gaussian-process fits and predictions: the response, the
 # coordinates and the trend's design matrix, from a formula and a data frame,
-# an sf, sp or stars object, or from matrices.
+# an sf, sp, stars or terra object, or from matrices.
 
 # The attributes and coordinates of `data`: a data frame with coordinates
 # named by `coords` (a one-sided formula or column names), or an sf, sp or
@@ -36,8 +36,12 @@ spatial_table <- function(data, coords, arg, call) {
     if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for a stars grid: its dimensions give the coordinates.", call)
     return(c(stars_table(data, arg, call), list(crs = spatial_crs(data))))
   }
+  if (is_terra(data)) {
+    if (!is.null(coords)) abort_arg("{.arg coords} must be NULL for a terra object: its geometry gives the coordinates.", call)
+    return(terra_table(data, arg, call))
+  }
   if (!is.data.frame(data)) {
-    abort_arg("{.arg {arg}} must be a data frame, an sf, sp or stars object, not {.obj_type_friendly {data}}.", call)
+    abort_arg("{.arg {arg}} must be a data frame, an sf, sp, stars or terra object, not {.obj_type_friendly {data}}.", call)
   }
   if (is.null(coords)) {
     abort_arg(c("{.arg coords} is missing: which columns of {.arg {arg}} are the coordinates?",
@@ -64,7 +68,7 @@ spatial_crs <- function(data) {
 check_same_crs <- function(fit, crs, call) {
   if (is.null(fit$crs) || is.null(crs) || fit$crs == crs) return(invisible())
   abort_arg(c("{.arg newdata} is in another coordinate reference system ({crs_name(crs)}) than the fit's data ({crs_name(fit$crs)}).",
-              i = "Transform it first: {.code sf::st_transform(newdata, sf::st_crs(fit$crs))}."), call)
+              i = "Transform it first: {.code sf::st_transform(newdata, sf::st_crs(fit$crs))}, or for a terra object {.code terra::project(newdata, fit$crs$wkt)}."), call)
 }
 
 crs_name <- function(crs) if (!is.na(crs$input)) crs$input else "unnamed"
@@ -243,7 +247,7 @@ as_design <- function(X, n, call) {
 
 # The locations and design matrix at which to predict from `fit`: `newdata`
 # as the fit's data were given (a data frame with the coordinate and
-# covariate columns, an sf, sp or stars object; for a matrix fit, a matrix of
+# covariate columns, an sf, sp, stars or terra object; for a matrix fit, a matrix of
 # coordinates and `X` for the covariates); `offset`, the formula's offset()
 # terms there (NULL without).
 gp_newdata <- function(fit, newdata, X, call) {

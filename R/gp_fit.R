@@ -265,7 +265,10 @@
 #'   CPU cores, 3.7 s against 3.0 s at n = 20,000 on an H100 (before the
 #'   stopping rule, which shortens the search by differences more); see
 #'   `inst/bench/gp-exact-grad.R`. Other names are an error.
-#' @param data For a formula: a data frame, or an sf or sp object of points.
+#' @param data For a formula: a data frame, an sf or sp object of points, a
+#'   stars grid, or a `terra::SpatVector` of points or `terra::SpatRaster`
+#'   (its layers the response and covariates, its cells with values the
+#'   points).
 #' @param approx `"exact"` (the exact likelihood), `"vecchia"` (the Vecchia
 #'   approximation, see [vecchia_loglik()]: each observation in the maxmin
 #'   ordering conditioned on its `m` nearest earlier ones; \eqn{O(n m^3)}
@@ -312,7 +315,7 @@
 #'   where the methods need its factor) and, for the negative
 #'   binomial and the Gamma, `family_parameter` (theta or shape),
 #'   `family_parameter_se` and `family_parameter_estimated`; `crs`, the coordinate
-#'   reference system of data given as an sf, sp or stars object (`NULL`
+#'   reference system of data given as an sf, sp, stars or terra object (`NULL`
 #'   otherwise; [predict()], [simulate()] and [gp_map()] refuse `newdata` in
 #'   another one); `call`, the call that made it; and
 #'   in the formula form `terms` and `model_frame`, the model frame of the

@@ -8,15 +8,16 @@
 #' covariates besides a constant); with `newdata` a data frame or matrix on
 #' a regular grid (such as sp's `meuse.grid`) the predictions are placed on
 #' the grid that its coordinates span, cells without a point left empty.
-#' With `newdata` an sf, sp or stars object, the map is an object of its
-#' class with the predictions and standard errors as columns `fit` and
-#' `se.fit` (for stars, attributes; for a `SpatialPixelsDataFrame`, a
+#' With `newdata` an sf, sp, stars or terra object, the map is an object of
+#' its class with the predictions and standard errors as columns `fit` and
+#' `se.fit` (for stars, attributes; for a `terra::SpatRaster`, layers; for a
+#' `SpatialPixelsDataFrame`, a
 #' `SpatialPixelsDataFrame`): `predict(fit, newdata, se.fit = TRUE)`, drawn
 #' by that class's `plot()`.
 #'
 #' @param fit A `gp_fit` with 2-D locations.
 #' @param newdata Optional prediction points on a regular grid, as for
-#'   [predict.gp_fit()], or an sf, sp or stars object.
+#'   [predict.gp_fit()], or an sf, sp, stars or terra object.
 #' @param n Grid cells per side without `newdata`: a whole number from 2.
 #' @param X For a matrix fit with covariates: their values at `newdata`.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
@@ -37,7 +38,7 @@
 #' @return An object of class `gp_map`: `x` and `y` (the grid's coordinates),
 #'   `fit` and `se` (matrices, `NA` outside the points), and `points` (a data
 #'   frame of the prediction points with `fit` and `se`); for `newdata` an
-#'   sf, sp or stars object, an object of its class with columns `fit` and
+#'   sf, sp, stars or terra object, an object of its class with columns `fit` and
 #'   `se.fit`.
 #' @examples
 #' set.seed(3)

@@ -47,13 +47,14 @@
 #' @param object A `gp_fit`.
 #' @param newdata Where to predict (missing: at the observed locations, the
 #'   fitted values with their standard errors): for a formula fit, a data frame with the
-#'   coordinate and covariate columns, or an sf, sp or stars object; for a
-#'   matrix fit, a matrix or data frame of coordinates (a data frame's
+#'   coordinate and covariate columns, or an sf, sp, stars or terra object;
+#'   for a matrix fit, a matrix or data frame of coordinates (a data frame's
 #'   columns are matched by name when the fit's coordinates have names), or
-#'   an sf, sp or stars object. An sf or sp object gives its points (or
-#'   pixels, grid cells); a stars grid of two dimensions (x and y) gives the
-#'   centres of its cells that have a value in some attribute (all of them
-#'   if it has none). Coordinates far outside the fitted ones give a
+#'   an sf, sp, stars or terra object. An sf or sp object or a
+#'   `terra::SpatVector` gives its points (or pixels, grid cells); a stars
+#'   grid of two dimensions (x and y) or a `terra::SpatRaster` gives the
+#'   centres of its cells that have a value in some attribute or layer (all
+#'   of them if it has none), the layers being the covariates. Coordinates far outside the fitted ones give a
 #'   warning (swapped columns, other units).
 #' @param se.fit If `TRUE`, also return the standard errors of the
 #'   noise-free predictions.
@@ -83,9 +84,10 @@
 #'   each is then kriged from its own observed values and `se.fit` is a
 #'   matrix with a column per replicate.
 #'
-#'   With `newdata` an sf, sp or stars object, an object of the same class
-#'   (as gstat's `predict()` returns), its geometry and coordinate reference
-#'   system those of `newdata` and its columns (for stars, attributes) the
+#'   With `newdata` an sf, sp, stars or terra object, an object of the same
+#'   class (as gstat's `predict()` returns), its geometry and coordinate
+#'   reference system those of `newdata` and its columns (for stars,
+#'   attributes; for a `SpatRaster`, layers) the
 #'   predictions: `fit`, with an interval `fit`, `lwr`, `upr`, and with
 #'   `se.fit = TRUE` also `se.fit`; for replicates `fit.<replicate>`,
 #'   `lwr.<replicate>`, `upr.<replicate>` (the replicates' names as in
@@ -93,8 +95,9 @@
 #'   `se.fit.<replicate>`). An sp object gets the
 #'   `*DataFrame` of its geometry (points a `SpatialPointsDataFrame`, pixels
 #'   a `SpatialPixelsDataFrame`); a stars grid gets a stars grid with the
-#'   same dimensions, `NA` in the cells that are not predicted. The columns
-#'   of `newdata` are not kept. A `terra::SpatRaster` is not taken.
+#'   same dimensions and a `SpatRaster` a `SpatRaster` of the same
+#'   geometry, `NA` in the cells that are not predicted. The columns
+#'   (layers) of `newdata` are not kept.
 #' @seealso [gp_fit()], [simulate.gp_fit()] for conditional simulation,
 #'   [gp_map()]
 #' @examples
@@ -252,8 +255,9 @@ pool_coefficients <- function(B, r) {
 #'   inverse link).
 #' @param ... Nothing: any other argument is an error that names it.
 #' @return A data frame with one column per draw (`sim_1`, ...) and a row
-#'   per location; with `newdata` an sf, sp or stars object, an object of the
-#'   same class with those columns (stars: attributes), as
+#'   per location; with `newdata` an sf, sp, stars or terra object, an object
+#'   of the same class with those columns (stars: attributes; SpatRaster:
+#'   layers), as
 #'   [predict.gp_fit()] returns its predictions.
 #' @export
 simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = NULL, m_pred = NULL,

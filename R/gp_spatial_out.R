@@ -1,10 +1,11 @@
 # Spatial objects in and out: predict(), simulate() and gp_map() given an
-# sf, sp or stars object return one of the same class, their results as
-# its columns (attributes of a stars grid), geometry and CRS carried over,
-# as gstat's predict() does.
+# sf, sp, stars or terra object return one of the same class, their results
+# as its columns (attributes of a stars grid, layers of a SpatRaster),
+# geometry and CRS carried over, as gstat's predict() does.
 
-# Whether `x` is an sf, sp or stars object (else a data frame or matrix).
-is_spatial <- function(x) inherits(x, c("sf", "Spatial", "stars"))
+# Whether `x` is an sf, sp, stars or terra object (else a data frame or
+# matrix).
+is_spatial <- function(x) inherits(x, c("sf", "Spatial", "stars", "SpatRaster", "SpatVector"))
 
 # The cells of a stars grid that are points: those with a value in some
 # attribute (the grid's mask, as stars' st_as_sf() drops the others), all of
@@ -33,8 +34,10 @@ stars_table <- function(data, arg, call) {
 # `columns` (a data frame with a row per point of `newdata`) as an object of
 # newdata's class: an sf with newdata's geometry, an sp object with its
 # geometry (points, pixels or grid), or a stars grid with its dimensions and
-# a value in the cells that are points, NA in the others.
+# a value in the cells that are points, NA in the others; terra objects as
+# terra_result() makes them.
 spatial_result <- function(newdata, columns) {
+  if (is_terra(newdata)) return(terra_result(newdata, columns))
   if (inherits(newdata, "sf")) return(sf::st_sf(columns, geometry = sf::st_geometry(newdata)))
   if (inherits(newdata, "Spatial")) return(sp::addAttrToGeom(sp::geometry(newdata), columns, match.ID = FALSE))
   keep <- stars_cells(newdata, "newdata", parent.frame())$keep

@@ -228,3 +228,65 @@ test_that("newdata in another CRS than the fit's, sp polygons and empty sf are r
   fm <- gp_fit(d$z, d, nugget = FALSE, fixed = list(range = 300, smoothness = 1.5), control = quiet)
   expect_error(predict(fm, sf::st_transform(d, 4326)), "another coordinate reference system", class = "gpustats_error_argument")
 })
+
+test_that("terra in, terra out: a SpatRaster's masked cells get layers fit and se.fit, SpatVector points attributes", {
+  skip_if_not_installed("terra")
+  m <- meuse_case()
+  grid <- terra::rast(m$grid[, c("x", "y", "dist", "ffreq")], type = "xyz", crs = "EPSG:28992")
+  out <- predict(m$fit, grid, se.fit = TRUE, device = "cpu")
+  expect_s4_class(out, "SpatRaster")
+  expect_identical(names(out), c("fit", "se.fit"))
+  expect_true(terra::compareGeom(out, grid))
+  expect_true(sf::st_crs(terra::crs(out)) == m$crs)
+  v <- terra::values(out)
+  xy <- terra::xyFromCell(grid, seq_len(terra::ncell(grid)))
+  rows <- match(paste(m$grid$x, m$grid$y), paste(xy[, 1], xy[, 2]))
+  plain <- predict(m$fit, m$grid, se.fit = TRUE, device = "cpu")
+  expect_equal(v[rows, "fit"], plain$fit, tolerance = 1e-14)
+  expect_equal(v[rows, "se.fit"], plain$se.fit, tolerance = 1e-14)
+  expect_identical(sum(!is.na(v[, "fit"])), nrow(m$grid)) # NA outside the mask
+  # a template grid (no values) is predicted in every cell
+  fit0 <- gp_fit(log(zinc) ~ 1, m$meuse, coords = ~ x + y, cov = "exponential", method = "ml", control = quiet,
+                 device = "cpu")
+  template <- terra::rast(terra::ext(grid), resolution = 200, crs = "EPSG:28992")
+  every <- predict(fit0, template, device = "cpu")
+  cells <- terra::xyFromCell(template, seq_len(terra::ncell(template)))
+  expect_equal(as.vector(terra::values(every)), predict(fit0, as.data.frame(cells), device = "cpu"), tolerance = 1e-14)
+  # points: a SpatVector with the results as attributes
+  pts <- terra::vect(m$grid[1:40, ], geom = c("x", "y"), crs = "EPSG:28992")
+  p <- predict(m$fit, pts, interval = "prediction", device = "cpu")
+  expect_s4_class(p, "SpatVector")
+  expect_equal(as.data.frame(p), as.data.frame(predict(m$fit, m$grid[1:40, ], interval = "prediction", device = "cpu")),
+               tolerance = 1e-14)
+  expect_equal(terra::crds(p), terra::crds(pts))
+  # simulate() and gp_map() of a SpatRaster: layers
+  s <- simulate(m$fit, 2, seed = 3, newdata = grid, device = "cpu")
+  expect_identical(names(s), c("sim_1", "sim_2"))
+  ref <- simulate(m$fit, 2, seed = 3, newdata = data.frame(xy, terra::values(grid))[!is.na(terra::values(grid)[, 1]), ],
+                  device = "cpu")
+  expect_equal(terra::values(s)[!is.na(terra::values(grid)[, 1]), "sim_1"], ref$sim_1, tolerance = 1e-12)
+  expect_identical(names(gp_map(m$fit, grid, device = "cpu")), c("fit", "se.fit"))
+  # data as terra objects: the fit of the data frame
+  obs <- terra::vect(m$meuse, geom = c("x", "y"), crs = "EPSG:28992")
+  f2 <- gp_fit(log(zinc) ~ sqrt(dist), obs, cov = "exponential", method = "ml", control = quiet, device = "cpu")
+  expect_equal(coef(f2), coef(m$fit), tolerance = 1e-10)
+  expect_true(f2$crs == m$crs)
+  expect_error(predict(f2, terra::project(pts, "EPSG:4326")), "another coordinate reference system",
+               class = "gpustats_error_argument")
+  expect_error(predict(f2, terra::buffer(pts, 10)), "SpatVector of points", class = "gpustats_error_argument")
+  expect_error(predict(f2, pts[0, ]), "has no points", class = "gpustats_error_argument")
+  # a SpatRaster's layers as response and covariates, its masked cells the observations
+  sub <- m$grid[seq(1, nrow(m$grid), by = 25), ]
+  set.seed(8)
+  sub$z <- sin(sub$x / 300) + sub$dist + rnorm(nrow(sub), sd = 0.1)
+  layers <- terra::rast(sub[, c("x", "y", "z", "dist")], type = "xyz", crs = "EPSG:28992")
+  ctrl <- quiet
+  f3 <- gp_fit(z ~ dist, layers, cov = "exponential", method = "ml", control = ctrl, device = "cpu")
+  cells <- data.frame(terra::xyFromCell(layers, seq_len(terra::ncell(layers))), terra::values(layers))
+  f4 <- gp_fit(z ~ dist, cells[!is.na(cells$z), ], coords = ~ x + y, cov = "exponential", method = "ml", control = ctrl,
+               device = "cpu")
+  expect_identical(nobs(f3), nrow(sub))
+  expect_equal(coef(f3), coef(f4), tolerance = 1e-10)
+  expect_error(gp_fit(log(zinc) ~ 1, obs, coords = ~ x + y), "must be NULL for a terra object",
+               class = "gpustats_error_argument")
+})
