@@ -27,6 +27,13 @@
 #' one set of conditioning sets (and, on a GPU, their upload), and show one
 #' progress bar for all the profiles.
 #'
+#' For a non-Gaussian fit (`family = poisson()`, ...) the trend's Wald
+#' intervals use the standard errors of the observed information of the
+#' Laplace log-likelihood, and the covariance parameters' profiles maximise
+#' that log-likelihood over the trend, the other covariance parameters and
+#' the family's parameter where it is estimated (the nugget of the latent
+#' field gets a Wald interval).
+#'
 #' @param object A `gp_fit`.
 #' @param parm Names of parameters (default: all estimated ones).
 #' @param level The confidence level.
@@ -38,7 +45,6 @@
 confint.gp_fit <- function(object, parm, level = 0.95, method = c("auto", "profile", "wald"), ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
-  check_gaussian_fit(object, "{.fn confint}", call)
   method <- match_choice(method, c("auto", "profile", "wald"), "method", call)
   check_scalar(level, "level", call, 0, open = TRUE)
   if (level >= 1) abort_arg("{.arg level} must be below 1, not {level}.", call)
@@ -49,7 +55,10 @@ confint.gp_fit <- function(object, parm, level = 0.95, method = c("auto", "profi
   }
   unknown <- setdiff(parm, all)
   if (length(unknown)) abort_arg("{.arg parm} names {.val {unknown}}, not estimated parameters ({.val {all}}).", call)
-  profiled <- parm[!(parm %in% names(object$beta)) & !(parm == "nugget" & identical(object$approx, "vecchia"))]
+  # the nugget of a Vecchia fit or of a non-Gaussian fit's field: Wald (its
+  # profile would hold sigma2 too)
+  wald_nugget <- identical(object$approx, "vecchia") || !identical(object$family %||% "gaussian", "gaussian")
+  profiled <- parm[!(parm %in% names(object$beta)) & !(parm == "nugget" & wald_nugget)]
   if (method == "auto") method <- confint_method(object, profiled)
   if (method == "wald") profiled <- character()
   z <- stats::qnorm((1 + level) / 2)
@@ -166,13 +175,15 @@ profile_bounds <- function(fit, name) {
 # likelihood; a Vecchia fit's with the structure `neighbors` of the profiles.
 profile_loglik <- function(fit, name, value, call, neighbors = NULL) {
   s <- fit$settings
-  if (name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
+  gaussian <- identical(fit$family %||% "gaussian", "gaussian")
+  if (gaussian && name == "nugget" && value > 0 && is.null(s$fixed$sigma2)) return(nugget_profile_loglik(fit, value))
   fixed <- utils::modifyList(s$fixed, stats::setNames(list(value), name))
   held <- intersect(names(gp_cov_shape_held), fit$model$shapes) # never searched: at the fit's value
   fixed[held] <- as.list(fit$covariance[held])
   free <- setdiff(c("sigma2", fit$model$params, fit$model$shapes, "nugget"), names(fixed))
   start <- as.list(fit$covariance[intersect(free, names(fit$covariance))])
   if (name == "sigma2" && "nugget" %in% free) start$nugget <- fit$covariance[["nugget"]] / fit$covariance[["sigma2"]] * value
+  if (!gaussian) return(glmm_profile_loglik(fit, fixed, start, call))
   d <- list(y = fit$y, locs = fit$locs, X = fit$X)
   spec <- fit_spec(d, fit$model, start, s$lower, s$upper, fixed, s$nugget, call)
   ctrl <- fit_control(list(trace = FALSE, hessian = FALSE), call)

@@ -307,6 +307,22 @@ glmm_vcov <- function(loglik, theta, p, covariance, estimated, param, ctrl) {
   out
 }
 
+# The maximum Laplace log-likelihood of a non-Gaussian fit with the
+# covariance parameters `fixed` held (a point of a confint() profile): the
+# fit's data fitted again, the trend from the glm fit as gp_fit() starts it,
+# the free covariance parameters from `start` (the fit's estimates), the
+# family's parameter estimated again where the fit estimated it.
+glmm_profile_loglik <- function(fit, fixed, start, call) {
+  family <- list(family = fit$family, link = fit$link,
+                 param = if (!isTRUE(fit$family_parameter_estimated)) fit$family_parameter[[1]])
+  d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
+  d$glm <- glmm_glm(d, family)
+  if (is.null(fixed$sigma2) && is.null(start$sigma2)) start$sigma2 <- fit$covariance[["sigma2"]]
+  spec <- fit_spec(d, fit$model, start, fit$settings$lower, fit$settings$upper, fixed, fit$settings$nugget, call)
+  ctrl <- fit_control(list(trace = FALSE, hessian = FALSE), call)
+  suppressWarnings(glmm_fit(d, family, fit$model, spec, ctrl, call))$loglik
+}
+
 # An error for what a non-Gaussian fit does not have yet (profiles,
 # variograms, the expected information): `what`, cli markup such as
 # "{.fn confint}", begins the message.
@@ -314,5 +330,5 @@ check_gaussian_fit <- function(fit, what, call) {
   family <- fit$family %||% "gaussian"
   if (family == "gaussian") return(invisible())
   family <- sub("_", " ", family)
-  abort_arg(paste0(what, ": not yet available for fits of the {family} family (their estimates, {.fn predict}, {.fn fitted}, {.fn residuals}, {.fn simulate}, {.fn logLik}, {.fn summary}, {.fn anova} and {.fn gp_map} are)."), call)
+  abort_arg(paste0(what, ": not yet available for fits of the {family} family (their estimates, {.fn predict}, {.fn fitted}, {.fn residuals}, {.fn simulate}, {.fn logLik}, {.fn summary}, {.fn confint}, {.fn anova} and {.fn gp_map} are)."), call)
 }

@@ -12,7 +12,7 @@
 
 RSCRIPT=${RSCRIPT:-Rscript}
 PKGS="testthat cli gsl bench stabledist knitr rmarkdown fields sp sf stars gstat withr FNN maps"
-DEBS="r-base-core r-base-dev libfftw3-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr r-cran-rmarkdown r-cran-fields r-cran-sp r-cran-sf r-cran-stars r-cran-terra r-cran-gstat r-cran-withr r-cran-fnn r-cran-maps pandoc"
+DEBS="r-base-core r-base-dev libfftw3-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr r-cran-rmarkdown r-cran-fields r-cran-sp r-cran-sf r-cran-stars r-cran-terra r-cran-glmmtmb r-cran-gstat r-cran-withr r-cran-fnn r-cran-maps pandoc"
 # commands, besides R, and the Debian packages that bring them
 TOOLS="pandoc"
 if [ "${1:-}" = check ]; then

@@ -128,7 +128,8 @@ test_that("the Laplace log-likelihood equals glmmTMB's for the same model and pa
   expect_equal(gpustats:::glmm_loglik(df$succ, s$locs, cbind(1, df$x), beta, cov0, binomial(), trials = df$trials)$loglik,
                tmb_loglik(cbind(succ, trials - succ) ~ x + mat(pos + 0 | g), binomial()), tolerance = 1e-6)
   # the dispersion parameter, after beta: nbinom2's log theta (variance mu +
-  # mu^2 / theta); Gamma's log sigma, its shape 1 / sigma^2
+  # mu^2 / theta); Gamma's log shape (the template's phi, whose sigma() is
+  # 1 / sqrt(shape))
   tmb_disp_loglik <- function(formula, family, log_disp) {
     st <- glmmTMB::glmmTMB(formula, family = family, data = df, doFit = FALSE)
     obj <- TMB::MakeADFun(data = st$data.tmb, parameters = st$parameters, map = st$mapArg, random = st$randomArg,
@@ -140,7 +141,7 @@ test_that("the Laplace log-likelihood equals glmmTMB's for the same model and pa
                tmb_disp_loglik(count ~ x + mat(pos + 0 | g), glmmTMB::nbinom2(), log(1.5)), tolerance = 1e-6)
   df$pos_y <- rgamma(100, shape = 3, rate = 3 / exp(eta))
   expect_equal(gpustats:::glmm_loglik(df$pos_y, s$locs, cbind(1, df$x), beta, cov0, Gamma(link = "log"), param = 3)$loglik,
-               tmb_disp_loglik(pos_y ~ x + mat(pos + 0 | g), Gamma(link = "log"), log(1 / sqrt(3))), tolerance = 1e-6)
+               tmb_disp_loglik(pos_y ~ x + mat(pos + 0 | g), Gamma(link = "log"), log(3)), tolerance = 1e-6)
 })
 
 test_that("Poisson and Bernoulli fits recover the parameters of simulated data", {
@@ -383,8 +384,6 @@ test_that("anova() tests nested trends and a held theta; gp_map() maps predict()
     expect_error(anova(held, fit_with(y ~ x + z, family = MASS::negative.binomial(4))), "holds theta at 4",
                  class = "gpustats_error_argument")
   }
-  expect_error(confint(small), "confint\\(\\)`?: not yet available for fits of the poisson family",
-               class = "gpustats_error_argument")
   m <- gp_map(small, n = 6, type = "response")
   grid <- expand.grid(lon = m$x, lat = m$y)
   p <- predict(small, grid, se.fit = TRUE, type = "response")
@@ -437,4 +436,27 @@ test_that("an inner Newton iteration that cannot converge is reported, not taken
                                     "euclidean", environment(), max_iter = 1L)
   on.exit(lik$close())
   expect_false(lik$mode(0, cov0)$converged)
+})
+
+test_that("confint() of a GLMM: Wald for the trend, profiles of the Laplace likelihood for the covariance", {
+  s <- glmm_sim(80, cov0, 13)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x)
+  df$y <- rpois(80, exp(0.5 + 0.6 * df$x + s$field))
+  fixed <- list(smoothness = 1.2)
+  fit <- gp_fit(y ~ x, df, coords = ~ lon + lat, family = poisson(), fixed = fixed, control = list(trace = FALSE))
+  ci <- confint(fit, c("x", "range"))
+  z <- qnorm(0.975)
+  se <- sqrt(fit$vcov_beta["x", "x"])
+  expect_equal(ci["x", ], fit$beta[["x"]] + c(-1, 1) * z * se, ignore_attr = TRUE)
+  # at each profile limit the fit with the range held there is the maximum less qchisq(0.95, 1) / 2
+  for (limit in ci["range", ]) {
+    held <- gp_fit(y ~ x, df, coords = ~ lon + lat, family = poisson(), fixed = c(fixed, range = limit),
+                   control = list(trace = FALSE))
+    expect_equal(fit$loglik - held$loglik, qchisq(0.95, 1) / 2, tolerance = 1e-3)
+  }
+  expect_lt(ci["range", 1], fit$covariance[["range"]])
+  expect_gt(ci["range", 2], fit$covariance[["range"]])
+  wald <- confint(fit, "sigma2", method = "wald")
+  se2 <- sqrt(fit$vcov["sigma2", "sigma2"])
+  expect_equal(unname(wald[1, ]), fit$covariance[["sigma2"]] * exp(c(-1, 1) * z * se2 / fit$covariance[["sigma2"]]))
 })
