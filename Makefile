@@ -11,6 +11,9 @@
 #                    input, each case in its own process); fails on any crash, hang, memory
 #                    blow-up or obscure error; table in $CHECK_HARD_OUT (default check-hard-output/)
 #   make docs        regenerate man/ and NAMESPACE with roxygen2
+#   make site        install, then build the reference site with pkgdown into site/, offline
+#                    (the reference grouped by domain, the vignettes as articles; open
+#                    site/index.html)
 #   make warnings    compile src/ and src/core with gcc -Wall -Wextra (CPU and CUDA
 #                    configurations); fails on any warning
 #   make vignette-data   install, then recompute the vignettes' precomputed results
@@ -48,7 +51,7 @@ INSTALL_PKG = mkdir -p $(LIB) && \
   MAKEFLAGS=-j$(JOBS) $(R) CMD INSTALL --no-multiarch --library=$(LIB) $(INSTALL_ARGS) .
 RUN_TESTS = $(WITH_LIB) $(RSCRIPT) tools/run-tests.R $(FILTER)
 
-.PHONY: all deps install core-test gbees-threads test demo bench bench-all gpu-check docs vignette-data check check-hard warnings clean
+.PHONY: all deps install core-test gbees-threads test demo bench bench-all gpu-check docs site vignette-data check check-hard warnings clean
 
 all: test
 
@@ -115,6 +118,11 @@ gpu-check:
 	else echo "gpu-check: OK"; fi; \
 	exit $$status
 
+# pkgdown runs the examples and the articles against the package installed in .lib
+# (tools/build-site.R says how the build stays offline).
+site: install
+	$(WITH_LIB) $(RSCRIPT) tools/build-site.R
+
 vignette-data: install
 	$(WITH_LIB) $(RSCRIPT) inst/scripts/vignette-data.R $(VIGNETTES)
 
@@ -151,4 +159,4 @@ docs:
 
 clean:
 	sh ./cleanup
-	rm -rf $(LIB) demo-output bench-output gpu-check-output gpustats.Rcheck gpustats_*.tar.gz check-cran-web
+	rm -rf $(LIB) site demo-output bench-output gpu-check-output gpustats.Rcheck gpustats_*.tar.gz check-cran-web

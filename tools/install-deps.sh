@@ -1,6 +1,7 @@
 #!/bin/sh
-# Make sure R, the R packages needed to build and test gpustats and those its
-# vignettes use, and pandoc (which renders the vignettes) are present.
+# Make sure R, the R packages needed to build and test gpustats, those its
+# vignettes use and pkgdown (which builds its reference site), and pandoc
+# (which renders the vignettes) are present.
 # Installs them from the Debian/Ubuntu archive when missing and we are root (or
 # have password-less sudo); otherwise says what is missing and fails.
 # Nothing is installed (and apt is not touched) when everything is present.
@@ -11,8 +12,8 @@
 #                                     LaTeX for the PDF manual
 
 RSCRIPT=${RSCRIPT:-Rscript}
-PKGS="testthat cli gsl bench stabledist knitr rmarkdown fields sp sf stars gstat withr FNN maps"
-DEBS="r-base-core r-base-dev libfftw3-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr r-cran-rmarkdown r-cran-fields r-cran-sp r-cran-sf r-cran-stars r-cran-terra r-cran-glmmtmb r-cran-gstat r-cran-withr r-cran-fnn r-cran-maps pandoc"
+PKGS="testthat cli gsl bench stabledist knitr rmarkdown fields sp sf stars terra glmmTMB gstat withr FNN maps pkgdown"
+DEBS="r-base-core r-base-dev libfftw3-dev r-cran-testthat r-cran-cli r-cran-gsl r-cran-bench r-cran-stabledist r-cran-knitr r-cran-rmarkdown r-cran-fields r-cran-sp r-cran-sf r-cran-stars r-cran-terra r-cran-glmmtmb r-cran-gstat r-cran-withr r-cran-fnn r-cran-maps r-cran-pkgdown pandoc"
 # commands, besides R, and the Debian packages that bring them
 TOOLS="pandoc"
 if [ "${1:-}" = check ]; then
