@@ -144,12 +144,18 @@ vecchia_m_pred <- function(fit, m_pred, call) {
 # Universal kriging from a Vecchia fit: each new location conditioned on its
 # m_pred nearest observations; the trend's uncertainty added through the GLS
 # covariance of its coefficients. `label`: what the user asked for
-# ("predict", "fitted"), which names the progress bars.
-vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call, label) {
+# ("predict", "fitted"), which names the progress bars; `cluster`: NULL, or
+# a cluster whose workers share the new locations.
+vecchia_predict_fit <- function(fit, locs, X0, m_pred, device, call, label, cluster = NULL) {
   resid <- fit$y - drop(fit$X %*% fit$beta)
-  k <- vecchia_krige(fit$locs, resid, locs, vecchia_params_of(fit), vecchia_m_pred(fit, m_pred, call),
-                     X = fit$X, X0 = X0, distance = fit$distance, device = device, call = call, label = label,
-                     family = fit$model$native)
+  m_pred <- vecchia_m_pred(fit, m_pred, call)
+  k <- if (is.null(cluster)) {
+    vecchia_krige(fit$locs, resid, locs, vecchia_params_of(fit), m_pred, X = fit$X, X0 = X0, distance = fit$distance,
+                  device = device, call = call, label = label, family = fit$model$native)
+  } else {
+    vecchia_cluster_krige(cluster, fit$locs, resid, locs, vecchia_params_of(fit), m_pred, fit$X, X0, fit$distance, device,
+                          call, label, fit$model$native)
+  }
   trend <- if (ncol(X0)) rowSums((k$xres %*% fit$vcov_beta) * k$xres) else 0
   list(fit = matrix(drop(X0 %*% fit$beta) + k$mean), se = sqrt(pmax(k$var + trend, 0)))
 }

@@ -66,6 +66,13 @@
 #'   fit's `m`, at least 60, at most the observations). With every
 #'   observation it is exact kriging under the fitted parameters.
 #' @param device `"auto"`, `"cpu"` or `"gpu"`.
+#' @param cluster For a Vecchia fit: `NULL` for one process, or a cluster of
+#'   the parallel package (as [gp_fit()]'s `cluster`) whose workers share the
+#'   new locations, a region of space each: a worker gets its region's new
+#'   locations with the observations their conditioning sets name (found
+#'   once on the driver) and returns their predictions, the same as one
+#'   process's (each new location is conditioned on observations alone).
+#'   Each worker uses its `gpustats.threads` and `gpustats.gpus` as in the fit.
 #' @param type For a non-Gaussian fit: `"link"` (the linear predictor) or
 #'   `"response"` (the mean of a response, by the inverse link), as
 #'   [stats::predict.glm()]; Gaussian fits have the identity link, so both
@@ -114,10 +121,14 @@
 #' @export
 predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
                            level = 0.95, X = NULL, m_pred = NULL, device = getOption("gpustats.device", "auto"),
-                           type = c("link", "response"), ...) {
+                           type = c("link", "response"), cluster = NULL, ...) {
   call <- environment()
   validate_gp_fit(object, "object", call)
   check_dots_unused("predict", setdiff(names(formals(predict.gp_fit)), "..."), call, ...)
+  if (!is.null(cluster)) {
+    if (!identical(object$approx, "vecchia")) abort_arg("{.arg cluster} shares the kriging of a Vecchia fit ({.code approx = \"vecchia\"}) among its workers.", call)
+    check_cluster(cluster, call)
+  }
   check_flag(se.fit, "se.fit", call)
   interval <- match_choice(interval, c("none", "confidence", "prediction"), "interval", call)
   type <- match_choice(type, c("link", "response"), "type", call)
@@ -131,15 +142,15 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
   out <- if (fit_is_glmm(object)) {
     glmm_predict(object, new, type, se.fit, interval, level, call)
   } else {
-    gaussian_predict(object, new, se.fit, interval, level, m_pred, device, call)
+    gaussian_predict(object, new, se.fit, interval, level, m_pred, device, call, cluster)
   }
   if (!missing(newdata) && is_spatial(newdata)) spatial_result(newdata, prediction_columns(object, out)) else out
 }
 
 # predict() of a Gaussian fit at `new` (gp_newdata's list).
-gaussian_predict <- function(object, new, se.fit, interval, level, m_pred, device, call) {
+gaussian_predict <- function(object, new, se.fit, interval, level, m_pred, device, call, cluster = NULL) {
   k <- if (identical(object$approx, "vecchia")) {
-    vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call, "predict")
+    vecchia_predict_fit(object, new$locs, new$X, m_pred, device, call, "predict", cluster)
   } else {
     gp_krige(object, new$locs, new$X, as.matrix(object$y), device, call, "predict", fit_replicates(object),
              se = se.fit || interval != "none")

@@ -260,3 +260,54 @@ vecchia_worker_close <- function(key) {
   invisible(NULL)
 }
 
+
+# Kriging over the workers of a cluster (predict(cluster =) of a Vecchia
+# fit). Each new location is conditioned on its m_pred nearest
+# observations alone, so the new locations split into regions
+# (spatial_cells()) and a worker gets its region's locations with the
+# observations their sets name; it finds the same sets among them (the
+# observations keep their order, so ties go to the lower index alike) and
+# returns its part of vecchia_krige()'s list, which the driver puts back in
+# the order of newlocs. Arguments as vecchia_krige()'s; X and X0 matrices.
+vecchia_cluster_krige <- function(cl, locs, resid, newlocs, params, m_pred, X, X0, distance, device, call, label,
+                                  family) {
+  check_cluster(cl, call)
+  n <- nrow(locs)
+  n0 <- nrow(newlocs)
+  vecchia_check_m_pred(m_pred, n, call)
+  pts <- vecchia_search_points(rbind(locs, newlocs), distance)
+  bar <- gs_progress_bar(as.double(n0) * m_pred * 20, paste0(label, ": conditioning sets"), call)
+  near <- gs_call(.Call(gs_r_vecchia_nearest, pts[seq_len(n), , drop = FALSE], pts[n + seq_len(n0), , drop = FALSE],
+                        as.integer(m_pred), gs_threads(call), bar), call)
+  k <- min(length(cl), n0)
+  cell <- spatial_cells(pts[n + seq_len(n0), , drop = FALSE], k)
+  setting <- vecchia_worker_settings(cl, call)
+  parts <- lapply(seq_len(k), function(j) {
+    rows <- which(cell == j)
+    obs <- sort(unique(as.vector(near[rows, , drop = FALSE])))
+    list(locs = locs[obs, , drop = FALSE], resid = resid[obs], X = X[obs, , drop = FALSE],
+         newlocs = newlocs[rows, , drop = FALSE], X0 = X0[rows, , drop = FALSE], params = params, m_pred = m_pred,
+         distance = distance, device = device, family = family, label = label, threads = setting$threads[j],
+         gpu = setting$gpu[j])
+  })
+  answers <- vecchia_cluster_answers(parallel::clusterApply(cl[seq_len(k)], parts, vecchia_worker_krige), call)
+  vecchia_cluster_errors(answers, call)
+  out <- list(mean = numeric(n0), var = numeric(n0), xres = matrix(0, n0, ncol(X)), neighbors = near)
+  for (j in seq_len(k)) {
+    rows <- cell == j
+    out$mean[rows] <- answers[[j]]$mean
+    out$var[rows] <- answers[[j]]$var
+    out$xres[rows, ] <- answers[[j]]$xres
+  }
+  out
+}
+
+vecchia_worker_krige <- function(part) {
+  vecchia_worker_run({
+    old <- options(gpustats.threads = part$threads, gpustats.gpus = part$gpu)
+    on.exit(options(old))
+    k <- vecchia_krige(part$locs, part$resid, part$newlocs, part$params, part$m_pred, part$X, part$X0, part$distance,
+                       part$device, environment(), part$label, part$family)
+    k[c("mean", "var", "xres")]
+  })
+}

@@ -108,6 +108,32 @@ test_that("a fit over a cluster is the one-process fit", {
   expect_identical(auto$approx, "vecchia")
 })
 
+test_that("predictions over a cluster are the one-process predictions", {
+  case <- vecchia_case(1200, seed = 47)
+  quiet <- list(trace = FALSE)
+  d <- data.frame(z = as.vector(case$y), x = case$locs[, 1], y = case$locs[, 2], w = case$X[, 3])
+  fit <- gp_fit(z ~ w, d, coords = ~ x + y, approx = "vecchia", m = 12, device = "cpu", control = quiet)
+  set.seed(48)
+  new <- data.frame(x = runif(700), y = runif(700))
+  new$w <- sin(3 * new$y)
+  one <- predict(fit, new, se.fit = TRUE, interval = "prediction", device = "cpu")
+  for (cl in list(cl2, cl3)) {
+    split <- predict(fit, new, se.fit = TRUE, interval = "prediction", device = "cpu", cluster = cl)
+    expect_lt(relative(split$fit, one$fit), 1e-12)
+    expect_lt(relative(split$se.fit, one$se.fit), 1e-12)
+  }
+  # fewer new locations than workers, and m_pred up to every observation
+  expect_equal(predict(fit, new[1, ], m_pred = 1200, device = "cpu", cluster = cl3),
+               predict(fit, new[1, ], m_pred = 1200, device = "cpu"), tolerance = 1e-12)
+  exact <- gp_fit(z ~ w, d[1:200, ], coords = ~ x + y, device = "cpu", control = quiet)
+  expect_error(predict(exact, new, cluster = cl2), "Vecchia fit", class = "gpustats_error_argument")
+  expect_error(predict(fit, new, cluster = 2), "cluster of the", class = "gpustats_error_argument")
+  # a worker that fails is named
+  parallel::clusterCall(cl2, base::options, gpustats.threads = -1)
+  on.exit(parallel::clusterCall(cl2, base::options, gpustats.threads = NULL))
+  expect_error(predict(fit, new, device = "cpu", cluster = cl2), "Worker 1 of the cluster \\(host")
+})
+
 test_that("the workers take their share of a host's cores, or their own setting", {
   set <- gpustats:::vecchia_worker_settings(cl2, environment())
   cores <- max(1L, parallel::detectCores(), na.rm = TRUE)
