@@ -179,7 +179,7 @@ function_specs <- function() {
     fspec("gp_cov_matrix", c(locs = "L", cov = "'Sph'"),
           c(list(locs = "locs", locs2 = "locs_or_null", cov = "cov_name"), cov_params[c("sigma2", "range", "nugget")],
             list(distance = "choice", device = "device")),
-          setup = "L", check = "finite", valid = list(locs = "1e5 rows")),
+          setup = "L", check = "finite"),
     fspec("gp_cov_matrix", c(locs = "L", cov = "'powexp'", power = "1"), list(power = "cov_power"), setup = "L",
           check = "finite", variant = "powexp"),
     fspec("gp_cov_matrix", c(locs = "L", cov = "'cauchy'", power = "1", tail = "2"),
