@@ -178,7 +178,7 @@ plot.gbees <- function(x, dims = c(1, 2), times = NULL, ...) {
         m$density
       graphics::par(mar = c(4, 4, 2.5, 0.5))
       graphics::image(gx, gy, z, xlab = nm[1L], ylab = nm[2L], main = title, col = colours, ...)
-      colour_bar(colours, range(z, finite = TRUE))
+      colour_bar(colours, colour_range(z, "density", call))
     }
   }
   invisible(x)

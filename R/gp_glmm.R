@@ -76,6 +76,12 @@ glmm_data <- function(d, family, weights, call) {
   } else if (family$family == "Gamma") {
     bad <- sum(!is.finite(y) | y <= 0)
     if (bad) abort_arg("Gamma responses must be positive and finite; {bad} {?is/are} not.", call)
+    # the variance, the squared mean, must stay a double through the search,
+    # with room for fitted means above the largest response
+    if (max(y) > 1e150) {
+      abort_arg(c("Gamma responses must be at most 1e150: the variance of larger ones overflows a double.",
+                  i = "Rescale them; with the log link, a scale factor only moves the intercept."), call)
+    }
     trials <- NULL
   } else {
     check_counts(y, if (family$family == "poisson") "Poisson responses" else "Negative binomial responses", call)

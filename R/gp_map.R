@@ -97,7 +97,12 @@ gp_map <- function(fit, newdata = NULL, n = 100, X = NULL, device = getOption("g
 plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, contours = FALSE, coastlines = TRUE, ...) {
   call <- environment()
   validate_gp_map(x, "x", call)
-  what <- match.arg(what, several.ok = TRUE)
+  # one layer or several, each named as one choice
+  what <- if (is.character(what) && length(what)) {
+    unique(vapply(what, match_choice, "", c("fit", "se"), "what", call, USE.NAMES = FALSE))
+  } else {
+    match_choice(what, c("fit", "se"), "what", call)
+  }
   check_flag(points, "points", call)
   check_flag(contours, "contours", call)
   check_flag(coastlines, "coastlines", call)
@@ -109,7 +114,7 @@ plot.gp_map <- function(x, what = c("fit", "se"), points = TRUE, contours = FALS
   lonlat <- isTRUE(x$lonlat)
   for (w in what) {
     z <- x[[w]]
-    range <- range(z, finite = TRUE)
+    range <- colour_range(z, paste0("x$", w), call)
     graphics::par(mar = c(4, 4, 2.5, 0.5))
     graphics::image(x$x, x$y, z, col = colours, zlim = range, useRaster = map_is_regular(x), main = titles[[w]],
                     xlab = if (lonlat) "longitude" else x$coords[1L], ylab = if (lonlat) "latitude" else x$coords[2L],

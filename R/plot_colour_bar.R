@@ -10,6 +10,17 @@ colour_bar_layout <- function(nr, nc) {
   graphics::layout(panels, widths = rep(c(1, graphics::lcm(2.4)), nc))
 }
 
+# The values a colour scale spans: the range of z's finite values, widened
+# by half the value either side where they are all equal (a flat surface
+# still needs a scale to show its one colour against). An error where z has
+# no finite value, `what` naming it.
+colour_range <- function(z, what, call) {
+  if (!any(is.finite(z))) abort_arg("{.field {what}} has no finite values to draw.", call)
+  r <- range(z, finite = TRUE)
+  if (r[1L] == r[2L]) r <- r + c(-1, 1) * (if (r[1L] == 0) 1 else abs(r[1L]) / 2)
+  r
+}
+
 # A vertical colour bar in the next panel, its axis labelled with the values
 # of the colours, which span `range` evenly.
 colour_bar <- function(colours, range) {

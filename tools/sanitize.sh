@@ -14,7 +14,8 @@
 #   battery   the bad-input battery's cases matching SANITIZE_BATTERY (default
 #             all but the huge ones) under ASan/UBSan; table in OUT/battery/
 #   valgrind  R -d valgrind on the test files matching SANITIZE_VALGRIND; logs
-#             OUT/valgrind/
+#             OUT/valgrind/ (the tests that interrupt themselves skip: valgrind
+#             delivers their signal late)
 #   findings  OUT/findings.txt: every sanitizer report (file:line, kind, count,
 #             the battery case or test file that triggered it) and valgrind's errors
 #
@@ -91,7 +92,7 @@ if has_step valgrind; then
   echo "sanitize: tests matching '$valgrind_tests' under valgrind (logs: $out/valgrind/)"
   rm -rf "$out/valgrind"
   mkdir -p "$out/valgrind"
-  (cd "$root" && GPUSTATS_LIB="$out/lib-plain" OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
+  (cd "$root" && GPUSTATS_LIB="$out/lib-plain" GPUSTATS_UNDER_VALGRIND=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
      "$R" -d "valgrind --track-origins=yes --log-file=$out/valgrind/vg.%p.log" --vanilla --slave \
      -f tools/run-tests.R --args "$valgrind_tests") > "$out/valgrind-tests.log" 2>&1 || true
   tail -n 1 "$out/valgrind-tests.log"

@@ -26,7 +26,8 @@ if (!exists("gpv_data", mode = "function")) source(file.path(bench_script_dir(),
 
 gpvc_cluster <- function(k) {
   cl <- parallel::makeCluster(k)
-  parallel::clusterCall(cl, base::.libPaths, .libPaths())
+  # evaluated on the workers: base::.libPaths itself would go as a copy, setting the copy's paths only
+  parallel::clusterCall(cl, base::eval, call(".libPaths", .libPaths()))
   cl
 }
 

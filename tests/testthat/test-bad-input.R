@@ -29,6 +29,8 @@ run_bad_input <- function(case) {
     seed <- get(".Random.seed", globalenv())
     on.exit(assign(".Random.seed", seed, globalenv()))
   }
+  grDevices::pdf(NULL) # the cases that plot draw nowhere (no Rplots.pdf)
+  on.exit(grDevices::dev.off(), add = TRUE)
   env <- new.env(parent = globalenv())
   if (nzchar(case$setup)) eval(parse(text = case$setup), env)
   eval(parse(text = case$call), env)

@@ -504,6 +504,7 @@ test_that("the Monte Carlo batches its steps without changing the result, and ca
   }
   expect_equal(batched, y, tolerance = 1e-13)
   # a real user interrupt a thousandth of the way through 5e7 steps, which would take minutes
+  skip_if_signals_late()
   interrupt_early <- function(done) if (done > 1e-3) tools::pskill(Sys.getpid(), tools::SIGINT)
   started <- proc.time()[["elapsed"]]
   expect_identical(interrupt_outcome(run(gpustats:::gbees_model_native(lorenz63(), -1L, environment()), x, interrupt_early, t1 = 5e4)),
@@ -512,6 +513,7 @@ test_that("the Monte Carlo batches its steps without changing the result, and ca
 })
 
 test_that("an interrupt inside a model function is an interrupt, not an argument error", {
+  skip_if_signals_late()
   interrupting <- gbees_model(function(x) {
     tools::pskill(Sys.getpid(), tools::SIGINT)
     Sys.sleep(0.5)

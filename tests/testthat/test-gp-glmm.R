@@ -415,6 +415,8 @@ test_that("bad responses, families and options give clear errors", {
   df$inf <- df$y + 1
   df$inf[3] <- Inf
   expect_error(fit_with(inf ~ 1, Gamma(link = "log")), "positive and finite", class = "gpustats_error_argument")
+  df$vast <- (df$y + 1) * 1e300 # used to reach glm.fit's "NA/NaN/Inf in 'x'": the squared mean overflows
+  expect_error(fit_with(vast ~ 1, Gamma(link = "log")), "at most 1e150", class = "gpustats_error_argument")
   if (requireNamespace("MASS", quietly = TRUE)) {
     expect_error(fit_with(frac ~ 1, MASS::negative.binomial(2)), "whole numbers from 0", class = "gpustats_error_argument")
     expect_error(fit_with(zero ~ 1, MASS::negative.binomial(2)), "All responses are 0", class = "gpustats_error_argument")

@@ -71,6 +71,7 @@ test_that("kriging many new locations in blocks gives each block what it gives a
                              case$X0[rows, , drop = FALSE], W, R, matrix(fit$beta), solve(crossprod(W)), TRUE, progress),
                        environment())
   }
+  skip_if_signals_late()
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
   expect_identical(interrupt_outcome(krige(seq_len(8000), interrupt_at_third)), "interrupt")
   k <- krige(1:50, NULL)

@@ -48,3 +48,31 @@ test_that("an irregular grid of newdata is drawn cell by cell", {
   on.exit(grDevices::dev.off())
   expect_silent(plot(map))
 })
+
+test_that("a map's layers are checked choices, and flat or missing surfaces plot or say why", {
+  set.seed(4)
+  locs <- matrix(runif(60), ncol = 2)
+  y <- gp_simulate(locs, 1, 0.3, 1, nugget = 0.01, device = "cpu")
+  fit <- gp_fit(y, locs, fixed = list(smoothness = 1), control = list(trace = FALSE), device = "cpu")
+  map <- gp_map(fit, n = 5, device = "cpu")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  # match.arg()'s unclassed errors before
+  expect_error(plot(map, what = "bogus"), "must be one of", class = "gpustats_error_argument")
+  expect_error(plot(map, what = NA), class = "gpustats_error_argument")
+  expect_error(plot(map, what = character(0)), class = "gpustats_error_argument")
+  expect_silent(plot(map, what = c("se", "fi")))
+  # a constant surface stopped the colour bar ("increasing 'x' and 'y' values expected")
+  flat <- map
+  flat$fit[] <- 2
+  expect_silent(plot(flat, what = "fit"))
+  expect_equal(gpustats:::colour_range(flat$fit, "x$fit", NULL), c(1, 3))
+  expect_equal(gpustats:::colour_range(0 * flat$fit, "x$fit", NULL), c(-1, 1))
+  expect_equal(gpustats:::colour_range(c(NA, -2, 5, Inf), "x$fit", NULL), c(-2, 5))
+  # no finite value gave "invalid z limits"
+  missing <- map
+  missing$fit[] <- NA
+  expect_error(plot(missing, what = "fit"), "no finite values", class = "gpustats_error_argument")
+  missing$se[] <- Inf
+  expect_error(plot(missing, what = "se"), "no finite values", class = "gpustats_error_argument")
+})

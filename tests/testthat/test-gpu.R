@@ -137,6 +137,7 @@ test_that("empty inputs leave the GPU usable", {
 
 test_that("an interrupt between GPU chunks stops the work cleanly", {
   skip_without_gpu()
+  skip_if_signals_late()
   interrupt_at_third <- function(done) if (done > 0.3) tools::pskill(Sys.getpid(), tools::SIGINT)
   # after its cleanup, the work signals R's own interrupt condition
   outcome <- function(expr) tryCatch({ expr; "finished" }, interrupt = function(e) "interrupt")

@@ -456,6 +456,7 @@ test_that("qstable on the CPU stops within a second of an interrupt", {
   # its first check for an interrupt had come after 2^18 quantiles, 8 s and
   # more (a call on 1e6 points returned 32 s after SIGINT); the checks now
   # come about every 0.1 s whatever an element costs
+  skip_if_signals_late()
   interrupt_now <- function(done) tools::pskill(Sys.getpid(), tools::SIGINT)
   p <- runif(1e6)
   t <- system.time(out <- interrupt_outcome(gpustats:::gs_call(.Call(

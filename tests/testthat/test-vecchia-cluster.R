@@ -7,7 +7,9 @@
 test_cluster <- function(k) {
   cl <- parallel::makeCluster(k)
   withr::defer(parallel::stopCluster(cl), envir = testthat::teardown_env())
-  parallel::clusterCall(cl, base::.libPaths, .libPaths())
+  # evaluated on the workers: base::.libPaths itself would go as a copy, setting
+  # the copy's paths only (the workers found gpustats through R_LIBS alone)
+  parallel::clusterCall(cl, base::eval, call(".libPaths", .libPaths()))
   cl
 }
 
@@ -216,4 +218,11 @@ test_that("an MPI cluster (Rmpi) gives the one-process likelihood and fit", {
   skip_if(!length(line) && any(grepl("spawn|MPI_Init|libmpi", out)), "MPI workers could not be started here")
   expect_length(line, 1L)
   expect_match(line, "within the bars$")
+})
+
+test_that("the test workers load gpustats from the library the tests run on", {
+  # base::.libPaths sent by clusterCall() set a copy's paths, so workers
+  # without R_LIBS (the sanitizer runs) found no gpustats or another one
+  expect_identical(unlist(parallel::clusterEvalQ(cl2, .libPaths()[1])), rep(.libPaths()[1], 2))
+  expect_identical(unlist(parallel::clusterEvalQ(cl2, find.package("gpustats"))), rep(find.package("gpustats"), 2))
 })

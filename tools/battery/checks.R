@@ -31,7 +31,8 @@ value_checks <- list(
   },
   gp_fit = function(v, a) {
     cp <- v$covariance
-    all(is.finite(v$coefficients)) && all(cp[c("sigma2", "smoothness", "nugget")] >= 0) &&
+    # the shapes a family has (a smoothness only where it has one)
+    all(is.finite(v$coefficients)) && all(cp[intersect(c("sigma2", "smoothness", "nugget"), names(cp))] >= 0) &&
       all(cp[grepl("^range", names(cp))] > 0) &&
       (is.null(v$vcov) || all(is.na(diag(v$vcov)) | diag(v$vcov) >= 0))
   },

@@ -495,6 +495,8 @@ role_binary <- function() {
 role_family <- function() {
   values_table(
     bv("poisson"), bv("'poisson'"), bv("poisson('identity')", TRUE), bv("Gamma()", TRUE), bv("quasipoisson()", TRUE),
+    bv("MASS::negative.binomial(2)"), bv("MASS::negative.binomial(2, link = 'sqrt')", TRUE), bv("mgcv::nb()"),
+    bv("mgcv::nb(link = 'sqrt')", TRUE), bv("gaussian('log')", TRUE), bv("binomial('probit')", TRUE),
     bv("'bogus'", TRUE), bv("NULL", TRUE), bv("1", TRUE), bv("c('poisson', 'binomial')", TRUE),
     bv("list(family = 'poisson', link = 'log')", TRUE, label = "a list like a family")
   )
@@ -514,5 +516,160 @@ role_cluster <- function() {
     bv("structure(list(1), class = c('SOCKcluster', 'cluster'))", TRUE, label = "a cluster of a number"),
     bv("{cl <- parallel::makeCluster(1L); parallel::stopCluster(cl); cl}", TRUE, label = "a stopped cluster"),
     bv("TRUE", TRUE)
+  )
+}
+
+# Covariance family names (setup: L, 2-D). `invalid` for a call that gives
+# no shape parameters: the families with a free shape need it there (a fit
+# searches it, see the specs' `valid`).
+role_cov_name <- function() {
+  values_table(
+    bv("'spherical'"), bv("'Sph'"), bv("'SPH'"), bv("'gaussian'"), bv("'Gau'"), bv("'Exp'"),
+    bv("'matern32'"), bv("'powexp'", TRUE), bv("'cauchy'", TRUE), bv("'wendland'", TRUE), bv("'matern'", TRUE),
+    bv("'matern_aniso'", TRUE), bv("'Nug'", TRUE), bv("'Lin'", TRUE), bv("'bogus'", TRUE), bv("NA_character_", TRUE),
+    bv("''", TRUE), bv("c('Sph', 'Gau')", TRUE), bv("character(0)", TRUE), bv("1", TRUE), bv("NULL", TRUE)
+  )
+}
+
+# The power of the powered exponential and the Cauchy: (0, 2].
+role_cov_power <- function() {
+  values_table(
+    bv("2"), bv("1e-300"), bv("0", TRUE), bv("-1", TRUE), bv("2 + 1e-12", TRUE), bv("2.5", TRUE), bv("NA", TRUE),
+    bv("NaN", TRUE), bv("Inf", TRUE), bv("'a'", TRUE), bv("c(1, 2)", TRUE), bv("numeric(0)", TRUE)
+  )
+}
+
+# The Wendland's kappa: 0, 1 or 2.
+role_cov_kappa <- function() {
+  values_table(bv("0"), bv("2"), bv("3", TRUE), bv("1.5", TRUE), bv("-1", TRUE), bv("NA", TRUE), bv("'1'", TRUE),
+               bv("c(0, 1)", TRUE))
+}
+
+# The Wendland's mu in 2-D with kappa 1 (base): at least 3/2 + 1.
+role_cov_mu <- function() {
+  values_table(bv("2.5"), bv("2.4", TRUE), bv("0", TRUE), bv("-1", TRUE), bv("1e300"), bv("NA", TRUE), bv("Inf", TRUE),
+               bv("'a'", TRUE))
+}
+
+# Shape parameters of a fit (start, lower, upper, fixed) of the Cauchy in
+# 2-D; parameters of other families are errors.
+role_cov_shape_list <- function() {
+  values_table(
+    bv("list(power = 1)"), bv("list(power = 0)", TRUE), bv("list(power = 2.5)", TRUE), bv("list(power = NA)", TRUE),
+    bv("list(tail = 0)", TRUE), bv("list(tail = Inf)", TRUE), bv("list(tail = -1)", TRUE),
+    bv("list(mu = 3)", TRUE), bv("list(kappa = 1)", TRUE), bv("list(smoothness = 1)", TRUE),
+    bv("list(power = 'a')", TRUE), bv("list(power = c(1, 2))", TRUE)
+  )
+}
+
+# Positive responses of a Gamma fit (setup: y).
+role_positive <- function() {
+  values_table(
+    bv("exp(y)", label = "positive"), bv("local({z <- exp(y); z[2] <- 0; z})", TRUE, label = "a zero"),
+    bv("-exp(y)", TRUE, label = "negative"), bv("local({z <- exp(y); z[2] <- NA; z})", na = TRUE, label = "NA value"),
+    bv("local({z <- exp(y); z[2] <- Inf; z})", TRUE, label = "Inf value"), bv("rep(2, 20)", label = "constant"),
+    bv("exp(y) * 1e300", label = "scale 1e300"), bv("exp(y) * 1e-300", label = "scale 1e-300"),
+    bv("cbind(exp(y), exp(y))", TRUE, label = "two columns"), bv("as.character(exp(y))", TRUE, label = "character")
+  )
+}
+
+# Prior weights of a fit (setup: 20 observations).
+role_weights <- function() {
+  values_table(
+    bv("rep(2, 20)"), bv("rep(1, 19)", TRUE, label = "19 weights"), bv("c(-1, rep(1, 19))", TRUE, label = "negative"),
+    bv("c(NA, rep(1, 19))", TRUE, TRUE, label = "NA"), bv("c(Inf, rep(1, 19))", TRUE, label = "Inf"),
+    bv("rep(0, 20)", TRUE, label = "all 0"), bv("'a'", TRUE), bv("NULL")
+  )
+}
+
+# Banded systems of order 5 (setup: none).
+role_band <- function() {
+  values_table(
+    bv("c(NA, -1, -1, -1)", TRUE, TRUE, label = "NA"), bv("c(Inf, -1, -1, -1)", TRUE, label = "Inf"),
+    bv("rep(-1, 3)", TRUE, label = "3 values"), bv("rep(-1, 5)", TRUE, label = "5 values"), bv("0", label = "0"),
+    bv("numeric(0)", TRUE), bv("matrix(-1, 4, 2)", label = "4 x 2"), bv("matrix(-1, 4, 3)", TRUE, label = "4 x 3"),
+    bv("rep(1e300, 4)", label = "1e300"), wrong_types()
+  )
+}
+
+role_band_diag <- function() {
+  values_table(
+    bv("c(NA, 2, 2, 2, 2)", TRUE, TRUE, label = "NA"), bv("rep(0, 5)", TRUE, label = "zero diagonal"),
+    bv("rep(2, 4)", TRUE, label = "4 values"), bv("numeric(0)", TRUE), bv("matrix(2, 5, 3)", TRUE, label = "5 x 3"),
+    wrong_types()
+  )
+}
+
+# Right-hand sides of a banded system of order 5.
+role_band_rhs <- function() {
+  values_table(
+    bv("c(NA, 1, 1, 1, 1)", TRUE, TRUE, label = "NA"), bv("c(Inf, 1, 1, 1, 1)", TRUE, label = "Inf"),
+    bv("rep(1, 4)", TRUE, label = "4 values"), bv("matrix(1, 5, 2)", label = "5 x 2"), bv("matrix(1, 5, 0)", label = "5 x 0"),
+    bv("rep(1e300, 5)", label = "1e300"), bv("numeric(0)", TRUE), wrong_types()
+  )
+}
+
+# Polynomial coefficients, lowest degree first.
+role_coefficients <- function() {
+  values_table(
+    bv("c(1, NA, 0.25)", TRUE, TRUE, label = "NA"), bv("c(1, Inf, 0.25)", TRUE, label = "Inf"), bv("numeric(0)"),
+    bv("1"), bv("matrix(1, 3, 0)", label = "3 x 0"), bv("matrix(1, 0, 2)", label = "0 x 2"),
+    bv("c(1e308, 1e308, 1e308)", label = "1e308"), bv("array(1, c(2, 2, 2))", TRUE, label = "3-d array"), wrong_types()
+  )
+}
+
+# Degrees and sizes of the Jacobi-Bessel transforms (whole numbers >= 0).
+role_degree <- function() {
+  values_table(bv("0"), bv("NA", TRUE), bv("-1", TRUE), bv("1.5", TRUE), bv("Inf", TRUE), bv("'a'", TRUE),
+               bv("c(1, 2)", TRUE), bv("NULL", TRUE), bv("1e6", TRUE, huge = TRUE), bv("2^31", TRUE, huge = TRUE))
+}
+
+# Lists of matrices for a jwt plan (setup: plan, n 4, lmax 2, nr 5).
+role_plan_list <- function(rows) {
+  values_table(
+    bv(sprintf("rep(list(matrix(1, %d, 1)), 2)", rows), TRUE, label = "2 of 3 degrees"),
+    bv(sprintf("rep(list(matrix(1, %d, 1)), 3)", rows + 1L), TRUE, label = "a row too many"),
+    bv(sprintf("c(rep(list(matrix(1, %d, 1)), 2), list(matrix(NA, %d, 1)))", rows, rows), TRUE, TRUE, label = "NA"),
+    bv(sprintf("c(rep(list(matrix(1, %d, 1)), 2), list('a'))", rows), TRUE, label = "text"),
+    bv(sprintf("c(rep(list(matrix(1, %d, 1)), 2), list(matrix(1, %d, 2)))", rows, rows), label = "unequal columns"),
+    bv(sprintf("rep(list(rep(1, %d)), 3)", rows), label = "vectors"),
+    bv("list()", TRUE, label = "empty list"), bv("1", TRUE), bv("NULL", TRUE)
+  )
+}
+
+role_plan <- function() {
+  values_table(bv("unclass(plan)", TRUE, label = "unclassed"), bv("{p <- plan; p$n <- 99L; p}", TRUE, label = "n 99"),
+               bv("unserialize(serialize(plan, NULL))", label = "reloaded"), bv("list()", TRUE, label = "a list"),
+               bv("NULL", TRUE), bv("sht_grid(4)", TRUE, label = "an sht grid"))
+}
+
+# Field values on an sht grid (setup: sg, sht_grid(4)).
+role_sht_values <- function() {
+  values_table(
+    bv("matrix(1, sg$nlat, sg$nlon)", label = "constant"), bv("local({v <- matrix(1, sg$nlat, sg$nlon); v[2] <- NA; v})", TRUE, TRUE, label = "NA"),
+    bv("local({v <- matrix(1, sg$nlat, sg$nlon); v[2] <- Inf; v})", TRUE, label = "Inf"),
+    bv("matrix(1, sg$nlat, sg$nlon - 1)", TRUE, label = "a column short"), bv("matrix(1, 0, 0)", TRUE, label = "0 x 0"),
+    bv("array(1, c(sg$nlat, sg$nlon, 2))", label = "two fields"), bv("array(1, c(sg$nlat, sg$nlon, 0))", label = "no fields"),
+    bv("rep(1, 10)", TRUE, label = "vector"), wrong_types()
+  )
+}
+
+role_sht_grid <- function() {
+  values_table(bv("sht_grid(2)", TRUE, label = "too coarse a grid"), bv("sht_grid(4, 'equiangular')", label = "equiangular grid"),
+               bv("unclass(sg)", TRUE, label = "unclassed"), bv("{g <- sg; g$nlat <- 99L; g}", TRUE, label = "nlat 99"),
+               bv("list()", TRUE, label = "a list"), bv("1", TRUE), bv("NULL"))
+}
+
+# Values for gp_anisotropy().
+role_anisotropy <- function() {
+  values_table(
+    bv("c(range1 = 1, range2 = 0.5, angle = 0.3)"), bv("c(range = 1, angle = 30, ratio = 0.5)"),
+    bv("c(range1 = 1, range2 = -0.5, angle = 0.3)", TRUE, label = "negative range2"),
+    bv("c(range = 1, angle = 30, ratio = 0)", TRUE, label = "ratio 0"),
+    bv("c(range = 1, angle = NA, ratio = 0.5)", TRUE, label = "NA angle"),
+    bv("c(range = 1, angle = Inf, ratio = 0.5)", TRUE, label = "Inf angle"),
+    bv("c(range1 = 1, range2 = 0.5, angle = 0.3, range = 1, ratio = 0.5)", TRUE, label = "both conventions"),
+    bv("c(range1 = 1, range2 = 0.5)", TRUE, label = "no angle"), bv("fit", TRUE, label = "an isotropic fit"),
+    bv("list(range = '1', angle = 30, ratio = 0.5)", TRUE, label = "text range"), bv("NULL", TRUE), bv("1", TRUE)
   )
 }
