@@ -491,8 +491,8 @@ test_that("light tails of the totally skewed laws match 40-digit values to 1e-12
   # error e in log h0 or in the integrand's exponent is h0 e relative. With
   # each the difference of terms that diverge at the end of the interval
   # the worst was 2.1e-12, medians 3e-13; with log h0 in double-double and
-  # log(h / h0) by its series of positive terms, 1.6e-13 (density) and
-  # 1.3e-13 (probability), medians 3e-14.
+  # log(h / h0) by its series of positive terms, 1.1e-13 (density and
+  # probability), medians 2e-14.
   ref <- utils::read.csv(test_path("fixtures", "stable-light-tail.csv"))
   expect_gt(nrow(ref), 100)
   e <- light_tail_errors(ref, pm = 0)
@@ -510,7 +510,7 @@ test_that("light tails of the totally skewed laws match 40-digit values for pm =
   # it (its alpha / (1 - alpha) log x1 is the term whose rounding h0
   # magnifies). Densities from 1e-1 to 1e-300, so the shallow part of the
   # tail, where h0 is small and the integrand reaches beyond the series of
-  # log(h / h0), is covered too. Measured: worst 1.7e-13, medians 2e-14
+  # log(h / h0), is covered too. Measured: worst 1.1e-13, medians 2e-14
   # (8.7e-11 near alpha = 1 with log h0 and log h each the difference of
   # their terms).
   ref <- utils::read.csv(test_path("fixtures", "stable-light-tail-s1.csv"))

@@ -51,10 +51,12 @@ GS_HD static inline gs_dd gs_dd_mul(gs_dd a, gs_dd b)
   return gs_dd_make(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi));
 }
 
+/* a / b; an infinite quotient with a zero low part (the residual is NaN) */
 GS_HD static inline gs_dd gs_dd_div_d(gs_dd a, double b)
 {
   double q = a.hi / b;
-  return gs_dd_make(q, (fma(-q, b, a.hi) + a.lo) / b);
+  gs_dd r = {q, 0.0};
+  return isinf(q) ? r : gs_dd_make(q, (fma(-q, b, a.hi) + a.lo) / b);
 }
 
 /* log a, a > 0 finite: a = 2^k f with f in [1/sqrt 2, sqrt 2), and

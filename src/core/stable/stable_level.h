@@ -343,7 +343,7 @@ GS_HD static inline double stable_log_h_end(const stable_point *p, double x, dou
   *lo = 0.0;
   if (p->form == STABLE_FORM_ALPHA1) return p->beta == 1.0 ? p->s_const - 1.0 : -INFINITY;
   if (!(p->alpha < 1.0 ? p->beta == 1.0 : p->beta == -1.0)) return -INFINITY;
-  return stable_light_log_h0(p->alpha, p->eps, x, p->x1, lo);
+  return stable_light_log_h0(p->alpha, x, p->x1, lo);
 }
 
 /* Constants of one point; reflects x < zeta to (-x, -beta). Returns 1 when

@@ -8,10 +8,10 @@
  * h0 e in the result, so each is computed here without the cancellation
  * of its terms:
  *  - log h0 = log(|eps| / |cos(pi alpha / 2)|) - (alpha / eps) log y,
- *    y = x1 |cos(pi alpha / 2)| / alpha, in double-double (about 1e-30
- *    relative to the inputs, which are exact: x1 = x + B is formed as
- *    x |cos| + sin(pi alpha / 2), whose rounding would be magnified by
- *    alpha / eps, 1000 at alpha = 0.999);
+ *    y = x1 |cos(pi alpha / 2)| / alpha, in double-double from the inputs,
+ *    which are exact (x1 |cos| is formed as x |cos| + sin(pi alpha / 2):
+ *    x1 = x + B carries a rounding that alpha / eps would magnify, 1000 at
+ *    alpha = 0.999);
  *  - log(h / h0) = r(w), w the offset of u from that end, by its series
  *    in w^2, all of whose terms are positive (below).
  * The series takes over where the terms of log h, which each diverge at
@@ -24,47 +24,66 @@
 #include "dd_math.h"
 #include "gs_common.h"
 
-/* log h0 in double-double (hi returned, lo into *lo), eps = 1 - alpha != 0.
+/* sin z in double-double, 0 <= z <= pi/2, as z (1 + c) with
+ * c = -z^2/3! + z^4/5! - ...: its leading term in double-double, the rest
+ * (below z^4 / 120 < 0.052 relative) in double. */
+GS_HD static inline gs_dd stable_dd_sin(gs_dd z)
+{
+  gs_dd z2 = gs_dd_two_prod(z.hi, z.hi);
+  z2 = gs_dd_make(z2.hi, z2.lo + 2.0 * z.hi * z.lo);
+  double term = z2.hi * z2.hi / 120.0, rest = 0.0;
+  for (int k = 3; k <= 12; k++) {
+    rest += term;
+    term *= -z2.hi / ((2 * k) * (2 * k + 1));
+  }
+  gs_dd c = gs_dd_add(gs_dd_div_d(z2, -6.0), gs_dd_make(rest, 0.0));
+  return gs_dd_add(z, gs_dd_mul(z, c));
+}
+
+/* log h0 in double-double (hi returned, lo into *lo), alpha != 1, with
+ * eps = 1 - alpha in double-double too (it is not exact below 1/2).
  * x the S0 argument after the reflection where x1 = x + B was formed from
- * it, else NaN (x1 given exactly, pm = 1). cos(pi alpha / 2) =
- * sin(z), z = (pi / 2) eps, from the series z (1 + c), c = -z^2/6 + ...,
- * with z in double-double: the ulp of libm's sin would be magnified with
- * the rest (by alpha / eps near alpha = 1 at pm = 1). */
-GS_HD static inline double stable_light_log_h0(double alpha, double eps, double x, double x1,
-                                               double *lo)
+ * it, else NaN (x1 given exactly, pm = 1). |cos(pi alpha / 2)| = sin z and
+ * 1 - sin(pi alpha / 2) = 2 sin^2(z / 2), z = (pi / 2) |eps| (below
+ * alpha = 1/2 sin(pi alpha / 2) itself), in double-double: the ulp of libm's sin would be magnified with the rest
+ * (by alpha / eps near alpha = 1 at pm = 1; next to zeta at small alpha,
+ * where x1 |cos| is the difference of x |cos| and sin(pi alpha / 2)). */
+GS_HD static inline double stable_light_log_h0(double alpha, double x, double x1, double *lo)
 {
   const gs_dd half_pi = {1.5707963267948966, 6.123233995736766e-17};
-  gs_dd z = gs_dd_two_prod(half_pi.hi, eps);
-  z = gs_dd_make(z.hi, z.lo + half_pi.lo * eps);
-  if (z.hi < 0.0) {
-    z.hi = -z.hi;
-    z.lo = -z.lo;
+  gs_dd eps = gs_dd_two_sum(1.0, -alpha), ae = eps;
+  if (eps.hi < 0.0) {
+    ae.hi = -eps.hi;
+    ae.lo = -eps.lo;
   }
-  double z2 = z.hi * z.hi, term = 1.0, c = 0.0;
-  for (int k = 1; k <= 12; k++) {
-    term *= -z2 / ((2 * k) * (2 * k + 1));
-    c += term;
-  }
-  gs_dd ca = gs_dd_make(z.hi, z.hi * c + z.lo * (1.0 + c));
-  /* x1 |cos| = x |cos| + sin, sin - 1 = -2 sin^2(z / 2) */
+  gs_dd ca = stable_dd_sin(gs_dd_mul(half_pi, ae));
+  /* x1 |cos| = x |cos| + sin */
   gs_dd P;
   if (isnan(x)) {
     P = gs_dd_mul(ca, gs_dd_make(x1, 0.0));
   } else {
-    double sh = sin(0.5 * z.hi);
-    P = gs_dd_add(gs_dd_mul(ca, gs_dd_make(x, 0.0)), gs_dd_two_sum(1.0, -2.0 * sh * sh));
+    /* sin(pi alpha / 2) from alpha itself below 1/2, where it is small */
+    gs_dd sa;
+    if (alpha < 0.5) {
+      sa = stable_dd_sin(gs_dd_mul(half_pi, gs_dd_make(alpha, 0.0)));
+    } else {
+      gs_dd sh = stable_dd_sin(gs_dd_mul(gs_dd_make(0.5 * half_pi.hi, 0.5 * half_pi.lo), ae));
+      gs_dd sh2 = gs_dd_mul(sh, sh);
+      sa = gs_dd_add(gs_dd_make(1.0, 0.0), gs_dd_make(-2.0 * sh2.hi, -2.0 * sh2.lo));
+    }
+    P = gs_dd_add(gs_dd_mul(ca, gs_dd_make(x, 0.0)), sa);
   }
   /* x1 within the rounding of x + B of zeta: h0 infinite or 0 */
   if (!(P.hi > 0.0)) P = gs_dd_make(0.0, 0.0);
   gs_dd ly = gs_dd_log(gs_dd_div_d(P, alpha));
-  double q = alpha / eps, ae = fabs(eps), r0 = ae / ca.hi;
-  /* log(|eps| / |cos|) with the roundings of the quotient and of ca */
-  gs_dd lead = gs_dd_make(log(r0), (fma(-r0, ca.hi, ae) - r0 * ca.lo) / ae);
+  double q = alpha / eps.hi, r0 = ae.hi / ca.hi;
+  /* log(|eps| / |cos|) with the roundings of the quotient, eps and ca */
+  gs_dd lead = gs_dd_make(log(r0), (fma(-r0, ca.hi, ae.hi) + ae.lo - r0 * ca.lo) / ae.hi);
   if (!isfinite(ly.hi)) {
     *lo = 0.0;
     return lead.hi - q * ly.hi;
   }
-  gs_dd qq = gs_dd_make(q, fma(-q, eps, alpha) / eps);
+  gs_dd qq = gs_dd_make(q, (fma(-q, eps.hi, alpha) - q * eps.lo) / eps.hi);
   gs_dd s = gs_dd_add(lead, gs_dd_mul(qq, gs_dd_make(-ly.hi, -ly.lo)));
   *lo = s.lo;
   return s.hi;
