@@ -65,6 +65,43 @@
 #' densities, lower and upper tail probabilities is below \eqn{10^{-12}}
 #' (BENCHMARKS.md has the figures per region).
 #'
+#' Light tails of the totally skewed laws: for \eqn{|\beta| = 1},
+#' \eqn{\alpha \ne 1}, on the side of \eqn{\zeta} where the density falls
+#' faster than exponentially, the integrand's \eqn{h} is bounded below by
+#' \eqn{h_0 > 0}, and the density and the probability of that side are
+#' \eqn{e^{-h_0}} times integrals, \eqn{h_0} up to 700 where the density is a
+#' normal number. An absolute error \eqn{e} in \eqn{\log h_0} or in the
+#' integrand's exponent is a relative error \eqn{h_0 e} in the result, so
+#' \eqn{\log h_0} is computed in double-double arithmetic from the exact
+#' inputs (for `pm = 1` from the S1 argument, the exact distance from
+#' \eqn{\zeta}), and near the end where \eqn{h = h_0} the exponent is taken
+#' as \eqn{\log(h / h_0)}, by a series in the angle whose terms are all
+#' positive. Against 40-digit references (mpmath) at 120 points for `pm = 0`
+#' (densities from \eqn{10^{-30}} to \eqn{10^{-300}}) and 50 for `pm = 1`
+#' (from \eqn{10^{-1}} to \eqn{10^{-300}}), \eqn{0.8 \le \alpha \le 1.95}
+#' with a fifth of the points within 0.03 of 1, the worst relative errors
+#' (CPU) of the density and of the probability of that side are:
+#'
+#' | region | `pm = 0` density | `pm = 0` probability | `pm = 1` density | `pm = 1` probability |
+#' |---|---|---|---|---|
+#' | \eqn{\alpha} 0.8 to 0.97 | 6.3e-14 | 6.2e-14 | 2.2e-14 | 2.9e-14 |
+#' | \eqn{\alpha} 0.97 to 1 | 5.5e-14 | 1.1e-13 | 9.1e-14 | 6.8e-14 |
+#' | \eqn{\alpha} 1 to 1.03 | 9.1e-14 | 8.9e-14 | 7.2e-14 | 5.6e-14 |
+#' | \eqn{\alpha} 1.03 to 1.5 | 1.1e-13 | 8.4e-14 | 7.1e-14 | 9.0e-14 |
+#' | \eqn{\alpha} 1.5 to 1.95 | 7.6e-14 | 8.6e-14 | 1.1e-13 | 8.1e-14 |
+#' | density above 1e-30 | | | 5.1e-15 | 2.0e-15 |
+#' | density 1e-30 to 1e-100 | 3.8e-14 | 2.4e-14 | 2.7e-14 | 1.8e-14 |
+#' | density 1e-100 to 1e-200 | 6.7e-14 | 4.6e-14 | 7.2e-14 | 5.4e-14 |
+#' | density 1e-200 to 1e-300 | 1.1e-13 | 1.1e-13 | 1.1e-13 | 9.0e-14 |
+#'
+#' The log density is within \eqn{3 \times 10^{-16}} relative there. Below
+#' \eqn{\alpha = 0.8} (spot checks at 0.3, 0.5 and 0.65) the errors are of
+#' the same size except next to \eqn{\zeta} at small \eqn{\alpha} for
+#' `pm = 0`, where \eqn{x_1 = x + \beta \tan(\pi\alpha/2)} itself
+#' cancels: \eqn{2.5 \times 10^{-9}} at \eqn{\alpha = 0.3} and density
+#' \eqn{10^{-282}} (\eqn{x} within \eqn{5 \times 10^{-8}} of \eqn{\zeta}), where
+#' `pm = 1` keeps full accuracy.
+#'
 #' Small \eqn{\alpha}: as \eqn{\alpha \to 0}, \eqn{|X - \zeta|^{-\alpha}}
 #' tends to a standard exponential variable, with
 #' \eqn{P(X > \zeta) \to (1 + \beta) / 2} (Cressie 1975), so the

@@ -4,12 +4,17 @@ laws, for gpustats' tests.
 
 Writes tests/testthat/fixtures/stable-light-tail.csv (relative to the
 package root, or to --root), columns x, alpha, beta, pdf, tail, log_pdf of
-the standard S0 law (gamma = 1, delta = 0): beta = +-1, alpha uniform in
+the standard S0 law (gamma = 1, delta = 0); with --s1, stable-light-tail-s1.csv,
+the same columns of the standard S1 law (pm = 1), x its argument, the
+signed distance from zeta, which a double gives exactly where the S0
+x - zeta would not.
+Points: beta = +-1, alpha uniform in
 [0.8, 1.95] (every fifth point within 0.003 to 0.03 of 1), x on the short
 side, where the law falls faster than exponentially (x -> -inf for
 alpha > 1, beta = 1; x -> zeta from above for alpha < 1, beta = 1; the
 mirror image for beta = -1), placed so that log10 of the density is about
-uniform in [-300, -30]. tail is the probability of that side: the lower
+uniform in [-300, -30] ([-300, -1] with --s1, so that the shallow part
+of the tail is covered too). tail is the probability of that side: the lower
 tail for beta = 1, the upper for beta = -1.
 
 There h is bounded below by a large h0 at one end of Nolan's interval, and
@@ -24,7 +29,7 @@ inner end. Values at 40
 digits (plus twice the digits of 1 / |1 - alpha| near alpha = 1); a point is
 kept only where a second evaluation with 20 more digits agrees to 1e-25.
 
-Usage: python3 tools/make-stable-light-tail.py [--root DIR] [--seed N] [--n N]
+Usage: python3 tools/make-stable-light-tail.py [--root DIR] [--seed N] [--n N] [--s1]
 """
 
 import argparse
@@ -83,18 +88,30 @@ def light_side(x1, a, b):
     return pdf, tail
 
 
-def light_tail(x, a, b, dps):
-    """pdf and light-side probability of the S0 law at x, beta = +-1."""
+def set_dps(a, dps):
+    """dps digits, plus twice the digits of 1 / |1 - alpha| near alpha = 1."""
     mp.dps = dps + max(0, 2 * int(-mp.log10(abs(1 - mpf(a)))) - 4)
-    x, a, b = mpf(x), mpf(a), mpf(b)
-    x1 = x + b * mp.tan(mp.pi * a / 2)
+
+
+def light_tail_s1(x1, a, b, dps):
+    """pdf and light-side probability of the S1 law at x1 (the signed
+    distance from zeta), beta = +-1."""
+    set_dps(a, dps)
+    x1, a, b = mpf(x1), mpf(a), mpf(b)
     # the mirror image x -> -x, beta -> -beta puts the light side at x1 > 0
     return light_side(abs(x1), a, b if x1 > 0 else -b)
 
 
-def row(p):
-    v40 = light_tail(*p, 40)
-    v60 = light_tail(*p, 60)
+def light_tail(x, a, b, dps):
+    """pdf and light-side probability of the S0 law at x, beta = +-1."""
+    set_dps(a, dps)
+    return light_tail_s1(mpf(x) + b * mp.tan(mp.pi * mpf(a) / 2), a, b, dps)
+
+
+def row(p, s1=False):
+    law = light_tail_s1 if s1 else light_tail
+    v40 = law(*p, 40)
+    v60 = law(*p, 60)
     if any(abs(u - w) > mpf(10) ** -25 * abs(w) for u, w in zip(v40, v60)):
         return None
     mp.dps = 40
@@ -102,7 +119,11 @@ def row(p):
     return "%r,%r,%r,%s,%s,%s" % (p + (mp.nstr(pdf, 22), mp.nstr(tail, 22), mp.nstr(mp.log(pdf), 22)))
 
 
-def point(a, b, log10_pdf):
+def row_s1(p):
+    return row(p, True)
+
+
+def point(a, b, log10_pdf, s1=False):
     """x (a double) on the light side of (a, b) where the density is near
     10^log10_pdf: there log pdf is about -h0, and h0 = x1^(a/(a-1)) V0, V0
     the limit of Nolan's V at the end where h is smallest."""
@@ -114,12 +135,13 @@ def point(a, b, log10_pdf):
     log_v0 = min(log_g(lo + near), log_g(hi - near))
     log_h0 = mp.log(-log10_pdf * mp.log(10))
     x1 = mp.exp((log_h0 - log_v0) * (a - 1) / a)
-    # S0 x from the S1 distance, mirrored for the side where bs != b
-    zeta = -b * mp.tan(mp.pi * a / 2)
+    # S0 x (S1: the distance itself) from the S1 distance, mirrored for the
+    # side where bs != b
+    zeta = 0 if s1 else -b * mp.tan(mp.pi * a / 2)
     return float(zeta + x1 if bs == b else zeta - x1)
 
 
-def points(n, seed):
+def points(n, seed, s1=False):
     rng = random.Random(seed)
     pts = []
     while len(pts) < n:
@@ -127,7 +149,7 @@ def points(n, seed):
         if len(pts) % 5 == 0:
             a = 1 + rng.choice([-1, 1]) * rng.uniform(0.003, 0.03)
         b = rng.choice([-1.0, 1.0])
-        pts.append((point(a, b, rng.uniform(-300, -30)), a, b))
+        pts.append((point(a, b, rng.uniform(-300, -1 if s1 else -30), s1), a, b))
     return pts
 
 
@@ -135,13 +157,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=".")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--n", type=int, default=120)
+    ap.add_argument("--n", type=int, default=None, help="rows (120; 40 with --s1)")
+    ap.add_argument("--s1", action="store_true")
     args = ap.parse_args()
-    pts = [(-19.622746897, 1.5, 1.0)] + points(args.n - 1, args.seed)
+    if args.s1:
+        pts = points(args.n or 40, args.seed, True)
+    else:
+        pts = [(-19.622746897, 1.5, 1.0)] + points((args.n or 120) - 1, args.seed)
     with Pool() as pool:
-        rows = list(pool.imap(row, pts))
+        rows = list(pool.imap(row_s1 if args.s1 else row, pts))
     kept = [r for r in rows if r]
-    path = os.path.join(args.root, "tests", "testthat", "fixtures", "stable-light-tail.csv")
+    name = "stable-light-tail-s1.csv" if args.s1 else "stable-light-tail.csv"
+    path = os.path.join(args.root, "tests", "testthat", "fixtures", name)
     with open(path, "w") as f:
         f.write("x,alpha,beta,pdf,tail,log_pdf\n" + "\n".join(kept) + "\n")
     print("%d of %d rows to %s" % (len(kept), len(rows), path))

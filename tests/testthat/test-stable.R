@@ -467,29 +467,59 @@ test_that("qstable on the CPU stops within a second of an interrupt", {
   expect_equal(qstable(0.5, 2, 0), 0)
 })
 
-test_that("light tails of the totally skewed laws match 40-digit values", {
+# Worst and median relative errors of the density and of the probability
+# of the light side (lower for beta = 1, upper for beta = -1) at the rows of
+# a light-tail fixture, and the worst relative error of the log density.
+light_tail_errors <- function(ref, pm) {
+  d <- dstable(ref$x, ref$alpha, ref$beta, pm = pm, device = "cpu")
+  ld <- dstable(ref$x, ref$alpha, ref$beta, pm = pm, log = TRUE, device = "cpu")
+  side <- ifelse(ref$beta > 0, pstable(ref$x, ref$alpha, ref$beta, pm = pm, device = "cpu"),
+                 pstable(ref$x, ref$alpha, ref$beta, pm = pm, lower.tail = FALSE, device = "cpu"))
+  rel <- function(v, r) abs(v / r - 1)
+  c(pdf = max(rel(d, ref$pdf)), tail = max(rel(side, ref$tail)),
+    pdf_median = median(rel(d, ref$pdf)), tail_median = median(rel(side, ref$tail)),
+    log_pdf = max(abs(ld - ref$log_pdf) / abs(ref$log_pdf)))
+}
+
+test_that("light tails of the totally skewed laws match 40-digit values to 1e-12", {
   # tools/make-stable-light-tail.py: |beta| = 1, alpha in [0.8, 1.95], x on
   # the short side with densities from 1e-30 to 1e-300, and the probability
   # of that side. The first row is the point of a report of a 4.7e-11 error,
   # which was the error of its reference value: the shared reference
   # (stable.csv) is up to 4.6e-11 off in this region, its quadrature stopping
   # on an absolute error that integrands of size e^-h0 meet at once.
+  # The density there is exp(-h0) times an integral, h0 up to 700, so an
+  # error e in log h0 or in the integrand's exponent is h0 e relative. With
+  # each the difference of terms that diverge at the end of the interval
+  # the worst was 2.1e-12, medians 3e-13; with log h0 in double-double and
+  # log(h / h0) by its series of positive terms, 1.1e-13 (density and
+  # probability), medians 2e-14.
   ref <- utils::read.csv(test_path("fixtures", "stable-light-tail.csv"))
   expect_gt(nrow(ref), 100)
-  d <- dstable(ref$x, ref$alpha, ref$beta, device = "cpu")
-  ld <- dstable(ref$x, ref$alpha, ref$beta, log = TRUE, device = "cpu")
-  side <- ifelse(ref$beta > 0, pstable(ref$x, ref$alpha, ref$beta, device = "cpu"),
-                 pstable(ref$x, ref$alpha, ref$beta, lower.tail = FALSE, device = "cpu"))
-  rel <- function(v, r) abs(v / r - 1)
-  # The density there is exp(-h0) times a smooth factor, h0 up to 700: a
-  # relative error of 3e-15 in h0 (a few of its roundings) is 2e-12 in the
-  # density and in the probability. Measured: worst 2.1e-12 (alpha 1.03 to
-  # 1.5), 1.0e-12 to 1.3e-12 in the other bands, medians 2e-13 to 5e-13;
-  # not the 1e-12 of the rest of the law.
-  expect_lt(max(rel(d, ref$pdf)), 2.5e-12)
-  expect_lt(max(rel(side, ref$tail)), 2.5e-12)
-  expect_lt(median(rel(d, ref$pdf)), 1e-12)
-  expect_lt(median(rel(side, ref$tail)), 1e-12)
-  # the log density, which a likelihood uses, to a few roundings of h0
-  expect_lt(max(abs(ld - ref$log_pdf) / abs(ref$log_pdf)), 1e-14)
+  e <- light_tail_errors(ref, pm = 0)
+  expect_lt(e[["pdf"]], 1e-12)
+  expect_lt(e[["tail"]], 1e-12)
+  expect_lt(e[["pdf_median"]], 1e-13)
+  expect_lt(e[["tail_median"]], 1e-13)
+  # the log density, which a likelihood uses, to its last digits
+  expect_lt(e[["log_pdf"]], 2e-15)
+})
+
+test_that("light tails of the totally skewed laws match 40-digit values for pm = 1", {
+  # tools/make-stable-light-tail.py --s1: the S1 argument is the distance
+  # from zeta, exact where the S0 x + zeta is not, and log h0 is taken from
+  # it (its alpha / (1 - alpha) log x1 is the term whose rounding h0
+  # magnifies). Densities from 1e-1 to 1e-300, so the shallow part of the
+  # tail, where h0 is small and the integrand reaches beyond the series of
+  # log(h / h0), is covered too. Measured: worst 1.1e-13, medians 2e-14
+  # (8.7e-11 near alpha = 1 with log h0 and log h each the difference of
+  # their terms).
+  ref <- utils::read.csv(test_path("fixtures", "stable-light-tail-s1.csv"))
+  expect_gt(nrow(ref), 40)
+  e <- light_tail_errors(ref, pm = 1)
+  expect_lt(e[["pdf"]], 1e-12)
+  expect_lt(e[["tail"]], 1e-12)
+  expect_lt(e[["pdf_median"]], 1e-13)
+  expect_lt(e[["tail_median"]], 1e-13)
+  expect_lt(e[["log_pdf"]], 2e-15)
 })

@@ -492,7 +492,7 @@ GS_HD static inline unsigned stable_sort_key(double a0, double alpha, double bet
   if (!(alpha == 2.0 || (alpha == 1.0 && beta == 0.0)) && !isnan(z)) {
     stable_point p;
     stable_point_prepare(&p, z, NAN, alpha, beta);
-    cls = stable_mode_s(&p, z, beta, stable_log_h_end(&p)) ? 1u : 2u;
+    cls = stable_mode_s(&p, z, beta) ? 1u : 2u;
   }
   return cls << 30 | stable_key_bucket(alpha, 0.0, 2.0, 7) << 23 |
          stable_key_bucket(beta, -1.0, 1.0, 4) << 19 | stable_key_bucket(u, -50.0, 50.0, 19);

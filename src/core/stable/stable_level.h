@@ -40,6 +40,11 @@
  * both forms the terms grow like pi |x| / (2 beta) far out, and there too
  * the integrals are taken over s (stable_mode_s).
  *
+ * In the light tails of beta = +-1 (alpha != 1), where h is bounded below
+ * by a large h0 and h0 times the rounding of log h would show, log h near
+ * the end where h = h0 is log h0 plus the series of log(h / h0)
+ * (stable_light_tail.h).
+ *
  * Far tails use the series in x1^-alpha (convergent for alpha < 1,
  * asymptotic for alpha > 1), stopped where its terms stop shrinking.
  *
@@ -53,6 +58,7 @@
 
 #include <math.h>
 #include "gs_common.h"
+#include "stable_light_tail.h"
 
 #define STABLE_PI 3.14159265358979323846
 #define STABLE_PI_2 1.57079632679489661923
@@ -83,14 +89,20 @@ typedef struct {
   double pa;               /* pi - alpha T, accurate near 0 */
   double theta0;
   double s_const;          /* the part of log h that does not depend on u */
+  double s_end, s_end_lo;  /* log h0 (stable_log_h_end), with its low part */
   int form;
   int h_zero_at_lower;     /* h -> 0 at u = -theta0 (else at u = pi/2) */
 } stable_point;
 
-/* log h at one u, with d log h / dy, and the offsets of u from the ends. */
+/* log h at one u, with d log h / dy, and the offsets of u from the ends;
+ * r = log(h / h0) where the integrals are scaled (STABLE_SCALED_S_END). */
 typedef struct {
-  double s, ds_dy, t, v, dp_dy;
+  double s, ds_dy, t, v, dp_dy, r;
 } stable_level;
+
+/* Where log h0 is above this (h bounded below by h0 > e^-1 at beta = +-1),
+ * the integrals are scaled by e^-h0 and h - h0 is taken from log(h / h0). */
+#define STABLE_SCALED_S_END -1.0
 
 /* sin and cos of one angle. The helpers below choose their angle by
  * selects and then take one sincos: a GPU warp whose lanes chose
@@ -179,6 +191,16 @@ GS_HD static inline stable_level stable_level_at(const stable_point *p, double y
   L.v = y < 0.0 ? big : small;
   L.dp_dy = small * inv;
   double t = L.t, v = L.v, ds_du;
+  /* near the end where h = h0 > 0: log(h / h0) by its series */
+  if (p->s_end > STABLE_SCALED_S_END && p->form != STABLE_FORM_ALPHA1) {
+    double w = p->h_zero_at_lower ? t : v, dr_dw;
+    if (w * fmax(p->alpha, 1.0) <= STABLE_LIGHT_SERIES_W) {
+      L.r = stable_light_log_ratio(p->alpha, p->eps, w, &dr_dw);
+      L.s = p->s_end + L.r;
+      L.ds_dy = (p->h_zero_at_lower ? dr_dw : -dr_dw) * L.dp_dy;
+      return L;
+    }
+  }
   if (p->form == STABLE_FORM_ALPHA1) {
     /* h = exp(-pi x / (2 beta)) (2/pi) (pi/2 + beta u) / cos u
      *     * exp((pi/2 + beta u) tan u / beta),  beta > 0;
@@ -234,44 +256,49 @@ GS_HD static inline stable_level stable_level_at(const stable_point *p, double y
     ds_du = dq - dc + (alpha / eps) * dl1r;
   }
   L.ds_dy = ds_du * L.dp_dy;
+  L.r = L.s - p->s_end;
   return L;
 }
 
 
-/* Constants of one point; reflects x < zeta to (-x, -beta). Returns 1 when
- * it reflected (the cdf and the upper tail then swap). alpha != 2. x1, the
- * distance x - zeta where the caller knows it without the cancellation of
- * x + B (the S1 argument itself), else NaN (alpha != 1 only). */
-GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x1, double alpha,
-                                            double beta)
+/* The constants of alpha = 1 (Nolan's h); reflects beta < 0 to (-x, -beta).
+ * Returns 1 when it reflected. */
+GS_HD static inline int stable_point_alpha1(stable_point *p, double x, double beta)
 {
   int reflected = 0;
-  p->alpha = alpha;
-  p->eps = 1.0 - alpha;
-  if (alpha == 1.0) {
-    if (beta < 0.0) {
-      x = -x;
-      beta = -beta;
-      reflected = 1;
-    }
-    p->beta = beta;
-    p->x1 = x;
-    p->B = 0.0;
-    p->c0 = STABLE_PI_2;
-    p->T = STABLE_PI;
-    p->aT = STABLE_PI;
-    p->pa = 0.0;
-    p->theta0 = STABLE_PI_2;
-    p->form = STABLE_FORM_ALPHA1;
-    p->h_zero_at_lower = 1;
-    p->s_const = -STABLE_PI_2 * x / beta + log(2.0 / STABLE_PI);
-    return reflected;
+  if (beta < 0.0) {
+    x = -x;
+    beta = -beta;
+    reflected = 1;
   }
+  p->beta = beta;
+  p->x1 = x;
+  p->B = 0.0;
+  p->c0 = STABLE_PI_2;
+  p->T = STABLE_PI;
+  p->aT = STABLE_PI;
+  p->pa = 0.0;
+  p->theta0 = STABLE_PI_2;
+  p->form = STABLE_FORM_ALPHA1;
+  p->h_zero_at_lower = 1;
+  p->s_const = -STABLE_PI_2 * x / beta + log(2.0 / STABLE_PI);
+  return reflected;
+}
+
+/* The constants of alpha != 1 (alpha and eps set); reflects x < zeta to
+ * (-x, -beta) and returns 1 when it did. *x_formed gets the S0 argument
+ * after the reflection where x1 was formed from it, else NaN. */
+GS_HD static inline int stable_point_general(stable_point *p, double x, double x1, double beta,
+                                             double *x_formed)
+{
+  int reflected = 0;
+  double alpha = p->alpha;
   /* sin and cos of pi alpha / 2 through eps, exact near alpha = 1 */
   double sa, ca;
   stable_half_pi_alpha(alpha, &sa, &ca);
   double B = beta * sa / ca;
-  if (isnan(x1)) x1 = x + B;
+  int formed = isnan(x1);
+  if (formed) x1 = x + B;
   if (x1 < 0.0) {
     x = -x;
     x1 = -x1;
@@ -279,6 +306,7 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x
     B = -B;
     reflected = 1;
   }
+  *x_formed = formed ? x : NAN;
   double sg = p->eps > 0.0 ? 1.0 : -1.0, aca = fabs(ca);
   p->beta = beta;
   p->B = B;
@@ -308,14 +336,30 @@ GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x
 /* log h0, h0 the limit of h at u0, the end where h is smallest: positive
  * only at beta = +-1 on the side where the terms of log h that diverge
  * there cancel (sin q, sin(alpha t) and cos u all vanish like the offset;
- * at alpha = 1, w tan u / beta -> -1), else -inf. In closed form: the
- * terms evaluated at an end carry their size (about 700 at y = -+700)
- * times the rounding, 5e-13 in log h0 at alpha = 1.32. */
-GS_HD static inline double stable_log_h_end(const stable_point *p)
+ * at alpha = 1, w tan u / beta -> -1), else -inf; its low part into *lo
+ * (alpha != 1: stable_light_log_h0, x as there). */
+GS_HD static inline double stable_log_h_end(const stable_point *p, double x, double *lo)
 {
+  *lo = 0.0;
   if (p->form == STABLE_FORM_ALPHA1) return p->beta == 1.0 ? p->s_const - 1.0 : -INFINITY;
   if (!(p->alpha < 1.0 ? p->beta == 1.0 : p->beta == -1.0)) return -INFINITY;
-  return p->s_const + log(fabs(p->eps)) + (p->alpha / p->eps) * log1p(-p->eps);
+  return stable_light_log_h0(p->alpha, x, p->x1, lo);
+}
+
+/* Constants of one point; reflects x < zeta to (-x, -beta). Returns 1 when
+ * it reflected (the cdf and the upper tail then swap). alpha != 2. x1, the
+ * distance x - zeta where the caller knows it without the cancellation of
+ * x + B (the S1 argument itself), else NaN (alpha != 1 only). */
+GS_HD static inline int stable_point_prepare(stable_point *p, double x, double x1, double alpha,
+                                            double beta)
+{
+  double x_formed = NAN;
+  p->alpha = alpha;
+  p->eps = 1.0 - alpha;
+  int reflected = alpha == 1.0 ? stable_point_alpha1(p, x, beta)
+                               : stable_point_general(p, x, x1, beta, &x_formed);
+  p->s_end = stable_log_h_end(p, x_formed, &p->s_end_lo);
+  return reflected;
 }
 
 #define STABLE_Y_MAX 700.0

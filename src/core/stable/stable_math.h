@@ -19,8 +19,9 @@
 /* The exponentially thin tail at beta = +-1 where h is bounded below by
  * h0 = exp(s_end) so large that the density and the tail are exp(-h0)
  * times factors that change log h0 by less than its own rounding. */
-GS_HD static inline void stable_thin_tail(const stable_point *p, double s_end, stable_value *v)
+GS_HD static inline void stable_thin_tail(const stable_point *p, stable_value *v)
 {
+  double s_end = p->s_end;
   /* (s_const overflows to +inf as |x| nears the largest double) */
   double lt = isinf(s_end) ? -INFINITY : s_end - exp(s_end);
   double lpdf = lt + log(p->form == STABLE_FORM_ALPHA1 ? 0.5 / p->beta
@@ -102,17 +103,19 @@ GS_HD static inline void stable_plan_s(stable_plan *q)
   for (int i = 0; i <= STABLE_S_PANELS; i++) q->z[q->nz++] = zs[i];
 }
 
-/* The plan over y, given s_end = log h0 <= STABLE_THIN_TAIL: the density's
+/* The plan over y, s_end = log h0 <= STABLE_THIN_TAIL: the density's
  * integrand peaks where h = 1, or, where h is bounded below by h0 > 1
  * (beta = +-1 thin tails), where h = h0 + 1. */
-GS_HD static inline void stable_plan_y(const stable_point *p, double s_end, stable_plan *q)
+GS_HD static inline void stable_plan_y(const stable_point *p, stable_plan *q)
 {
   stable_level L;
-  double target = 0.0;
-  if (s_end > -1.0) {
+  double target = 0.0, s_end = p->s_end;
+  if (s_end > STABLE_SCALED_S_END) {
     target = s_end + log1p(exp(-s_end));
-    q->scale = -exp(s_end);
-    q->floor01 = 1e-15 * exp(s_end) * fmax(1.0, fabs(s_end));
+    /* -h0 with the low part of log h0, which h0 multiplies */
+    double h0 = exp(s_end);
+    q->scale = -(h0 + h0 * p->s_end_lo);
+    q->floor01 = 1e-15 * h0 * fmax(1.0, fabs(s_end));
     /* J2 >= T (1 - e^-h0) > T / 4: T - J1 e^scale is accurate */
     q->computed = STABLE_NEED_PDF | STABLE_NEED_J1;
   }
@@ -198,16 +201,16 @@ GS_HD static inline void stable_from_integrals(const stable_point *p, const stab
 GS_HD static inline int stable_quadrature_value(const stable_point *p, double x, double beta,
                                                 int need, int fast, double tol, stable_value *v)
 {
-  double s_end = stable_log_h_end(p);
-  int mode_s = stable_mode_s(p, x, beta, s_end);
+  double s_end = p->s_end;
+  int mode_s = stable_mode_s(p, x, beta);
   if (fast == GS_EVAL_CHEAP && (mode_s || !(s_end > STABLE_THIN_TAIL))) return 0;
   if (!mode_s && s_end > STABLE_THIN_TAIL) {
-    stable_thin_tail(p, s_end, v);
+    stable_thin_tail(p, v);
     return STABLE_BY_FAST_RULE;
   }
   stable_plan q = {{0.0}, 0, 0.0, 0.0, 0.0, 0.0, 1.0, 0, STABLE_NEED_ALL};
   if (mode_s) stable_plan_s(&q);
-  else stable_plan_y(p, s_end, &q);
+  else stable_plan_y(p, &q);
   /* Over s, full accuracy takes step 1/8, checked against step 1/4 to
    * 1e-13; a rough value (tol above that of the rule over y) takes step
    * 1/4 against 1/2. The adaptive rule tests every integral computed:
@@ -228,7 +231,7 @@ GS_HD static inline int stable_quadrature_value(const stable_point *p, double x,
    * integrands live, cancels to rounding noise, which can leave the scaled
    * integrals at 0; the closed form is then within 1e-8 of the logs */
   int lost = (need & STABLE_NEED_PDF && !(J[0] > 0.0)) || (need & STABLE_NEED_J1 && !(J[1] > 0.0));
-  if (q.scale != 0.0 && lost) stable_thin_tail(p, s_end, v);
+  if (q.scale != 0.0 && lost) stable_thin_tail(p, v);
   else
     stable_from_integrals(p, &q, J,
                           (need & STABLE_NEED_DLOG_PDF) && !mode_s && rule == STABLE_BY_FAST_RULE, v);

@@ -62,13 +62,15 @@ GS_HD static inline void stable_node(const stable_point *p, int mode_s, int need
     L = stable_level_at(p, z);
     eh = exp(L.s);
     double o0 = p->h_zero_at_lower ? L.t : L.v, oi = p->h_zero_at_lower ? L.v : L.t;
-    double ds = fabs(L.ds_dy), w = exp(L.s - eh);
-    double ws = scale == 0.0 ? w : exp(L.s - eh - scale);
+    /* h, less h0 = -scale where scaled: from log(h / h0), as e^s - h0
+     * would carry h0 times the rounding of s */
+    double excess = scale == 0.0 ? eh : -scale * expm1(L.r);
+    double ds = fabs(L.ds_dy), w = exp(L.s - eh), ws = scale == 0.0 ? w : exp(L.s - excess);
     f[0] = need & STABLE_NEED_PDF ? ws * L.dp_dy : 0.0;
     f[1] = need & STABLE_NEED_J1 ? ws * ds * o0 : 0.0;
     f[2] = need & STABLE_NEED_J2 ? w * ds * oi : 0.0;
     /* (h^2 e^-h, without the h e^-h that overflows with h) */
-    f[3] = need & STABLE_NEED_DLOG_PDF ? exp(L.s + L.s - eh - scale) * L.dp_dy : 0.0;
+    f[3] = need & STABLE_NEED_DLOG_PDF ? exp(L.s + L.s - excess) * L.dp_dy : 0.0;
   }
 }
 
@@ -159,8 +161,9 @@ GS_HD static inline int stable_integrate_s(const stable_point *p, double step, d
  * interval is split until, for each integral in mask, its error estimate is
  * below rtol times the current estimate of the whole integral. floor01 is
  * the relative rounding noise of the first two integrands (where h is
- * bounded below by a large h0, h carries an absolute error of h0 * 1e-16,
- * which no refinement removes); it is added to their tolerance. */
+ * bounded below by a large h0, h from the direct form, beyond the series of
+ * stable_light_tail.h, carries an absolute error of h0 * 1e-16, which no
+ * refinement removes); it is added to their tolerance. */
 GS_HD static inline void stable_integrate(const stable_point *p, int mode_s, const double *z,
                                           int nz, double scale, int mask, double rtol,
                                           double floor01, double J[3])
@@ -362,10 +365,10 @@ GS_HD static inline int stable_integrate_map(const stable_point *p, int need, do
  * where the integrand is smooth: over s it can have a shoulder that the
  * rules over s do not resolve (most x in [-10, 0.5] at alpha = 0.9975,
  * beta = -0.72). x, beta: the standard S0 argument and skewness (before
- * the reflection), p the prepared point, s_end from stable_log_h_end. */
-GS_HD static inline int stable_mode_s(const stable_point *p, double x, double beta, double s_end)
+ * the reflection), p the prepared point. */
+GS_HD static inline int stable_mode_s(const stable_point *p, double x, double beta)
 {
-  if (!(fabs(p->eps) < 0.02) || s_end > STABLE_S_END_MAX) return 0;
+  if (!(fabs(p->eps) < 0.02) || p->s_end > STABLE_S_END_MAX) return 0;
   if (p->eps == 0.0 ? fabs(beta) < 0.02 : p->form == STABLE_FORM_DIRECT) return 1;
   return fabs(STABLE_PI_2 * x / beta) > STABLE_NEAR1_FAR;
 }
