@@ -470,11 +470,11 @@ test_that("qstable on the CPU stops within a second of an interrupt", {
 # Worst and median relative errors of the density and of the probability
 # of the light side (lower for beta = 1, upper for beta = -1) at the rows of
 # a light-tail fixture, and the worst relative error of the log density.
-light_tail_errors <- function(ref, pm) {
-  d <- dstable(ref$x, ref$alpha, ref$beta, pm = pm, device = "cpu")
-  ld <- dstable(ref$x, ref$alpha, ref$beta, pm = pm, log = TRUE, device = "cpu")
-  side <- ifelse(ref$beta > 0, pstable(ref$x, ref$alpha, ref$beta, pm = pm, device = "cpu"),
-                 pstable(ref$x, ref$alpha, ref$beta, pm = pm, lower.tail = FALSE, device = "cpu"))
+light_tail_errors <- function(ref, pm, device = "cpu") {
+  d <- dstable(ref$x, ref$alpha, ref$beta, pm = pm, device = device)
+  ld <- dstable(ref$x, ref$alpha, ref$beta, pm = pm, log = TRUE, device = device)
+  side <- ifelse(ref$beta > 0, pstable(ref$x, ref$alpha, ref$beta, pm = pm, device = device),
+                 pstable(ref$x, ref$alpha, ref$beta, pm = pm, lower.tail = FALSE, device = device))
   rel <- function(v, r) abs(v / r - 1)
   c(pdf = max(rel(d, ref$pdf)), tail = max(rel(side, ref$tail)),
     pdf_median = median(rel(d, ref$pdf)), tail_median = median(rel(side, ref$tail)),
@@ -503,6 +503,17 @@ test_that("light tails of the totally skewed laws match 40-digit values to 1e-12
   expect_lt(e[["tail_median"]], 1e-13)
   # the log density, which a likelihood uses, to its last digits
   expect_lt(e[["log_pdf"]], 2e-15)
+})
+
+test_that("the GPU's light tails of the totally skewed laws meet the same bars", {
+  skip_without_gpu()
+  for (pm in 0:1) {
+    ref <- utils::read.csv(test_path("fixtures", if (pm == 0) "stable-light-tail.csv" else "stable-light-tail-s1.csv"))
+    e <- light_tail_errors(ref, pm, device = "gpu")
+    expect_lt(e[["pdf"]], 1e-12)
+    expect_lt(e[["tail"]], 1e-12)
+    expect_lt(e[["log_pdf"]], 2e-15)
+  }
 })
 
 test_that("light tails of the totally skewed laws match 40-digit values for pm = 1", {
