@@ -92,6 +92,12 @@ marginal <- function(object, ...) UseMethod("marginal")
 
 #' @rdname marginal
 #' @export
+marginal.default <- function(object, ...) {
+  abort_arg("{.arg object} must be a {.fn gbees} result, not {.obj_type_friendly {object}}.", environment())
+}
+
+#' @rdname marginal
+#' @export
 marginal.gbees <- function(object, dims = 1:2, time = NULL, posterior = TRUE, ...) {
   call <- environment()
   validate_gbees(object, "object", call)

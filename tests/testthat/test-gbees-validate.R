@@ -69,6 +69,10 @@ test_that("gbees methods name the field of an altered result", {
   g <- gb
   g$snapshots[[1]]$keys <- g$snapshots[[1]]$keys[, 1:2]
   expect_error(marginal(g), "keys of 3 columns", class = "gpustats_error_argument")
+  # what is not a gbees result at all: the generic's own error, not R's dispatch error
+  for (x in list(NULL, 1, list(), unclass(gb), structure(list(), class = "gp_fit"))) {
+    expect_error(marginal(x), "must be a `gbees\\(\\)` result", class = "gpustats_error_argument")
+  }
   g <- gb
   g$model$par <- 1
   expect_error(print(g), "`x\\$model` is not a valid <gbees_model>: its field par must be 3 finite numbers",
