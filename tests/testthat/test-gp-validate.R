@@ -168,7 +168,7 @@ test_that("predict, simulate and plot of a fit name arguments they do not take",
   f <- small_fit()
   d <- small_data()
   expect_error(predict(f, newlocs = d$L[1:2, ]), "unknown argument `newlocs`", class = "gpustats_error_argument")
-  expect_error(predict(f, d$L[1:2, ], FALSE, "none", 0.9, NULL, NULL, "cpu", "link", 5), "1 unnamed argument too many",
+  expect_error(predict(f, d$L[1:2, ], FALSE, "none", 0.9, NULL, NULL, "cpu", "link", NULL, 5), "1 unnamed argument too many",
                class = "gpustats_error_argument")
   expect_error(simulate(f, 1, newlocs = d$L[1:2, ], sed = 1), "unknown arguments `newlocs` and `sed`",
                class = "gpustats_error_argument")
