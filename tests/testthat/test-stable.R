@@ -481,6 +481,20 @@ light_tail_errors <- function(ref, pm, device = "cpu") {
     log_pdf = max(abs(ld - ref$log_pdf) / abs(ref$log_pdf)))
 }
 
+# The bars of the light tails on a device: worst 1e-12 and median 1e-13
+# relative for the density and the probability of the light side, the log
+# density to its last digits (which a likelihood uses).
+expect_light_tails <- function(file, pm, device = "cpu") {
+  ref <- utils::read.csv(test_path("fixtures", file))
+  expect_gt(nrow(ref), 40)
+  e <- light_tail_errors(ref, pm, device)
+  expect_lt(e[["pdf"]], 1e-12)
+  expect_lt(e[["tail"]], 1e-12)
+  expect_lt(e[["pdf_median"]], 1e-13)
+  expect_lt(e[["tail_median"]], 1e-13)
+  expect_lt(e[["log_pdf"]], 2e-15)
+}
+
 test_that("light tails of the totally skewed laws match 40-digit values to 1e-12", {
   # tools/make-stable-light-tail.py: |beta| = 1, alpha in [0.8, 1.95], x on
   # the short side with densities from 1e-30 to 1e-300, and the probability
@@ -494,26 +508,7 @@ test_that("light tails of the totally skewed laws match 40-digit values to 1e-12
   # the worst was 2.1e-12, medians 3e-13; with log h0 in double-double and
   # log(h / h0) by its series of positive terms, 1.1e-13 (density and
   # probability), medians 2e-14.
-  ref <- utils::read.csv(test_path("fixtures", "stable-light-tail.csv"))
-  expect_gt(nrow(ref), 100)
-  e <- light_tail_errors(ref, pm = 0)
-  expect_lt(e[["pdf"]], 1e-12)
-  expect_lt(e[["tail"]], 1e-12)
-  expect_lt(e[["pdf_median"]], 1e-13)
-  expect_lt(e[["tail_median"]], 1e-13)
-  # the log density, which a likelihood uses, to its last digits
-  expect_lt(e[["log_pdf"]], 2e-15)
-})
-
-test_that("the GPU's light tails of the totally skewed laws meet the same bars", {
-  skip_without_gpu()
-  for (pm in 0:1) {
-    ref <- utils::read.csv(test_path("fixtures", if (pm == 0) "stable-light-tail.csv" else "stable-light-tail-s1.csv"))
-    e <- light_tail_errors(ref, pm, device = "gpu")
-    expect_lt(e[["pdf"]], 1e-12)
-    expect_lt(e[["tail"]], 1e-12)
-    expect_lt(e[["log_pdf"]], 2e-15)
-  }
+  expect_light_tails("stable-light-tail.csv", pm = 0)
 })
 
 test_that("light tails of the totally skewed laws match 40-digit values for pm = 1", {
@@ -525,12 +520,11 @@ test_that("light tails of the totally skewed laws match 40-digit values for pm =
   # log(h / h0), is covered too. Measured: worst 1.1e-13, medians 2e-14
   # (8.7e-11 near alpha = 1 with log h0 and log h each the difference of
   # their terms).
-  ref <- utils::read.csv(test_path("fixtures", "stable-light-tail-s1.csv"))
-  expect_gt(nrow(ref), 40)
-  e <- light_tail_errors(ref, pm = 1)
-  expect_lt(e[["pdf"]], 1e-12)
-  expect_lt(e[["tail"]], 1e-12)
-  expect_lt(e[["pdf_median"]], 1e-13)
-  expect_lt(e[["tail_median"]], 1e-13)
-  expect_lt(e[["log_pdf"]], 2e-15)
+  expect_light_tails("stable-light-tail-s1.csv", pm = 1)
+})
+
+test_that("the GPU's light tails of the totally skewed laws meet the same bars", {
+  skip_without_gpu()
+  expect_light_tails("stable-light-tail.csv", pm = 0, device = "gpu")
+  expect_light_tails("stable-light-tail-s1.csv", pm = 1, device = "gpu")
 })
