@@ -323,7 +323,6 @@ glmm_profile_loglik <- function(fit, fixed, start, call) {
                  param = if (!isTRUE(fit$family_parameter_estimated)) fit$family_parameter[[1]])
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
   d$glm <- glmm_glm(d, family)
-  if (is.null(fixed$sigma2) && is.null(start$sigma2)) start$sigma2 <- fit$covariance[["sigma2"]]
   spec <- fit_spec(d, fit$model, start, fit$settings$lower, fit$settings$upper, fixed, fit$settings$nugget, call)
   ctrl <- fit_control(list(trace = FALSE, hessian = FALSE), call)
   suppressWarnings(glmm_fit(d, family, fit$model, spec, ctrl, call))$loglik

@@ -271,16 +271,11 @@ vecchia_worker_close <- function(key) {
 # the order of newlocs. Arguments as vecchia_krige()'s; X and X0 matrices.
 vecchia_cluster_krige <- function(cl, locs, resid, newlocs, params, m_pred, X, X0, distance, device, call, label,
                                   family) {
-  check_cluster(cl, call)
-  n <- nrow(locs)
   n0 <- nrow(newlocs)
-  vecchia_check_m_pred(m_pred, n, call)
-  pts <- vecchia_search_points(rbind(locs, newlocs), distance)
-  bar <- gs_progress_bar(as.double(n0) * m_pred * 20, paste0(label, ": conditioning sets"), call)
-  near <- gs_call(.Call(gs_r_vecchia_nearest, pts[seq_len(n), , drop = FALSE], pts[n + seq_len(n0), , drop = FALSE],
-                        as.integer(m_pred), gs_threads(call), bar), call)
+  vecchia_check_m_pred(m_pred, nrow(locs), call)
+  near <- vecchia_nearest_observed(locs, newlocs, m_pred, distance, call, label)
   k <- min(length(cl), n0)
-  cell <- spatial_cells(pts[n + seq_len(n0), , drop = FALSE], k)
+  cell <- spatial_cells(vecchia_search_points(newlocs, distance), k)
   setting <- vecchia_worker_settings(cl, call)
   parts <- lapply(seq_len(k), function(j) {
     rows <- which(cell == j)

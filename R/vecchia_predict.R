@@ -23,10 +23,7 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n, call)
   all <- rbind(locs, newlocs)
-  pts <- vecchia_search_points(all, distance)
-  bar <- gs_progress_bar(as.double(n0) * m_pred * 20, paste0(label, ": conditioning sets"), call)
-  near <- gs_call(.Call(gs_r_vecchia_nearest, pts[seq_len(n), , drop = FALSE], pts[n + seq_len(n0), , drop = FALSE],
-                        as.integer(m_pred), gs_threads(call), bar), call)
+  near <- vecchia_nearest_observed(locs, newlocs, m_pred, distance, call, label)
   nn <- matrix(NA_integer_, n + n0, m_pred + 1L)
   nn[, 1] <- seq_len(n + n0)
   nn[n + seq_len(n0), -1] <- near
@@ -41,6 +38,14 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
   w0 <- wb[, 2]
   list(mean = -wb[, 1] / w0, var = 1 / w0^2,
        xres = if (p > 0) wb[, -(1:2), drop = FALSE] / w0 else matrix(0, n0, 0L), neighbors = near)
+}
+
+# The m_pred nearest rows of locs to each row of newlocs (n0 x m_pred), the
+# nearest first. `label` names the progress bar.
+vecchia_nearest_observed <- function(locs, newlocs, m_pred, distance, call, label) {
+  bar <- gs_progress_bar(as.double(nrow(newlocs)) * m_pred * 20, paste0(label, ": conditioning sets"), call)
+  gs_call(.Call(gs_r_vecchia_nearest, vecchia_search_points(locs, distance), vecchia_search_points(newlocs, distance),
+                as.integer(m_pred), gs_threads(call), bar), call)
 }
 
 vecchia_check_m_pred <- function(m_pred, n, call) {

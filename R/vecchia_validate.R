@@ -26,8 +26,8 @@ vecchia_neighbors_fields <- list(
 # that passed are kept in that environment: a structure evaluated many
 # times (an optimizer, a profile, MCMC) is checked once, since identical()
 # compares the pointers first, while a field changed since is a new object
-# (R copies on change) and is checked again. At 1e6 points the checks take
-# tens of milliseconds, a GPU evaluation about a hundred.
+# (R copies on change) and is checked again. At 1e6 points the checks took
+# 65 ms a call on 2 CPU cores.
 validate_vecchia_neighbors <- function(x, arg, call) {
   home <- attr(x, "engine")
   fields <- if (is.list(x)) unclass(x)[names(vecchia_neighbors_fields)]

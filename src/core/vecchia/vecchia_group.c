@@ -88,53 +88,25 @@ static void slot_init(group_slots *g, long i, group_set *seen)
   g->cap[i] = g->mp1;
 }
 
-/* The size of the union of slots a and b (a may be empty). */
-static long union_size(const group_slots *g, long a, long b, group_set *seen)
+/* Room for u entries in slot j's set (its row's place, then an allocation
+ * of its own); 0 where it cannot grow. */
+static int set_reserve(group_slots *g, long j, long u)
 {
-  const int *sa = g->set[a], *sb = g->set[b];
-  long count = g->u[a];
-  for (int i = 0; i < g->u[a]; ++i) seen_test_set(seen, sa[i]);
-  for (int i = 0; i < g->u[b]; ++i) count += !seen_test(seen, sb[i]);
-  seen_clear(seen, sa, g->u[a]);
-  return count;
-}
-
-/* Slot j's set takes the entries of slot k's that it lacks (u in all). */
-static int union_grow(group_slots *g, long j, long k, long u, group_set *seen)
-{
-  if (u > g->cap[j]) {
-    const int cap = u < INT32_MAX / 2 ? (int)(2 * u) : (int)u;
-    int *grown = (int *)malloc((size_t)cap * sizeof(int));
-    if (!grown) return 0;
-    memcpy(grown, g->set[j], (size_t)g->u[j] * sizeof(int));
-    if (g->cap[j] > g->mp1) free(g->set[j]);
-    g->set[j] = grown;
-    g->cap[j] = cap;
-  }
-  int *sj = g->set[j];
-  const int uj = g->u[j];
-  for (int i = 0; i < uj; ++i) seen_test_set(seen, sj[i]);
-  int at = uj;
-  for (int i = 0; i < g->u[k]; ++i)
-    if (!seen_test(seen, g->set[k][i])) sj[at++] = g->set[k][i];
-  seen_clear(seen, sj, uj);
+  if (u <= g->cap[j]) return 1;
+  const int cap = u < INT32_MAX / 2 ? (int)(2 * u) : (int)u;
+  int *grown = (int *)malloc((size_t)cap * sizeof(int));
+  if (!grown) return 0;
+  memcpy(grown, g->set[j], (size_t)g->u[j] * sizeof(int));
+  if (g->cap[j] > g->mp1) free(g->set[j]);
+  g->set[j] = grown;
+  g->cap[j] = cap;
   return 1;
 }
 
-/* Moves slot k's points to the end of slot j's, and its set's entries into
- * j's (an empty j takes k's set as it is). */
-static void move_points(group_slots *g, long j, long k, long u, group_set *seen)
+/* Slot j takes slot k's points and its set (j's set already the union of
+ * both, u entries). */
+static void move_points(group_slots *g, long j, long k, long u)
 {
-  if (g->head[j] < 0) {
-    g->set[j] = g->set[k];
-    g->cap[j] = g->cap[k];
-  } else {
-    if (!union_grow(g, j, k, u, seen)) {
-      __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
-      return;
-    }
-    if (g->cap[k] > g->mp1) free(g->set[k]);
-  }
   if (g->head[j] < 0) g->head[j] = g->head[k];
   else g->next[g->tail[j]] = g->head[k];
   g->tail[j] = g->tail[k];
@@ -146,13 +118,33 @@ static void move_points(group_slots *g, long j, long k, long u, group_set *seen)
 }
 
 /* Merge test (col, j): slot j takes slot k = nn[j, col] when the union of
- * their rows is small enough (gs_vecchia_group). */
+ * their rows is small enough (gs_vecchia_group). The entries of j's set are
+ * marked once: k's unmarked ones give the union's size, and a merge appends
+ * them while the marks stand (an empty j takes k's set as it is). */
 static void merge_test(group_slots *g, int col, long j, group_set *seen)
 {
   const int k = g->nn[j * g->mp1 + col];
   if (k < 0 || g->head[k] < 0) return;
-  const long u = union_size(g, j, k, seen);
-  if ((double)u * u <= (double)g->u[j] * g->u[j] + (double)g->u[k] * g->u[k]) move_points(g, j, k, u, seen);
+  const int uj = g->u[j], uk = g->u[k];
+  int *sk = g->set[k];
+  for (int i = 0; i < uj; ++i) seen_test_set(seen, g->set[j][i]);
+  long u = uj;
+  for (int i = 0; i < uk; ++i) u += !seen_test(seen, sk[i]);
+  if ((double)u * u <= (double)uj * uj + (double)uk * uk) {
+    if (g->head[j] < 0) {
+      g->set[j] = sk;
+      g->cap[j] = g->cap[k];
+      move_points(g, j, k, u);
+    } else if (set_reserve(g, j, u)) {
+      for (int i = 0, at = uj; i < uk; ++i)
+        if (!seen_test(seen, sk[i])) g->set[j][at++] = sk[i];
+      if (g->cap[k] > g->mp1) free(sk);
+      move_points(g, j, k, u);
+    } else {
+      __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
+    }
+  }
+  seen_clear(seen, g->set[j], uj); /* j's first uj entries: those marked */
 }
 
 /* Scratch of the parallel pass: per test of a column, the number of earlier
