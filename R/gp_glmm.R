@@ -1,9 +1,11 @@
 # Spatial generalized linear mixed models: counts (Poisson, log link) and
 # presences or successes out of trials (binomial, logit link) with a Matérn
 # latent field, the field integrated out by the exact Laplace approximation
-# (src/core/glmm: Newton's iteration for the mode, dense, on the CPU). The
-# trend coefficients and the covariance parameters are estimated jointly by
-# nlminb on the Laplace log-likelihood.
+# (src/core/glmm: Newton's iteration for the mode, dense, on the CPU) or the
+# Vecchia-Laplace one (the same iteration on the Vecchia approximation of
+# the pseudo-data, O(n m^3) a step). The trend coefficients and the
+# covariance parameters are estimated jointly by nlminb on the Laplace
+# log-likelihood.
 
 # The families a non-Gaussian fit takes, with their link, the name of
 # their parameter besides the mean (theta: variance mu + mu^2 / theta;
@@ -118,16 +120,13 @@ check_counts <- function(y, what, call) {
 }
 
 # What a non-Gaussian fit does not take yet: REML (its likelihood is a
-# Laplace approximation of the ML one), the Vecchia-Laplace approximation,
-# anisotropic and space-time covariances, mixed precision.
-check_glmm_options <- function(method_given, method, approx, precision, model, call) {
+# Laplace approximation of the ML one), a cluster, anisotropic and
+# space-time covariances, mixed precision.
+check_glmm_options <- function(method_given, method, cluster, precision, model, call) {
   if (method_given && method == "reml") {
     abort_arg("Non-Gaussian families are fitted by maximum likelihood (the Laplace approximation): {.code method = \"ml\"}.", call)
   }
-  if (identical(approx, "vecchia")) {
-    abort_arg(c("The Vecchia-Laplace approximation for non-Gaussian families is not yet available.",
-                i = "Use {.code approx = \"exact\"} (the exact Laplace approximation)."), call)
-  }
+  if (!is.null(cluster)) abort_arg("Non-Gaussian families are fitted in one process for now: leave {.arg cluster} out.", call)
   if (precision == "mixed") abort_arg("Non-Gaussian families are fitted in FP64: {.code precision = \"double\"}.", call)
   if (model$geometry != "isotropic") {
     abort_arg("Non-Gaussian families take isotropic covariance models for now, not {.val {model$name}}.", call)
@@ -205,20 +204,57 @@ glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e
        ptr = ptr)
 }
 
+# The Vecchia-Laplace log-likelihood, with glmm_likelihood()'s mode(): the
+# ordering and the conditioning sets of m points made once (the Vecchia
+# object holds them and the data in its order), each evaluation warm-started
+# from the last converged mode's pair (a, f). The mode's a and f are
+# returned in the data's order. On a GPU the factorizations run there (the
+# transposed product W'u on the CPU, with the factor brought back).
+glmm_likelihood_vecchia <- function(d, family, distance, m, call, max_iter = 200L, tol = 1e-8, cov_family = "matern",
+                                    device = "cpu") {
+  vc <- vecchia_open(d$locs, m, distance = distance, device = device, call = call, label = "gp_fit")
+  o <- vc$order
+  code <- gs_code("glmm_family", family$family)
+  at <- function(x) if (!is.null(x)) as.double(x[o])
+  y <- at(d$y)
+  trials <- at(d$trials)
+  weights <- at(d$weights)
+  offset <- d$offset %||% numeric(length(y))
+  a <- f <- numeric(length(y))
+  evaluations <- 0L
+  mode <- function(beta, covariance, param = family$param) {
+    covariance <- covariance[intersect(names(gs_table("cov_param")), names(covariance))]
+    eta0 <- (offset + drop(d$X %*% beta))[o]
+    r <- gs_call(.Call(gs_r_laplace_vecchia_mode, vc$ptr, cov_model(covariance, distance, cov_family), code, y, trials,
+                       weights, as.double(param %||% 1), as.double(eta0), a, f, as.integer(max_iter), tol), call)
+    evaluations <<- evaluations + 1L
+    if (r$converged) {
+      a <<- r$a
+      f <<- r$f
+    }
+    r$a[o] <- r$a
+    r$f[o] <- r$f
+    r
+  }
+  list(mode = mode, close = function() vecchia_close(vc), evaluations = function() evaluations,
+       device = if (vc$device >= 0L) "gpu" else "cpu")
+}
+
 # The Laplace log-likelihood of a model at given parameters (for the tests
 # and for comparisons with other packages): y counts, successes (with
 # `trials`) or positive values, X the trend's design, beta its
 # coefficients, covariance c(sigma2, range, smoothness, nugget), param
-# theta or the shape (where the family does not give it). Returns the
-# native mode's list.
+# theta or the shape (where the family does not give it); m: NULL for the
+# exact Laplace approximation, else the Vecchia-Laplace one's (on
+# `device`). Returns the native mode's list.
 glmm_loglik <- function(y, locs, X, beta, covariance, family, trials = NULL, offset = NULL, distance = "euclidean",
-                        weights = NULL, param = NULL) {
+                        weights = NULL, param = NULL, m = NULL, device = "cpu") {
   call <- environment()
   family <- gp_family(family, call)
   d <- list(y = as.double(y), locs = as_locations(locs, "locs", distance, call), X = as.matrix(X),
             trials = if (!is.null(trials)) as.double(trials) else if (family$family == "binomial") rep(1, length(y)),
             offset = offset, weights = if (!is.null(weights)) as.double(weights))
-  lik <- glmm_likelihood(d, family, distance, call)
+  lik <- if (is.null(m)) glmm_likelihood(d, family, distance, call) else glmm_likelihood_vecchia(d, family, distance, m, call, device = device)
   on.exit(lik$close())
   lik$mode(beta, covariance, param %||% family$param)
 }
@@ -230,8 +266,13 @@ glmm_loglik <- function(y, locs, X, beta, covariance, family, trials = NULL, off
 # log-likelihood over the same scale, mapped to the reported one by the
 # delta method. Returns what fit_estimates() returns, the field's mode and
 # the family's parameter (`param`, with its standard error `param_se`).
-glmm_fit <- function(d, family, model, spec, ctrl, call) {
-  lik <- glmm_likelihood(d, family, model$distance, call, cov_family = model$native)
+glmm_fit <- function(d, family, model, spec, ctrl, call, approx = "exact", m = 30L, device = "cpu") {
+  vecchia <- identical(approx, "vecchia")
+  lik <- if (vecchia) {
+    glmm_likelihood_vecchia(d, family, model$distance, m, call, cov_family = model$native, device = device)
+  } else {
+    glmm_likelihood(d, family, model$distance, call, cov_family = model$native)
+  }
   on.exit(lik$close())
   p <- ncol(d$X)
   sigma2_free <- is.null(spec$fixed$sigma2)
@@ -280,7 +321,8 @@ glmm_fit <- function(d, family, model, spec, ctrl, call) {
   vcov <- glmm_vcov(loglik, opt$par, p, u$covariance, estimated, if (param_free) u$param, ctrl)
   list(covariance = u$covariance, loglik = r$loglik, vcov = vcov$covariance, vcov_type = if (ctrl$hessian) "hessian",
        beta = u$beta, vcov_beta = vcov$beta, estimated = estimated, opt = opt, evaluations = lik$evaluations(),
-       backend = "cpu, exact Laplace", device = "cpu", mode = r$f, mode_a = r$a,
+       backend = if (vecchia) sprintf("%s, Vecchia-Laplace (m = %d)", lik$device, as.integer(m)) else "cpu, exact Laplace",
+       device = lik$device %||% "cpu", mode = r$f, mode_a = r$a,
        param = if (!is.null(param_name)) stats::setNames(u$param, param_name), param_estimated = param_free,
        param_se = vcov$param_se)
 }
@@ -325,7 +367,7 @@ glmm_profile_loglik <- function(fit, fixed, start, call) {
   d$glm <- glmm_glm(d, family)
   spec <- fit_spec(d, fit$model, start, fit$settings$lower, fit$settings$upper, fixed, fit$settings$nugget, call)
   ctrl <- fit_control(list(trace = FALSE, hessian = FALSE), call)
-  suppressWarnings(glmm_fit(d, family, fit$model, spec, ctrl, call))$loglik
+  suppressWarnings(glmm_fit(d, family, fit$model, spec, ctrl, call, fit$approx, fit$m, fit$device))$loglik
 }
 
 # An error for what a non-Gaussian fit does not have yet (profiles,

@@ -12,6 +12,11 @@
 # caller, started at the fit's mode, and its mode at the estimates (one
 # Newton step there).
 glmm_fit_likelihood <- function(fit, call) {
+  if (identical(fit$approx, "vecchia")) {
+    abort_arg(c("Predictions and conditional draws at new locations of a Vecchia-Laplace fit are not yet available.",
+                i = "Its estimates, {.fn fitted} (the field's mode), {.fn logLik}, {.fn summary} and {.fn confint} are; for kriging, refit with {.code approx = \"exact\"} where n allows."),
+              call)
+  }
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
   glmm_likelihood(d, list(family = fit$family, param = fit$family_parameter), fit$distance, call,
                   a = fit$mode_a %||% numeric(fit$n), cov_family = fit$model$native)

@@ -1,8 +1,12 @@
 /* Laplace objects for R (generalized linear mixed models): an external
  * pointer owns a gs_laplace. */
+#include <string.h>
+
 #include "gs_laplace.h"
+#include "gs_laplace_vecchia.h"
 #include "r_krige.h"
 #include "r_util.h"
+#include "r_vecchia.h"
 
 static gs_laplace *laplace_get(SEXP ptr)
 {
@@ -53,39 +57,84 @@ static const double *laplace_vector(SEXP x, long n, const char *what)
   return REAL(x);
 }
 
-/* family: a code of the glmm_family table; trials: NULL but for the
- * binomial; weights: the prior weights, or NULL; param: theta or shape;
- * a: the start (see gs_laplace_mode). Returns list(loglik, loglik_y,
+/* The data of a mode for n points: family, a code of the glmm_family
+ * table; trials: NULL but for the binomial; weights: the prior weights, or
+ * NULL; param: theta or shape. */
+static gs_laplace_data laplace_data(long n, SEXP family, SEXP y, SEXP trials, SEXP weights, SEXP param, SEXP eta0,
+                                    SEXP max_iter, SEXP tol)
+{
+  return (gs_laplace_data){.family = gs_r_int(family, "family"),
+                           .y = laplace_vector(y, n, "y"),
+                           .trials = Rf_isNull(trials) ? NULL : laplace_vector(trials, n, "trials"),
+                           .weights = Rf_isNull(weights) ? NULL : laplace_vector(weights, n, "weights"),
+                           .param = Rf_asReal(param),
+                           .eta0 = laplace_vector(eta0, n, "eta0"),
+                           .max_iter = gs_r_int(max_iter, "max_iter"),
+                           .tol = Rf_asReal(tol)};
+}
+
+/* list(loglik, loglik_y, logdet, iterations, converged, a, f, W) with a
+ * copy of `a` (the start, as a double vector of n) and f allocated. */
+static SEXP mode_result(SEXP a, long n)
+{
+  const char *names[] = {"loglik", "loglik_y", "logdet", "iterations", "converged", "a", "f", "W", ""};
+  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+  SEXP mode_a = gs_r_set_field(out, "a", Rf_duplicate(PROTECT(Rf_coerceVector(a, REALSXP))));
+  laplace_vector(mode_a, n, "a");
+  gs_r_set_field(out, "f", Rf_allocVector(REALSXP, n));
+  UNPROTECT(2);
+  return out;
+}
+
+static void set_info(SEXP out, const gs_laplace_info *info)
+{
+  gs_r_set_field(out, "loglik", Rf_ScalarReal(info->loglik));
+  gs_r_set_field(out, "loglik_y", Rf_ScalarReal(info->loglik_y));
+  gs_r_set_field(out, "logdet", Rf_ScalarReal(info->logdet));
+  gs_r_set_field(out, "iterations", Rf_ScalarInteger(info->iterations));
+  gs_r_set_field(out, "converged", Rf_ScalarLogical(info->converged));
+}
+
+/* a: the start (see gs_laplace_mode). Returns list(loglik, loglik_y,
  * logdet, iterations, converged, a, f, W: the weights at the mode). */
 SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP weights, SEXP param, SEXP eta0, SEXP a,
                        SEXP max_iter, SEXP tol)
 {
   gs_laplace *lp = laplace_get(ptr);
   const long n = gs_laplace_size(lp);
-  const gs_laplace_data d = {.family = gs_r_int(family, "family"),
-                             .y = laplace_vector(y, n, "y"),
-                             .trials = Rf_isNull(trials) ? NULL : laplace_vector(trials, n, "trials"),
-                             .weights = Rf_isNull(weights) ? NULL : laplace_vector(weights, n, "weights"),
-                             .param = Rf_asReal(param),
-                             .eta0 = laplace_vector(eta0, n, "eta0"),
-                             .max_iter = gs_r_int(max_iter, "max_iter"),
-                             .tol = Rf_asReal(tol)};
-  const char *names[] = {"loglik", "loglik_y", "logdet", "iterations", "converged", "a", "f", "W", ""};
-  SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-  SEXP mode_a = gs_r_set_field(out, "a", Rf_duplicate(PROTECT(Rf_coerceVector(a, REALSXP))));
-  laplace_vector(mode_a, n, "a");
-  SEXP mode_f = gs_r_set_field(out, "f", Rf_allocVector(REALSXP, n));
+  const gs_laplace_data d = laplace_data(n, family, y, trials, weights, param, eta0, max_iter, tol);
+  SEXP out = PROTECT(mode_result(a, n));
   gs_laplace_info info;
   char msg[GS_MSG_LEN];
-  gs_status st = gs_laplace_mode(lp, &d, REAL(mode_a), REAL(mode_f), &info, msg);
+  gs_status st =
+      gs_laplace_mode(lp, &d, REAL(gs_r_field(out, "a", "mode")), REAL(gs_r_field(out, "f", "mode")), &info, msg);
   if (st == GS_OK) st = gs_laplace_weights(lp, REAL(gs_r_set_field(out, "W", Rf_allocVector(REALSXP, n))), msg);
   if (st != GS_OK) gs_r_stop(st, msg);
-  gs_r_set_field(out, "loglik", Rf_ScalarReal(info.loglik));
-  gs_r_set_field(out, "loglik_y", Rf_ScalarReal(info.loglik_y));
-  gs_r_set_field(out, "logdet", Rf_ScalarReal(info.logdet));
-  gs_r_set_field(out, "iterations", Rf_ScalarInteger(info.iterations));
-  gs_r_set_field(out, "converged", Rf_ScalarLogical(info.converged));
-  UNPROTECT(2);
+  set_info(out, &info);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The Vecchia-Laplace mode on the Vecchia object vptr (data in its order)
+ * for the model of R's cov_model(); a and f: the start pair (see
+ * gs_laplace_vecchia_mode). Returns gs_r_laplace_mode's list without W. */
+SEXP gs_r_laplace_vecchia_mode(SEXP vptr, SEXP model, SEXP family, SEXP y, SEXP trials, SEXP weights, SEXP param,
+                               SEXP eta0, SEXP a, SEXP f, SEXP max_iter, SEXP tol)
+{
+  gs_vecchia *v = gs_r_vecchia_get(vptr);
+  const long n = gs_vecchia_size(v);
+  const gs_cov_model p = gs_r_cov_model(model);
+  const gs_laplace_data d = laplace_data(n, family, y, trials, weights, param, eta0, max_iter, tol);
+  SEXP out = PROTECT(mode_result(a, n));
+  double *mode_f = REAL(gs_r_field(out, "f", "mode"));
+  memcpy(mode_f, laplace_vector(f, n, "f"), (size_t)n * sizeof(double));
+  gs_laplace_info info;
+  char msg[GS_MSG_LEN];
+  gs_r_progress_set(R_NilValue); /* no bar; the factorizations still take interrupts */
+  gs_status st = gs_laplace_vecchia_mode(v, &p, &d, REAL(gs_r_field(out, "a", "mode")), mode_f, &info, msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  set_info(out, &info);
+  UNPROTECT(1);
   return out;
 }
 

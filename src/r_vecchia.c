@@ -3,10 +3,9 @@
  * are 0-based with -1. */
 #include <stdlib.h>
 
-#include "gs_vecchia.h"
-#include "r_util.h"
+#include "r_vecchia.h"
 
-static gs_vecchia *vecchia_get(SEXP ptr)
+gs_vecchia *gs_r_vecchia_get(SEXP ptr)
 {
   return (gs_vecchia *)gs_r_handle(ptr, "gs_vecchia", "Vecchia object", "the Vecchia object has been released");
 }
@@ -164,7 +163,7 @@ SEXP gs_r_vecchia_free(SEXP ptr)
 /* model: R's cov_model() (gs_r_cov_model). Returns log |Sigma_V|. */
 SEXP gs_r_vecchia_factor(SEXP ptr, SEXP model, SEXP progress)
 {
-  gs_vecchia *v = vecchia_get(ptr);
+  gs_vecchia *v = gs_r_vecchia_get(ptr);
   const gs_cov_model p = gs_r_cov_model(model);
   double logdet = 0.0;
   long failed = 0;
@@ -178,7 +177,7 @@ SEXP gs_r_vecchia_factor(SEXP ptr, SEXP model, SEXP progress)
 /* what: 0 = W b, 1 = W^-1 b, for b a double vector or matrix with n rows. */
 SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
 {
-  gs_vecchia *v = vecchia_get(ptr);
+  gs_vecchia *v = gs_r_vecchia_get(ptr);
   if (TYPEOF(b) != REALSXP) Rf_error("b must be double");
   const R_xlen_t len = XLENGTH(b);
   const long n = gs_vecchia_size(v);
@@ -195,7 +194,7 @@ SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
  * p >= 0 columns) and the derivative bits `deriv`. */
 SEXP gs_r_vecchia_grad_info(SEXP ptr, SEXP model, SEXP deriv, SEXP y, SEXP X, SEXP order, SEXP progress)
 {
-  gs_vecchia *v = vecchia_get(ptr);
+  gs_vecchia *v = gs_r_vecchia_get(ptr);
   const gs_cov_model p = gs_r_cov_model(model);
   const long n = gs_vecchia_size(v);
   if (TYPEOF(y) != REALSXP || XLENGTH(y) != n) Rf_error("y must be a double vector with a value per location");

@@ -425,7 +425,7 @@ test_that("bad responses, families and options give clear errors", {
   expect_error(fit_with(y ~ 1, poisson(), weights = 1:3), "a value per observation", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, gaussian(), weights = rep(1, 30)), "prior weights of non-Gaussian", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(link = "identity")), "Supported", class = "gpustats_error_argument")
-  expect_error(fit_with(y ~ 1, poisson(), approx = "vecchia"), "not yet available", class = "gpustats_error_argument")
+  expect_error(fit_with(y ~ 1, poisson(), cluster = 2), "one process", class = "gpustats_error_argument")
   expect_error(fit_with(y ~ 1, poisson(), method = "reml"), "maximum likelihood", class = "gpustats_error_argument")
 })
 

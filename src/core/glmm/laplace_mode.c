@@ -24,26 +24,32 @@
  * whose gain is below the rounding, are not halved for nothing. */
 #define LAPLACE_ROUNDING (64.0 * DBL_EPSILON)
 
-/* Observation i's density at eta (its trials 1 and its prior weight 1
- * where the data have none). */
-static gs_glmm_point point_at(const gs_laplace_data *d, long i, double eta)
+gs_status gs_laplace_data_check(const gs_laplace_data *d, char *msg)
 {
-  return gs_glmm_point_eval(d->family, d->y[i], d->trials ? d->trials[i] : 1.0, d->weights ? d->weights[i] : 1.0,
-                            d->param, eta);
+  if (d->family < 0 || d->family >= GS_GLMM_FAMILY_COUNT || (d->family == GS_GLMM_BINOMIAL && !d->trials) ||
+      (gs_glmm_has_param(d->family) && !(d->param > 0.0 && isfinite(d->param))) ||
+      d->max_iter < 1 || !(d->tol > 0.0))
+    return gs_set_msg(msg, GS_ERR_ARG, "bad Laplace mode call");
+  return GS_OK;
 }
 
-/* -a'f/2 + log p(y | f), and log p(y | f) in *loglik_y; -Inf where a
- * density is not finite (exp overflowed far from the mode). */
-static double laplace_objective(const gs_laplace_data *d, long n, const double *a, const double *f, double *loglik_y)
+double laplace_objective(const gs_laplace_data *d, long n, const double *a, const double *f, double *loglik_y)
 {
   double quad = 0.0, logp = 0.0;
   for (long i = 0; i < n; ++i) {
     quad += a[i] * f[i];
-    logp += point_at(d, i, d->eta0[i] + f[i]).logp;
+    logp += laplace_point(d, i, d->eta0[i] + f[i]).logp;
   }
   *loglik_y = logp;
   const double psi = -0.5 * quad + logp;
   return isfinite(psi) ? psi : -INFINITY;
+}
+
+double laplace_max_abs(const double *x, long n)
+{
+  double m = 0.0;
+  for (long i = 0; i < n; ++i) m = fmax(m, fabs(x[i]));
+  return m;
 }
 
 /* out = K x (K's lower triangle). */
@@ -61,7 +67,7 @@ static gs_status factor_b(gs_laplace *lp, const gs_laplace_data *d, const double
   const long n = lp->n;
   double *s = lp->work + LAPLACE_SQRT_W * n, *rhs = lp->work + LAPLACE_B_RHS * n;
   for (long i = 0; i < n; ++i) {
-    const gs_glmm_point p = point_at(d, i, d->eta0[i] + f[i]);
+    const gs_glmm_point p = laplace_point(d, i, d->eta0[i] + f[i]);
     s[i] = sqrt(p.weight);
     rhs[i] = p.weight * f[i] + p.grad;
   }
@@ -99,17 +105,12 @@ static void newton_point(gs_laplace *lp, double *a_new, double *f_new)
   k_times(lp, a_new, f_new);
 }
 
-/* The start: the given a (f = K a), or zero where that is worse (a warm
- * start from a mode under other parameters can land far off). Returns the
- * objective there. */
-static double laplace_start(gs_laplace *lp, const gs_laplace_data *d, double *a, double *f, double *loglik_y)
+double laplace_start(const gs_laplace_data *d, long n, double *a, double *f, double *zeros, double *loglik_y)
 {
-  const long n = lp->n;
-  k_times(lp, a, f);
   double start_y;
   const double start = laplace_objective(d, n, a, f, &start_y);
-  memset(lp->work + LAPLACE_A_TRY * n, 0, 2 * (size_t)n * sizeof(double)); /* a = f = 0 in the trial vectors */
-  const double zero = laplace_objective(d, n, lp->work + LAPLACE_A_TRY * n, lp->work + LAPLACE_F_TRY * n, loglik_y);
+  memset(zeros, 0, (size_t)n * sizeof(double));
+  const double zero = laplace_objective(d, n, zeros, zeros, loglik_y);
   if (start >= zero) {
     *loglik_y = start_y;
     return start;
@@ -119,21 +120,9 @@ static double laplace_start(gs_laplace *lp, const gs_laplace_data *d, double *a,
   return zero;
 }
 
-static double max_abs(const double *x, long n)
+int laplace_halving_step(const gs_laplace_data *d, long n, double *a, double *f, const double *a_new,
+                         const double *f_new, double *a_try, double *f_try, double *psi, double *loglik_y)
 {
-  double m = 0.0;
-  for (long i = 0; i < n; ++i) m = fmax(m, fabs(x[i]));
-  return m;
-}
-
-/* From (a, f), along the Newton step to (a_new, f_new): the longest of the
- * steps 1, 1/2, 1/4, ... where the objective rises (LAPLACE_ROUNDING), into
- * (a, f). Returns 0 when none does. */
-static int halving_step(gs_laplace *lp, const gs_laplace_data *d, double *a, double *f, double *psi, double *loglik_y)
-{
-  const long n = lp->n;
-  const double *a_new = lp->work + LAPLACE_A_NEW * n, *f_new = lp->work + LAPLACE_F_NEW * n;
-  double *a_try = lp->work + LAPLACE_A_TRY * n, *f_try = lp->work + LAPLACE_F_TRY * n;
   double t = 1.0;
   for (int h = 0; h <= LAPLACE_MAX_HALVINGS; ++h, t *= 0.5) {
     for (long i = 0; i < n; ++i) {
@@ -157,26 +146,26 @@ gs_status gs_laplace_mode(gs_laplace *lp, const gs_laplace_data *d, double *a, d
                           char *msg)
 {
   if (!lp->has_covariance) return gs_set_msg(msg, GS_ERR_ARG, "the Laplace object has no covariance");
-  if (d->family < 0 || d->family >= GS_GLMM_FAMILY_COUNT || (d->family == GS_GLMM_BINOMIAL && !d->trials) ||
-      (gs_glmm_has_param(d->family) && !(d->param > 0.0 && isfinite(d->param))) ||
-      d->max_iter < 1 || !(d->tol > 0.0))
-    return gs_set_msg(msg, GS_ERR_ARG, "bad gs_laplace_mode call");
+  gs_status st = gs_laplace_data_check(d, msg);
+  if (st != GS_OK) return st;
   const long n = lp->n;
   double *a_new = lp->work + LAPLACE_A_NEW * n, *f_new = lp->work + LAPLACE_F_NEW * n;
   double loglik_y, logdet = 0.0;
   lp->has_mode = 0;
-  double psi = laplace_start(lp, d, a, f, &loglik_y);
+  k_times(lp, a, f);
+  double psi = laplace_start(d, n, a, f, lp->work + LAPLACE_A_TRY * n, &loglik_y);
   int converged = 0, steps = 0;
   for (;;) {
-    gs_status st = factor_b(lp, d, f, &logdet, msg);
-    if (st != GS_OK) return st;
+    if ((st = factor_b(lp, d, f, &logdet, msg)) != GS_OK) return st;
     if (converged || steps == d->max_iter) break;
     newton_point(lp, a_new, f_new);
     double change = 0.0;
     for (long i = 0; i < n; ++i) change = fmax(change, fabs(f_new[i] - f[i]));
-    converged = change <= d->tol * (1.0 + max_abs(f, n));
+    converged = change <= d->tol * (1.0 + laplace_max_abs(f, n));
     ++steps;
-    if (!halving_step(lp, d, a, f, &psi, &loglik_y)) break; /* no rise: short of the mode, not converged */
+    if (!laplace_halving_step(d, n, a, f, a_new, f_new, lp->work + LAPLACE_A_TRY * n, lp->work + LAPLACE_F_TRY * n,
+                              &psi, &loglik_y))
+      break; /* no rise: short of the mode, not converged */
   }
   lp->has_mode = 1;
   info->loglik = psi - 0.5 * logdet;

@@ -59,11 +59,19 @@ long gs_vecchia_size(const gs_vecchia *v);
  * GS_ERR_NOT_PD, *failed_point the first such point (1-based). */
 gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet, long *failed_point, char *msg);
 
-/* With the last factor: out = W b (GS_VECCHIA_FORWARD) or W^-1 b
+/* Variances of each point's own (n, in the object's order, >= 0 and
+ * finite; copied), added to the covariance model's diagonal by the
+ * factorizations and likelihoods that follow: independent errors of
+ * unequal variances, such as the pseudo-data of the Vecchia-Laplace
+ * approximation (gs_laplace_vecchia.h). NULL removes them. */
+gs_status gs_vecchia_set_noise(gs_vecchia *v, const double *noise, char *msg);
+
+/* With the last factor: out = W b (GS_VECCHIA_FORWARD), W^-1 b
  * (GS_VECCHIA_INVERSE: a draw of the approximate law from standard normal
- * b, by substitution in the order, on the CPU), for k columns b (n x k,
- * host). out may be b. */
-enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1 };
+ * b, by substitution in the order) or W' b (GS_VECCHIA_TRANSPOSE, so that
+ * W'(W b) is the approximate precision times b), the last two on the CPU,
+ * for k columns b (n x k, host). out may be b. */
+enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1, GS_VECCHIA_TRANSPOSE = 2 };
 gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);
 
 /* The bits of `deriv`: which parameters to differentiate, bit GS_COV_SIGMA2

@@ -1,4 +1,5 @@
 /* The Vecchia object: argument checks and the choice of backend. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
                                    const double *y, const double *X, int p, int deriv)
 {
   vecchia_problem pr = {
-    .locs = locs, .n = v->n, .latent = v->latent, .halo = v->halo, .dim = v->dim, .nn = nn,
+    .locs = locs, .n = v->n, .latent = v->latent, .noise = v->noise, .halo = v->halo, .dim = v->dim, .nn = nn,
     .nn_row = row_major ? v->mp1 : 1, .nn_col = row_major ? 1 : v->n, .mp1 = v->mp1,
     .set = v->set, .resp = v->resp, .set_start = v->set_start, .resp_start = v->resp_start,
     .blocks = v->set ? v->blocks : v->n, .ld = v->set ? v->ld : v->mp1,
@@ -108,6 +109,7 @@ void gs_vecchia_free(gs_vecchia *v)
   free(v->locs);
   free(v->nn);
   free(v->halo);
+  free(v->noise);
   free(v->w);
   free(v->set);
   free(v->resp);
@@ -137,8 +139,26 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet
   return st;
 }
 
-/* W^-1 b on the CPU, with the factor brought from the GPU where it is there. */
-static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+gs_status gs_vecchia_set_noise(gs_vecchia *v, const double *noise, char *msg)
+{
+  if (!noise) {
+    free(v->noise);
+    v->noise = NULL;
+  } else {
+    for (long i = 0; i < v->n; ++i)
+      if (!(noise[i] >= 0.0 && isfinite(noise[i])))
+        return gs_set_msg(msg, GS_ERR_ARG, "the variance of point %ld's own is not finite and >= 0", i + 1);
+    if (!v->noise && !(v->noise = (double *)malloc((size_t)v->n * sizeof(double))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the points' variances");
+    memcpy(v->noise, noise, (size_t)v->n * sizeof(double));
+  }
+  v->factored = 0;
+  return v->device >= 0 ? gs_vecchia_gpu_set_noise(v, msg) : GS_OK;
+}
+
+/* W^-1 b or W' b on the CPU (sequential in the points), with the factor
+ * brought from the GPU where it is there. */
+static gs_status vecchia_on_host(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
 {
   if (v->device >= 0) {
     if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
@@ -146,14 +166,15 @@ static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *
     gs_status st = gs_vecchia_gpu_factor_to_host(v, v->w, msg);
     if (st != GS_OK) return st;
   }
-  gs_vecchia_cpu_inverse(v, b, k, out);
+  if (what == GS_VECCHIA_INVERSE) gs_vecchia_cpu_inverse(v, b, k, out);
+  else gs_vecchia_cpu_transpose(v, b, k, out);
   return GS_OK;
 }
 
 gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
 {
   if (!v->factored) return gs_set_msg(msg, GS_ERR_ARG, "the Vecchia object has not been factored");
-  if (what != GS_VECCHIA_FORWARD && what != GS_VECCHIA_INVERSE) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", what);
+  if (what != GS_VECCHIA_FORWARD && what != GS_VECCHIA_INVERSE && what != GS_VECCHIA_TRANSPOSE) return gs_set_msg(msg, GS_ERR_ARG, "unknown operation %d", what);
   if (k < 1) return GS_OK;
   const size_t bytes = (size_t)v->n * k * sizeof(double);
   double *copy = NULL;
@@ -163,7 +184,7 @@ gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, doub
     b = copy;
   }
   gs_status st;
-  if (what == GS_VECCHIA_INVERSE) st = vecchia_inverse(v, b, k, out, msg);
+  if (what != GS_VECCHIA_FORWARD) st = vecchia_on_host(v, what, b, k, out, msg);
   else if (v->device >= 0) st = gs_vecchia_gpu_apply(v, b, k, out, msg);
   else st = gs_vecchia_cpu_apply(v, b, k, out, msg);
   free(copy);

@@ -133,3 +133,26 @@ void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double 
     }
   }
 }
+
+void gs_vecchia_cpu_transpose(const gs_vecchia *v, const double *b, int k, double *out)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  const int nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * k / 4.0);
+  /* each row i scatters into its earlier points: sequential in i, one
+   * column per thread */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int c = 0; c < k; ++c) {
+    const double *bc = b + (long)c * n;
+    double *x = out + (long)c * n;
+    memset(x, 0, (size_t)n * sizeof(double));
+    for (long i = 0; i < n; ++i) {
+      const double *wi = v->w + i * mp1;
+      for (int j = 0; j < mp1; ++j) {
+        const int g = v->nn[i + (long)j * n];
+        if (g < 0) break;
+        x[g] += wi[j] * bc[i];
+      }
+    }
+  }
+}

@@ -34,6 +34,7 @@ struct gs_vecchia_gpu {
   double *locs;   /* n x dim */
   int *nn;        /* n x mp1, row-major: a warp reads its point's row at once */
   unsigned char *halo; /* n, or NULL (vecchia_problem) */
+  double *noise;  /* n, or NULL (vecchia_problem) */
   int *set, *resp; /* grouped: the blocks (vecchia_problem), else NULL */
   long *set_start, *resp_start;
   double *w;      /* n x mp1: the factor, allocated by the first factorization */
@@ -236,6 +237,7 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
   cudaFree(g->locs);
   cudaFree(g->nn);
   cudaFree(g->halo);
+  cudaFree(g->noise);
   cudaFree(g->set);
   cudaFree(g->resp);
   cudaFree(g->set_start);
@@ -485,6 +487,7 @@ extern "C" gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, 
     vecchia_problem pr = gs_vecchia_problem(v, g->locs, g->nn, 1, y ? g->data : NULL, y ? g->data + v->n : NULL,
                                             y ? p : 0, y ? deriv : 0);
     pr.halo = g->halo;
+    pr.noise = v->noise ? g->noise : NULL;
     pr.set = g->set;
     pr.resp = g->resp;
     pr.set_start = g->set_start;
@@ -532,6 +535,19 @@ extern "C" gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k,
 done:
   cudaFree(db);
   cudaFree(dout);
+  return st;
+}
+
+extern "C" gs_status gs_vecchia_gpu_set_noise(gs_vecchia *v, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  const size_t bytes = (size_t)v->n * sizeof(double);
+  GS_CUDA_TRY(cudaSetDevice(g->ctx->device));
+  if (!v->noise) goto done; /* the device copy stays for the next variances; the problem reads none */
+  if (!g->noise) GS_CUDA_TRY(cudaMalloc(&g->noise, bytes));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->noise, v->noise, bytes, 0, msg));
+done:
   return st;
 }
 

@@ -17,6 +17,7 @@ struct gs_vecchia {
   int dim, mp1, threads;
   double *locs; /* n x dim */
   int *nn;      /* n x mp1; NULL when grouped */
+  double *noise; /* n, or NULL: gs_vecchia_set_noise's variances */
   unsigned char *halo; /* n, or NULL: gs_vecchia_args's halo, not grouped
                           (grouped, the blocks leave the halo out) */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
@@ -48,6 +49,8 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
 gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w,
                              double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* out = W' b with the factor in v->w. */
+void gs_vecchia_cpu_transpose(const gs_vecchia *v, const double *b, int k, double *out);
 /* out = W^-1 b with the factor in v->w. */
 void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
 
@@ -60,6 +63,8 @@ void gs_vecchia_gpu_release(gs_vecchia *v);
 gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const double *y, const double *X, int p,
                              int deriv, int keep_factor, double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* Copies v->noise (n, or NULL for none) to the device. */
+gs_status gs_vecchia_gpu_set_noise(gs_vecchia *v, char *msg);
 /* Copies the factor from the device into w (n x mp1, host). */
 gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg);
 

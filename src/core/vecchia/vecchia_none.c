@@ -23,6 +23,12 @@ gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *ou
   return gs_gpu_missing(msg);
 }
 
+gs_status gs_vecchia_gpu_set_noise(gs_vecchia *v, char *msg)
+{
+  (void)v;
+  return gs_gpu_missing(msg);
+}
+
 gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg)
 {
   (void)v, (void)w;

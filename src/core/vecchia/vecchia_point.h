@@ -100,13 +100,16 @@ GS_HD static inline void vecchia_pair(int t, int *r, int *c)
  * resp_start[t + 1]) of it, increasing; else block t is point t. ld: the
  * largest set (mp1 without groups), the workspace's leading dimension. Points
  * from `latent` on are values of the process without the nugget (new
- * locations of a prediction). halo (n, may be NULL; not grouped): points
+ * locations of a prediction). noise (n, may be NULL): a variance of each
+ * point's own added to its diagonal entry (heteroscedastic errors: the
+ * pseudo-data of the Vecchia-Laplace approximation). halo (n, may be NULL; not grouped): points
  * with no terms of their own (gs_vecchia_args). y and X (n x p) may be NULL
  * (the factor only). deriv: a bit per parameter whose derivative is wanted
  * (q of them, listed in `params`). */
 typedef struct {
   const double *locs;
   long n, latent;
+  const double *noise;
   const unsigned char *halo;
   int dim;
   const int *nn;
@@ -285,7 +288,8 @@ GS_HD static inline void vecchia_point_cov(const vecchia_problem *pr, const mate
     int r, c;
     vecchia_pair_of(pr->pairs, t, &r, &c);
     if (r == c) {
-      w->a[r + r * ld] = v->cov.sigma2 + (w->idx[r] < pr->latent ? v->cov.nugget : 0.0);
+      w->a[r + r * ld] = v->cov.sigma2 + (w->idx[r] < pr->latent ? v->cov.nugget : 0.0) +
+                         (pr->noise ? pr->noise[w->idx[r]] : 0.0);
       continue;
     }
     double dv[GS_COV_NPAR];

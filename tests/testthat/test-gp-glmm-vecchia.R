@@ -1,0 +1,121 @@
+# The Vecchia-Laplace approximation of spatial GLMMs: exact where nothing
+# is approximated (m = n - 1), closer to the exact Laplace approximation as
+# m grows, and fits that agree with the exact ones.
+
+vl_sim <- function(n, cov, seed) {
+  set.seed(seed)
+  locs <- matrix(runif(2 * n), ncol = 2)
+  K <- matern_cov(locs, sigma2 = cov[["sigma2"]], range = cov[["range"]], smoothness = cov[["smoothness"]])
+  list(locs = locs, x = rnorm(n), field = drop(t(chol(K + 1e-10 * diag(n))) %*% rnorm(n)))
+}
+
+vl_loglik <- function(y, s, X, beta, cov, family, m = NULL, ...) {
+  gpustats:::glmm_loglik(y, s$locs, X, beta, cov, family, m = m, ...)
+}
+
+test_that("with m = n - 1 the Vecchia-Laplace log-likelihood is the exact Laplace one, every family", {
+  cov <- c(sigma2 = 0.8, range = 0.2, smoothness = 1.1, nugget = 0.05)
+  s <- vl_sim(120, cov, 1)
+  n <- 120
+  X <- cbind(1, s$x)
+  beta <- c(0.3, 0.4)
+  eta <- drop(X %*% beta) + s$field
+  offset <- log(runif(n, 0.5, 2))
+  w <- runif(n, 0.5, 2)
+  trials <- sample(1:6, n, replace = TRUE)
+  cases <- list(
+    list(y = rpois(n, exp(eta + offset)), family = poisson(), args = list(offset = offset, weights = w)),
+    list(y = rbinom(n, 1, plogis(eta)), family = binomial(), args = list()),
+    list(y = rbinom(n, trials, plogis(eta)), family = binomial(), args = list(trials = trials)),
+    list(y = rgamma(n, shape = 2, rate = 2 / exp(eta)), family = Gamma(link = "log"), args = list(param = 2, weights = w))
+  )
+  if (requireNamespace("MASS", quietly = TRUE)) {
+    cases[[5]] <- list(y = MASS::rnegbin(n, exp(eta), 1.5), family = MASS::negative.binomial(1.5), args = list())
+  }
+  for (cs in cases) {
+    exact <- do.call(vl_loglik, c(list(cs$y, s, X, beta, cov, cs$family), cs$args))
+    full <- do.call(vl_loglik, c(list(cs$y, s, X, beta, cov, cs$family, m = n - 1), cs$args))
+    expect_true(full$converged)
+    expect_equal(full$loglik, exact$loglik, tolerance = 1e-8 / abs(exact$loglik))
+    expect_equal(full$f, exact$f, tolerance = 1e-7)
+    expect_equal(full$logdet, exact$logdet, tolerance = 1e-8)
+  }
+})
+
+test_that("the Vecchia-Laplace log-likelihood approaches the exact one as m grows", {
+  cov <- c(sigma2 = 1, range = 0.1, smoothness = 0.5, nugget = 0)
+  s <- vl_sim(600, cov, 2)
+  X <- cbind(1, s$x)
+  eta <- 0.5 + s$field
+  for (family in c("poisson", "binomial")) {
+    y <- if (family == "poisson") rpois(600, exp(eta)) else rbinom(600, 1, plogis(eta))
+    exact <- vl_loglik(y, s, X, c(0.5, 0), cov, family)$loglik
+    err <- vapply(c(3, 10, 40, 150), function(m) abs(vl_loglik(y, s, X, c(0.5, 0), cov, family, m = m)$loglik - exact), 0)
+    expect_lt(err[4], err[1])
+    expect_lt(err[4], 0.05)
+    expect_lt(err[3], 1) # at m = 40, within a unit of the exact log-likelihood
+  }
+})
+
+test_that("Vecchia-Laplace fits agree with exact ones and say what they are", {
+  cov <- c(sigma2 = 1, range = 0.15, smoothness = 0.5, nugget = 0)
+  s <- vl_sim(300, cov, 3)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x)
+  df$y <- rpois(300, exp(0.5 + 0.3 * df$x + s$field))
+  fit <- function(approx, ...) {
+    gp_fit(y ~ x, df, coords = ~ lon + lat, family = poisson(), cov = "exponential", approx = approx,
+           control = list(trace = FALSE), ...)
+  }
+  exact <- fit("exact")
+  vl <- fit("vecchia", m = 40)
+  expect_match(vl$backend, "Vecchia-Laplace \\(m = 40\\)")
+  expect_equal(vl$approx, "vecchia")
+  expect_true(vl$converged)
+  se <- sqrt(diag(vcov(exact)))
+  expect_true(all(abs(coef(vl)[names(se)] - coef(exact)[names(se)]) < 0.5 * se))
+  expect_equal(unname(vl$loglik), unname(exact$loglik), tolerance = 1 / abs(exact$loglik))
+  expect_equal(length(fitted(vl)), 300L)
+  expect_true(all(is.finite(sqrt(diag(vcov(vl))))))
+  expect_error(predict(vl, newdata = df[1:3, ]), "not yet available", class = "gpustats_error_argument")
+})
+
+test_that("the native Vecchia-Laplace mode refuses a bad call and reports a linear predictor that is not finite", {
+  set.seed(7)
+  n <- 30
+  ns <- asNamespace("gpustats")
+  vc <- ns$vecchia_open(matrix(runif(2 * n), ncol = 2), 10, device = "cpu", call = environment(), label = "test")
+  on.exit(ns$vecchia_close(vc))
+  model <- ns$cov_model(c(sigma2 = 1, range = 0.3, nugget = 0, smoothness = 1.5), "euclidean")
+  mode <- function(family, y, eta0 = numeric(n)) {
+    ns$gs_call(.Call(ns$gs_r_laplace_vecchia_mode, vc$ptr, model, family, as.double(y), NULL, NULL, 1, eta0,
+                     numeric(n), numeric(n), 10L, 1e-8), environment())
+  }
+  expect_error(mode(99L, 1:n), "bad Laplace mode call")
+  bad <- mode(0L, 1:n, rep(NaN, n)) # no mode: said so, and -Inf for a search to step back from
+  expect_false(bad$converged)
+  expect_equal(bad$loglik, -Inf)
+  expect_true(mode(0L, 1:n)$converged)
+})
+
+test_that("the Vecchia-Laplace approximation on a GPU equals the CPU's", {
+  skip_without_gpu()
+  cov <- c(sigma2 = 0.9, range = 0.12, smoothness = 0.8, nugget = 0.02)
+  s <- vl_sim(400, cov, 4)
+  X <- cbind(1, s$x)
+  y <- rpois(400, exp(0.2 + s$field))
+  for (m in c(20, 399)) {
+    cpu <- vl_loglik(y, s, X, c(0.2, 0), cov, poisson(), m = m)
+    gpu <- vl_loglik(y, s, X, c(0.2, 0), cov, poisson(), m = m, device = "gpu")
+    expect_true(gpu$converged)
+    expect_equal(gpu$loglik, cpu$loglik, tolerance = 1e-9)
+    expect_equal(gpu$f, cpu$f, tolerance = 1e-8)
+  }
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], y = rbinom(400, 1, plogis(s$field)))
+  fit <- function(device) {
+    gp_fit(y ~ 1, df, coords = ~ lon + lat, family = binomial(), cov = "exponential", approx = "vecchia", m = 20,
+           device = device, control = list(trace = FALSE))
+  }
+  on_gpu <- fit("gpu")
+  expect_match(on_gpu$backend, "^gpu, Vecchia-Laplace")
+  expect_equal(coef(on_gpu), coef(fit("cpu")), tolerance = 1e-5)
+})
