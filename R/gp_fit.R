@@ -200,10 +200,13 @@
 #' responses, with ranges of 0.05 to 0.2 of the square; in fits of 2,000
 #' points of each, trend coefficients within 0.1 standard errors of the
 #' exact fit's and `sigma2` and the range within 2 to 11 percent.
-#' `approx = "auto"` takes it above the exact path's CPU size (10,000). The search and the
-#' standard errors are those of the exact Laplace fit; `predict()` and
-#' `simulate()` at new locations of such a fit are not yet available (an
-#' error says so). Its factorizations run on the GPU where `device` gives
+#' `approx = "auto"` takes it above the exact path's CPU size (10,000).
+#' The search and the standard errors are those of the exact Laplace fit.
+#' `predict()` krigs each new location from its `m_pred` nearest
+#' pseudo-data at the mode (observed with their own variances, as a
+#' Gaussian Vecchia fit's predictions), the trend's uncertainty from its
+#' coefficients' covariance in the fit; `simulate()` at new locations of
+#' such a fit is not yet available (an error says so). Its factorizations run on the GPU where `device` gives
 #' one (as for a Gaussian Vecchia fit), the rest of each Newton step on the
 #' CPU. Responses outside the family's support (negative or
 #' fractional counts, a 0/1 response with other values, Gamma responses

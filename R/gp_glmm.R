@@ -207,11 +207,12 @@ glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e
 # The Vecchia-Laplace log-likelihood, with glmm_likelihood()'s mode(): the
 # ordering and the conditioning sets of m points made once (the Vecchia
 # object holds them and the data in its order), each evaluation warm-started
-# from the last converged mode's pair (a, f). The mode's a and f are
+# from the last converged mode's pair (a, f; the first from the `a` and `f`
+# given, in the data's order, or zeros). The mode's a, f and W are
 # returned in the data's order. On a GPU the factorizations run there (the
 # transposed product W'u on the CPU, with the factor brought back).
 glmm_likelihood_vecchia <- function(d, family, distance, m, call, max_iter = 200L, tol = 1e-8, cov_family = "matern",
-                                    device = "cpu") {
+                                    device = "cpu", a = NULL, f = NULL) {
   vc <- vecchia_open(d$locs, m, distance = distance, device = device, call = call, label = "gp_fit")
   o <- vc$order
   code <- gs_code("glmm_family", family$family)
@@ -220,7 +221,8 @@ glmm_likelihood_vecchia <- function(d, family, distance, m, call, max_iter = 200
   trials <- at(d$trials)
   weights <- at(d$weights)
   offset <- d$offset %||% numeric(length(y))
-  a <- f <- numeric(length(y))
+  a <- if (is.null(a)) numeric(length(y)) else as.double(a[o])
+  f <- if (is.null(f)) numeric(length(y)) else as.double(f[o])
   evaluations <- 0L
   mode <- function(beta, covariance, param = family$param) {
     covariance <- covariance[intersect(names(gs_table("cov_param")), names(covariance))]
@@ -234,6 +236,7 @@ glmm_likelihood_vecchia <- function(d, family, distance, m, call, max_iter = 200
     }
     r$a[o] <- r$a
     r$f[o] <- r$f
+    r$W[o] <- r$W
     r
   }
   list(mode = mode, close = function() vecchia_close(vc), evaluations = function() evaluations,

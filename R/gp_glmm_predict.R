@@ -13,8 +13,8 @@
 # Newton step there).
 glmm_fit_likelihood <- function(fit, call) {
   if (identical(fit$approx, "vecchia")) {
-    abort_arg(c("Predictions and conditional draws at new locations of a Vecchia-Laplace fit are not yet available.",
-                i = "Its estimates, {.fn fitted} (the field's mode), {.fn logLik}, {.fn summary} and {.fn confint} are; for kriging, refit with {.code approx = \"exact\"} where n allows."),
+    abort_arg(c("Conditional draws at new locations of a Vecchia-Laplace fit are not yet available.",
+                i = "{.fn predict} gives the field's conditional mean and standard error there; {.fn simulate} without {.arg newdata} draws at the observed locations."),
               call)
   }
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
@@ -57,14 +57,35 @@ glmm_working_field <- function(mode) mode$f + ifelse(mode$W > 0, mode$a / mode$W
 
 # The latent field's prediction at `new$locs` (design new$X) on the link
 # scale without the offset: list(fit, se) (se NULL without `se`).
-glmm_krige <- function(fit, new, se, call) {
+glmm_krige <- function(fit, new, se, call, m_pred = NULL, device = "cpu") {
   if (nrow(new$locs) == 0L) return(list(fit = numeric(0), se = if (se) numeric(0)))
+  if (identical(fit$approx, "vecchia")) return(glmm_vecchia_krige(fit, new, m_pred, device, call))
   lik <- glmm_fit_likelihood(fit, call)
   on.exit(lik$close())
   cond <- glmm_conditioning(fit, lik, call, "predict")
   R <- cond$forward(glmm_working_field(cond$mode))
   k <- cond$krige(new$locs, new$X, R, matrix(as.double(fit$beta)), se)
   list(fit = drop(k$fit), se = k$se)
+}
+
+# The same from a Vecchia-Laplace fit: at the estimates, the field given
+# the data is approximately that given its pseudo-data f + a / W at the
+# mode, observed with independent errors of variances 1 / W; each new
+# location is conditioned on its m_pred nearest pseudo-data (as a Gaussian
+# Vecchia fit's predictions, vecchia_krige()), and the trend's uncertainty
+# added through the covariance of its coefficients in the fit.
+glmm_vecchia_krige <- function(fit, new, m_pred, device, call) {
+  d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
+  lik <- glmm_likelihood_vecchia(d, list(family = fit$family, param = fit$family_parameter), fit$distance, fit$m, call,
+                                 cov_family = fit$model$native, device = device, a = fit$mode_a, f = fit$mode)
+  on.exit(lik$close())
+  mode <- glmm_fit_mode(fit, lik, call)
+  params <- fit$covariance[intersect(names(gs_table("cov_param")), names(fit$covariance))]
+  k <- vecchia_krige(fit$locs, glmm_working_field(mode), new$locs, params, vecchia_m_pred(fit, m_pred, call), X = fit$X,
+                     X0 = new$X, distance = fit$distance, device = device, call = call, family = fit$model$native,
+                     noise = 1 / mode$W)
+  trend <- if (ncol(new$X)) rowSums((k$xres %*% fit$vcov_beta) * k$xres) else 0
+  list(fit = unname(drop(new$X %*% fit$beta) + k$mean), se = unname(sqrt(pmax(k$var + trend, 0))))
 }
 
 # The family's link of a fit (stats::make.link's list: linkfun, linkinv,
@@ -76,12 +97,12 @@ fit_link <- function(fit) stats::make.link(fit$link)
 # response (per trial for the binomial) by the inverse link, its standard
 # error by the delta method and its interval the link scale's transformed
 # (the links are increasing).
-glmm_predict <- function(fit, new, type, se.fit, interval, level, call) {
+glmm_predict <- function(fit, new, type, se.fit, interval, level, call, m_pred = NULL, device = "cpu") {
   if (interval == "prediction") {
     abort_arg(c("Prediction intervals are for Gaussian fits; a non-Gaussian fit's responses are not normal about the prediction.",
                 i = "Use {.code interval = \"confidence\"} (for the mean), or {.fn simulate} new responses."), call)
   }
-  k <- glmm_krige(fit, new, se.fit || interval != "none", call)
+  k <- glmm_krige(fit, new, se.fit || interval != "none", call, m_pred, device)
   eta <- k$fit + (new$offset %||% 0)
   link <- fit_link(fit)
   response <- type == "response"

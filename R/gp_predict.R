@@ -140,7 +140,7 @@ predict.gp_fit <- function(object, newdata, se.fit = FALSE, interval = c("none",
     gp_newdata(object, newdata, X, call)
   }
   out <- if (fit_is_glmm(object)) {
-    glmm_predict(object, new, type, se.fit, interval, level, call)
+    glmm_predict(object, new, type, se.fit, interval, level, call, m_pred, device)
   } else {
     gaussian_predict(object, new, se.fit, interval, level, m_pred, device, call, cluster)
   }

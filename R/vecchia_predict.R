@@ -15,10 +15,12 @@
 #           var + xres' Cov(beta) xres with the GLS covariance of beta).
 # `resid` (n) and X (n x p, may be NULL) in the order of `locs`; returns a
 # list: mean, var, xres (n0 x p), neighbors (n0 x m_pred, rows of locs).
-# `label`: what the user asked for, which names the progress bars.
+# `label`: what the user asked for, which names the progress bars. `noise`:
+# NULL, or a variance of each observation's own added to the nugget
+# (heteroscedastic errors: the pseudo-data of a Vecchia-Laplace fit).
 vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = NULL, distance = "euclidean",
                           device = getOption("gpustats.device", "auto"), call = parent.frame(), label = "predict",
-                          family = "matern") {
+                          family = "matern", noise = NULL) {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n, call)
@@ -30,6 +32,7 @@ vecchia_krige <- function(locs, resid, newlocs, params, m_pred, X = NULL, X0 = N
   vc <- vecchia_open(all, m_pred, distance = distance, device = device, call = call,
                      neighbors = list(order = seq_len(n + n0), neighbors = nn), latent = n + 1L)
   on.exit(vecchia_close(vc))
+  if (!is.null(noise)) gs_call(.Call(gs_r_vecchia_set_noise, vc$ptr, c(as.double(noise), numeric(n0))), call)
   vecchia_factor(vc, params, call, label = paste0(label, ": kriging"), family = family)
   p <- if (is.null(X)) 0L else ncol(X)
   b <- cbind(c(resid, numeric(n0)), c(numeric(n), rep(1, n0)))

@@ -117,7 +117,8 @@ SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP weights,
 
 /* The Vecchia-Laplace mode on the Vecchia object vptr (data in its order)
  * for the model of R's cov_model(); a and f: the start pair (see
- * gs_laplace_vecchia_mode). Returns gs_r_laplace_mode's list without W. */
+ * gs_laplace_vecchia_mode). Returns gs_r_laplace_mode's list, W the
+ * weights of the pseudo-data. */
 SEXP gs_r_laplace_vecchia_mode(SEXP vptr, SEXP model, SEXP family, SEXP y, SEXP trials, SEXP weights, SEXP param,
                                SEXP eta0, SEXP a, SEXP f, SEXP max_iter, SEXP tol)
 {
@@ -131,7 +132,8 @@ SEXP gs_r_laplace_vecchia_mode(SEXP vptr, SEXP model, SEXP family, SEXP y, SEXP 
   gs_laplace_info info;
   char msg[GS_MSG_LEN];
   gs_r_progress_set(R_NilValue); /* no bar; the factorizations still take interrupts */
-  gs_status st = gs_laplace_vecchia_mode(v, &p, &d, REAL(gs_r_field(out, "a", "mode")), mode_f, &info, msg);
+  double *mode_w = REAL(gs_r_set_field(out, "W", Rf_allocVector(REALSXP, n)));
+  gs_status st = gs_laplace_vecchia_mode(v, &p, &d, REAL(gs_r_field(out, "a", "mode")), mode_f, mode_w, &info, msg);
   if (st != GS_OK) gs_r_stop(st, msg);
   set_info(out, &info);
   UNPROTECT(1);

@@ -174,6 +174,19 @@ SEXP gs_r_vecchia_factor(SEXP ptr, SEXP model, SEXP progress)
   return Rf_ScalarReal(logdet);
 }
 
+/* noise: NULL, or a double vector of the points' own variances, in the
+ * object's order (gs_vecchia_set_noise). */
+SEXP gs_r_vecchia_set_noise(SEXP ptr, SEXP noise)
+{
+  gs_vecchia *v = gs_r_vecchia_get(ptr);
+  if (!Rf_isNull(noise) && (TYPEOF(noise) != REALSXP || XLENGTH(noise) != gs_vecchia_size(v)))
+    Rf_error("noise must be a double vector with a value per location");
+  char msg[GS_MSG_LEN];
+  gs_status st = gs_vecchia_set_noise(v, Rf_isNull(noise) ? NULL : REAL(noise), msg);
+  if (st != GS_OK) gs_r_stop(st, msg);
+  return R_NilValue;
+}
+
 /* what: 0 = W b, 1 = W^-1 b, for b a double vector or matrix with n rows. */
 SEXP gs_r_vecchia_apply(SEXP ptr, SEXP what, SEXP b)
 {

@@ -76,7 +76,27 @@ test_that("Vecchia-Laplace fits agree with exact ones and say what they are", {
   expect_equal(unname(vl$loglik), unname(exact$loglik), tolerance = 1 / abs(exact$loglik))
   expect_equal(length(fitted(vl)), 300L)
   expect_true(all(is.finite(sqrt(diag(vcov(vl))))))
-  expect_error(predict(vl, newdata = df[1:3, ]), "not yet available", class = "gpustats_error_argument")
+  expect_error(simulate(vl, newdata = df[1:3, ]), "not yet available", class = "gpustats_error_argument")
+  p <- predict(vl, newdata = df[1:3, ], type = "response", interval = "confidence")
+  expect_true(all(p[, "lwr"] < p[, "fit"] & p[, "fit"] < p[, "upr"]))
+})
+
+test_that("predictions of a Vecchia-Laplace fit with nothing approximated are the exact fit's", {
+  cov <- c(sigma2 = 0.8, range = 0.2, smoothness = 0.5, nugget = 0)
+  s <- vl_sim(150, cov, 5)
+  df <- data.frame(lon = s$locs[, 1], lat = s$locs[, 2], x = s$x)
+  df$y <- rpois(150, exp(0.3 + 0.4 * df$x + s$field))
+  new <- data.frame(lon = c(0.5, 0.1, 0.93), lat = c(0.5, 0.8, 0.02), x = c(0, 1, -1))
+  fit <- function(...) gp_fit(y ~ x, df, coords = ~ lon + lat, family = poisson(), cov = "exponential", control = list(trace = FALSE), ...)
+  exact <- fit()
+  vl <- fit(approx = "vecchia", m = 149)
+  expect_equal(coef(vl), coef(exact), tolerance = 1e-4)
+  pe <- predict(exact, new, se.fit = TRUE)
+  pv <- predict(vl, new, se.fit = TRUE, m_pred = 150)
+  expect_equal(pv$fit, pe$fit, tolerance = 1e-4)
+  # the trend's part from the Laplace Hessian's covariance of the
+  # coefficients, not the GLS one: equal to its difference
+  expect_equal(pv$se.fit, pe$se.fit, tolerance = 1e-2)
 })
 
 test_that("the native Vecchia-Laplace mode refuses a bad call and reports a linear predictor that is not finite", {

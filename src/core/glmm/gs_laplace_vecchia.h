@@ -31,15 +31,17 @@ extern "C" {
 /* The mode and log q(y) for the model p on the Vecchia object v (not
  * grouped, every point observed, on either device), the data d and the
  * vectors a and f (n each) in v's order. On entry (a, f) is a start (zeros,
- * or the last mode's pair to warm-start a search), on return the mode's.
- * v is left factored for K + D at the mode, with D as its points'
- * variances. info->logdet is log |I + W^1/2 K W^1/2| as gs_laplace_mode's,
+ * or the last mode's pair to warm-start a search), on return the mode's;
+ * weights (n, may be NULL): W at the mode (above the floor that keeps 1 / W
+ * finite), so that the pseudo-data are f + a / W with variances 1 / W, the
+ * data of kriging the field. v is left factored for K + D at the mode,
+ * with D as its points' variances. info->logdet is log |I + W^1/2 K W^1/2| as gs_laplace_mode's,
  * of the approximation. Where a density, its derivative or W is not
  * finite at a point the iteration reaches (a linear predictor that is not
  * finite, exp overflowing), it stops there: info->converged 0 and
  * info->loglik -Inf, for a search to step back from. */
 gs_status gs_laplace_vecchia_mode(gs_vecchia *v, const gs_cov_model *p, const gs_laplace_data *d, double *a,
-                                  double *f, gs_laplace_info *info, char *msg);
+                                  double *f, double *weights, gs_laplace_info *info, char *msg);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ static double sum_squares(const double *x, long n)
 }
 
 gs_status gs_laplace_vecchia_mode(gs_vecchia *v, const gs_cov_model *p, const gs_laplace_data *d, double *a,
-                                  double *f, gs_laplace_info *info, char *msg)
+                                  double *f, double *weights, gs_laplace_info *info, char *msg)
 {
   gs_status st = gs_laplace_data_check(d, msg);
   if (st != GS_OK) return st;
@@ -95,6 +95,8 @@ gs_status gs_laplace_vecchia_mode(gs_vecchia *v, const gs_cov_model *p, const gs
     info->logdet = logdet + log_w;
     info->iterations = steps;
     info->converged = converged;
+    if (weights)
+      for (long i = 0; i < n; ++i) weights[i] = 1.0 / noise[i];
   }
   free(work);
   return st;
