@@ -205,8 +205,10 @@
 #' `predict()` krigs each new location from its `m_pred` nearest
 #' pseudo-data at the mode (observed with their own variances, as a
 #' Gaussian Vecchia fit's predictions), the trend's uncertainty from its
-#' coefficients' covariance in the fit; `simulate()` at new locations of
-#' such a fit is not yet available (an error says so). Its factorizations run on the GPU where `device` gives
+#' coefficients' covariance in the fit; `simulate()` draws new responses
+#' from the field's Vecchia law, or the linear predictor at new locations
+#' given the pseudo-data (as a Gaussian Vecchia fit's conditional draws,
+#' the trend at its estimate). Its factorizations run on the GPU where `device` gives
 #' one (as for a Gaussian Vecchia fit), the rest of each Newton step on the
 #' CPU. Responses outside the family's support (negative or
 #' fractional counts, a 0/1 response with other values, Gamma responses

@@ -80,7 +80,8 @@ glmm_draw_responses <- function(fit, eta) {
 # UK the universal kriging of the working responses (gs_laplace_krige),
 # which reproduces the trend, so that the difference has mean 0 and the
 # kriging covariance. type = "response" maps them by the inverse link.
-glmm_simulate <- function(fit, nsim, new, type, device, call) {
+glmm_simulate <- function(fit, nsim, new, type, device, call, m_pred = NULL) {
+  if (identical(fit$approx, "vecchia")) return(glmm_vecchia_simulate(fit, nsim, new, type, device, call, m_pred))
   nugget <- fit$covariance[["nugget"]]
   if (is.null(new)) {
     S <- gp_draws(fit, fit$locs, nsim, device, call) + sqrt(nugget) * matrix(stats::rnorm(fit$n * nsim), fit$n)
@@ -103,5 +104,33 @@ glmm_simulate <- function(fit, nsim, new, type, device, call) {
   B <- matrix(c(fit$beta, B_star), length(fit$beta), nsim + 1L)
   k <- cond$krige(new$locs, new$X, R, B, se = FALSE)$fit
   eta <- (new$offset %||% 0) + k[, 1L] + S[-seq_len(n), , drop = FALSE] - k[, -1L, drop = FALSE]
+  if (type == "response") fit_family_object(fit)$linkinv(eta) else eta
+}
+
+# simulate() of a Vecchia-Laplace fit, through the Vecchia approximation
+# throughout: without newdata, new responses at the observed locations from
+# a draw of the field's Vecchia law (W^-1 z, its nugget included); with
+# newdata, draws of the linear predictor there given the pseudo-data at the
+# mode (f + a / W with variances 1 / W), each new location conditioned on
+# its m_pred nearest earlier points, observed and already drawn (as a
+# Gaussian Vecchia fit's conditional draws), the trend at its estimate.
+glmm_vecchia_simulate <- function(fit, nsim, new, type, device, call, m_pred) {
+  params <- fit$covariance[intersect(names(gs_table("cov_param")), names(fit$covariance))]
+  if (is.null(new)) {
+    vc <- vecchia_open(fit$locs, fit$m, "maxmin", fit$distance, device, call, label = "simulate: conditioning sets")
+    on.exit(vecchia_close(vc))
+    vecchia_factor(vc, params, call, label = "simulate: drawing", family = fit$model$native)
+    S <- vecchia_apply(vc, matrix(stats::rnorm(fit$n * nsim), fit$n, nsim), call, what = "inverse")
+    return(glmm_draw_responses(fit, glmm_trend_eta(fit) + S))
+  }
+  if (nrow(new$locs) == 0L) return(matrix(0, 0L, nsim))
+  d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
+  lik <- glmm_likelihood_vecchia(d, list(family = fit$family, param = fit$family_parameter), fit$distance, fit$m, call,
+                                 cov_family = fit$model$native, device = device, a = fit$mode_a, f = fit$mode)
+  on.exit(lik$close())
+  mode <- glmm_fit_mode(fit, lik, call)
+  S <- vecchia_conditional_draws(fit$locs, glmm_working_field(mode), new$locs, params, vecchia_m_pred(fit, m_pred, call),
+                                 nsim, fit$distance, device, call, family = fit$model$native, noise = 1 / mode$W)
+  eta <- (new$offset %||% 0) + drop(new$X %*% fit$beta) + S
   if (type == "response") fit_family_object(fit)$linkinv(eta) else eta
 }

@@ -12,11 +12,6 @@
 # caller, started at the fit's mode, and its mode at the estimates (one
 # Newton step there).
 glmm_fit_likelihood <- function(fit, call) {
-  if (identical(fit$approx, "vecchia")) {
-    abort_arg(c("Conditional draws at new locations of a Vecchia-Laplace fit are not yet available.",
-                i = "{.fn predict} gives the field's conditional mean and standard error there; {.fn simulate} without {.arg newdata} draws at the observed locations."),
-              call)
-  }
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
   glmm_likelihood(d, list(family = fit$family, param = fit$family_parameter), fit$distance, call,
                   a = fit$mode_a %||% numeric(fit$n), cov_family = fit$model$native)

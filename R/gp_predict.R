@@ -285,7 +285,7 @@ simulate.gp_fit <- function(object, nsim = 1, seed = NULL, newdata = NULL, X = N
     set.seed(seed)
   }
   draws <- if (fit_is_glmm(object)) {
-    glmm_simulate(object, nsim, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), type, device, call)
+    glmm_simulate(object, nsim, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), type, device, call, m_pred)
   } else if (identical(object$approx, "vecchia")) {
     vecchia_draws_fit(object, if (!is.null(newdata)) gp_newdata(object, newdata, X, call), nsim, m_pred, device, call)
   } else if (is.null(newdata)) {

@@ -66,10 +66,11 @@ vecchia_check_m_pred <- function(m_pred, n, call) {
 # W_nn^-1 (z - W_no r), z standard normal: the inverse of W applied to
 # [W_oo r; z], whose observed rows give back r. `z`: n0 x nsim deviates (for
 # tests), NULL to draw them from R's generator. Returns an n0 x nsim matrix
-# in the order of newlocs. The progress bars are simulate()'s.
+# in the order of newlocs. The progress bars are simulate()'s. `noise`:
+# NULL, or a variance of each observation's own (vecchia_krige()).
 vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim = 1L, distance = "euclidean",
                                       device = getOption("gpustats.device", "auto"), call = parent.frame(), z = NULL,
-                                      family = "matern") {
+                                      family = "matern", noise = NULL) {
   n <- nrow(locs)
   n0 <- nrow(newlocs)
   vecchia_check_m_pred(m_pred, n + n0 - 1, call)
@@ -83,6 +84,7 @@ vecchia_conditional_draws <- function(locs, resid, newlocs, params, m_pred, nsim
   vc <- vecchia_open(all, m_pred, distance = distance, device = device, call = call,
                      neighbors = list(order = seq_len(n + n0), neighbors = nn), latent = n + 1L)
   on.exit(vecchia_close(vc))
+  if (!is.null(noise)) gs_call(.Call(gs_r_vecchia_set_noise, vc$ptr, c(as.double(noise[order_obs]), numeric(n0))), call)
   vecchia_factor(vc, params, call, label = "simulate: drawing", family = family)
   wr <- vecchia_apply(vc, c(resid[order_obs], numeric(n0)), call)[seq_len(n)]
   if (is.null(z)) z <- matrix(stats::rnorm(n0 * nsim), n0, nsim)
