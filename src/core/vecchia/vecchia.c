@@ -166,8 +166,7 @@ static gs_status vecchia_on_host(gs_vecchia *v, int what, const double *b, int k
     gs_status st = gs_vecchia_gpu_factor_to_host(v, v->w, msg);
     if (st != GS_OK) return st;
   }
-  if (what == GS_VECCHIA_INVERSE) gs_vecchia_cpu_inverse(v, b, k, out);
-  else gs_vecchia_cpu_transpose(v, b, k, out);
+  gs_vecchia_cpu_sequential(v, what, b, k, out);
   return GS_OK;
 }
 

@@ -49,10 +49,9 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
 gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w,
                              double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
-/* out = W' b with the factor in v->w. */
-void gs_vecchia_cpu_transpose(const gs_vecchia *v, const double *b, int k, double *out);
-/* out = W^-1 b with the factor in v->w. */
-void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
+/* out = W^-1 b (what GS_VECCHIA_INVERSE) or W' b (GS_VECCHIA_TRANSPOSE)
+ * with the factor in v->w: the products sequential in the points. */
+void gs_vecchia_cpu_sequential(const gs_vecchia *v, int what, const double *b, int k, double *out);
 
 /* The point nearest the mean of the locations (ties to the lowest index): the
  * first of either maxmin ordering. */
