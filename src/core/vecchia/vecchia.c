@@ -111,6 +111,8 @@ void gs_vecchia_free(gs_vecchia *v)
   free(v->halo);
   free(v->noise);
   free(v->w);
+  free(v->rev_start);
+  free(v->rev);
   free(v->set);
   free(v->resp);
   free(v->set_start);
@@ -156,9 +158,9 @@ gs_status gs_vecchia_set_noise(gs_vecchia *v, const double *noise, char *msg)
   return v->device >= 0 ? gs_vecchia_gpu_set_noise(v, msg) : GS_OK;
 }
 
-/* W^-1 b or W' b on the CPU (sequential in the points), with the factor
- * brought from the GPU where it is there. */
-static gs_status vecchia_on_host(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
+/* W^-1 b on the CPU (sequential in the points), with the factor brought
+ * from the GPU where it is there. */
+static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *out, char *msg)
 {
   if (v->device >= 0) {
     if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
@@ -166,7 +168,36 @@ static gs_status vecchia_on_host(gs_vecchia *v, int what, const double *b, int k
     gs_status st = gs_vecchia_gpu_factor_to_host(v, v->w, msg);
     if (st != GS_OK) return st;
   }
-  gs_vecchia_cpu_sequential(v, what, b, k, out);
+  gs_vecchia_cpu_inverse(v, b, k, out);
+  return GS_OK;
+}
+
+/* The factor's columns (v->rev_start, v->rev) from the neighbour array, by
+ * a counting pass and a filling pass over the rows in order. */
+static gs_status vecchia_reverse_build(gs_vecchia *v, char *msg)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  long *start = (long *)calloc((size_t)n + 1, sizeof(long)), *fill = (long *)malloc((size_t)n * sizeof(long));
+  long *rev = NULL;
+  if (start && fill) {
+    for (long i = 0; i < n; ++i)
+      for (int j = 0; j < mp1 && v->nn[i + (long)j * n] >= 0; ++j) ++start[v->nn[i + (long)j * n] + 1];
+    for (long g = 0; g < n; ++g) start[g + 1] += start[g];
+    rev = (long *)malloc((size_t)(start[n] > 0 ? start[n] : 1) * sizeof(long));
+  }
+  if (!rev) {
+    free(start);
+    free(fill);
+    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the columns of the Vecchia factor (%.3g GB)",
+                      (double)n * mp1 * 8e-9);
+  }
+  memcpy(fill, start, (size_t)n * sizeof(long));
+  for (long i = 0; i < n; ++i)
+    for (int j = 0; j < mp1 && v->nn[i + (long)j * n] >= 0; ++j) rev[fill[v->nn[i + (long)j * n]]++] = i * mp1 + j;
+  free(fill);
+  v->rev_start = start;
+  v->rev = rev;
   return GS_OK;
 }
 
@@ -182,10 +213,14 @@ gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, doub
     memcpy(copy, b, bytes);
     b = copy;
   }
-  gs_status st;
-  if (what != GS_VECCHIA_FORWARD) st = vecchia_on_host(v, what, b, k, out, msg);
-  else if (v->device >= 0) st = gs_vecchia_gpu_apply(v, b, k, out, msg);
-  else st = gs_vecchia_cpu_apply(v, b, k, out, msg);
+  gs_status st = GS_OK;
+  if (what == GS_VECCHIA_TRANSPOSE && !v->rev) st = vecchia_reverse_build(v, msg);
+  if (st == GS_OK) {
+    if (what == GS_VECCHIA_INVERSE) st = vecchia_inverse(v, b, k, out, msg);
+    else if (v->device >= 0) st = gs_vecchia_gpu_apply(v, what, b, k, out, msg);
+    else if (what == GS_VECCHIA_TRANSPOSE) gs_vecchia_cpu_transpose(v, b, k, out);
+    else st = gs_vecchia_cpu_apply(v, b, k, out, msg);
+  }
   free(copy);
   return st;
 }

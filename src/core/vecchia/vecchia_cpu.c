@@ -110,29 +110,43 @@ gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, doub
   return GS_OK;
 }
 
-void gs_vecchia_cpu_sequential(const gs_vecchia *v, int what, const double *b, int k, double *out)
+void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out)
 {
   const long n = v->n;
   const int mp1 = v->mp1;
   const int nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * k / 4.0);
-  /* W^-1: x_i = (b_i - sum_j W_ij x_j) / W_ii over the earlier points j of
-   * row i; W': row i scattered into its points, x_g += W_ij b_i. Either way
-   * sequential in i, one column per thread. */
+  /* x_i = (b_i - sum_j W_ij x_j) / W_ii over the earlier points j of row i:
+   * sequential in i, one column per thread */
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int c = 0; c < k; ++c) {
     const double *bc = b + (long)c * n;
     double *x = out + (long)c * n;
-    if (what == GS_VECCHIA_TRANSPOSE) memset(x, 0, (size_t)n * sizeof(double));
     for (long i = 0; i < n; ++i) {
       const double *wi = v->w + i * mp1;
       double s = bc[i];
-      for (int j = what == GS_VECCHIA_TRANSPOSE ? 0 : 1; j < mp1; ++j) {
+      for (int j = 1; j < mp1; ++j) {
         const int g = v->nn[i + (long)j * n];
         if (g < 0) break;
-        if (what == GS_VECCHIA_TRANSPOSE) x[g] += wi[j] * s;
-        else s -= wi[j] * x[g];
+        s -= wi[j] * x[g];
       }
-      if (what != GS_VECCHIA_TRANSPOSE) x[i] = s / wi[0];
+      x[i] = s / wi[0];
     }
   }
+}
+
+void gs_vecchia_cpu_transpose(const gs_vecchia *v, const double *b, int k, double *out)
+{
+  const long n = v->n;
+  const int mp1 = v->mp1;
+  const int nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * k / 4.0);
+  /* (W' b)_g gathers column g, its rows in increasing order: the same sums
+   * in the same order on any number of threads and on a GPU */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (long g = 0; g < n; ++g)
+    for (int c = 0; c < k; ++c) {
+      const double *bc = b + (long)c * n;
+      double s = 0.0;
+      for (long e = v->rev_start[g]; e < v->rev_start[g + 1]; ++e) s += v->w[v->rev[e]] * bc[v->rev[e] / mp1];
+      out[g + (long)c * n] = s;
+    }
 }

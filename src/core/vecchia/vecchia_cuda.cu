@@ -38,6 +38,7 @@ struct gs_vecchia_gpu {
   int *set, *resp; /* grouped: the blocks (vecchia_problem), else NULL */
   long *set_start, *resp_start;
   double *w;      /* n x mp1: the factor, allocated by the first factorization */
+  long *rev_start, *rev; /* the factor's columns (gs_vecchia's), uploaded by the first W' b */
   double *data;   /* y and X: n x (1 + p) */
   int data_cols;
   double *part;   /* blocks x K partial sums */
@@ -119,6 +120,41 @@ __global__ void vecchia_apply_kernel(const double *w, const int *nn, long n, int
     s += wi[j] * bc[g];
   }
   out[t] = s;
+}
+
+/* (W' b)_g for point g and column c of b, one thread each: column g of the
+ * factor gathered in increasing row order (the CPU's sums, in its order). */
+__global__ void vecchia_transpose_kernel(const double *w, const long *rev_start, const long *rev, long n, int mp1,
+                                         const double *b, int k, double *out)
+{
+  const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n * k) return;
+  const long g = t % n, c = t / n;
+  const double *bc = b + c * n;
+  double s = 0.0;
+  for (long e = rev_start[g]; e < rev_start[g + 1]; ++e) s += w[rev[e]] * bc[rev[e] / mp1];
+  out[t] = s;
+}
+
+/* The factor's columns to the device, once. */
+static gs_status upload_reverse(gs_vecchia *v, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  const size_t start_b = ((size_t)v->n + 1) * sizeof(long), rev_b = (size_t)v->rev_start[v->n] * sizeof(long);
+  if (g->rev) return GS_OK;
+  GS_CUDA_TRY(cudaMalloc(&g->rev_start, start_b));
+  GS_CUDA_TRY(cudaMalloc(&g->rev, rev_b > 0 ? rev_b : sizeof(long)));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->rev_start, v->rev_start, start_b, 0, msg));
+  GS_TRY(gs_gpu_copy_to_device(g->ctx, g->rev, v->rev, rev_b, 0, msg));
+done:
+  if (st != GS_OK) {
+    cudaFree(g->rev_start);
+    cudaFree(g->rev);
+    g->rev_start = NULL;
+    g->rev = NULL;
+  }
+  return st;
 }
 
 /* Rows of the neighbour array transposed on the host per copy. */
@@ -238,6 +274,8 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
   cudaFree(g->nn);
   cudaFree(g->halo);
   cudaFree(g->noise);
+  cudaFree(g->rev_start);
+  cudaFree(g->rev);
   cudaFree(g->set);
   cudaFree(g->resp);
   cudaFree(g->set_start);
@@ -501,7 +539,7 @@ done:
   return st;
 }
 
-extern "C" gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+extern "C" gs_status gs_vecchia_gpu_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
 {
   gs_status st = GS_OK;
   gs_vecchia_gpu *g = v->gpu;
@@ -510,6 +548,7 @@ extern "C" gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k,
   const size_t n = (size_t)v->n;
   size_t free_b = 0;
   GS_CUDA_TRY(cudaSetDevice(g->ctx->device));
+  if (what == GS_VECCHIA_TRANSPOSE) GS_TRY(upload_reverse(v, msg));
   GS_TRY(gs_gpu_ctx_free_memory(g->ctx, &free_b, msg));
   {
     /* columns in groups that fit: b and W b, 16 n bytes a column */
@@ -526,8 +565,11 @@ extern "C" gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k,
       const long kc = (c0 + cols < k) ? cols : k - c0;
       GS_TRY(gs_gpu_copy_to_device(g->ctx, db, b + c0 * n, n * kc * sizeof(double), 0, msg));
       const long threads = (long)n * kc;
-      vecchia_apply_kernel<<<(unsigned)((threads + 255) / 256), 256, 0, s>>>(g->w, g->nn, v->n, v->mp1, db, (int)kc,
-                                                                            dout);
+      const unsigned grid = (unsigned)((threads + 255) / 256);
+      if (what == GS_VECCHIA_TRANSPOSE)
+        vecchia_transpose_kernel<<<grid, 256, 0, s>>>(g->w, g->rev_start, g->rev, v->n, v->mp1, db, (int)kc, dout);
+      else
+        vecchia_apply_kernel<<<grid, 256, 0, s>>>(g->w, g->nn, v->n, v->mp1, db, (int)kc, dout);
       GS_CUDA_TRY(cudaGetLastError());
       GS_TRY(gs_gpu_copy_to_host(g->ctx, out + c0 * n, dout, n * kc * sizeof(double), 0, msg));
     }

@@ -21,6 +21,11 @@ struct gs_vecchia {
   unsigned char *halo; /* n, or NULL: gs_vecchia_args's halo, not grouped
                           (grouped, the blocks leave the halo out) */
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
+  /* the factor's columns (W' b): point g's entries at the positions
+   * rev[rev_start[g] .. rev_start[g + 1]) of w (i mp1 + j, i increasing);
+   * built at the first W' b (vecchia_reverse_build), NULL before; on a
+   * GPU also uploaded then */
+  long *rev_start, *rev;
   /* grouped: the blocks (vecchia_problem's set, set_start, resp,
    * resp_start) in increasing size of their sets, and the largest set;
    * NULL and mp1 without groups */
@@ -49,9 +54,10 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
 gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w,
                              double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
-/* out = W^-1 b (what GS_VECCHIA_INVERSE) or W' b (GS_VECCHIA_TRANSPOSE)
- * with the factor in v->w: the products sequential in the points. */
-void gs_vecchia_cpu_sequential(const gs_vecchia *v, int what, const double *b, int k, double *out);
+/* out = W^-1 b with the factor in v->w, by substitution in the order. */
+void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
+/* out = W' b with the factor in v->w and its columns (v->rev). */
+void gs_vecchia_cpu_transpose(const gs_vecchia *v, const double *b, int k, double *out);
 
 /* The point nearest the mean of the locations (ties to the lowest index): the
  * first of either maxmin ordering. */
@@ -61,7 +67,9 @@ gs_status gs_vecchia_gpu_init(gs_vecchia *v, char *msg);
 void gs_vecchia_gpu_release(gs_vecchia *v);
 gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const double *y, const double *X, int p,
                              int deriv, int keep_factor, double *sums, long *failed_point, char *msg);
-gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* W b or W' b (what, gs_vecchia.h); W' b uploads v->rev_start and v->rev at
+ * its first call. */
+gs_status gs_vecchia_gpu_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);
 /* Copies v->noise (n, or NULL for none) to the device. */
 gs_status gs_vecchia_gpu_set_noise(gs_vecchia *v, char *msg);
 /* Copies the factor from the device into w (n x mp1, host). */

@@ -17,9 +17,9 @@ gs_status gs_vecchia_gpu_run(gs_vecchia *v, const gs_cov_model *prm, const doubl
   return gs_gpu_missing(msg);
 }
 
-gs_status gs_vecchia_gpu_apply(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+gs_status gs_vecchia_gpu_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg)
 {
-  (void)v, (void)b, (void)k, (void)out;
+  (void)v, (void)what, (void)b, (void)k, (void)out;
   return gs_gpu_missing(msg);
 }
 
