@@ -57,6 +57,20 @@ test_that("the Vecchia-Laplace log-likelihood approaches the exact one as m grow
   }
 })
 
+test_that("the Vecchia-Laplace log-likelihood does not depend on the number of threads", {
+  cov <- c(sigma2 = 1, range = 0.1, smoothness = 0.5, nugget = 0)
+  s <- vl_sim(5000, c(sigma2 = 1, range = 0.1, smoothness = 0.5), 6)
+  y <- rpois(5000, exp(s$field))
+  at <- function(threads) {
+    withr::local_options(gpustats.threads = threads)
+    vl_loglik(y, s, matrix(1, 5000), 0, cov, poisson(), m = 10)
+  }
+  one <- at(1)
+  two <- at(2)
+  expect_identical(two$loglik, one$loglik)
+  expect_identical(two$f, one$f)
+})
+
 test_that("Vecchia-Laplace fits agree with exact ones and say what they are", {
   cov <- c(sigma2 = 1, range = 0.15, smoothness = 0.5, nugget = 0)
   s <- vl_sim(300, cov, 3)

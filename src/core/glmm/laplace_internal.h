@@ -32,6 +32,14 @@ static inline gs_glmm_point laplace_point(const gs_laplace_data *d, long i, doub
 /* The family, its data and the iteration's settings checked. */
 gs_status gs_laplace_data_check(const gs_laplace_data *d, char *msg);
 
+/* Sums over the observations on the package's threads: fn adds the
+ * `count` (at most LAPLACE_MAX_SUMS) sums of the observations [i0, i1) into
+ * sums. The observations go in chunks of a fixed size whose sums are added
+ * in order, so that a value does not depend on the number of threads. */
+#define LAPLACE_MAX_SUMS 2
+typedef void (*laplace_chunk_fn)(const void *ctx, long i0, long i1, double *sums);
+void laplace_sums(long n, int count, laplace_chunk_fn fn, const void *ctx, double *sums);
+
 /* -a'f/2 + log p(y | f) (f = K a), and log p(y | f) in *loglik_y; -Inf
  * where a density is not finite (exp overflowed far from the mode). */
 double laplace_objective(const gs_laplace_data *d, long n, const double *a, const double *f, double *loglik_y);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gs_cpu.h"
 #include "gs_dense.h"
 #include "laplace_internal.h"
 #include "lapack.h"
@@ -33,15 +34,53 @@ gs_status gs_laplace_data_check(const gs_laplace_data *d, char *msg)
   return GS_OK;
 }
 
+/* Observations per chunk of laplace_sums, chunks per parallel batch (their
+ * sums on the stack), and the work of one observation (a log density:
+ * lgamma, exp) in the package's units. */
+#define LAPLACE_CHUNK 2048
+#define LAPLACE_BATCH 256
+#define LAPLACE_POINT_WORK 8.0
+
+void laplace_sums(long n, int count, laplace_chunk_fn fn, const void *ctx, double *sums)
+{
+  double part[LAPLACE_BATCH * LAPLACE_MAX_SUMS];
+  const long chunks = (n + LAPLACE_CHUNK - 1) / LAPLACE_CHUNK;
+  const int threads = gs_cpu_threads_for(0, (double)n * LAPLACE_POINT_WORK);
+  memset(sums, 0, (size_t)count * sizeof(double));
+  for (long c0 = 0; c0 < chunks; c0 += LAPLACE_BATCH) {
+    const long c1 = c0 + LAPLACE_BATCH < chunks ? c0 + LAPLACE_BATCH : chunks;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (long c = c0; c < c1; ++c) {
+      double *p = part + (c - c0) * count;
+      memset(p, 0, (size_t)count * sizeof(double));
+      fn(ctx, c * LAPLACE_CHUNK, (c + 1) * LAPLACE_CHUNK < n ? (c + 1) * LAPLACE_CHUNK : n, p);
+    }
+    for (long c = 0; c < c1 - c0; ++c)
+      for (int k = 0; k < count; ++k) sums[k] += part[c * count + k];
+  }
+}
+
+typedef struct {
+  const gs_laplace_data *d;
+  const double *a, *f;
+} objective_args;
+
+static void objective_chunk(const void *ctx, long i0, long i1, double *sums)
+{
+  const objective_args *o = (const objective_args *)ctx;
+  for (long i = i0; i < i1; ++i) {
+    sums[0] += o->a[i] * o->f[i];
+    sums[1] += laplace_point(o->d, i, o->d->eta0[i] + o->f[i]).logp;
+  }
+}
+
 double laplace_objective(const gs_laplace_data *d, long n, const double *a, const double *f, double *loglik_y)
 {
-  double quad = 0.0, logp = 0.0;
-  for (long i = 0; i < n; ++i) {
-    quad += a[i] * f[i];
-    logp += laplace_point(d, i, d->eta0[i] + f[i]).logp;
-  }
-  *loglik_y = logp;
-  const double psi = -0.5 * quad + logp;
+  const objective_args o = {.d = d, .a = a, .f = f};
+  double sums[2];
+  laplace_sums(n, 2, objective_chunk, &o, sums);
+  *loglik_y = sums[1];
+  const double psi = -0.5 * sums[0] + sums[1];
   return isfinite(psi) ? psi : -INFINITY;
 }
 

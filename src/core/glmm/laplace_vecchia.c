@@ -20,21 +20,38 @@ enum { LV_NOISE, LV_T, LV_U, LV_A_NEW, LV_F_NEW, LV_A_TRY, LV_F_TRY, LV_VECTORS 
  * against the Gaussian likelihood's), and sum log W into *log_w; NaN where
  * a density, its derivative or W is not finite (exp overflowed, or a
  * linear predictor is not finite). */
+typedef struct {
+  const gs_laplace_data *d;
+  double min_weight;
+  const double *f;
+  double *noise, *t;
+} pseudo_args;
+
+static void pseudo_chunk(const void *ctx, long i0, long i1, double *sums)
+{
+  const pseudo_args *o = (const pseudo_args *)ctx;
+  for (long i = i0; i < i1; ++i) {
+    const gs_glmm_point p = laplace_point(o->d, i, o->d->eta0[i] + o->f[i]);
+    if (!(isfinite(p.logp) && isfinite(p.grad) && isfinite(p.weight))) {
+      sums[0] = NAN;
+      return;
+    }
+    const double w = fmax(p.weight, o->min_weight);
+    o->noise[i] = 1.0 / w;
+    o->t[i] = o->f[i] + p.grad / w;
+    sums[0] += p.logp - 0.5 * log(w) + 0.5 * p.grad * p.grad / w;
+    sums[1] += log(w);
+  }
+}
+
 static double pseudo_data(const gs_laplace_data *d, long n, double min_weight, const double *f, double *noise,
                           double *t, double *log_w)
 {
-  double sum = 0.0, lw = 0.0;
-  for (long i = 0; i < n; ++i) {
-    const gs_glmm_point p = laplace_point(d, i, d->eta0[i] + f[i]);
-    if (!(isfinite(p.logp) && isfinite(p.grad) && isfinite(p.weight))) return NAN;
-    const double w = fmax(p.weight, min_weight);
-    noise[i] = 1.0 / w;
-    t[i] = f[i] + p.grad / w;
-    sum += p.logp - 0.5 * log(w) + 0.5 * p.grad * p.grad / w;
-    lw += log(w);
-  }
-  *log_w = lw;
-  return sum;
+  const pseudo_args o = {.d = d, .min_weight = min_weight, .f = f, .noise = noise, .t = t};
+  double sums[2];
+  laplace_sums(n, 2, pseudo_chunk, &o, sums);
+  *log_w = sums[1];
+  return sums[0];
 }
 
 static double sum_squares(const double *x, long n)
