@@ -181,25 +181,25 @@
 #'
 #' With `approx = "vecchia"` the field is integrated out by the
 #' Vecchia-Laplace approximation (Zilber and Katzfuss 2021, *Computational
-#' Statistics and Data Analysis* 153), in \eqn{O(n m^3)} time a Newton
-#' step rather than the dense \eqn{O(n^3)}: each step's point is the
-#' posterior mean of the field given the pseudo-data
-#' \eqn{t = f + W^{-1}\nabla\log p(y \mid f)} observed with independent
-#' errors of variances \eqn{W^{-1}}, \eqn{t - W^{-1}(K + W^{-1})^{-1}t},
-#' and at the mode
-#' \deqn{\log p(y) \approx \log p(y \mid \hat f) - \log N(t \mid \hat f, W^{-1}) + \log N(t \mid 0, K + W^{-1}),}
-#' which is the exact Laplace approximation above; \eqn{K + W^{-1}} enters
-#' both only through the Vecchia approximation of the pseudo-data (each in
-#' the maxmin ordering conditioned on its `m` nearest earlier ones, as for
-#' a Gaussian fit, with a variance of its own). With `m = n - 1` nothing is
-#' approximated and the value is the exact one (the tests hold it to 1e-8);
-#' the error falls as `m` grows, faster for rough fields and counts than for
-#' smooth fields and 0/1 responses, whose pseudo-data are noisy: at
-#' `m = 30` and 2,000 points, within 0.1 to 1.2 of the exact log-likelihood
-#' for Poisson counts on fields of smoothness 0.5 and 0.6 to 7 for 0/1
-#' responses, with ranges of 0.05 to 0.2 of the square; in fits of 2,000
-#' points of each, trend coefficients within 0.1 standard errors of the
-#' exact fit's and `sigma2` and the range within 2 to 11 percent.
+#' Statistics and Data Analysis* 153): the field's prior is its Vecchia
+#' approximation (each value in the maxmin ordering conditioned on its `m`
+#' nearest earlier ones, as for a Gaussian fit), of sparse precision
+#' \eqn{Q}, and
+#' \deqn{\log p(y) \approx \log p(y \mid \hat f) - \frac12 \hat f^\top Q \hat f + \frac12 \log|Q| - \frac12 \log|Q + W|}
+#' at the mode \eqn{\hat f}. Newton's steps solve with the incomplete
+#' Cholesky factor of \eqn{Q + W} in the reverse ordering, kept to the
+#' pattern of \eqn{Q}'s own factor (accurate in that ordering: Schäfer,
+#' Katzfuss and Owhadi 2021), which gives \eqn{\log|Q + W|} too; the
+#' gradient is exact, so the mode found is that of the approximate
+#' posterior. A step costs \eqn{O(n m^2)} rather than the dense
+#' \eqn{O(n^3)}. With `m = n - 1` nothing is approximated and the value is
+#' the exact one (the tests hold it to 1e-8); the error falls fast as `m`
+#' grows: at `m = 30` and 2,000 points it was 0.01 to 0.45 log-likelihood
+#' units (Poisson counts and 0/1 responses; smoothness 0.5 and 1.5, ranges
+#' 0.05 and 0.2 of the square), 0.14 to 0.18 at 4,000 points where 30
+#' neighbours span a fifth of the range, nearly the same at every
+#' parameter value (so the estimates move less), and at `m = 60` at most
+#' 0.14.
 #' `approx = "auto"` takes it above the exact path's CPU size (10,000).
 #' The search and the standard errors are those of the exact Laplace fit.
 #' `predict()` krigs each new location from its `m_pred` nearest
@@ -208,9 +208,9 @@
 #' coefficients' covariance in the fit; `simulate()` draws new responses
 #' from the field's Vecchia law, or the linear predictor at new locations
 #' given the pseudo-data (as a Gaussian Vecchia fit's conditional draws,
-#' the trend at its estimate). Its factorizations run on the GPU where `device` gives
-#' one (as for a Gaussian Vecchia fit), the rest of each Newton step on the
-#' CPU. Responses outside the family's support (negative or
+#' the trend at its estimate). The prior's factorization runs on the GPU
+#' where `device` gives one (as for a Gaussian Vecchia fit), the
+#' incomplete Cholesky factor on the CPU's threads. Responses outside the family's support (negative or
 #' fractional counts, a 0/1 response with other values, Gamma responses
 #' at or below 0) and counts all 0 (or all successes) are errors; an inner Newton iteration that does not converge makes that
 #' point of the search infeasible, and at the estimates it is an error of

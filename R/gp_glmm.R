@@ -2,8 +2,9 @@
 # presences or successes out of trials (binomial, logit link) with a Matérn
 # latent field, the field integrated out by the exact Laplace approximation
 # (src/core/glmm: Newton's iteration for the mode, dense, on the CPU) or the
-# Vecchia-Laplace one (the same iteration on the Vecchia approximation of
-# the pseudo-data, O(n m^3) a step). The trend coefficients and the
+# Vecchia-Laplace one (the field's prior its Vecchia approximation, the
+# steps with an incomplete Cholesky factor, O(n m^2) a step). The trend
+# coefficients and the
 # covariance parameters are estimated jointly by nlminb on the Laplace
 # log-likelihood.
 

@@ -23,13 +23,13 @@ cluster_sums <- function(case, m, group, cl, deriv = c("sigma2", "range", "smoot
   nb <- vecchia_neighbors(case$locs, m = m, group = group)
   engine <- gpustats:::vecchia_cluster_open(cl, nb, case$y, case$X, group, "cpu", environment())
   on.exit(gpustats:::vecchia_close(engine))
-  gpustats:::vecchia_loglik_grad_info(engine, case$params, case$y, case$X, deriv = deriv)
+  gpustats:::vecchia_loglik_grad_info(engine, case$params, case$y, case$X, deriv = deriv, label = "test")
 }
 
 one_process_sums <- function(case, m, group, deriv = c("sigma2", "range", "smoothness", "nugget")) {
   vc <- gpustats:::vecchia_open(case$locs, m, device = "cpu", group = group)
   on.exit(gpustats:::vecchia_close(vc))
-  gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, deriv = deriv)
+  gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, deriv = deriv, label = "test")
 }
 
 relative <- function(a, b) max(abs(a - b)) / max(abs(b))
@@ -188,12 +188,12 @@ test_that("workers on a GPU give the one-process GPU and CPU sums", {
   for (group in c(TRUE, FALSE)) {
     nb <- vecchia_neighbors(case$locs, m = 30, group = group)
     vc <- gpustats:::vecchia_open(case$locs, 30, device = "gpu", group = group, neighbors = nb)
-    gpu <- gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X)
+    gpu <- gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, label = "test")
     gpustats:::vecchia_close(vc)
     cpu <- one_process_sums(case, 30, group)
     engine <- gpustats:::vecchia_cluster_open(cl2, nb, case$y, case$X, group, "gpu", environment())
     expect_true(all(engine$device >= 0L))
-    split <- gpustats:::vecchia_loglik_grad_info(engine, case$params, case$y, case$X)
+    split <- gpustats:::vecchia_loglik_grad_info(engine, case$params, case$y, case$X, label = "test")
     gpustats:::vecchia_close(engine)
     expect_lt(abs(split$loglik / gpu$loglik - 1), 1e-10)
     expect_lt(relative(split$grad, gpu$grad), 1e-10)

@@ -114,8 +114,8 @@ test_that("the grouped gradient matches central differences, for ML and REML", {
   on.exit(gpustats:::vecchia_close(vc))
   expect_gt(max(tabulate(vc$blocks)), 1)
   for (method in c("ml", "reml")) {
-    ll <- function(q) gpustats:::vecchia_loglik_grad_info(vc, q, case$y, case$X, deriv = character(), method = method)$loglik
-    r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, method = method)
+    ll <- function(q) gpustats:::vecchia_loglik_grad_info(vc, q, case$y, case$X, deriv = character(), method = method, label = "test")$loglik
+    r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, method = method, label = "test")
     fd <- vapply(1:4, function(j) {
       h <- 1e-5 * p[j]
       (ll(replace(p, j, p[j] + h)) - ll(replace(p, j, p[j] - h))) / (2 * h)
@@ -130,7 +130,7 @@ test_that("the grouped Fisher information is the expected information of its con
   nb <- vecchia_neighbors(case$locs, m = 5, group = TRUE)
   vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", neighbors = nb, group = TRUE)
   on.exit(gpustats:::vecchia_close(vc))
-  info <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y)$info
+  info <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, label = "test")$info
   # dense: the information of (set, point) less that of the set, per point,
   # the derivatives of the covariance by central differences
   lo <- case$locs[nb$order, ]
@@ -159,7 +159,7 @@ test_that("the grouped likelihood, gradient and information equal GpGp's", {
   gp <- c(p[1:3], p[4] / p[1]) # GpGp's matern_isotropic: nugget / sigma2
   groups <- GpGp::group_obs(vc$neighbors)
   ref <- GpGp::vecchia_grouped_profbeta_loglik_grad_info(gp, "matern_isotropic", yo, case$X[vc$order, ], lo, groups)
-  r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X)
+  r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, label = "test")
   expect_lt(abs(r$loglik / ref$loglik - 1), 1e-10)
   expect_lt(max(abs(r$beta / ref$betahat - 1)), 1e-10)
   J <- diag(4) # the chain rule to GpGp's parameters: nugget = sigma2 * ratio
@@ -243,8 +243,8 @@ test_that("the GPU gives the CPU's grouped likelihood, gradient and information"
     open <- function(device) gpustats:::vecchia_open(locs, m, device = device, neighbors = nb, group = TRUE)
     cpu <- open("cpu")
     gpu <- open("gpu")
-    rc <- gpustats:::vecchia_loglik_grad_info(cpu, p, y, X)
-    rg <- gpustats:::vecchia_loglik_grad_info(gpu, p, y, X)
+    rc <- gpustats:::vecchia_loglik_grad_info(cpu, p, y, X, label = "test")
+    rg <- gpustats:::vecchia_loglik_grad_info(gpu, p, y, X, label = "test")
     gpustats:::vecchia_close(cpu)
     gpustats:::vecchia_close(gpu)
     expect_lt(abs(rg$loglik / rc$loglik - 1), 1e-12, label = paste("m =", m))

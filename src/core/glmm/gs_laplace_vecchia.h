@@ -1,23 +1,19 @@
-/* The Vecchia-Laplace approximation (Zilber and Katzfuss 2021) of the
- * generalized linear mixed model of gs_laplace.h, for data too large for
- * its dense matrices. At a field f, with W and g minus the second and the
- * first derivative of log p(y | f), the Newton point of the Laplace
- * iteration is the posterior mean of the field given pseudo-data
- * t = f + g / W observed with independent errors of variances D = 1 / W:
- *   f_new = K (K + D)^-1 t = t - D a,   a = (K + D)^-1 t,
- * and at the mode the Laplace approximation is, exactly,
- *   log q(y) = log p(y | f) - log N(t | f, D) + log N(t | 0, K + D).
- * Both use K + D only through its inverse and log-determinant, which the
- * Vecchia approximation of the pseudo-data (gs_vecchia.h, with D as the
- * points' own variances) gives in O(n m^3): a = W'W t, and the last term is
- * a Gaussian Vecchia likelihood. With m = n - 1 nothing is approximated and
- * the result is gs_laplace_mode's. Each step is taken in full while the
- * steps contract (each shorter than the last); the first, and any longer
- * than the one before, is halved until -a'f/2 + log p(y | f) rises, as in
- * gs_laplace_mode. Only the first rule holds near the mode: with m < n - 1
- * that objective's maximum and the iteration's fixed point differ by the
- * approximation's error, and halving towards the one stalls short of the
- * other. */
+/* The Vecchia-Laplace approximation of the generalized linear mixed model
+ * of gs_laplace.h, for data too large for its dense matrices (Zilber and
+ * Katzfuss 2021, in the latent form of Katzfuss and Guinness 2021): the
+ * field's prior is its Vecchia approximation, of precision Q = W'W
+ * (gs_vecchia.h, in the maxmin order with m neighbours), and
+ *   log p(y) ~ log q(y) = log p(y | f) - f'Q f / 2 + log |Q| / 2
+ *                         - log |Q + W| / 2
+ * at the mode f of the first two terms, W minus the second derivative of
+ * log p(y | f) there. Newton's steps solve (Q + W) s = d log p / d f - Q f
+ * with the incomplete Cholesky factor of Q + W in the reverse order
+ * (gs_vecchia_ic0), whose log-determinant is also the last term's: the
+ * gradient is exact, so the iteration finds the mode of the approximate
+ * posterior however the factor approximates, and the steps are halved
+ * until the objective rises, as in gs_laplace_mode (a = Q f in the role of
+ * K^-1 f). O(n m^2) a step. With m = n - 1 nothing is approximated and the
+ * result is gs_laplace_mode's. */
 #ifndef GS_LAPLACE_VECCHIA_H
 #define GS_LAPLACE_VECCHIA_H
 
@@ -29,17 +25,20 @@ extern "C" {
 #endif
 
 /* The mode and log q(y) for the model p on the Vecchia object v (not
- * grouped, every point observed, on either device), the data d and the
- * vectors a and f (n each) in v's order. On entry (a, f) is a start (zeros,
- * or the last mode's pair to warm-start a search), on return the mode's;
- * weights (n, may be NULL): W at the mode (above the floor that keeps 1 / W
- * finite), so that the pseudo-data are f + a / W with variances 1 / W, the
- * data of kriging the field. v is left factored for K + D at the mode,
- * with D as its points' variances. info->logdet is log |I + W^1/2 K W^1/2| as gs_laplace_mode's,
- * of the approximation. Where a density, its derivative or W is not
- * finite at a point the iteration reaches (a linear predictor that is not
- * finite, exp overflowing), it stops there: info->converged 0 and
- * info->loglik -Inf, for a search to step back from. */
+ * grouped, every point observed, on either device: the factorization runs
+ * there, the incomplete Cholesky factor on the CPU), the data d and the
+ * vectors a and f (n each) in v's order. On entry f is a start (zeros, or
+ * the last mode's to warm-start a search; a is recomputed from it), on
+ * return (a, f) is the mode's, a = Q f; weights (n, may be NULL): W at the
+ * mode, above a floor that keeps 1 / W finite, so that the field given the
+ * data is approximately that given the pseudo-data f + a / W observed with
+ * variances 1 / W, the data of kriging it. info->logdet is
+ * log |I + W^1/2 K W^1/2| as gs_laplace_mode's, of the approximation.
+ * Where a density, its derivative or W is not finite at a point the
+ * iteration reaches (a linear predictor that is not finite, exp
+ * overflowing), it stops there: info->converged 0 and info->loglik -Inf,
+ * for a search to step back from. GS_ERR_NOT_PD where the incomplete
+ * factorization breaks down. */
 gs_status gs_laplace_vecchia_mode(gs_vecchia *v, const gs_cov_model *p, const gs_laplace_data *d, double *a,
                                   double *f, double *weights, gs_laplace_info *info, char *msg);
 

@@ -75,6 +75,25 @@ gs_status gs_vecchia_set_noise(gs_vecchia *v, const double *noise, char *msg);
 enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1, GS_VECCHIA_TRANSPOSE = 2 };
 gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);
 
+/* The incomplete Cholesky factorization of Q + diag(d), Q = W'W the
+ * approximate precision of the last factor (not grouped) and d >= 0 (n, in
+ * the object's order), for the Vecchia-Laplace approximation's Newton
+ * steps (gs_laplace_vecchia.h). Q's factor W' is triangular in the reverse
+ * of the Vecchia order; Q + diag(d) is factored in that order, L L', with
+ * L kept to the pattern of W' (IC(0)), which Schafer, Katzfuss and Owhadi
+ * (2021, SIAM J. Sci. Comput. 43) show accurate in the reverse maxmin
+ * order; with m = n - 1 the pattern is full and the factorization exact.
+ * L is stored in the layout of the factor (n x (m + 1): row i holds L's
+ * column of point i, its diagonal first, then its entries at the rows of i's
+ * conditioning set, kept with the object) and *logdet = log |L L'|. Q on
+ * the pattern is formed at the first call after each factorization
+ * (O(n m^2), threaded); the factorization is O(n m^2), sequential.
+ * GS_ERR_NOT_PD where a pivot is not positive. */
+gs_status gs_vecchia_ic0(gs_vecchia *v, const double *d, double *logdet, char *msg);
+
+/* x = (L L')^-1 r with the last gs_vecchia_ic0 (x may be r). */
+void gs_vecchia_ic0_solve(const gs_vecchia *v, const double *r, double *x);
+
 /* The bits of `deriv`: which parameters to differentiate, bit GS_COV_SIGMA2
  * for sigma2 and so on (gs_matern.h). */
 int gs_vecchia_deriv_count(int deriv);

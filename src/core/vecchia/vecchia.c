@@ -113,6 +113,11 @@ void gs_vecchia_free(gs_vecchia *v)
   free(v->w);
   free(v->rev_start);
   free(v->rev);
+  free(v->nn_rows);
+  free(v->q);
+  free(v->ic);
+  free(v->level_start);
+  free(v->level_points);
   free(v->set);
   free(v->resp);
   free(v->set_start);
@@ -127,6 +132,7 @@ gs_status gs_vecchia_factor(gs_vecchia *v, const gs_cov_model *p, double *logdet
   if (v->set || v->halo)
     return gs_set_msg(msg, GS_ERR_ARG, "a grouped Vecchia approximation, or one with a halo, gives the likelihood only, not the factor");
   v->factored = 0;
+  v->q_valid = 0;
   *failed_point = 0;
   if (v->device >= 0) {
     st = gs_vecchia_gpu_run(v, p, NULL, NULL, 0, 0, 1, logdet, failed_point, msg);
@@ -158,46 +164,53 @@ gs_status gs_vecchia_set_noise(gs_vecchia *v, const double *noise, char *msg)
   return v->device >= 0 ? gs_vecchia_gpu_set_noise(v, msg) : GS_OK;
 }
 
-/* W^-1 b on the CPU (sequential in the points), with the factor brought
- * from the GPU where it is there. */
-static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *out, char *msg)
+gs_status vecchia_host_factor(gs_vecchia *v, char *msg)
 {
-  if (v->device >= 0) {
-    if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
-      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
-    gs_status st = gs_vecchia_gpu_factor_to_host(v, v->w, msg);
-    if (st != GS_OK) return st;
-  }
-  gs_vecchia_cpu_inverse(v, b, k, out);
-  return GS_OK;
+  if (v->device < 0) return GS_OK;
+  if (!v->w && !(v->w = (double *)malloc((size_t)v->n * v->mp1 * sizeof(double))))
+    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the Vecchia factor (%.3g GB)", v->n * v->mp1 * 8e-9);
+  return gs_vecchia_gpu_factor_to_host(v, v->w, msg);
 }
 
-/* The factor's columns (v->rev_start, v->rev) from the neighbour array, by
- * a counting pass and a filling pass over the rows in order. */
-static gs_status vecchia_reverse_build(gs_vecchia *v, char *msg)
+/* W^-1 b on the CPU (sequential in the points). */
+static gs_status vecchia_inverse(gs_vecchia *v, const double *b, int k, double *out, char *msg)
 {
+  gs_status st = vecchia_host_factor(v, msg);
+  if (st == GS_OK) gs_vecchia_cpu_inverse(v, b, k, out);
+  return st;
+}
+
+gs_status vecchia_columns(gs_vecchia *v, char *msg)
+{
+  if (v->rev) return GS_OK;
   const long n = v->n;
   const int mp1 = v->mp1;
   long *start = (long *)calloc((size_t)n + 1, sizeof(long)), *fill = (long *)malloc((size_t)n * sizeof(long));
+  int *rows = (int *)malloc((size_t)n * mp1 * sizeof(int));
   long *rev = NULL;
-  if (start && fill) {
+  if (start && fill && rows) {
     for (long i = 0; i < n; ++i)
-      for (int j = 0; j < mp1 && v->nn[i + (long)j * n] >= 0; ++j) ++start[v->nn[i + (long)j * n] + 1];
+      for (int j = 0; j < mp1; ++j) {
+        rows[i * mp1 + j] = v->nn[i + (long)j * n];
+        if (rows[i * mp1 + j] >= 0) ++start[rows[i * mp1 + j] + 1];
+      }
     for (long g = 0; g < n; ++g) start[g + 1] += start[g];
     rev = (long *)malloc((size_t)(start[n] > 0 ? start[n] : 1) * sizeof(long));
   }
   if (!rev) {
     free(start);
     free(fill);
+    free(rows);
     return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the columns of the Vecchia factor (%.3g GB)",
-                      (double)n * mp1 * 8e-9);
+                      (double)n * mp1 * 12e-9);
   }
   memcpy(fill, start, (size_t)n * sizeof(long));
   for (long i = 0; i < n; ++i)
-    for (int j = 0; j < mp1 && v->nn[i + (long)j * n] >= 0; ++j) rev[fill[v->nn[i + (long)j * n]]++] = i * mp1 + j;
+    for (int j = 0; j < mp1 && rows[i * mp1 + j] >= 0; ++j) rev[fill[rows[i * mp1 + j]]++] = i * mp1 + j;
   free(fill);
   v->rev_start = start;
   v->rev = rev;
+  v->nn_rows = rows;
   return GS_OK;
 }
 
@@ -214,7 +227,7 @@ gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, doub
     b = copy;
   }
   gs_status st = GS_OK;
-  if (what == GS_VECCHIA_TRANSPOSE && !v->rev) st = vecchia_reverse_build(v, msg);
+  if (what == GS_VECCHIA_TRANSPOSE) st = vecchia_columns(v, msg);
   if (st == GS_OK) {
     if (what == GS_VECCHIA_INVERSE) st = vecchia_inverse(v, b, k, out, msg);
     else if (v->device >= 0) st = gs_vecchia_gpu_apply(v, what, b, k, out, msg);

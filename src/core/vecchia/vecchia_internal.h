@@ -23,9 +23,22 @@ struct gs_vecchia {
   double *w;    /* CPU: the factor, mp1 entries per point in nn's order */
   /* the factor's columns (W' b): point g's entries at the positions
    * rev[rev_start[g] .. rev_start[g + 1]) of w (i mp1 + j, i increasing);
-   * built at the first W' b (vecchia_reverse_build), NULL before; on a
+   * built at the first W' b (vecchia_columns), NULL before; on a
    * GPU also uploaded then */
   long *rev_start, *rev;
+  /* nn row-major (n x mp1), built with the columns: the incomplete
+   * Cholesky factorization reads whole rows at random */
+  int *nn_rows;
+  /* Q = W'W on the pattern of the factor (n x mp1, its layout), formed by
+   * gs_vecchia_ic0 after each factorization; NULL before */
+  double *q;
+  int q_valid;
+  double *ic; /* gs_vecchia_ic0's factor, the same layout; NULL before */
+  /* the points by level of the factorization's dependencies (a point's
+   * column needs those of the later points whose rows hold it): level k's
+   * points at level_points[level_start[k] .. level_start[k + 1]); built
+   * with the first factorization */
+  long *level_start, *level_points, levels;
   /* grouped: the blocks (vecchia_problem's set, set_start, resp,
    * resp_start) in increasing size of their sets, and the largest set;
    * NULL and mp1 without groups */
@@ -54,6 +67,14 @@ vecchia_problem gs_vecchia_problem(const gs_vecchia *v, const double *locs, cons
 gs_status gs_vecchia_cpu_run(const gs_vecchia *v, const vecchia_problem *pr, const matern_deriv_model *md, double *w,
                              double *sums, long *failed_point, char *msg);
 gs_status gs_vecchia_cpu_apply(const gs_vecchia *v, const double *b, int k, double *out, char *msg);
+/* The factor's columns (v->rev_start, v->rev) and nn row-major
+ * (v->nn_rows), built from the neighbour array at the first call: a
+ * counting pass and a filling pass over the rows in order. */
+gs_status vecchia_columns(gs_vecchia *v, char *msg);
+/* The last factor in v->w on the host (copied from the GPU where it is
+ * there). */
+gs_status vecchia_host_factor(gs_vecchia *v, char *msg);
+
 /* out = W^-1 b with the factor in v->w, by substitution in the order. */
 void gs_vecchia_cpu_inverse(const gs_vecchia *v, const double *b, int k, double *out);
 /* out = W' b with the factor in v->w and its columns (v->rev). */
