@@ -27,7 +27,7 @@ cluster_sums <- function(case, m, group, cl, deriv = c("sigma2", "range", "smoot
 }
 
 one_process_sums <- function(case, m, group, deriv = c("sigma2", "range", "smoothness", "nugget")) {
-  vc <- gpustats:::vecchia_open(case$locs, m, device = "cpu", group = group)
+  vc <- gpustats:::vecchia_open(case$locs, m, device = "cpu", group = group, label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, deriv = deriv, label = "test")
 }
@@ -187,7 +187,7 @@ test_that("workers on a GPU give the one-process GPU and CPU sums", {
   case <- vecchia_case(20000, seed = 48)
   for (group in c(TRUE, FALSE)) {
     nb <- vecchia_neighbors(case$locs, m = 30, group = group)
-    vc <- gpustats:::vecchia_open(case$locs, 30, device = "gpu", group = group, neighbors = nb)
+    vc <- gpustats:::vecchia_open(case$locs, 30, device = "gpu", group = group, neighbors = nb, label = "test")
     gpu <- gpustats:::vecchia_loglik_grad_info(vc, case$params, case$y, case$X, label = "test")
     gpustats:::vecchia_close(vc)
     cpu <- one_process_sums(case, 30, group)

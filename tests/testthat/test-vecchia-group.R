@@ -110,7 +110,7 @@ test_that("grouping brings the law closer to the exact one (Guinness 2021)", {
 test_that("the grouped gradient matches central differences, for ML and REML", {
   case <- vecchia_case(150, seed = 3)
   p <- case$params
-  vc <- gpustats:::vecchia_open(case$locs, 6, device = "cpu", group = TRUE)
+  vc <- gpustats:::vecchia_open(case$locs, 6, device = "cpu", group = TRUE, label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   expect_gt(max(tabulate(vc$blocks)), 1)
   for (method in c("ml", "reml")) {
@@ -128,7 +128,7 @@ test_that("the grouped Fisher information is the expected information of its con
   case <- vecchia_case(60, seed = 6)
   p <- case$params
   nb <- vecchia_neighbors(case$locs, m = 5, group = TRUE)
-  vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", neighbors = nb, group = TRUE)
+  vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", neighbors = nb, group = TRUE, label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   info <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, label = "test")$info
   # dense: the information of (set, point) less that of the set, per point,
@@ -152,7 +152,7 @@ test_that("the grouped likelihood, gradient and information equal GpGp's", {
   skip_if_not_installed("GpGp")
   case <- vecchia_case(400, seed = 10)
   p <- case$params
-  vc <- gpustats:::vecchia_open(case$locs, 15, device = "cpu", group = TRUE)
+  vc <- gpustats:::vecchia_open(case$locs, 15, device = "cpu", group = TRUE, label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   lo <- case$locs[vc$order, ]
   yo <- case$y[vc$order]
@@ -177,7 +177,7 @@ test_that("the grouped likelihood, gradient and information equal GpGp's", {
 
 test_that("the grouped approximation gives no factor, and gp_fit takes group", {
   case <- vecchia_case(200, seed = 7)
-  vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", group = TRUE)
+  vc <- gpustats:::vecchia_open(case$locs, 5, device = "cpu", group = TRUE, label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   expect_error(gpustats:::vecchia_factor(vc, case$params), class = "gpustats_error_argument")
   fits <- lapply(c(TRUE, FALSE), function(g) {
@@ -240,7 +240,7 @@ test_that("the GPU gives the CPU's grouped likelihood, gradient and information"
     y <- rnorm(n)
     X <- cbind(1, locs)
     nb <- vecchia_neighbors(locs, m = m, group = TRUE)
-    open <- function(device) gpustats:::vecchia_open(locs, m, device = device, neighbors = nb, group = TRUE)
+    open <- function(device) gpustats:::vecchia_open(locs, m, device = device, neighbors = nb, group = TRUE, label = "test")
     cpu <- open("cpu")
     gpu <- open("gpu")
     rc <- gpustats:::vecchia_loglik_grad_info(cpu, p, y, X, label = "test")

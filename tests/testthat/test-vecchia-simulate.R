@@ -18,7 +18,7 @@ test_that("Vecchia draws have the covariance of the approximate law", {
   n <- 25
   locs <- matrix(runif(2 * n), ncol = 2)
   d <- gp_simulate(locs, 1.5, 0.3, 0.5, nugget = 0.2, nsim = 20000, approx = "vecchia", m = 5, device = "cpu")
-  vc <- gpustats:::vecchia_open(locs, 5, device = "cpu")
+  vc <- gpustats:::vecchia_open(locs, 5, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   gpustats:::vecchia_factor(vc, c(sigma2 = 1.5, range = 0.3, smoothness = 0.5, nugget = 0.2))
   Wi <- gpustats:::vecchia_apply(vc, diag(n), what = "inverse")

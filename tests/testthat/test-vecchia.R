@@ -100,7 +100,7 @@ test_that("with m = n - 1 the Vecchia likelihood is the exact one", {
 # The Kullback-Leibler divergence of the Vecchia law from the exact one,
 # 1/2 (tr(W S W') - n - log |S| + log |S_V|), by the dense factor of S.
 vecchia_kl <- function(locs, p, m) {
-  vc <- gpustats:::vecchia_open(locs, m, device = "cpu")
+  vc <- gpustats:::vecchia_open(locs, m, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   logdet_v <- gpustats:::vecchia_factor(vc, p, label = "factor")
   S <- matern_cov(locs, sigma2 = p[1], range = p[2], smoothness = p[3], nugget = p[4], device = "cpu")
@@ -126,7 +126,7 @@ test_that("the Vecchia law tends to the exact one as m grows", {
 test_that("W whitens: W'W is the inverse of the covariance at m = n - 1, W y gives the quadratic form", {
   case <- vecchia_case(80, seed = 6)
   p <- case$params
-  vc <- gpustats:::vecchia_open(case$locs, 79, device = "cpu")
+  vc <- gpustats:::vecchia_open(case$locs, 79, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   logdet <- gpustats:::vecchia_factor(vc, p)
   W <- gpustats:::vecchia_apply(vc, diag(80))
@@ -138,7 +138,7 @@ test_that("W whitens: W'W is the inverse of the covariance at m = n - 1, W y giv
   expect_lt(max(abs(tcrossprod(Wi) - S)), 1e-10)
   z <- rnorm(80)
   expect_equal(gpustats:::vecchia_apply(vc, gpustats:::vecchia_apply(vc, z, what = "inverse")), z, tolerance = 1e-12)
-  vc10 <- gpustats:::vecchia_open(case$locs, 10, device = "cpu")
+  vc10 <- gpustats:::vecchia_open(case$locs, 10, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc10), add = TRUE)
   ld10 <- gpustats:::vecchia_factor(vc10, p)
   v <- vecchia_loglik(case$y, case$locs, p[1], p[2], p[3], p[4], m = 10, device = "cpu", group = FALSE)
@@ -152,13 +152,13 @@ test_that("W whitens: W'W is the inverse of the covariance at m = n - 1, W y giv
 
 test_that("the analytic gradient matches central differences, for ML and REML", {
   case <- vecchia_case(150, seed = 7)
-  vc <- gpustats:::vecchia_open(case$locs, 12, device = "cpu")
+  vc <- gpustats:::vecchia_open(case$locs, 12, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   # the Bessel function at 0.9; the closed forms at 0.5 and 2.5
   for (nu in c(0.9, 0.5, 2.5)) for (method in c("ml", "reml")) {
     p <- replace(case$params, 3, nu)
-    ll <- function(q) gpustats:::vecchia_loglik_grad_info(vc, q, case$y, case$X, deriv = character(), method = method)$loglik
-    r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, method = method)
+    ll <- function(q) gpustats:::vecchia_loglik_grad_info(vc, q, case$y, case$X, deriv = character(), method = method, label = "test")$loglik
+    r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, method = method, label = "test")
     num <- sapply(1:4, function(j) {
       h <- 1e-5 * p[j]
       e <- replace(numeric(4), j, h)
@@ -168,7 +168,7 @@ test_that("the analytic gradient matches central differences, for ML and REML", 
     expect_equal(r$loglik, ll(p), tolerance = 1e-14)
   }
   # a subset of the parameters gives the same entries
-  sub <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, deriv = c("range", "nugget"), method = "reml")
+  sub <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, deriv = c("range", "nugget"), method = "reml", label = "test")
   expect_equal(sub$grad, r$grad[c("range", "nugget")], tolerance = 1e-12)
   expect_equal(sub$info, r$info[c("range", "nugget"), c("range", "nugget")], tolerance = 1e-12)
 })
@@ -176,9 +176,9 @@ test_that("the analytic gradient matches central differences, for ML and REML", 
 test_that("the Fisher information is symmetric positive definite and exact at m = n - 1", {
   case <- vecchia_case(60, seed = 8)
   p <- case$params
-  vc <- gpustats:::vecchia_open(case$locs, 59, device = "cpu")
+  vc <- gpustats:::vecchia_open(case$locs, 59, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
-  info <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y)$info
+  info <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, label = "test")$info
   expect_equal(info, t(info), tolerance = 1e-12)
   expect_gt(min(eigen(info, symmetric = TRUE)$values), 0)
   # exact: 1/2 tr(S^-1 dS_j S^-1 dS_k), dS by central differences of matern_cov
@@ -196,12 +196,12 @@ test_that("the Fisher information is symmetric positive definite and exact at m 
 test_that("a covariance that is not positive definite is reported, or returns not_pd", {
   set.seed(12)
   locs <- matrix(runif(40), ncol = 2)
-  vc <- gpustats:::vecchia_open(locs, 10, device = "cpu")
+  vc <- gpustats:::vecchia_open(locs, 10, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   # very smooth and long-range without a nugget: singular conditioning sets
   p <- c(sigma2 = 1, range = 50, smoothness = 30, nugget = 0)
   expect_error(gpustats:::vecchia_factor(vc, p), class = "gpustats_error_not_pd", regexp = "conditioning set of point")
-  expect_identical(gpustats:::vecchia_loglik_grad_info(vc, p, rnorm(20), not_pd = -Inf), -Inf)
+  expect_identical(gpustats:::vecchia_loglik_grad_info(vc, p, rnorm(20), not_pd = -Inf, label = "test"), -Inf)
   expect_identical(gpustats:::vecchia_factor(vc, p, not_pd = NA), NA)
 })
 
@@ -217,7 +217,7 @@ test_that("a numerically singular conditioning set is reported, not a likelihood
   }
   # a nugget makes the sets positive definite again
   expect_true(is.finite(vecchia_loglik(y, locs, 1, 50, 2.5, 1e-6, m = 19, device = "cpu")))
-  vc <- gpustats:::vecchia_open(locs, 19, device = "cpu")
+  vc <- gpustats:::vecchia_open(locs, 19, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   expect_error(gpustats:::vecchia_factor(vc, c(sigma2 = 1, range = 50, smoothness = 2.5, nugget = 0)),
                "numerically singular", class = "gpustats_error_not_pd")
@@ -230,7 +230,7 @@ test_that("a numerically singular conditioning set is reported, not a likelihood
 test_that("the progress of a likelihood evaluation reaches 100 %", {
   case <- vecchia_case(3000, seed = 3)
   for (group in c(FALSE, TRUE)) {
-    vc <- gpustats:::vecchia_open(case$locs, 10, device = "cpu", group = group)
+    vc <- gpustats:::vecchia_open(case$locs, 10, device = "cpu", group = group, label = "test")
     done <- numeric()
     bar <- function(fraction) done <<- c(done, fraction)
     .Call(gpustats:::gs_r_vecchia_grad_info, vc$ptr, gpustats:::cov_model(case$params, "euclidean"), 0L,
@@ -253,17 +253,17 @@ test_that("it equals GpGp with the same ordering and conditioning sets", {
   skip_if_not_installed("GpGp")
   case <- vecchia_case(400, seed = 10)
   p <- case$params
-  vc <- gpustats:::vecchia_open(case$locs, 15, device = "cpu")
+  vc <- gpustats:::vecchia_open(case$locs, 15, device = "cpu", label = "test")
   on.exit(gpustats:::vecchia_close(vc))
   lo <- case$locs[vc$order, ]
   yo <- case$y[vc$order]
   # GpGp's matern_isotropic: c(sigma2, range, smoothness, nugget / sigma2)
   gp <- c(p[1:3], p[4] / p[1])
   ref <- GpGp::vecchia_meanzero_loglik(gp, "matern_isotropic", yo, lo, vc$neighbors)$loglik
-  ours <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, deriv = character())$loglik
+  ours <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, deriv = character(), label = "test")$loglik
   expect_lt(abs(ours / ref - 1), 1e-8)
   ref <- GpGp::vecchia_profbeta_loglik_grad_info(gp, "matern_isotropic", yo, case$X[vc$order, ], lo, vc$neighbors)
-  r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X)
+  r <- gpustats:::vecchia_loglik_grad_info(vc, p, case$y, case$X, label = "test")
   expect_lt(abs(r$loglik / ref$loglik - 1), 1e-8)
   expect_lt(max(abs(r$beta / ref$betahat - 1)), 1e-8)
   # the chain rule to GpGp's parameters: nugget = sigma2 * ratio
@@ -288,15 +288,15 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
   X <- cbind(1, locs)
   p <- c(sigma2 = 1.1, range = 0.05, smoothness = 1.3, nugget = 0.2)
   nb <- vecchia_neighbors(locs, m = 30)
-  open <- function(device) gpustats:::vecchia_open(locs, 30, device = device, neighbors = nb)
+  open <- function(device) gpustats:::vecchia_open(locs, 30, device = device, neighbors = nb, label = "test")
   cpu <- open("cpu")
   gpu <- open("gpu")
   on.exit({
     gpustats:::vecchia_close(cpu)
     gpustats:::vecchia_close(gpu)
   })
-  rc <- gpustats:::vecchia_loglik_grad_info(cpu, p, y, X)
-  rg <- gpustats:::vecchia_loglik_grad_info(gpu, p, y, X)
+  rc <- gpustats:::vecchia_loglik_grad_info(cpu, p, y, X, label = "test")
+  rg <- gpustats:::vecchia_loglik_grad_info(gpu, p, y, X, label = "test")
   expect_lt(abs(rg$loglik / rc$loglik - 1), 1e-12)
   expect_lt(max(abs(rg$grad - rc$grad) / abs(rc$grad)), 1e-10)
   expect_lt(max(abs(rg$info - rc$info) / abs(rc$info)), 1e-10)
@@ -309,7 +309,7 @@ test_that("the GPU gives the CPU's Vecchia likelihood, gradient, information and
   p0 <- c(sigma2 = 1, range = 0.1, smoothness = 0.5, nugget = 0)
   expect_equal(vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "gpu"),
                vecchia_loglik(y, locs, 1, 0.1, 0.5, m = 7, device = "cpu"), tolerance = 1e-12)
-  expect_true(is.finite(gpustats:::vecchia_loglik_grad_info(gpu, p0, y)$loglik))
+  expect_true(is.finite(gpustats:::vecchia_loglik_grad_info(gpu, p0, y, label = "test")$loglik))
   # prediction: latent points, the nearest-point search, W b and W^-1 b
   newlocs <- matrix(runif(2000), ncol = 2)
   kc <- gpustats:::vecchia_krige(locs, y, newlocs, p, 40, X = X, X0 = cbind(1, newlocs), device = "cpu")
@@ -324,7 +324,7 @@ test_that("conditioning sets too large for the GPU's shared memory run from glob
   skip_without_gpu()
   case <- vecchia_case(600, seed = 21)
   nb <- vecchia_neighbors(case$locs, m = 180)
-  open <- function(device) gpustats:::vecchia_open(case$locs, 180, device = device, neighbors = nb)
+  open <- function(device) gpustats:::vecchia_open(case$locs, 180, device = device, neighbors = nb, label = "test")
   cpu <- open("cpu")
   gpu <- open("gpu")
   on.exit({
@@ -332,8 +332,8 @@ test_that("conditioning sets too large for the GPU's shared memory run from glob
     gpustats:::vecchia_close(gpu)
   })
   # with derivatives a set of 181 needs about 530 KB; shared memory holds at most 227 KB (H100)
-  rc <- gpustats:::vecchia_loglik_grad_info(cpu, case$params, case$y, case$X)
-  rg <- gpustats:::vecchia_loglik_grad_info(gpu, case$params, case$y, case$X)
+  rc <- gpustats:::vecchia_loglik_grad_info(cpu, case$params, case$y, case$X, label = "test")
+  rg <- gpustats:::vecchia_loglik_grad_info(gpu, case$params, case$y, case$X, label = "test")
   expect_lt(abs(rg$loglik / rc$loglik - 1), 1e-12)
   expect_lt(max(abs(rg$grad - rc$grad) / abs(rc$grad)), 1e-10)
   expect_lt(max(abs(rg$info - rc$info) / abs(rc$info)), 1e-10)
