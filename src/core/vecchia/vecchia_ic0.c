@@ -14,6 +14,9 @@
 #include "gs_cpu.h"
 #include "vecchia_internal.h"
 
+/* Seconds between interrupt checks of the factorization. */
+#define VECCHIA_IC0_CHECK_SECONDS 0.1
+
 static int nn_at(const gs_vecchia *v, long i, int s) { return v->nn_rows[i * v->mp1 + s]; }
 
 /* where[b] = s for the members b = nn[i][s] of row i (else -1); returns
@@ -157,7 +160,17 @@ gs_status gs_vecchia_ic0(gs_vecchia *v, const double *d, double *logdet, char *m
   if (!where) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the incomplete Cholesky workspace");
   for (long i = 0; i < (long)nthreads * n; ++i) where[i] = -1;
   long failed = n; /* the lowest point whose pivot is not positive */
+  double checked = gs_wall_seconds();
   for (long k = 0; k < v->levels && failed == n; ++k) {
+    /* sequential over the levels: an interrupt check every tenth of a
+     * second between them (at 1e6 points the factorization takes seconds) */
+    if (v->progress && gs_wall_seconds() - checked > VECCHIA_IC0_CHECK_SECONDS) {
+      checked = gs_wall_seconds();
+      if (v->progress((double)v->level_start[k] / n)) {
+        free(where);
+        return gs_interrupted(msg);
+      }
+    }
     const long p0 = v->level_start[k], p1 = v->level_start[k + 1];
     const int threads = gs_cpu_threads_for(nthreads, (double)(p1 - p0) * mp1 * mp1);
 #pragma omp parallel num_threads(threads)
