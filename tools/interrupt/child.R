@@ -56,6 +56,15 @@ run <- switch(what,
     y <- rnorm(n)
     function() vecchia_loglik(y, L, 1, 0.05, 1.5, 0.1, m = 30, device = device)
   },
+  glmm_vecchia = {
+    # a Poisson fit by the Vecchia-Laplace approximation: Newton steps of
+    # incomplete Cholesky factorizations between the Vecchia factorizations
+    n <- size(2e5, 5e5)
+    d <- data.frame(lon = runif(n), lat = runif(n))
+    d$y <- rpois(n, 2)
+    function() gp_fit(y ~ 1, d, coords = ~ lon + lat, family = poisson(), approx = "vecchia", fixed = list(smoothness = 0.5),
+                      device = device, control = list(trace = FALSE))
+  },
   tile_chol = {
     A <- matern_cov(matrix(runif(2 * 8000), ncol = 2), range = 0.1, nugget = 0.1, device = "cpu")
     function() tile_chol(A, device = device)
