@@ -208,12 +208,12 @@ glmm_likelihood <- function(d, family, distance, call, max_iter = 100L, tol = 1e
 # The Vecchia-Laplace log-likelihood, with glmm_likelihood()'s mode(): the
 # ordering and the conditioning sets of m points made once (the Vecchia
 # object holds them and the data in its order), each evaluation warm-started
-# from the last converged mode's pair (a, f; the first from the `a` and `f`
-# given, in the data's order, or zeros). The mode's a, f and W are
-# returned in the data's order. On a GPU the factorizations run there (the
-# transposed product W'u on the CPU, with the factor brought back).
+# from the last converged mode f (the first from the `f` given, in the
+# data's order, or zeros). The mode's a, f and W are returned in the data's
+# order. On a GPU the prior's factorization and its products run there, the
+# incomplete Cholesky factor on the CPU.
 glmm_likelihood_vecchia <- function(d, family, distance, m, call, max_iter = 200L, tol = 1e-8, cov_family = "matern",
-                                    device = "cpu", a = NULL, f = NULL) {
+                                    device = "cpu", f = NULL) {
   vc <- vecchia_open(d$locs, m, distance = distance, device = device, call = call, label = "gp_fit")
   o <- vc$order
   code <- gs_code("glmm_family", family$family)
@@ -222,19 +222,15 @@ glmm_likelihood_vecchia <- function(d, family, distance, m, call, max_iter = 200
   trials <- at(d$trials)
   weights <- at(d$weights)
   offset <- d$offset %||% numeric(length(y))
-  a <- if (is.null(a)) numeric(length(y)) else as.double(a[o])
   f <- if (is.null(f)) numeric(length(y)) else as.double(f[o])
   evaluations <- 0L
   mode <- function(beta, covariance, param = family$param) {
     covariance <- covariance[intersect(names(gs_table("cov_param")), names(covariance))]
     eta0 <- (offset + drop(d$X %*% beta))[o]
     r <- gs_call(.Call(gs_r_laplace_vecchia_mode, vc$ptr, cov_model(covariance, distance, cov_family), code, y, trials,
-                       weights, as.double(param %||% 1), as.double(eta0), a, f, as.integer(max_iter), tol), call)
+                       weights, as.double(param %||% 1), as.double(eta0), f, as.integer(max_iter), tol), call)
     evaluations <<- evaluations + 1L
-    if (r$converged) {
-      a <<- r$a
-      f <<- r$f
-    }
+    if (r$converged) f <<- r$f
     r$a[o] <- r$a
     r$f[o] <- r$f
     r$W[o] <- r$W

@@ -126,7 +126,7 @@ glmm_vecchia_simulate <- function(fit, nsim, new, type, device, call, m_pred) {
   if (nrow(new$locs) == 0L) return(matrix(0, 0L, nsim))
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
   lik <- glmm_likelihood_vecchia(d, list(family = fit$family, param = fit$family_parameter), fit$distance, fit$m, call,
-                                 cov_family = fit$model$native, device = device, a = fit$mode_a, f = fit$mode)
+                                 cov_family = fit$model$native, device = device, f = fit$mode)
   on.exit(lik$close())
   mode <- glmm_fit_mode(fit, lik, call)
   S <- vecchia_conditional_draws(fit$locs, glmm_working_field(mode), new$locs, params, vecchia_m_pred(fit, m_pred, call),

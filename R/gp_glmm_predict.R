@@ -72,7 +72,7 @@ glmm_krige <- function(fit, new, se, call, m_pred = NULL, device = "cpu") {
 glmm_vecchia_krige <- function(fit, new, m_pred, device, call) {
   d <- list(y = fit$y, locs = fit$locs, X = fit$X, trials = fit$trials, offset = fit$offset, weights = fit$weights)
   lik <- glmm_likelihood_vecchia(d, list(family = fit$family, param = fit$family_parameter), fit$distance, fit$m, call,
-                                 cov_family = fit$model$native, device = device, a = fit$mode_a, f = fit$mode)
+                                 cov_family = fit$model$native, device = device, f = fit$mode)
   on.exit(lik$close())
   mode <- glmm_fit_mode(fit, lik, call)
   params <- fit$covariance[intersect(names(gs_table("cov_param")), names(fit$covariance))]

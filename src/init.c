@@ -30,7 +30,7 @@ SEXP gs_r_laplace_free(SEXP);
 SEXP gs_r_laplace_set_covariance(SEXP, SEXP);
 SEXP gs_r_laplace_mode(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_vecchia_set_noise(SEXP, SEXP);
-SEXP gs_r_laplace_vecchia_mode(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP gs_r_laplace_vecchia_mode(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_laplace_forward(SEXP, SEXP);
 SEXP gs_r_laplace_krige(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP gs_r_gp_derivatives(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -114,7 +114,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(gs_r_laplace_free, 1),
   CALLDEF(gs_r_laplace_set_covariance, 2),
   CALLDEF(gs_r_laplace_mode, 10),
-  CALLDEF(gs_r_laplace_vecchia_mode, 12),
+  CALLDEF(gs_r_laplace_vecchia_mode, 11),
   CALLDEF(gs_r_vecchia_set_noise, 2),
   CALLDEF(gs_r_laplace_forward, 2),
   CALLDEF(gs_r_laplace_krige, 10),

@@ -116,17 +116,17 @@ SEXP gs_r_laplace_mode(SEXP ptr, SEXP family, SEXP y, SEXP trials, SEXP weights,
 }
 
 /* The Vecchia-Laplace mode on the Vecchia object vptr (data in its order)
- * for the model of R's cov_model(); a and f: the start pair (see
- * gs_laplace_vecchia_mode). Returns gs_r_laplace_mode's list, W the
- * weights of the pseudo-data. */
+ * for the model of R's cov_model(); f: the start (see
+ * gs_laplace_vecchia_mode, which computes a from it). Returns
+ * gs_r_laplace_mode's list, W the weights of the pseudo-data. */
 SEXP gs_r_laplace_vecchia_mode(SEXP vptr, SEXP model, SEXP family, SEXP y, SEXP trials, SEXP weights, SEXP param,
-                               SEXP eta0, SEXP a, SEXP f, SEXP max_iter, SEXP tol)
+                               SEXP eta0, SEXP f, SEXP max_iter, SEXP tol)
 {
   gs_vecchia *v = gs_r_vecchia_get(vptr);
   const long n = gs_vecchia_size(v);
   const gs_cov_model p = gs_r_cov_model(model);
   const gs_laplace_data d = laplace_data(n, family, y, trials, weights, param, eta0, max_iter, tol);
-  SEXP out = PROTECT(mode_result(a, n));
+  SEXP out = PROTECT(mode_result(f, n)); /* a's slot: n doubles the core overwrites */
   double *mode_f = REAL(gs_r_field(out, "f", "mode"));
   memcpy(mode_f, laplace_vector(f, n, "f"), (size_t)n * sizeof(double));
   gs_laplace_info info;

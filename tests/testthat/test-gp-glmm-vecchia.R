@@ -131,7 +131,7 @@ test_that("the native Vecchia-Laplace mode refuses a bad call and reports a line
   model <- ns$cov_model(c(sigma2 = 1, range = 0.3, nugget = 0, smoothness = 1.5), "euclidean")
   mode <- function(family, y, eta0 = numeric(n)) {
     ns$gs_call(.Call(ns$gs_r_laplace_vecchia_mode, vc$ptr, model, family, as.double(y), NULL, NULL, 1, eta0,
-                     numeric(n), numeric(n), 10L, 1e-8), environment())
+                     numeric(n), 10L, 1e-8), environment())
   }
   expect_error(mode(99L, 1:n), "bad Laplace mode call")
   bad <- mode(0L, 1:n, rep(NaN, n)) # no mode: said so, and -Inf for a search to step back from

@@ -70,7 +70,7 @@ gs_status gs_vecchia_set_noise(gs_vecchia *v, const double *noise, char *msg);
  * (GS_VECCHIA_INVERSE: a draw of the approximate law from standard normal
  * b, by substitution in the order) or W' b (GS_VECCHIA_TRANSPOSE, so that
  * W'(W b) is the approximate precision times b; the first call builds the
- * factor's columns, 8 (m + 1) bytes a point, kept with the object), the
+ * factor's columns, 12 (m + 1) bytes a point, kept with the object), the
  * substitution on the CPU, for k columns b (n x k, host). out may be b. */
 enum { GS_VECCHIA_FORWARD = 0, GS_VECCHIA_INVERSE = 1, GS_VECCHIA_TRANSPOSE = 2 };
 gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, double *out, char *msg);

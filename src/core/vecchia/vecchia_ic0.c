@@ -1,9 +1,9 @@
 /* The incomplete Cholesky factorization of the Vecchia precision plus a
- * diagonal (gs_vecchia_ic0). Written here: the pattern is the Vecchia
- * factor's own, stored in its n x (m + 1) layout, and neither CHOLMOD nor
- * cuSPARSE's deprecated csric02 (which fills in the CSR pattern given and
- * leaves the order to the caller) takes it without copying into their
- * formats at every Newton step; the work is O(n m^2) with m about 30. */
+ * diagonal (gs_vecchia_ic0). Written here: CHOLMOD has no incomplete
+ * factorization, and cuSPARSE's csric02 takes a CSR matrix in its own
+ * order, where this one is the Vecchia factor's pattern in the factor's
+ * n x (m + 1) layout, factored in the reverse order at every Newton step;
+ * the work is O(n m^2) with m about 30. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +33,25 @@ static void unmark_row(const gs_vecchia *v, long i, int len, int *where)
   for (int s = 0; s < len; ++s) where[nn_at(v, i, s)] = -1;
 }
 
+/* acc[s] += sign * sum of M_li M_lj, j = nn[i][s], over the rows l of m
+ * (the factor's layout) that hold point i (l = i too with `self`): row i's
+ * products with the rows above it, where marking row i (mark_row). Both
+ * Q = W'W on the pattern and the incomplete factor's updates are these. */
+static void row_products(const gs_vecchia *v, const double *m, long i, int self, double sign, const int *where,
+                         double *acc)
+{
+  const int mp1 = v->mp1;
+  for (long e = v->rev_start[i]; e < v->rev_start[i + 1]; ++e) {
+    const long l = v->rev[e] / mp1;
+    if (l == i && !self) continue;
+    const double mli = sign * m[v->rev[e]];
+    for (int s = 0; s < mp1 && nn_at(v, l, s) >= 0; ++s) {
+      const int at = where[nn_at(v, l, s)];
+      if (at >= 0) acc[at] += mli * m[l * mp1 + s];
+    }
+  }
+}
+
 /* q (the factor's layout) = W'W on the pattern: Q_ij, j = nn[i][s], is the
  * sum over the rows l that hold both of W_li W_lj; each row i gathers its
  * own entries, on the package's threads. */
@@ -59,14 +78,7 @@ static gs_status form_q(gs_vecchia *v, char *msg)
       double *qi = v->q + i * mp1;
       memset(qi, 0, (size_t)mp1 * sizeof(double));
       const int len = mark_row(v, i, where);
-      for (long e = v->rev_start[i]; e < v->rev_start[i + 1]; ++e) {
-        const long l = v->rev[e] / mp1;
-        const double wli = v->w[v->rev[e]];
-        for (int s = 0; s < mp1 && nn_at(v, l, s) >= 0; ++s) {
-          const int at = where[nn_at(v, l, s)];
-          if (at >= 0) qi[at] += wli * v->w[l * mp1 + s];
-        }
-      }
+      row_products(v, v->w, i, 1, 1.0, where, qi);
       unmark_row(v, i, len, where);
     }
     free(where);
@@ -126,15 +138,7 @@ static int factor_column(const gs_vecchia *v, const double *d, long i, int *wher
   const int len = mark_row(v, i, where);
   for (int s = 0; s < mp1; ++s) li[s] = s < len ? v->q[i * mp1 + s] : 0.0;
   li[0] += d[i];
-  for (long e = v->rev_start[i]; e < v->rev_start[i + 1]; ++e) {
-    const long l = v->rev[e] / mp1;
-    if (l == i) continue;
-    const double lil = ic[v->rev[e]];
-    for (int s = 0; s < mp1 && nn_at(v, l, s) >= 0; ++s) {
-      const int at = where[nn_at(v, l, s)];
-      if (at >= 0) li[at] -= lil * ic[l * mp1 + s];
-    }
-  }
+  row_products(v, ic, i, 0, -1.0, where, li); /* the columns of the later points, done */
   unmark_row(v, i, len, where);
   if (!(li[0] > 0.0) || !isfinite(li[0])) return 1;
   li[0] = sqrt(li[0]);
