@@ -103,18 +103,28 @@ vecchia_profile_objective <- function(d, model, method, spec, device, call, labe
 
 # The Fisher information of the natural parameters (sigma2, range, the
 # shapes, nugget: those in `info`'s names) carried to the search's scale
-# u = (log sigma2, log range, log shapes, ratio = nugget / sigma2) by the
-# Jacobian d natural / d u, and sigma2 profiled out (the Schur complement of
-# its entry). NULL unless positive definite.
-exact_profile_information <- function(covariance, info, free) {
+# u = (log sigma2, the log of the parameters searched on that scale
+# (fit_scale_is_log), the others as they are, ratio = nugget / sigma2) by
+# the Jacobian d natural / d u, named by the search's names.
+search_scale_information <- function(covariance, info) {
   natural <- rownames(info)
-  search <- sub("^nugget$", "ratio", natural)
-  if (!setequal(setdiff(search, "sigma2"), free)) return(NULL)
   s2 <- covariance[["sigma2"]]
-  J <- diag(vapply(natural, function(k) if (k == "nugget") s2 else covariance[[k]], numeric(1)), length(natural))
+  J <- diag(vapply(natural, function(k) if (k == "nugget") s2 else if (fit_scale_is_log(k)) covariance[[k]] else 1,
+                   numeric(1)), length(natural))
   if (all(c("sigma2", "nugget") %in% natural)) J[match("nugget", natural), match("sigma2", natural)] <- covariance[["nugget"]]
   I <- crossprod(J, info %*% J)
+  search <- sub("^nugget$", "ratio", natural)
   dimnames(I) <- list(search, search)
+  I
+}
+
+# The information on the search's scale (search_scale_information) with
+# sigma2 profiled out (the Schur complement of its entry), for the
+# parameters `free`. NULL unless positive definite.
+exact_profile_information <- function(covariance, info, free) {
+  I <- search_scale_information(covariance, info)
+  search <- rownames(I)
+  if (!setequal(setdiff(search, "sigma2"), free)) return(NULL)
   keep <- free
   H <- I[keep, keep, drop = FALSE]
   if ("sigma2" %in% search) H <- H - I[keep, "sigma2", drop = FALSE] %*% I["sigma2", keep, drop = FALSE] / I[["sigma2", "sigma2"]]

@@ -71,7 +71,7 @@ gs_status gs_laplace_vecchia_mode(gs_vecchia *v, const gs_cov_model *p, const gs
     }
     if ((st = gs_vecchia_ic0(v, w, &logdet_a, msg)) != GS_OK) goto done;
     if (converged || steps == d->max_iter) break;
-    gs_vecchia_ic0_solve(v, step, step);
+    if ((st = gs_vecchia_ic0_solve(v, step, step, msg)) != GS_OK) goto done;
     double change = 0.0;
     for (long i = 0; i < n; ++i) {
       f_new[i] = f[i] + step[i];

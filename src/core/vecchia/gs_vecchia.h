@@ -87,12 +87,13 @@ gs_status gs_vecchia_apply(gs_vecchia *v, int what, const double *b, int k, doub
  * column of point i, its diagonal first, then its entries at the rows of i's
  * conditioning set, kept with the object) and *logdet = log |L L'|. Q on
  * the pattern is formed at the first call after each factorization
- * (O(n m^2), threaded); the factorization is O(n m^2), sequential.
- * GS_ERR_NOT_PD where a pivot is not positive. */
+ * (O(n m^2), threaded); the factorization is O(n m^2), sequential over
+ * the levels of its dependencies and parallel within them, on the
+ * object's device. GS_ERR_NOT_PD where a pivot is not positive. */
 gs_status gs_vecchia_ic0(gs_vecchia *v, const double *d, double *logdet, char *msg);
 
 /* x = (L L')^-1 r with the last gs_vecchia_ic0 (x may be r). */
-void gs_vecchia_ic0_solve(const gs_vecchia *v, const double *r, double *x);
+gs_status gs_vecchia_ic0_solve(gs_vecchia *v, const double *r, double *x, char *msg);
 
 /* The bits of `deriv`: which parameters to differentiate, bit GS_COV_SIGMA2
  * for sigma2 and so on (gs_matern.h). */

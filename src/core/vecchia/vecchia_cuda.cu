@@ -15,8 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gs_gpu_ctx.cuh"
-#include "vecchia_internal.h"
+#include "vecchia_gpu.cuh"
 
 /* Points per batch (between interrupt checks), warps per block at most. */
 #define VECCHIA_GPU_BATCH ((long)1 << 20)
@@ -157,6 +156,21 @@ done:
   return st;
 }
 
+gs_status vecchia_gpu_view_get(gs_vecchia *v, vecchia_gpu_view *view, char *msg)
+{
+  gs_status st = GS_OK;
+  gs_vecchia_gpu *g = v->gpu;
+  GS_CUDA_TRY(cudaSetDevice(g->ctx->device));
+  GS_TRY(upload_reverse(v, msg));
+  view->ctx = g->ctx;
+  view->nn = g->nn;
+  view->w = g->w;
+  view->rev_start = g->rev_start;
+  view->rev = g->rev;
+done:
+  return st;
+}
+
 /* Rows of the neighbour array transposed on the host per copy. */
 #define VECCHIA_GPU_NN_ROWS 65536L
 
@@ -264,6 +278,7 @@ extern "C" void gs_vecchia_gpu_release(gs_vecchia *v)
 {
   gs_vecchia_gpu *g = v->gpu;
   if (!g) return;
+  gs_vecchia_gpu_ic0_release(v);
   if (g->ctx) {
     cudaSetDevice(g->ctx->device);
     cudaStreamSynchronize(g->ctx->stream[0]);

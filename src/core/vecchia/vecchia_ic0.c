@@ -1,5 +1,7 @@
 /* The incomplete Cholesky factorization of the Vecchia precision plus a
- * diagonal (gs_vecchia_ic0). Written here: CHOLMOD has no incomplete
+ * diagonal (gs_vecchia_ic0): the structure, the CPU's factor and solves,
+ * and the loop over the levels that both devices run (the GPU's kernels in
+ * vecchia_ic0_cuda.cu). Written here: CHOLMOD has no incomplete
  * factorization, and cuSPARSE's csric02 takes a CSR matrix in its own
  * order, where this one is the Vecchia factor's pattern in the factor's
  * n x (m + 1) layout, factored in the reverse order at every Newton step;
@@ -146,65 +148,97 @@ static int factor_column(const gs_vecchia *v, const double *d, long i, int *wher
   return 0;
 }
 
+/* Level k's columns on the CPU's threads; *failed lowered to the lowest
+ * point of the level whose pivot is not positive. */
+static void cpu_level(const gs_vecchia *v, const double *d, long k, int nthreads, int *where, long *failed)
+{
+  const long p0 = v->level_start[k], p1 = v->level_start[k + 1];
+  const int threads = gs_cpu_threads_for(nthreads, (double)(p1 - p0) * v->mp1 * v->mp1);
+#pragma omp parallel num_threads(threads)
+  {
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+#pragma omp for schedule(dynamic, 64)
+    for (long t = p0; t < p1; ++t) {
+      const long i = v->level_points[t];
+      if (factor_column(v, d, i, where + (long)me * v->n)) {
+#pragma omp critical(gs_vecchia_ic0_failed)
+        if (i < *failed) *failed = i;
+      }
+    }
+  }
+}
+
+/* The structure both devices share, once per object (the columns and the
+ * levels), and on the CPU the factor on the host and Q after each
+ * factorization. */
+static gs_status ic0_prepare(gs_vecchia *v, char *msg)
+{
+  gs_status st = vecchia_columns(v, msg);
+  if (st == GS_OK && !v->level_start) st = build_levels(v, msg);
+  if (st != GS_OK || v->device >= 0 || v->q_valid) return st;
+  if ((st = vecchia_host_factor(v, msg)) != GS_OK) return st;
+  return form_q(v, msg);
+}
+
 gs_status gs_vecchia_ic0(gs_vecchia *v, const double *d, double *logdet, char *msg)
 {
   if (!v->factored || !v->nn) return gs_set_msg(msg, GS_ERR_ARG, "the Vecchia object has no factor (grouped, or not factored)");
-  gs_status st = GS_OK;
-  if (!v->q_valid) {
-    if ((st = vecchia_host_factor(v, msg)) != GS_OK || (st = vecchia_columns(v, msg)) != GS_OK ||
-        (!v->level_start && (st = build_levels(v, msg)) != GS_OK) || (st = form_q(v, msg)) != GS_OK)
-      return st;
-  }
+  gs_status st = ic0_prepare(v, msg);
+  if (st != GS_OK) return st;
   const long n = v->n;
-  const int mp1 = v->mp1;
-  if (!v->ic && !(v->ic = (double *)malloc((size_t)n * mp1 * sizeof(double))))
-    return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the incomplete Cholesky factor (%.3g GB)", n * mp1 * 8e-9);
-  const int nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * mp1);
-  int *where = (int *)malloc((size_t)nthreads * n * sizeof(int));
-  if (!where) return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the incomplete Cholesky workspace");
-  for (long i = 0; i < (long)nthreads * n; ++i) where[i] = -1;
-  long failed = n; /* the lowest point whose pivot is not positive */
+  const int mp1 = v->mp1, gpu = v->device >= 0;
+  int nthreads = 1, *where = NULL;
+  double *pivots = NULL;
+  if (gpu) {
+    if (!(pivots = (double *)malloc((size_t)n * sizeof(double))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the incomplete Cholesky factor's pivots");
+    if ((st = gs_vecchia_gpu_ic0_begin(v, d, !v->q_valid, msg)) != GS_OK) goto done;
+    v->q_valid = 1;
+  } else {
+    if (!v->ic && !(v->ic = (double *)malloc((size_t)n * mp1 * sizeof(double))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the incomplete Cholesky factor (%.3g GB)", n * mp1 * 8e-9);
+    nthreads = gs_cpu_threads_for(v->threads, (double)n * mp1 * mp1);
+    if (!(where = (int *)malloc((size_t)nthreads * n * sizeof(int))))
+      return gs_set_msg(msg, GS_ERR_NOMEM, "cannot allocate the incomplete Cholesky workspace");
+    for (long i = 0; i < (long)nthreads * n; ++i) where[i] = -1;
+  }
+  long failed = n; /* the lowest point of the first level with a pivot not positive */
   double checked = gs_wall_seconds();
   for (long k = 0; k < v->levels && failed == n; ++k) {
     /* sequential over the levels: an interrupt check every tenth of a
-     * second between them (at 1e6 points the factorization takes seconds) */
+     * second between them (at 1e6 points the factorization takes seconds
+     * on the CPU) */
     if (v->progress && gs_wall_seconds() - checked > VECCHIA_IC0_CHECK_SECONDS) {
       checked = gs_wall_seconds();
       if (v->progress((double)v->level_start[k] / n)) {
-        free(where);
-        return gs_interrupted(msg);
+        st = gs_interrupted(msg);
+        goto done;
       }
     }
-    const long p0 = v->level_start[k], p1 = v->level_start[k + 1];
-    const int threads = gs_cpu_threads_for(nthreads, (double)(p1 - p0) * mp1 * mp1);
-#pragma omp parallel num_threads(threads)
-    {
-      int me = 0;
-#ifdef _OPENMP
-      me = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 64)
-      for (long t = p0; t < p1; ++t) {
-        const long i = v->level_points[t];
-        if (factor_column(v, d, i, where + (long)me * n)) {
-#pragma omp critical(gs_vecchia_ic0_failed)
-          if (i < failed) failed = i;
-        }
-      }
-    }
+    if (!gpu) cpu_level(v, d, k, nthreads, where, &failed);
+    else if ((st = gs_vecchia_gpu_ic0_level(v, k, msg)) != GS_OK) goto done;
   }
-  free(where);
-  if (failed < n)
-    return gs_set_msg(msg, GS_ERR_NOT_PD, "the incomplete Cholesky factorization of the Vecchia-Laplace matrix broke "
-                                          "down at point %ld (a pivot not positive)", failed + 1);
+  if (gpu && (st = gs_vecchia_gpu_ic0_end(v, pivots, &failed, msg)) != GS_OK) goto done;
+  if (failed < n) {
+    st = gs_set_msg(msg, GS_ERR_NOT_PD, "the incomplete Cholesky factorization of the Vecchia-Laplace matrix broke "
+                                        "down at point %ld (a pivot not positive)", failed + 1);
+    goto done;
+  }
   double sum = 0.0;
-  for (long i = 0; i < n; ++i) sum += log(v->ic[i * mp1]);
+  for (long i = 0; i < n; ++i) sum += log(gpu ? pivots[i] : v->ic[i * mp1]);
   *logdet = 2.0 * sum;
-  return GS_OK;
+done:
+  free(where);
+  free(pivots);
+  return st;
 }
 
-void gs_vecchia_ic0_solve(const gs_vecchia *v, const double *r, double *x)
+gs_status gs_vecchia_ic0_solve(gs_vecchia *v, const double *r, double *x, char *msg)
 {
+  if (v->device >= 0) return gs_vecchia_gpu_ic0_solve(v, r, x, msg);
   const long n = v->n;
   const int mp1 = v->mp1;
   const double *ic = v->ic;
@@ -222,4 +256,5 @@ void gs_vecchia_ic0_solve(const gs_vecchia *v, const double *r, double *x)
     for (int s = 1; s < mp1 && nn_at(v, i, s) >= 0; ++s) s_ -= li[s] * x[nn_at(v, i, s)];
     x[i] = s_ / li[0];
   }
+  return GS_OK;
 }

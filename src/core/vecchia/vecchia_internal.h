@@ -10,6 +10,7 @@ extern "C" {
 #endif
 
 typedef struct gs_vecchia_gpu gs_vecchia_gpu; /* defined by vecchia_cuda.cu */
+typedef struct gs_vecchia_ic0_gpu gs_vecchia_ic0_gpu; /* defined by vecchia_ic0_cuda.cu */
 
 struct gs_vecchia {
   int device; /* < 0: CPU */
@@ -34,6 +35,7 @@ struct gs_vecchia {
   double *q;
   int q_valid;
   double *ic; /* gs_vecchia_ic0's factor, the same layout; NULL before */
+  gs_vecchia_ic0_gpu *ic0_gpu; /* on a GPU: Q and the factor there instead */
   /* the points by level of the factorization's dependencies (a point's
    * column needs those of the later points whose rows hold it): level k's
    * points at level_points[level_start[k] .. level_start[k + 1]); built
@@ -95,6 +97,18 @@ gs_status gs_vecchia_gpu_apply(gs_vecchia *v, int what, const double *b, int k, 
 gs_status gs_vecchia_gpu_set_noise(gs_vecchia *v, char *msg);
 /* Copies the factor from the device into w (n x mp1, host). */
 gs_status gs_vecchia_gpu_factor_to_host(gs_vecchia *v, double *w, char *msg);
+/* The incomplete factorization on the device (vecchia_ic0_cuda.cu), run by
+ * gs_vecchia_ic0 with v's columns and levels built: _begin uploads d and
+ * forms Q on the pattern from the device's factor where form_q is set;
+ * _level enqueues level k's columns; _end returns L's diagonal (n, host)
+ * and the lowest point of the first level with a pivot not positive (n for
+ * none). _solve is gs_vecchia_ic0_solve's; _release frees the device
+ * arrays (with the object's). */
+gs_status gs_vecchia_gpu_ic0_begin(gs_vecchia *v, const double *d, int form_q, char *msg);
+gs_status gs_vecchia_gpu_ic0_level(gs_vecchia *v, long k, char *msg);
+gs_status gs_vecchia_gpu_ic0_end(gs_vecchia *v, double *pivots, long *failed, char *msg);
+gs_status gs_vecchia_gpu_ic0_solve(gs_vecchia *v, const double *r, double *x, char *msg);
+void gs_vecchia_gpu_ic0_release(gs_vecchia *v);
 
 #ifdef __cplusplus
 }
